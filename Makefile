@@ -1,0 +1,53 @@
+# Thin wrapper: one tool per target. `make demo` and `make test` set up everything they need.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(CURDIR)/$(VENV)/bin
+COLLECTIONS := $(CURDIR)/.collections
+COLLECTION := $(COLLECTIONS)/ansible_collections/fleetqual/pts
+# ansible-test needs a real ansible_collections/<ns>/<name> directory, not a symlink to one.
+SANITY_TREE := $(CURDIR)/build/sanity/ansible_collections/fleetqual/pts
+
+export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
+export ANSIBLE_COLLECTIONS_PATH := $(COLLECTIONS)
+export MPLCONFIGDIR := $(CURDIR)/build/mpl
+export PATH := $(BIN):$(PATH)
+
+.PHONY: all demo test deps venv lint units integration sanity clean
+
+all: test
+
+deps:
+	PYTHON=$(PYTHON) scripts/deps.sh
+
+$(VENV)/.installed: requirements.txt requirements-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -r requirements-dev.txt
+	touch $@
+
+$(COLLECTION):
+	mkdir -p $(dir $(COLLECTION))
+	ln -sfn ../../.. $(COLLECTION)
+
+venv: deps $(VENV)/.installed $(COLLECTION)
+
+demo: venv
+	scripts/demo.sh
+
+test: venv lint units integration sanity
+
+lint: venv
+	ansible-lint --profile production
+
+units: venv
+	pytest -q tests/unit
+
+integration: venv
+	pytest -q -p no:cacheprovider tests/integration
+
+sanity: venv
+	scripts/sanity.sh $(SANITY_TREE)
+
+clean:
+	rm -rf build .collections tests/output

@@ -1,0 +1,166 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+name: pts_report
+type: aggregate
+short_description: Write every PTS round to disk as it lands, and render the per-drive reports at the end
+version_added: 0.1.0
+description:
+  - Files each C(pts_*) payload of the collection's modules and action plugins under
+    O(output_dir)/<run id>/<host>/<drive>/ the moment the task result arrives, atomically (temporary file,
+    fsync, rename), so every finished round is on disk before the next one starts.
+  - Prints one progress line per round - test, round, DV value, data and slope excursion, steady - and the
+    plan's time estimate before the first write.
+  - At the end of the playbook renders, for every drive touched, C(report.md), C(plots/*.png) and
+    C(result.json) from the files on disk alone. A report that cannot be written is a warning, never a
+    failed play.
+requirements:
+  - matplotlib on the controller for the plots (the Markdown and JSON are written without it)
+options:
+  output_dir:
+    description: Root of the results tree.
+    type: path
+    default: results
+    env:
+      - name: PTS_RESULTS_DIR
+    ini:
+      - section: callback_pts_report
+        key: output_dir
+  run_id:
+    description:
+      - Name of this run's directory. Falls back to the C(pts_run_id) extra variable, then to the UTC time
+        the playbook started (C(YYYYMMDDTHHMMSSZ)).
+    type: str
+    env:
+      - name: PTS_RUN_ID
+    ini:
+      - section: callback_pts_report
+        key: run_id
+"""
+
+import datetime
+import os
+
+from ansible.plugins.callback import CallbackBase
+
+from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import block_size_label
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _report, _results
+
+
+def _payload(result) -> dict:
+    data = getattr(result, "result", None)  # 2.19+; older cores only have ._result
+    return data if data is not None else result._result
+
+
+def _host_name(result) -> str:
+    host = getattr(result, "host", None) or result._host
+    return host.get_name()
+
+
+def _pct(value) -> str:
+    return "n/a" if value is None else f"{value:.1f} %"
+
+
+class CallbackModule(CallbackBase):
+    CALLBACK_VERSION = 2.0
+    CALLBACK_TYPE = "aggregate"
+    CALLBACK_NAME = "fleetqual.pts.pts_report"
+    CALLBACK_NEEDS_ENABLED = True
+
+    def __init__(self, display=None, options=None):
+        super().__init__(display=display, options=options)
+        self._output_dir = "results"
+        self._run_id: str | None = None
+        self._touched: set[tuple[str, str]] = set()
+        self._started = datetime.datetime.now(datetime.timezone.utc)
+
+    def set_options(self, task_keys=None, var_options=None, direct=None):
+        super().set_options(task_keys=task_keys, var_options=var_options, direct=direct)
+        self._output_dir = self.get_option("output_dir")
+        self._run_id = self.get_option("run_id")
+
+    @property
+    def run_dir(self) -> str:
+        if not self._run_id:
+            self._run_id = self._started.strftime("%Y%m%dT%H%M%SZ")
+        return os.path.join(self._output_dir, _results.safe_name(self._run_id))
+
+    def v2_playbook_on_play_start(self, play):
+        if self._run_id:
+            return
+        manager = play.get_variable_manager()
+        extra = getattr(manager, "extra_vars", None) or {}
+        if extra.get("pts_run_id"):
+            self._run_id = str(extra["pts_run_id"])
+
+    def _file(self, result) -> None:
+        data = _payload(result)
+        if not any(key.startswith("pts_") for key in data):
+            return
+        host = _host_name(result)
+        try:
+            _results.file_payload(self.run_dir, host, data)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            self._display.warning(f"pts_report: could not record a result of {host}: {exc}")
+            return
+        context = data.get("pts_context") or {}
+        for drive in data.get("pts_drives") or []:
+            self._touched.add((host, drive["key"]))
+        if context.get("drive"):
+            self._touched.add((host, context["drive"]))
+        if "pts_plan" in data:
+            self._show_plan(host, data["pts_plan"])
+        if "pts_steady_state" in data:
+            self._show_round(host, context, data["pts_steady_state"])
+
+    def _show_plan(self, host: str, plan: dict) -> None:
+        for drive in plan.get("drives") or []:
+            tests = ", ".join(f"{t['test']} {t['combinations']} combinations/round" for t in drive["tests"])
+            self._display.display(
+                f"PTS plan {host} {drive['key']}: {tests}; estimated {drive['min_s'] / 60:.1f}-{drive['max_s'] / 60:.1f} min"
+                f" ({plan.get('estimate_note')})"
+            )
+
+    def _show_round(self, host: str, context: dict, verdict: dict) -> None:
+        dv = verdict.get("dv") or {}
+        value = verdict.get("dv_value")
+        bs = dv.get("bs")
+        bs = block_size_label(bs) if isinstance(bs, int) else bs
+        label = f"{bs} {dv.get('mix', '?')}/{100 - int(dv.get('mix') or 0)} {dv.get('metric', '')}".strip()
+        state = "STEADY" if verdict.get("steady") else f"not steady ({verdict.get('reason')})"
+        self._display.display(
+            f"PTS {host} {context.get('drive')} {context.get('test')} round {verdict.get('round')}/{verdict.get('max_rounds')}:"
+            f" DV {label} = {value:,.1f}; data excursion {_pct(verdict.get('data_excursion_pct'))} (<= "
+            f"{verdict.get('max_data_excursion_pct'):g} %), slope excursion {_pct(verdict.get('slope_excursion_pct'))}"
+            f" (<= {verdict.get('max_slope_excursion_pct'):g} %); {state}"
+        )
+
+    def v2_runner_on_ok(self, result):
+        self._file(result)
+
+    def v2_runner_on_failed(self, result, ignore_errors=False):
+        self._file(result)
+
+    def v2_runner_item_on_ok(self, result):
+        self._file(result)
+
+    def v2_runner_item_on_failed(self, result):
+        self._file(result)
+
+    def v2_playbook_on_stats(self, stats):
+        for host, drive in sorted(self._touched):
+            path = _results.drive_dir(self.run_dir, host, drive)
+            if not os.path.exists(os.path.join(path, "drive.json")):
+                continue
+            try:
+                written = _report.write_drive_report(path)
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                self._display.warning(f"pts_report: no report for {host} {drive}: {exc}")
+                continue
+            self._display.display(f"PTS report {host} {drive}: {written['report']}")
+        if self._touched:
+            self._display.display(f"PTS results: {self.run_dir}")

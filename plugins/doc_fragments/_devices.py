@@ -1,0 +1,37 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this doc fragment is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins/modules!
+
+from __future__ import annotations
+
+
+class ModuleDocFragment:
+    DOCUMENTATION = r"""
+options:
+  devices:
+    description:
+      - The drives listed for this host (the inventory's C(pts_devices)).
+    type: list
+    elements: dict
+    required: true
+    suboptions:
+      path:
+        description: Device node, C(/dev/disk/by-id/) link or other symlink to the block device.
+        type: str
+        required: true
+      name:
+        description: Label for the drive's results directory. Defaults to the serial, WWN or kernel name.
+        type: str
+      serial:
+        description: Serial number the device must report.
+        type: str
+      wwn:
+        description: World wide name the device must report.
+        type: str
+      backing_file:
+        description: For loop devices, the file the device must be backed by.
+        type: str
+"""

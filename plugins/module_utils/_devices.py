@@ -1,0 +1,242 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this module util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins/modules!
+
+"""Read-only drive probing from sysfs and procfs, and the safety verdict built on it.
+
+Every function takes the sysfs/procfs roots as arguments so unit tests can point them at a fake tree.
+Nothing here writes to a device: the only open is an exclusive read-only open used as the kernel's
+own answer to "is anything else using this device?".
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat
+
+_KEY_RE = re.compile(r"[^A-Za-z0-9._-]+")
+
+# One listed drive (an entry of the inventory's pts_devices), as modules take it.
+DEVICE_SPEC = dict(
+    path=dict(type="str", required=True),
+    name=dict(type="str"),
+    serial=dict(type="str"),
+    wwn=dict(type="str"),
+    backing_file=dict(type="str"),
+)
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read().strip()
+    except OSError:
+        return None
+
+
+def _read_int(path: str) -> int | None:
+    text = _read(path)
+    try:
+        return int(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+def _interface(name: str, sysdir: str) -> str:
+    if name.startswith("nvme"):
+        return "NVMe"
+    if name.startswith("loop"):
+        return "loop"
+    if name.startswith("zram"):
+        return "zram"
+    if name.startswith("vd"):
+        return "virtio"
+    if name.startswith("md"):
+        return "md"
+    if name.startswith("dm-"):
+        return "device-mapper"
+    if name.startswith("sd"):
+        return "SATA" if os.path.exists(os.path.join(sysdir, "device", "vpd_pg89")) else "SCSI/SAS"
+    return "unknown"
+
+
+def _partitions(sysdir: str) -> list[str]:
+    try:
+        entries = sorted(os.listdir(sysdir))
+    except OSError:
+        return []
+    return [e for e in entries if os.path.exists(os.path.join(sysdir, e, "partition"))]
+
+
+def _holders(sysdir: str) -> list[str]:
+    try:
+        return sorted(os.listdir(os.path.join(sysdir, "holders")))
+    except OSError:
+        return []
+
+
+def mounts_of(devnums: dict[str, str], names: set[str], proc_root: str = "/proc") -> list[dict]:
+    """Mounts whose source is one of the devices (by major:minor, or by /dev/<name> source)."""
+    found = []
+    text = _read(os.path.join(proc_root, "self", "mountinfo")) or ""
+    for line in text.splitlines():
+        fields = line.split()
+        if " - " not in line or len(fields) < 5:
+            continue
+        post = line.split(" - ", 1)[1].split()
+        source = post[1] if len(post) > 1 else ""
+        name = devnums.get(fields[2]) or (
+            os.path.basename(source) if source.startswith("/dev/") and os.path.basename(source) in names else None
+        )
+        if name:
+            found.append({"device": name, "mountpoint": fields[4].replace("\\040", " "), "fstype": post[0]})
+    return found
+
+
+def swaps_of(names: set[str], proc_root: str = "/proc") -> list[str]:
+    text = _read(os.path.join(proc_root, "swaps")) or ""
+    found = []
+    for line in text.splitlines()[1:]:
+        source = line.split()[0] if line.split() else ""
+        if os.path.basename(source) in names:
+            found.append(source)
+    return found
+
+
+def exclusive_open_error(path: str) -> str | None:
+    """Try the kernel's exclusive open (read-only); return why it failed, or None if it succeeded."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_EXCL)
+    except OSError as exc:
+        if exc.errno == errno.EBUSY:
+            return "the kernel refuses an exclusive open (EBUSY): another user holds it"
+        return f"cannot open it: {exc.strerror}"
+    os.close(fd)
+    return None
+
+
+def probe(path: str, sys_root: str = "/sys", proc_root: str = "/proc", check_exclusive: bool = True) -> dict:
+    """Identity and usage of the block device at ``path`` (a /dev node, by-id link or symlink)."""
+    info: dict = {"path": path, "resolved": os.path.realpath(path), "exists": False, "is_block": False}
+    try:
+        st = os.stat(info["resolved"])
+    except OSError as exc:
+        info["error"] = exc.strerror
+        return info
+    info["exists"] = True
+    if not stat.S_ISBLK(st.st_mode):
+        return info
+    info["is_block"] = True
+    devnum = f"{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}"
+    sysdir = os.path.realpath(os.path.join(sys_root, "dev", "block", devnum))
+    name = os.path.basename(sysdir)
+    is_partition = os.path.exists(os.path.join(sysdir, "partition"))
+    disk_dir = os.path.dirname(sysdir) if is_partition else sysdir
+    queue = os.path.join(disk_dir, "queue")
+    device = os.path.join(disk_dir, "device")
+    sectors = _read_int(os.path.join(sysdir, "size")) or 0
+
+    partitions = _partitions(sysdir) if not is_partition else []
+    devnums = {devnum: name}
+    for part in partitions:
+        dev = _read(os.path.join(sysdir, part, "dev"))
+        if dev:
+            devnums[dev] = part
+    names = {name, *partitions}
+    holders = {name: _holders(sysdir)}
+    holders.update({part: _holders(os.path.join(sysdir, part)) for part in partitions})
+
+    serial = _read(os.path.join(device, "serial")) or _read(os.path.join(disk_dir, "serial"))
+    wwn = _read(os.path.join(disk_dir, "wwid")) or _read(os.path.join(device, "wwid"))
+    backing = _read(os.path.join(disk_dir, "loop", "backing_file"))
+    write_cache = _read(os.path.join(queue, "write_cache"))
+    discard_max = _read_int(os.path.join(queue, "discard_max_bytes")) or 0
+    info.update(
+        name=name,
+        devnum=devnum,
+        kind="partition" if is_partition else "disk",
+        interface=_interface(os.path.basename(disk_dir), disk_dir),
+        vendor=_read(os.path.join(device, "vendor")) or ("Linux" if backing else None),
+        model=_read(os.path.join(device, "model")) or ("loop device" if backing else None),
+        serial=serial or None,
+        wwn=wwn or None,
+        firmware=_read(os.path.join(device, "firmware_rev")) or _read(os.path.join(device, "rev")),
+        size_bytes=sectors * 512,
+        logical_block_size=_read_int(os.path.join(queue, "logical_block_size")) or 512,
+        physical_block_size=_read_int(os.path.join(queue, "physical_block_size")) or 512,
+        rotational=_read(os.path.join(queue, "rotational")) == "1",
+        write_cache=write_cache,
+        discard=discard_max > 0,
+        purge_methods=["discard"] if discard_max > 0 else [],
+        backing_file=backing,
+        direct_io=_read(os.path.join(disk_dir, "loop", "dio")) == "1" if backing else None,
+        read_only=_read(os.path.join(sysdir, "ro")) == "1",
+        partitions=partitions,
+        holders={k: v for k, v in holders.items() if v},
+        mounts=mounts_of(devnums, names, proc_root),
+        swaps=swaps_of(names, proc_root),
+        in_use=exclusive_open_error(info["resolved"]) if check_exclusive else None,
+    )
+    return info
+
+
+def refusals(info: dict, expected: dict, allow_destroy: bool) -> list[str]:
+    """Every reason not to write to this device; an empty list means the guard passes."""
+    reasons = []
+    if not allow_destroy:
+        reasons.append("pts_allow_destroy is not true for this host: destroying data needs an explicit yes")
+    if not info.get("exists"):
+        reasons.append(f"{info.get('resolved')} does not exist ({info.get('error', 'not found')})")
+        return reasons
+    if not info.get("is_block"):
+        reasons.append(f"{info.get('resolved')} is not a block device")
+        return reasons
+    for field in ("serial", "wwn", "backing_file"):
+        want = expected.get(field)
+        if want and info.get(field) != want:
+            reasons.append(f"{field} mismatch: expected {want!r}, the device reports {info.get(field)!r}")
+    if info.get("read_only"):
+        reasons.append("the device is read-only")
+    for mount in info.get("mounts", []):
+        reasons.append(f"{mount['device']} is mounted on {mount['mountpoint']} ({mount['fstype']})")
+    for name, holders in sorted(info.get("holders", {}).items()):
+        reasons.append(f"{name} is held by {', '.join(holders)} (device-mapper, LVM, md or bcache)")
+    for swap in info.get("swaps", []):
+        reasons.append(f"{swap} is active swap")
+    if info.get("in_use") and not info.get("mounts") and not info.get("holders") and not info.get("swaps"):
+        reasons.append(info["in_use"])
+    return reasons
+
+
+def drive_key(spec: dict, info: dict) -> str:
+    """Directory name for a drive's results: the operator's name, else serial, WWN or kernel name."""
+    raw = spec.get("name") or info.get("serial") or info.get("wwn") or info.get("name") or spec.get("path", "drive")
+    return _KEY_RE.sub("_", str(raw)).strip("._") or "drive"
+
+
+def host_info(proc_root: str = "/proc", etc_root: str = "/etc") -> dict:
+    """The PTS common reporting items the host can tell about itself."""
+    uname = os.uname()
+    os_release = _read(os.path.join(etc_root, "os-release")) or ""
+    pretty = next(
+        (line.split("=", 1)[1].strip('"') for line in os_release.splitlines() if line.startswith("PRETTY_NAME=")),
+        None,
+    )
+    cpuinfo = _read(os.path.join(proc_root, "cpuinfo")) or ""
+    models = [line.split(":", 1)[1].strip() for line in cpuinfo.splitlines() if line.startswith("model name")]
+    meminfo = _read(os.path.join(proc_root, "meminfo")) or ""
+    mem_kib = next((int(line.split()[1]) for line in meminfo.splitlines() if line.startswith("MemTotal:")), 0)
+    return {
+        "hostname": uname.nodename,
+        "kernel": uname.release,
+        "architecture": uname.machine,
+        "os": pretty,
+        "cpu_model": models[0] if models else None,
+        "cpu_count": os.cpu_count(),
+        "memory_bytes": mem_kib * 1024,
+    }

@@ -1,0 +1,53 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this module util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins/modules!
+
+"""Block size parsing and labels, with fio's meaning of k/m/g (powers of 1024)."""
+
+from __future__ import annotations
+
+import re
+
+_SIZE_RE = re.compile(r"^(\d+)([kmg]?)(?:i?b)?$", re.IGNORECASE)
+_FACTORS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
+SECTOR = 512
+
+
+def parse_block_size(text: object) -> int:
+    """Return the size in bytes of a fio-style block size such as ``4k``, ``1024k`` or ``512``.
+
+    The PTS block sizes are all multiples of 512 bytes; anything else is rejected so a typo such as
+    ``4kk`` or ``40`` fails before a drive is touched.
+    """
+    if isinstance(text, bool):
+        raise ValueError(f"{text!r} is not a block size")
+    if isinstance(text, int):
+        size = text
+    else:
+        match = _SIZE_RE.match(str(text).strip())
+        if not match:
+            raise ValueError(f"{text!r} is not a block size (expected e.g. 512, 4k, 1024k, 1m)")
+        size = int(match.group(1)) * _FACTORS[match.group(2).lower()]
+    if size <= 0 or size % SECTOR:
+        raise ValueError(f"{text!r} is not a positive multiple of {SECTOR} bytes")
+    return size
+
+
+def block_size_label(size: int) -> str:
+    """Label a size the way TKperf and the PTS tables do: 512, 4k, 128k, 1024k."""
+    if size % 1024 == 0:
+        return f"{size // 1024}k"
+    return str(size)
+
+
+def format_bytes(size: float) -> str:
+    """Human-readable binary size for reports, e.g. ``1.0 GiB``."""
+    value = float(size)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(value) < 1024 or unit == "TiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} TiB"

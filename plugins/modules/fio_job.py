@@ -1,0 +1,170 @@
+#!/usr/bin/python
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: fio_job
+short_description: Run one fio job file on the host and return its parsed metrics
+version_added: 0.1.0
+description:
+  - Runs C(fio --output-format=json --output=OUTPUT JOB_FILE) on the managed node and parses the JSON
+    into the figures the SNIA PTS records per combination run (IOPS, bandwidth, latency mean/min/max and
+    percentiles, per direction and combined).
+  - Each job section in the file is one combination run. The R/W mix and block size of every result are
+    read from the job's own options, so results are found by value, never by their position.
+  - fio errors, a time-out and output that is not fio's JSON fail the task with fio's own message and the
+    job file in the error; no partial figure is returned as a result.
+  - Made to run under C(async) so an hour-long round survives a dropped SSH connection.
+author:
+  - fleetqual.pts contributors (@fleetqual)
+extends_documentation_fragment:
+  - fleetqual.pts._attributes
+attributes:
+  check_mode:
+    support: full
+    details: In check mode fio is not started and nothing is returned but the plan.
+  diff_mode:
+    support: none
+options:
+  job_file:
+    description: Path of the fio job file on the managed node.
+    type: path
+    required: true
+  output:
+    description: Where fio writes its JSON output. Defaults to the job file with a C(.json) suffix.
+    type: path
+  timeout:
+    description: Seconds after which fio is stopped and the task fails; C(0) waits for ever.
+    type: int
+    default: 0
+  context:
+    description:
+      - Labels (drive, test, phase, round, settings) returned unchanged as RV(pts_context), so the
+        M(fleetqual.pts.pts_report) callback can file the result without parsing task names.
+    type: dict
+    default: {}
+requirements:
+  - fio 3.x on the managed node
+notes:
+  - The job file decides what is written. Render it only for devices that M(fleetqual.pts.pts_guard) passed.
+seealso:
+  - module: fleetqual.pts.steady_state
+"""
+
+EXAMPLES = r"""
+- name: Run IOPS round 3
+  fleetqual.pts.fio_job:
+    job_file: /var/tmp/fleetqual-pts/disk1/iops/round-03.fio
+    timeout: 7200
+    context:
+      drive: disk1
+      test: iops
+      phase: round
+      round: 3
+  async: 7200
+  poll: 10
+  register: round_result
+"""
+
+RETURN = r"""
+pts_fio:
+  description: Parsed fio output.
+  returned: success and not check mode
+  type: dict
+  contains:
+    fio_version:
+      description: What fio reported as its version.
+      type: str
+      sample: fio-3.33
+    jobs:
+      description: One entry per combination run with C(mix), C(bs) (bytes), C(read), C(write), C(total).
+      type: list
+      elements: dict
+    job_file:
+      description: Path of the job file that ran.
+      type: str
+    job_text:
+      description: The job file's content, kept with the results on the controller.
+      type: str
+    elapsed_s:
+      description: Wall time of the fio process in seconds.
+      type: float
+pts_fio_raw:
+  description: fio's JSON output as it printed it.
+  returned: success and not check mode
+  type: str
+pts_context:
+  description: The O(context) given, unchanged.
+  returned: always
+  type: dict
+"""
+
+import os
+import time
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.fleetqual.pts.plugins.module_utils._fio import FioOutputError, parse
+
+
+def _job_text(path: str) -> str:
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
+def main() -> None:
+    module = AnsibleModule(
+        argument_spec=dict(
+            job_file=dict(type="path", required=True),
+            output=dict(type="path"),
+            timeout=dict(type="int", default=0),
+            context=dict(type="dict", default={}),
+        ),
+        supports_check_mode=True,
+    )
+    job_file = module.params["job_file"]
+    output = module.params["output"] or os.path.splitext(job_file)[0] + ".json"
+    context = module.params["context"]
+    timeout = module.params["timeout"]
+    if timeout < 0:
+        module.fail_json(msg=f"timeout={timeout}: must be 0 (no limit) or a positive number of seconds")
+    try:
+        job_text = _job_text(job_file)
+    except OSError as exc:
+        module.fail_json(msg=f"cannot read fio job file {job_file}: {exc.strerror}", pts_context=context)
+
+    fio = module.get_bin_path("fio", required=True)
+    command = [fio, "--output-format=json", f"--output={output}", job_file]
+    if timeout:
+        # coreutils timeout: TERM first so fio can finish its output, KILL if it hangs on a dead drive.
+        command = [module.get_bin_path("timeout", required=True), "--kill-after=30", str(timeout)] + command
+    if module.check_mode:
+        module.exit_json(changed=False, msg="check mode: fio not started", command=command, pts_context=context)
+
+    if os.path.exists(output):
+        os.unlink(output)
+    started = time.monotonic()
+    rc, stdout, stderr = module.run_command(command)
+    elapsed = time.monotonic() - started
+    failure = dict(job_file=job_file, job_text=job_text, rc=rc, stdout=stdout, stderr=stderr, pts_context=context)
+    if timeout and rc in (124, 137):
+        module.fail_json(msg=f"fio timed out after {timeout} s running {job_file}", **failure)
+    if rc != 0:
+        detail = (stderr or stdout).strip().splitlines()[-5:]
+        module.fail_json(msg=f"fio exited with rc {rc} running {job_file}: {' | '.join(detail)}", **failure)
+    try:
+        raw = _job_text(output)
+        parsed = parse(raw)
+    except (OSError, FioOutputError) as exc:
+        module.fail_json(msg=f"unusable fio output for {job_file}: {exc}", **failure)
+
+    parsed.update(job_file=job_file, job_text=job_text, elapsed_s=round(elapsed, 3), command=command)
+    wrote = any(job["write"]["io_bytes"] for job in parsed["jobs"])
+    module.exit_json(changed=wrote, pts_fio=parsed, pts_fio_raw=raw, pts_context=context)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+#!/usr/bin/python
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: pts_guard
+short_description: Refuse, before any write, drives that are not allowed, not the expected drive, or in use
+version_added: 0.1.0
+description:
+  - Checks every listed drive and fails, naming each device and each reason, when destroying data is not
+    explicitly allowed for the host, the path is not a block device, the serial, WWN or loop backing file
+    differs from the one listed, the device or any of its partitions is mounted, it has holders
+    (device-mapper, LVM, md, bcache), it is active swap, it is read-only, or the kernel refuses an
+    exclusive open because something else holds it.
+  - Only reads; the exclusive open is read-only and closed at once.
+author:
+  - fleetqual.pts contributors (@fleetqual)
+extends_documentation_fragment:
+  - fleetqual.pts._attributes
+  - fleetqual.pts._devices
+attributes:
+  check_mode:
+    support: full
+    details: The guard only reads, so check mode gives the same verdict as a real run.
+  diff_mode:
+    support: none
+options:
+  allow_destroy:
+    description: The operator's explicit permission to destroy data on the listed drives of this host.
+    type: bool
+    default: false
+"""
+
+EXAMPLES = r"""
+- name: Refuse drives that are not safe to write
+  fleetqual.pts.pts_guard:
+    devices: "{{ pts_devices }}"
+    allow_destroy: "{{ pts_allow_destroy }}"
+"""
+
+RETURN = r"""
+pts_guard:
+  description: The verdict per listed drive.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    path:
+      description: The path as listed.
+      type: str
+    resolved:
+      description: The device node it resolves to.
+      type: str
+    passed:
+      description: Whether the drive may be written.
+      type: bool
+    refusals:
+      description: Every reason the drive may not be written.
+      type: list
+      elements: str
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.fleetqual.pts.plugins.module_utils._devices import DEVICE_SPEC, drive_key, probe, refusals
+
+
+def main() -> None:
+    module = AnsibleModule(
+        argument_spec=dict(
+            devices=dict(type="list", elements="dict", required=True, options=DEVICE_SPEC),
+            allow_destroy=dict(type="bool", default=False),
+        ),
+        supports_check_mode=True,
+    )
+    verdicts = []
+    for spec in module.params["devices"]:
+        info = probe(spec["path"])
+        reasons = refusals(info, spec, module.params["allow_destroy"])
+        verdicts.append(dict(
+            path=spec["path"],
+            key=drive_key(spec, info),
+            resolved=info["resolved"],
+            passed=not reasons,
+            refusals=reasons,
+        ))
+    refused = [v for v in verdicts if not v["passed"]]
+    if refused:
+        lines = [f"{v['path']} ({v['resolved']}): {'; '.join(v['refusals'])}" for v in refused]
+        module.fail_json(msg="pts_guard refused, nothing was written: " + " || ".join(lines), pts_guard=verdicts)
+    module.exit_json(changed=False, pts_guard=verdicts)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,81 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: pts_plan
+short_description: Validate a PTS run's inputs together and return the plan with a time estimate
+version_added: 0.1.0
+description:
+  - Cross-checks what argument specs cannot - known test names, block size syntax, R/W mixes 0-100, the
+    DV combination present in the matrix, a measurement window no larger than the round limit, positive
+    durations - and fails naming the variable and the bad value, before any drive is touched.
+  - With identified drives, returns per drive the matrix actually run (block sizes below the logical
+    sector size dropped, with a note) and an estimate of the wall time.
+  - Runs on the controller only.
+author:
+  - fleetqual.pts contributors (@fleetqual)
+extends_documentation_fragment:
+  - fleetqual.pts._attributes
+  - fleetqual.pts._attributes.ACTION
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: none
+options:
+  variables:
+    description:
+      - The C(pts_run_*) variables by name, for example C(pts_run_max_rounds), so errors name what the
+        operator set.
+    type: dict
+    required: true
+  devices:
+    description: Identified drives (RV(fleetqual.pts.pts_drive_info#module:pts_drives)) to estimate for.
+    type: list
+    elements: dict
+    default: []
+  context:
+    description: Labels returned unchanged as RV(pts_context) for the report callback.
+    type: dict
+    default: {}
+"""
+
+EXAMPLES = r"""
+- name: Validate the plan before any drive is touched
+  fleetqual.pts.pts_plan:
+    variables:
+      pts_run_tests: [iops]
+      pts_run_profile: quick
+      pts_run_round_seconds: 1
+      pts_run_max_rounds: 6
+      pts_run_window: 5
+      pts_run_numjobs: 2
+      pts_run_iodepth: 16
+      pts_run_max_data_excursion_pct: 20
+      pts_run_max_slope_excursion_pct: 10
+      pts_run_iops_mixes: [100, 95, 65, 50, 35, 5, 0]
+      pts_run_iops_block_sizes: [1024k, 128k, 64k, 32k, 16k, 8k, 4k, 512]
+"""
+
+RETURN = r"""
+pts_plan:
+  description: The validated plan.
+  returned: success
+  type: dict
+  contains:
+    tests:
+      description: Per test, the mixes, block sizes (bytes) and DV.
+      type: list
+      elements: dict
+    drives:
+      description: Per drive, the combinations per round, notes and the estimated wall time (min/max s).
+      type: list
+      elements: dict
+pts_context:
+  description: The O(context) given, unchanged.
+  returned: success
+  type: dict
+"""

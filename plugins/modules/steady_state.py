@@ -1,0 +1,141 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: steady_state
+short_description: Judge SNIA PTS steady state over the last rounds' dependent variable
+version_added: 0.1.0
+description:
+  - Takes the dependent variable (DV) of every round so far and judges the measurement window, the last
+    O(window) rounds, by the SNIA PTS rule - the data excursion (max - min) at most
+    O(max_data_excursion_pct) % of the window average, and the excursion of the least-squares best-fit
+    line across the window at most O(max_slope_excursion_pct) % of the average.
+  - Given a round's parsed fio jobs (RV(fleetqual.pts.fio_job#module:pts_fio.jobs)) and O(dv), finds the DV by its R/W mix and
+    block size, never by its position, and appends it to O(history).
+  - A window average of zero is reported as not steady with its reason, not as an error.
+  - Runs on the controller only.
+author:
+  - fleetqual.pts contributors (@fleetqual)
+extends_documentation_fragment:
+  - fleetqual.pts._attributes
+  - fleetqual.pts._attributes.ACTION
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: none
+options:
+  values:
+    description: The DV of every round so far, oldest first. Mutually exclusive with O(jobs).
+    type: list
+    elements: float
+  history:
+    description: The DV of the rounds before this one, used with O(jobs).
+    type: list
+    elements: float
+    default: []
+  jobs:
+    description: This round's parsed fio jobs.
+    type: list
+    elements: dict
+  dv:
+    description: Which combination and metric is the DV. Required with O(jobs).
+    type: dict
+    suboptions:
+      mix:
+        description: Read percentage of the DV combination (V(0) for 100 % write).
+        type: int
+        required: true
+      bs:
+        description: Block size of the DV combination, for example V(4k).
+        type: raw
+        required: true
+      metric:
+        description: The DV metric.
+        type: str
+        choices: [iops, bw_bytes, lat_mean_ns]
+        default: iops
+  window:
+    description: Rounds in the measurement window.
+    type: int
+    default: 5
+  max_rounds:
+    description: The round limit; a window larger than it is rejected, and RV(stop) turns true at it.
+    type: int
+    default: 25
+  max_data_excursion_pct:
+    description: Allowed max - min across the window, in % of the window average.
+    type: float
+    default: 20.0
+  max_slope_excursion_pct:
+    description: Allowed best-fit line excursion across the window, in % of the window average.
+    type: float
+    default: 10.0
+  context:
+    description: Labels returned unchanged as RV(pts_context) for the report callback.
+    type: dict
+    default: {}
+seealso:
+  - module: fleetqual.pts.fio_job
+"""
+
+EXAMPLES = r"""
+- name: Judge steady state after this round
+  fleetqual.pts.steady_state:
+    history: "{{ dv_values }}"
+    jobs: "{{ round_result.pts_fio.jobs }}"
+    dv:
+      mix: 0
+      bs: 4k
+      metric: iops
+    max_rounds: 25
+  register: verdict
+
+- name: Judge a plain series
+  fleetqual.pts.steady_state:
+    values: [31786, 31149, 30793, 32721, 31564]
+"""
+
+RETURN = r"""
+steady:
+  description: Whether the measurement window is steady.
+  returned: success
+  type: bool
+stop:
+  description: Whether the test should stop (steady, or the round limit reached).
+  returned: success
+  type: bool
+dv_values:
+  description: The DV of every round so far, this round's last.
+  returned: success
+  type: list
+  elements: float
+pts_steady_state:
+  description: The verdict and its figures.
+  returned: success
+  type: dict
+  contains:
+    reason:
+      description: Why the window is or is not steady.
+      type: str
+    rounds:
+      description: Round numbers (from 1) in the window.
+      type: list
+      elements: int
+    average:
+      description: Window average of the DV.
+      type: float
+    data_excursion_pct:
+      description: max - min across the window in % of the average.
+      type: float
+    slope_excursion_pct:
+      description: Best-fit line excursion across the window in % of the average.
+      type: float
+pts_context:
+  description: The O(context) given, unchanged.
+  returned: success
+  type: dict
+"""

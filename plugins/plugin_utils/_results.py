@@ -1,0 +1,178 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this plugin util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins!
+
+"""The results tree on the controller: where each payload goes, atomic writes, and reading it back.
+
+    <root>/<run-id>/<host>/plan.json
+    <root>/<run-id>/<host>/<drive>/drive.json, guard.json
+    <root>/<run-id>/<host>/<drive>/<test>/purge.json, wipc.json, wipc.fio
+    <root>/<run-id>/<host>/<drive>/<test>/round-NN.json (+ .fio job file, .raw.json fio output)
+    <root>/<run-id>/<host>/<drive>/<test>/steady-state.json (the verdicts as the run saw them)
+"""
+
+from __future__ import annotations
+
+import datetime
+import glob
+import json
+import os
+import re
+import tempfile
+
+_NAME_RE = re.compile(r"[^A-Za-z0-9._-]+")
+SCHEMA = 1
+_COLLECTION_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def collection_version() -> str:
+    """The version of this collection: MANIFEST.json when installed, galaxy.yml in a checkout."""
+    manifest = os.path.join(_COLLECTION_ROOT, "MANIFEST.json")
+    if os.path.exists(manifest):
+        return str(read_json(manifest).get("collection_info", {}).get("version", "unknown"))
+    try:
+        with open(os.path.join(_COLLECTION_ROOT, "galaxy.yml"), encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("version:"):
+                    return line.split(":", 1)[1].strip().strip("'\"")
+    except OSError:
+        pass
+    return "unknown"
+
+
+def safe_name(text: object) -> str:
+    name = _NAME_RE.sub("_", str(text)).strip("._")
+    return name or "unnamed"
+
+
+def now_iso() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def atomic_write_text(path: str, text: str) -> None:
+    """Write, fsync, rename, fsync the directory: after return the file survives a crash whole."""
+    directory = os.path.dirname(path)
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    dir_fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def atomic_write_json(path: str, data: object) -> None:
+    atomic_write_text(path, json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
+
+
+def read_json(path: str) -> dict:
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def drive_dir(run_dir: str, host: str, drive: str) -> str:
+    return os.path.join(run_dir, safe_name(host), safe_name(drive))
+
+
+def file_payload(run_dir: str, host: str, data: dict) -> list[str]:
+    """Write one task result's pts_* payload where it belongs; return the paths written."""
+    context = data.get("pts_context") or {}
+    written: list[str] = []
+
+    def put(path: str, content: object) -> None:
+        if isinstance(content, str):
+            atomic_write_text(path, content)
+        else:
+            atomic_write_json(path, content)
+        written.append(path)
+
+    if "pts_plan" in data:
+        put(os.path.join(run_dir, safe_name(host), "plan.json"), {"host": host, "plan": data["pts_plan"]})
+    for drive in data.get("pts_drives") or []:
+        put(os.path.join(drive_dir(run_dir, host, drive["key"]), "drive.json"), {
+            "schema": SCHEMA, "host": host, "drive": drive, "host_info": data.get("pts_host") or {},
+            "recorded_at": now_iso(),
+        })
+    for verdict in data.get("pts_guard") or []:
+        put(os.path.join(drive_dir(run_dir, host, verdict["key"]), "guard.json"), dict(verdict, recorded_at=now_iso()))
+
+    drive = context.get("drive")
+    test = context.get("test")
+    if not drive or not test:
+        return written
+    test_dir = os.path.join(drive_dir(run_dir, host, drive), safe_name(test))
+    if "pts_purge" in data:
+        put(os.path.join(test_dir, "purge.json"), dict(data["pts_purge"], recorded_at=now_iso()))
+    if "pts_fio" in data:
+        fio = dict(data["pts_fio"])
+        job_text = fio.pop("job_text", "")
+        phase = context.get("phase", "round")
+        stem = "wipc" if phase == "wipc" else f"round-{int(context['round']):02d}"
+        if job_text:
+            put(os.path.join(test_dir, stem + ".fio"), job_text)
+        if data.get("pts_fio_raw"):
+            put(os.path.join(test_dir, stem + ".raw.json"), data["pts_fio_raw"])
+        # The parsed round last: its presence means the round is complete on disk.
+        put(os.path.join(test_dir, stem + ".json"), {
+            "schema": SCHEMA, "host": host, "drive": drive, "test": test, "phase": phase,
+            "round": context.get("round"), "settings": context.get("settings") or {},
+            "fio": fio, "recorded_at": now_iso(), "collection_version": collection_version(),
+        })
+    if "pts_steady_state" in data:
+        path = os.path.join(test_dir, "steady-state.json")
+        state = read_json(path) if os.path.exists(path) else {"test": test, "verdicts": []}
+        verdict = data["pts_steady_state"]
+        state["verdicts"] = [v for v in state["verdicts"] if v.get("round") != verdict.get("round")] + [verdict]
+        state["verdicts"].sort(key=lambda v: v.get("round") or 0)
+        state.update(last_round=verdict.get("round"), steady=verdict.get("steady"), recorded_at=now_iso())
+        put(path, state)
+    return written
+
+
+def round_files(test_dir: str) -> list[str]:
+    return sorted(glob.glob(os.path.join(test_dir, "round-[0-9][0-9].json")))
+
+
+def load_test(test_dir: str) -> dict:
+    """Everything on disk for one test of one drive."""
+    loaded: dict = {"name": os.path.basename(test_dir), "dir": test_dir}
+    loaded["rounds"] = [read_json(p) for p in round_files(test_dir)]
+    for key in ("purge", "wipc", "steady-state"):
+        path = os.path.join(test_dir, key + ".json")
+        loaded[key.replace("-", "_")] = read_json(path) if os.path.exists(path) else None
+    return loaded
+
+
+def load_drive(path: str) -> dict:
+    """Everything on disk for one drive: identity, guard verdict and each test."""
+    drive_file = os.path.join(path, "drive.json")
+    guard_file = os.path.join(path, "guard.json")
+    tests = {}
+    for entry in sorted(os.listdir(path)):
+        sub = os.path.join(path, entry)
+        if os.path.isdir(sub) and (round_files(sub) or os.path.exists(os.path.join(sub, "purge.json"))):
+            tests[entry] = load_test(sub)
+    return {
+        "dir": path,
+        "identity": read_json(drive_file) if os.path.exists(drive_file) else {},
+        "guard": read_json(guard_file) if os.path.exists(guard_file) else None,
+        "tests": tests,
+    }
+
+
+def drive_dirs(run_dir: str) -> list[str]:
+    """Every drive directory of a run (those with a drive.json)."""
+    return sorted(os.path.dirname(p) for p in glob.glob(os.path.join(run_dir, "*", "*", "drive.json")))

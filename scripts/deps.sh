@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# System packages the controller (and the demo's localhost target) needs, on Debian/Ubuntu.
+# Installs only what is missing, so a second `make` does not touch apt.
+set -euo pipefail
+
+missing=()
+command -v fio >/dev/null || missing+=(fio)
+command -v losetup >/dev/null || missing+=(util-linux)
+command -v mkfs.ext4 >/dev/null || missing+=(e2fsprogs)
+command -v sfdisk >/dev/null || missing+=(fdisk)
+command -v git >/dev/null || missing+=(git)
+command -v shellcheck >/dev/null || missing+=(shellcheck)
+"${PYTHON:-python3}" -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
+
+if ((${#missing[@]})); then
+  if ! command -v apt-get >/dev/null; then
+    echo "missing: ${missing[*]}; install them with your package manager" >&2
+    exit 1
+  fi
+  echo "installing: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q "${missing[@]}"
+fi

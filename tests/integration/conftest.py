@@ -1,0 +1,119 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Real ansible-playbook runs against real loop devices on this machine (needs root and losetup)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.path.dirname(sys.executable)
+
+
+@pytest.fixture(autouse=True)
+def _needs_root():
+    # Loop devices and blkdiscard need root; a skip would read as a pass, so fail instead.
+    if os.geteuid() != 0:
+        pytest.fail("the integration tests need root (loop devices, blkdiscard, mount)")
+
+
+def sh(*args: str) -> str:
+    return subprocess.run(args, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def sha256(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+class LoopDevice:
+    def __init__(self, tmp_path, size: str = "64M", partitions: bool = False):
+        self.image = str(tmp_path / "drive.img")
+        sh("truncate", "-s", size, self.image)
+        args = ["losetup", "--show", "-f", "--direct-io=on"] + (["-P"] if partitions else []) + [self.image]
+        self.path = sh(*args)
+
+    def checksum(self) -> str:
+        return sha256(self.path)
+
+    def detach(self) -> None:
+        subprocess.run(["losetup", "-d", self.path], check=False)
+
+
+@pytest.fixture
+def loop_device(tmp_path):
+    made = []
+
+    def make(size: str = "64M", partitions: bool = False) -> LoopDevice:
+        device = LoopDevice(tmp_path, size, partitions)
+        made.append(device)
+        return device
+
+    yield make
+    for device in made:
+        device.detach()
+
+
+class PlaybookRun:
+    def __init__(self, proc: subprocess.CompletedProcess, results: str, run_id: str):
+        self.rc = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+        self.run_dir = os.path.join(results, run_id)
+
+    def drive_dir(self, drive: str, host: str = "localhost") -> str:
+        return os.path.join(self.run_dir, host, drive)
+
+    def rounds(self, drive: str, test: str = "iops") -> list[str]:
+        path = os.path.join(self.drive_dir(drive), test)
+        return sorted(f for f in os.listdir(path) if f.startswith("round-") and f.endswith(".fio")) if os.path.isdir(path) else []
+
+
+@pytest.fixture
+def run_pts(tmp_path):
+    """Run playbooks/pts.yml against localhost with the given host variables and extra variables."""
+    counter = {"n": 0}
+
+    def run(host_vars: dict, extra_vars: dict | None = None, check: bool = False) -> PlaybookRun:
+        counter["n"] += 1
+        run_id = f"it-{counter['n']}"
+        inventory = tmp_path / f"inventory-{counter['n']}.yml"
+        hostvars = {"ansible_connection": "local", "ansible_python_interpreter": "/usr/bin/python3",
+                    "pts_run_remote_dir": str(tmp_path / "remote"), **host_vars}
+        inventory.write_text(yaml.safe_dump({"all": {"hosts": {"localhost": hostvars}}}))
+        results = str(tmp_path / "results")
+        env = dict(
+            os.environ,
+            PATH=BIN + os.pathsep + os.environ.get("PATH", ""),
+            ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
+            ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"),
+            ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-local"),
+            ANSIBLE_REMOTE_TMP=str(tmp_path / "ansible-remote"),
+            ANSIBLE_NOCOLOR="1",
+            ANSIBLE_FORCE_COLOR="0",
+            MPLCONFIGDIR=str(tmp_path / "mpl"),
+            PTS_RESULTS_DIR=results,
+            PTS_RUN_ID=run_id,
+        )
+        command = [os.path.join(BIN, "ansible-playbook"), "playbooks/pts.yml", "-i", str(inventory)]
+        if extra_vars:
+            command += ["-e", json.dumps(extra_vars)]
+        if check:
+            command.append("--check")
+        proc = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
+        with open(tmp_path / f"playbook-{counter['n']}.log", "w", encoding="utf-8") as log:
+            log.write(proc.stdout + proc.stderr)
+        return PlaybookRun(proc, results, run_id)
+
+    return run

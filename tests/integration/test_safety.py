@@ -1,0 +1,116 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Refusals with real setups on real loop devices: the run fails, names the reason, and the device's
+bytes are exactly what they were before (checksum of the whole device before and after)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+from conftest import sh
+
+QUICK = {"pts_run_iops_mixes": [0], "pts_run_iops_block_sizes": ["4k"], "pts_run_round_seconds": 0.5,
+         "pts_run_max_rounds": 5}
+
+
+def host_vars(device, **extra):
+    spec = {"path": device.path, "name": "victim", "backing_file": device.image}
+    spec.update(extra.pop("spec", {}))
+    return {"pts_devices": [spec], "pts_allow_destroy": True, "pts_profile": "quick", **extra}
+
+
+def assert_refused(run, device, before: str, *reasons: str):
+    assert run.rc != 0, run.stdout[-2000:]
+    output = run.stdout + run.stderr
+    for reason in reasons:
+        assert reason in output, output[-3000:]
+    assert device.checksum() == before
+    assert run.rounds("victim") == []
+
+
+def _fill(device):
+    # Known non-zero content, so a purge (which zeroes a loop device) would change the checksum.
+    sh("dd", "if=/dev/urandom", f"of={device.path}", "bs=1M", "count=4", "oflag=direct", "status=none")
+
+
+def test_not_allowed_to_destroy(loop_device, run_pts):
+    device = loop_device()
+    _fill(device)
+    before = device.checksum()
+    run = run_pts(host_vars(device, pts_allow_destroy=False), QUICK)
+    assert_refused(run, device, before, "pts_allow_destroy is not true for this host")
+
+
+def test_mounted_filesystem(loop_device, run_pts, tmp_path):
+    device = loop_device()
+    sh("mkfs.ext4", "-q", "-E", "lazy_itable_init=0,lazy_journal_init=0", device.path)
+    mountpoint = tmp_path / "mnt"
+    mountpoint.mkdir()
+    sh("mount", "-o", "ro", device.path, str(mountpoint))
+    try:
+        before = device.checksum()
+        run = run_pts(host_vars(device), QUICK)
+        assert_refused(run, device, before, f"{os.path.basename(device.path)} is mounted on {mountpoint} (ext4)")
+    finally:
+        subprocess.run(["umount", str(mountpoint)], check=False)
+
+
+def test_mounted_partition(loop_device, run_pts, tmp_path):
+    device = loop_device(partitions=True)
+    subprocess.run(["sfdisk", "-q", device.path], input="label: dos\n,32M\n,\n", text=True, check=True)
+    sh("partx", "-u", device.path)
+    partition = device.path + "p1"
+    sh("mkfs.ext4", "-q", "-E", "lazy_itable_init=0,lazy_journal_init=0", partition)
+    mountpoint = tmp_path / "mnt"
+    mountpoint.mkdir()
+    sh("mount", "-o", "ro", partition, str(mountpoint))
+    try:
+        before = device.checksum()
+        run = run_pts(host_vars(device), QUICK)
+        assert_refused(run, device, before, f"{os.path.basename(partition)} is mounted on {mountpoint}")
+    finally:
+        subprocess.run(["umount", str(mountpoint)], check=False)
+
+
+def test_active_swap(loop_device, run_pts):
+    device = loop_device()
+    sh("mkswap", "-q", device.path)
+    sh("swapon", device.path)
+    try:
+        before = device.checksum()
+        run = run_pts(host_vars(device), QUICK)
+        assert_refused(run, device, before, f"{device.path} is active swap")
+    finally:
+        subprocess.run(["swapoff", device.path], check=False)
+
+
+def test_not_the_expected_drive(loop_device, run_pts, tmp_path):
+    device = loop_device()
+    _fill(device)
+    before = device.checksum()
+    run = run_pts(host_vars(device, spec={"backing_file": str(tmp_path / "other.img")}), QUICK)
+    assert_refused(run, device, before, "backing_file mismatch")
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        ({"pts_run_tests": ["iops", "iosp"]}, "pts_run_tests"),
+        ({"pts_run_iops_block_sizes": ["4kk", "4k"]}, "pts_run_iops_block_sizes='4kk'"),
+        ({"pts_run_window": 6}, "pts_run_window=6: window 6 is larger than max_rounds 5"),
+        ({"pts_run_iops_mixes": [0, 150]}, "pts_run_iops_mixes=150"),
+        ({"pts_run_round_seconds": -1}, "pts_run_round_seconds=-1"),
+        ({"pts_run_profile": "quik"}, "pts_run_profile"),
+    ],
+)
+def test_bad_input_fails_before_any_write(loop_device, run_pts, extra, message):
+    device = loop_device()
+    _fill(device)
+    before = device.checksum()
+    run = run_pts(host_vars(device), dict(QUICK, **extra))
+    assert_refused(run, device, before, message)
+    # nothing reached the host's drive stage: no identity, no purge
+    assert not os.path.exists(run.drive_dir("victim"))

@@ -1,0 +1,97 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+import json
+import os
+import random
+
+import pytest
+
+from ansible_collections.fleetqual.pts.plugins.module_utils import _fio
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
+
+
+def fixture(name: str) -> str:
+    with open(os.path.join(FIXTURES, name), encoding="utf-8") as handle:
+        return handle.read()
+
+
+def test_iops_round_parsed_per_combination():
+    text = fixture("fio-3.33-iops-round.json")
+    raw = json.loads(text)
+    parsed = _fio.parse(text)
+    assert parsed["fio_version"] == "fio-3.33"
+    assert [(j["mix"], j["bs"]) for j in parsed["jobs"]] == [
+        (100, 65536), (100, 4096), (65, 65536), (65, 4096), (0, 65536), (0, 4096)]
+    for job, source in zip(parsed["jobs"], raw["jobs"]):
+        assert job["numjobs"] == 2 and job["iodepth"] == 16
+        assert job["read"]["iops"] == source["read"]["iops"]
+        assert job["write"]["iops"] == source["write"]["iops"]
+        assert job["total"]["iops"] == pytest.approx(source["read"]["iops"] + source["write"]["iops"])
+        assert job["total"]["bw_bytes"] == source["read"]["bw_bytes"] + source["write"]["bw_bytes"]
+        assert job["runtime_ms"] == source["job_runtime"]
+
+
+def test_pure_read_and_pure_write_have_no_figures_for_the_idle_direction():
+    jobs = _fio.parse(fixture("fio-3.33-iops-round.json"))["jobs"]
+    read_only = _fio.find_job(jobs, 100, 4096)
+    write_only = _fio.find_job(jobs, 0, 4096)
+    assert read_only["write"]["total_ios"] == 0 and read_only["write"]["lat_ns"]["mean"] is None
+    assert write_only["read"]["total_ios"] == 0
+    assert write_only["write"]["lat_ns"]["percentiles"].keys() == {"50", "99", "99.9", "99.99"}
+
+
+def test_mixed_latency_is_io_weighted_not_a_fixed_blend():
+    raw = json.loads(fixture("fio-3.33-iops-round.json"))
+    source = next(j for j in raw["jobs"] if j["jobname"] == "iops-r65-4096")
+    r, w = source["read"], source["write"]
+    expected = (r["lat_ns"]["mean"] * r["total_ios"] + w["lat_ns"]["mean"] * w["total_ios"]) / (
+        r["total_ios"] + w["total_ios"])
+    job = _fio.find_job(_fio.parse(json.dumps(raw))["jobs"], 65, 4096)
+    assert job["total"]["lat_ns"]["mean"] == pytest.approx(expected)
+    assert job["total"]["lat_ns"]["max"] == max(r["lat_ns"]["max"], w["lat_ns"]["max"])
+
+
+def test_lookup_is_by_value_not_position():
+    raw = json.loads(fixture("fio-3.33-iops-round.json"))
+    expected = next(j for j in raw["jobs"] if j["jobname"] == "iops-r0-4096")["write"]["iops"]
+    random.Random(7).shuffle(raw["jobs"])
+    jobs = _fio.parse(json.dumps(raw))["jobs"]
+    assert _fio.find_job(jobs, 0, 4096)["write"]["iops"] == expected
+    with pytest.raises(KeyError, match="0 fio jobs for mix 50/50"):
+        _fio.find_job(jobs, 50, 4096)
+
+
+def test_notes_ahead_of_the_json_are_skipped():
+    text = fixture("fio-3.33-psync-note-stdout.txt")
+    assert text.startswith("note:")
+    parsed = _fio.parse(text)
+    job = parsed["jobs"][0]
+    assert job["mix"] == 0 and job["bs"] == 131072 and job["pattern"] == "sequential"
+    assert job["write"]["io_bytes"] == 16 * 1024 * 1024
+    # without lat_percentiles fio only has completion-latency percentiles; they are used
+    assert job["write"]["lat_ns"]["percentiles"]
+
+
+def test_a_job_error_is_an_error_not_a_figure():
+    with pytest.raises(_fio.FioOutputError, match="'fill' ended with error 28"):
+        _fio.parse(fixture("fio-3.33-enospc.json"))
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", "no JSON document"),
+        ("fio: failed to open file\n", "no JSON document"),
+        ('{"fio version": "fio-3.33", "jobs": [', "not valid JSON"),
+        ('{"fio version": "fio-3.33"}', "no 'jobs' list"),
+        ('{"fio version": "fio-3.33", "jobs": []}', "lists no jobs"),
+    ],
+)
+def test_garbage_is_rejected(text, message):
+    with pytest.raises(_fio.FioOutputError, match=message):
+        _fio.parse(text)

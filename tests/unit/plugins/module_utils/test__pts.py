@@ -1,0 +1,94 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from ansible_collections.fleetqual.pts.plugins.module_utils import _fio, _pts
+
+GOOD = {
+    "pts_run_tests": ["iops"],
+    "pts_run_profile": "standard",
+    "pts_run_round_seconds": 60,
+    "pts_run_max_rounds": 25,
+    "pts_run_window": 5,
+    "pts_run_numjobs": 2,
+    "pts_run_iodepth": 16,
+    "pts_run_max_data_excursion_pct": 20,
+    "pts_run_max_slope_excursion_pct": 10,
+    "pts_run_iops_mixes": [100, 95, 65, 50, 35, 5, 0],
+    "pts_run_iops_block_sizes": ["1024k", "128k", "64k", "32k", "16k", "8k", "4k", "512"],
+}
+
+
+def test_the_pts_iops_matrix():
+    plan = _pts.build_plan(GOOD, [{"key": "d1", "size_bytes": 10**9, "logical_block_size": 512}])
+    (test,) = plan["tests"]
+    assert test["mixes"] == [100, 95, 65, 50, 35, 5, 0]
+    assert test["block_sizes"] == [1048576, 131072, 65536, 32768, 16384, 8192, 4096, 512]
+    assert test["dv"] == {"mix": 0, "bs": 4096, "metric": "iops"}
+    (drive,) = plan["drives"]
+    assert drive["tests"][0]["combinations"] == 56
+    # 56 combinations x 60 s per round; WIPC of 2 GB at the assumed rate
+    assert drive["min_s"] == pytest.approx(4 + 5 * (56 * 60.3 + 0.3))
+    assert drive["max_s"] == pytest.approx(4 + 25 * (56 * 60.3 + 0.3))
+
+
+def test_4kn_drive_drops_512_and_keeps_the_4k_dv():
+    matrix = _pts.iops_matrix([100, 0], [65536, 4096, 512], logical_block_size=4096)
+    assert matrix["block_sizes"] == [65536, 4096]
+    assert matrix["dropped_block_sizes"] == [512]
+    assert matrix["notes"] == ["512 dropped: the drive's logical block size is 4096 bytes"]
+    assert {"mix": 0, "bs": 4096} in matrix["combinations"]
+
+
+def test_strings_from_extra_vars_are_numbers():
+    plan = _pts.build_plan(dict(GOOD, pts_run_max_rounds="8", pts_run_round_seconds="0.5"))
+    assert plan["max_rounds"] == 8 and plan["round_seconds"] == 0.5
+
+
+@pytest.mark.parametrize(
+    "variable, value, message",
+    [
+        ("pts_run_tests", ["iops", "iosp"], "pts_run_tests='iosp': unknown test"),
+        ("pts_run_tests", [], "pts_run_tests=[]: must be a non-empty list"),
+        ("pts_run_profile", "quik", "pts_run_profile='quik': unknown profile"),
+        ("pts_run_round_seconds", 0, "pts_run_round_seconds=0: must be a positive number"),
+        ("pts_run_round_seconds", "soon", "pts_run_round_seconds='soon': must be a positive number"),
+        ("pts_run_max_rounds", 2.5, "pts_run_max_rounds=2.5: must be a whole number"),
+        ("pts_run_max_rounds", 4, "pts_run_window=5: window 5 is larger than max_rounds 4"),
+        ("pts_run_max_rounds", 0, "pts_run_max_rounds=0: must be a positive number"),
+        ("pts_run_window", 30, "pts_run_window=30: window 30 is larger than max_rounds 25"),
+        ("pts_run_window", 1, "pts_run_window=1: window 1 is below 2"),
+        ("pts_run_numjobs", -2, "pts_run_numjobs=-2: must be a positive number"),
+        ("pts_run_iodepth", 0, "pts_run_iodepth=0: must be a positive number"),
+        ("pts_run_max_data_excursion_pct", 120, "pts_run_max_data_excursion_pct=120.0: a percentage"),
+        ("pts_run_max_slope_excursion_pct", 0, "pts_run_max_slope_excursion_pct=0: must be a positive number"),
+        ("pts_run_iops_mixes", [100, 101, 0], "pts_run_iops_mixes=101: a R/W mix is the read percentage"),
+        ("pts_run_iops_mixes", [100, 65], "pts_run_iops_mixes=[100, 65]: must include 0"),
+        ("pts_run_iops_mixes", [0, 0], "pts_run_iops_mixes=0: listed twice"),
+        ("pts_run_iops_block_sizes", ["4kk", "4k"], "pts_run_iops_block_sizes='4kk': '4kk' is not a block size"),
+        ("pts_run_iops_block_sizes", ["64k"], "pts_run_iops_block_sizes=['64k']: must include 4k"),
+        ("pts_run_iops_block_sizes", ["4k", "1000"], "pts_run_iops_block_sizes='1000': '1000' is not a positive multiple"),
+    ],
+)
+def test_bad_input_names_the_variable_and_value(variable, value, message):
+    with pytest.raises(_pts.PlanError) as caught:
+        _pts.build_plan(dict(GOOD, **{variable: value}))
+    assert message in str(caught.value)
+
+
+def test_dv_value_finds_4k_write_by_value():
+    path = os.path.join(os.path.dirname(__file__), "fixtures", "fio-3.33-iops-round.json")
+    with open(path, encoding="utf-8") as handle:
+        raw = json.load(handle)
+    jobs = _fio.parse(json.dumps(raw))["jobs"]
+    expected = next(j for j in raw["jobs"] if j["jobname"] == "iops-r0-4096")["write"]["iops"]
+    assert _pts.dv_value(list(reversed(jobs)), 0, "4k") == expected
+    with pytest.raises(ValueError, match="unknown DV metric"):
+        _pts.dv_value(jobs, 0, "4k", "speed")

@@ -1,0 +1,100 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import statistics
+
+import pytest
+
+from ansible_collections.fleetqual.pts.plugins.module_utils import _fio
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _report, _results
+
+PNG = b"\x89PNG\r\n\x1a\n"
+# FOB-like first rounds, then five within limits.
+FACTORS = [1.6, 1.3, 1.02, 0.98, 1.0, 1.01, 0.99]
+
+
+def _window_means(drive_dir: str, window: list[int]) -> dict:
+    """Window averages recomputed straight from the round files, per (block size, mix)."""
+    means = {}
+    for bs in (65536, 4096):
+        for mix in (100, 65, 0):
+            values = []
+            for number in window:
+                rnd = _results.read_json(os.path.join(drive_dir, "iops", f"round-{number:02d}.json"))
+                values.append(_fio.find_job(rnd["fio"]["jobs"], mix, bs)["total"]["iops"])
+            means[(bs, mix)] = statistics.fmean(values)
+    return means
+
+
+def test_steady_run_report_agrees_with_the_round_files(make_run, base_dv):
+    drive_dir = make_run(FACTORS)
+    written = _report.write_drive_report(drive_dir)
+    model = written["model"]
+    result = model["tests"]["iops"]
+
+    dv = [base_dv * f for f in FACTORS]
+    assert result["dv"]["values"] == pytest.approx(dv)
+    # round 5's window still holds round 1 (1.6): first steady at round 7 (window 3..7)
+    assert result["status"] == "steady" and result["steady_round"] == 7
+    assert result["window"]["rounds"] == [3, 4, 5, 6, 7]
+    window = dv[2:]
+    assert result["window"]["average"] == pytest.approx(statistics.fmean(window))
+    assert result["window"]["slope"] == pytest.approx(statistics.linear_regression([3, 4, 5, 6, 7], window).slope)
+
+    means = _window_means(drive_dir, [3, 4, 5, 6, 7])
+    for (bs, mix), mean in means.items():
+        label = "64k" if bs == 65536 else "4k"
+        assert result["tables"]["iops"][label][str(mix)] == pytest.approx(mean)
+
+    # the same figures in result.json and, rounded, in the Markdown summary table
+    with open(written["result"], encoding="utf-8") as handle:
+        assert json.load(handle)["tests"]["iops"]["tables"]["iops"] == result["tables"]["iops"]
+    with open(written["report"], encoding="utf-8") as handle:
+        markdown = handle.read()
+    row = re.search(r"^\| \*\*4k\*\* \| (.+) \|$", markdown, re.M).group(1)
+    assert [float(c.replace(",", "")) for c in row.split(" | ")] == [
+        pytest.approx(means[(4096, m)], abs=0.051) for m in (100, 65, 0)]
+    assert "**Steady state reached at round 7.**" in markdown
+    assert "Quick profile — not a qualification" in markdown
+    for name in ("convergence", "verification", "measurement", "bars"):
+        path = os.path.join(drive_dir, model["plots"]["iops"][name])
+        with open(path, "rb") as handle:
+            assert handle.read(8) == PNG
+
+
+def test_not_steady_at_the_round_limit(make_run):
+    factors = [1.0, 1.5, 0.7, 1.4, 0.6, 1.3, 0.8, 1.2]  # 8 rounds = max_rounds in SETTINGS
+    result = _report.write_drive_report(make_run(factors))["model"]["tests"]["iops"]
+    assert result["status"] == "not steady"
+    assert result["steady_round"] is None
+    assert result["window"]["rounds"] == [4, 5, 6, 7, 8]
+
+
+def test_interrupted_run_is_incomplete_not_steady(make_run):
+    written = _report.write_drive_report(make_run([1.0, 1.0, 1.0]))
+    assert written["model"]["tests"]["iops"]["status"] == "incomplete"
+    with open(written["report"], encoding="utf-8") as handle:
+        assert "**Incomplete**" in handle.read()
+
+
+def test_rebuilding_gives_the_same_report(make_run):
+    drive_dir = make_run(FACTORS)
+    first = _report.write_drive_report(drive_dir)
+    with open(first["report"], encoding="utf-8") as handle:
+        before = handle.read()
+    second = _report.write_drive_report(drive_dir)
+    with open(second["report"], encoding="utf-8") as handle:
+        assert handle.read() == before
+
+
+def test_a_gap_in_the_round_files_is_an_error(make_run):
+    drive_dir = make_run([1.0, 1.0, 1.0])
+    os.unlink(os.path.join(drive_dir, "iops", "round-02.json"))
+    with pytest.raises(ValueError, match="not consecutive"):
+        _report.build_model(drive_dir)
