@@ -17,12 +17,20 @@ description:
     read from the job's own options, so results are found by value, never by their position.
   - fio errors, a time-out and output that is not fio's JSON fail the task with fio's own message and the
     job file in the error; no partial figure is returned as a result.
-  - Made to run under C(async) so an hour-long round survives a dropped SSH connection.
+  - Made to run under C(async) so an hour-long round survives a dropped SSH connection. With C(async) and
+    C(poll: 0) the action plugin waits for fio itself (O(wait)), polling with back-off until
+    O(expected_seconds) and then every second, without a line of output per poll.
 author:
   - fleetqual.pts contributors (@fleetqual)
 extends_documentation_fragment:
   - fleetqual.pts._attributes
 attributes:
+  action:
+    description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
+    support: full
+  async:
+    description: Supports being used with the C(async) keyword.
+    support: full
   check_mode:
     support: full
     details: In check mode fio is not started and nothing is returned but the plan.
@@ -39,6 +47,17 @@ options:
   timeout:
     description: Seconds after which fio is stopped and the task fails; C(0) waits for ever.
     type: int
+    default: 0
+  wait:
+    description:
+      - With C(async) and C(poll: 0), wait for fio to finish and return its result (V(true)), or return the
+        async job id at once (V(false), fire and forget). Used by the action plugin only.
+    type: bool
+    default: true
+  expected_seconds:
+    description:
+      - How long fio is planned to run. The action plugin polls sparsely until then and every second after.
+    type: float
     default: 0
   context:
     description:
@@ -64,8 +83,9 @@ EXAMPLES = r"""
       test: iops
       phase: round
       round: 3
+    expected_seconds: 3400
   async: 7200
-  poll: 10
+  poll: 0
   register: round_result
 """
 
@@ -122,6 +142,8 @@ def main() -> None:
             output=dict(type="path"),
             timeout=dict(type="int", default=0),
             context=dict(type="dict", default={}),
+            wait=dict(type="bool", default=True),
+            expected_seconds=dict(type="float", default=0),
         ),
         supports_check_mode=True,
     )

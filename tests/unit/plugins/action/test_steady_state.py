@@ -1,0 +1,60 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+import json
+import os
+from unittest.mock import MagicMock
+
+import pytest
+from ansible.errors import AnsibleActionFail
+
+from ansible_collections.fleetqual.pts.plugins.action import steady_state
+from ansible_collections.fleetqual.pts.plugins.module_utils import _fio
+
+FIXTURE = os.path.join(os.path.dirname(__file__), "..", "module_utils", "fixtures", "fio-3.33-iops-round.json")
+
+
+def run(args: dict) -> dict:
+    task = MagicMock()
+    task.async_val = 0
+    task.check_mode = False
+    task.args = args
+    action = steady_state.ActionModule(task, MagicMock(), MagicMock(), MagicMock(), MagicMock(), MagicMock())
+    return action.run(task_vars={})
+
+
+def test_appends_this_rounds_dv_found_by_mix_and_block_size():
+    with open(FIXTURE, encoding="utf-8") as handle:
+        jobs = _fio.parse(handle.read())["jobs"]
+    dv = _fio.find_job(jobs, 0, 4096)["total"]["iops"]
+    result = run({"history": [dv, dv, dv, dv], "jobs": list(reversed(jobs)), "dv": {"mix": 0, "bs": "4k"},
+                  "max_rounds": 6, "context": {"drive": "d"}})
+    assert result["dv_values"] == [dv] * 5
+    assert result["steady"] is True and result["stop"] is True
+    payload = result["pts_steady_state"]
+    assert payload["round"] == 5 and payload["dv_value"] == dv and payload["rounds"] == [1, 2, 3, 4, 5]
+    assert result["pts_context"] == {"drive": "d"}
+    json.dumps(result)  # the callback must be able to store it
+
+
+def test_stop_at_the_round_limit_even_when_not_steady():
+    result = run({"values": [10, 50, 10, 50, 10, 50], "max_rounds": 6})
+    assert result["steady"] is False and result["stop"] is True
+    result = run({"values": [10, 50, 10, 50, 10], "max_rounds": 6})
+    assert result["stop"] is False
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ({"values": [1, 2, 3], "window": 8, "max_rounds": 6}, "window 8 is larger than max_rounds 6"),
+        ({"values": [1, 2, 3, 4], "window": 2, "max_rounds": 3}, "4 rounds exceed max_rounds 3"),
+        ({"jobs": [], "dv": {"mix": 0, "bs": "4k"}}, "0 fio jobs for mix 0/100"),
+    ],
+)
+def test_bad_input_fails_the_task(args, message):
+    with pytest.raises(AnsibleActionFail, match=message):
+        run(args)
