@@ -18,7 +18,7 @@ description:
   - fio errors, a time-out and output that is not fio's JSON fail the task with fio's own message and the
     job file in the error; no partial figure is returned as a result.
   - Made to run under C(async) so an hour-long round survives a dropped SSH connection. With C(async) and
-    C(poll: 0) the action plugin waits for fio itself (O(wait)), polling with back-off until
+    C(poll=0) the action plugin waits for fio itself (O(wait)), polling with back-off until
     O(expected_seconds) and then every second, without a line of output per poll.
 author:
   - fleetqual.pts contributors (@fleetqual)
@@ -50,7 +50,7 @@ options:
     default: 0
   wait:
     description:
-      - With C(async) and C(poll: 0), wait for fio to finish and return its result (V(true)), or return the
+      - With C(async) and C(poll=0), wait for fio to finish and return its result (V(true)), or return the
         async job id at once (V(false), fire and forget). Used by the action plugin only.
     type: bool
     default: true

@@ -111,7 +111,7 @@ def run_pts(tmp_path):
             command += ["-e", json.dumps(extra_vars)]
         if check:
             command.append("--check")
-        proc = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
+        proc = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800, check=False)
         with open(tmp_path / f"playbook-{counter['n']}.log", "w", encoding="utf-8") as log:
             log.write(proc.stdout + proc.stderr)
         return PlaybookRun(proc, results, run_id)

@@ -117,8 +117,8 @@ def test_iops_end_to_end(loop_device, run_pts):
     # -- one progress line per round with the DV and the steady-state figures
     lines = re.findall(r"^PTS localhost it-loop iops round (\d+)/6: DV 4k 0/100 iops = ([\d,.]+); .*$",
                        run.stdout, re.M)
-    assert [int(n) for n, _ in lines] == list(range(1, count + 1))
-    assert [float(v.replace(",", "")) for _, v in lines] == [pytest.approx(v, abs=0.051) for v in dv]
+    assert [int(number) for number, dummy in lines] == list(range(1, count + 1))
+    assert [float(value.replace(",", "")) for dummy, value in lines] == [pytest.approx(v, abs=0.051) for v in dv]
 
     # -- purge and WIPC as the PTS asks: discard recorded, 2 x capacity written sequentially
     with open(os.path.join(test_dir, "purge.json"), encoding="utf-8") as handle:
