@@ -108,6 +108,44 @@ def swaps_of(names: set[str], proc_root: str = "/proc") -> list[str]:
     return found
 
 
+def _vpd_serial(device_dir: str) -> str | None:
+    """Unit serial number from SCSI VPD page 0x80 (SATA and SAS disks have no sysfs serial file)."""
+    try:
+        with open(os.path.join(device_dir, "vpd_pg80"), "rb") as handle:
+            page = handle.read()
+    except OSError:
+        return None
+    if len(page) < 4 or page[1] != 0x80:
+        return None
+    length = int.from_bytes(page[2:4], "big")
+    return page[4:4 + length].decode("ascii", "replace").strip() or None
+
+
+def openers_of(devnums: set[int], proc_root: str = "/proc") -> list[dict]:
+    """Processes holding any of the devices open (an exclusive open does not see plain opens)."""
+    found = []
+    try:
+        pids = [p for p in os.listdir(proc_root) if p.isdigit() and int(p) != os.getpid()]
+    except OSError:
+        return found
+    for pid in pids:
+        fd_dir = os.path.join(proc_root, pid, "fd")
+        try:
+            fds = os.listdir(fd_dir)
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                st = os.stat(os.path.join(fd_dir, fd))
+            except OSError:
+                continue
+            if stat.S_ISBLK(st.st_mode) and st.st_rdev in devnums:
+                comm = _read(os.path.join(proc_root, pid, "comm")) or "?"
+                found.append({"pid": int(pid), "command": comm, "device": f"{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}"})
+                break
+    return found
+
+
 def exclusive_open_error(path: str) -> str | None:
     """Try the kernel's exclusive open (read-only); return why it failed, or None if it succeeded."""
     try:
@@ -151,7 +189,8 @@ def probe(path: str, sys_root: str = "/sys", proc_root: str = "/proc", check_exc
     holders = {name: _holders(sysdir)}
     holders.update({part: _holders(os.path.join(sysdir, part)) for part in partitions})
 
-    serial = _read(os.path.join(device, "serial")) or _read(os.path.join(disk_dir, "serial"))
+    serial = (_read(os.path.join(device, "serial")) or _read(os.path.join(disk_dir, "serial"))
+              or _vpd_serial(device))
     wwn = _read(os.path.join(disk_dir, "wwid")) or _read(os.path.join(device, "wwid"))
     backing = _read(os.path.join(disk_dir, "loop", "backing_file"))
     write_cache = _read(os.path.join(queue, "write_cache"))
@@ -180,9 +219,30 @@ def probe(path: str, sys_root: str = "/sys", proc_root: str = "/proc", check_exc
         holders={k: v for k, v in holders.items() if v},
         mounts=mounts_of(devnums, names, proc_root),
         swaps=swaps_of(names, proc_root),
-        in_use=exclusive_open_error(info["resolved"]) if check_exclusive else None,
+        in_use=_exclusive_errors(info["resolved"], partitions) if check_exclusive else None,
+        openers=openers_of({st.st_rdev} | _partition_rdevs(sysdir, partitions), proc_root),
     )
     return info
+
+
+def _partition_rdevs(sysdir: str, partitions: list[str]) -> set[int]:
+    rdevs = set()
+    for part in partitions:
+        dev = _read(os.path.join(sysdir, part, "dev"))
+        if dev and ":" in dev:
+            major, minor = dev.split(":", 1)
+            rdevs.add(os.makedev(int(major), int(minor)))
+    return rdevs
+
+
+def _exclusive_errors(path: str, partitions: list[str]) -> str | None:
+    # A whole-disk exclusive open succeeds while only a partition is claimed (a ZFS vdev on part1,
+    # a second btrfs member), so each partition is tried too.
+    for node in [path] + [os.path.join(os.path.dirname(path), part) for part in partitions]:
+        error = exclusive_open_error(node)
+        if error:
+            return f"{os.path.basename(node)}: {error}"
+    return None
 
 
 def refusals(info: dict, expected: dict, allow_destroy: bool) -> list[str]:
@@ -208,8 +268,33 @@ def refusals(info: dict, expected: dict, allow_destroy: bool) -> list[str]:
         reasons.append(f"{name} is held by {', '.join(holders)} (device-mapper, LVM, md or bcache)")
     for swap in info.get("swaps", []):
         reasons.append(f"{swap} is active swap")
+    for opener in info.get("openers", []):
+        reasons.append(f"open by process {opener['pid']} ({opener['command']})")
     if info.get("in_use") and not info.get("mounts") and not info.get("holders") and not info.get("swaps"):
         reasons.append(info["in_use"])
+    return reasons
+
+
+def recheck(path: str, expect: dict) -> list[str]:
+    """Right before a write: is the device still free and still the one the guard passed?"""
+    info = probe(path)
+    reasons = refusals(info, {k: v for k, v in expect.items() if k in ("serial", "wwn")}, allow_destroy=True)
+    if expect.get("devnum") and info.get("devnum") != expect["devnum"]:
+        reasons.append(f"{info['resolved']} is now device {info.get('devnum')}, the guard passed {expect['devnum']}")
+    return reasons
+
+
+def duplicate_refusals(infos: list[dict], keys: list[str]) -> list[list[str]]:
+    """Per listed drive, a refusal when two entries share a results key or resolve to one device."""
+    reasons: list[list[str]] = [[] for dummy in infos]
+    for i, (info, key) in enumerate(zip(infos, keys)):
+        for j, (other, other_key) in enumerate(zip(infos, keys)):
+            if i == j:
+                continue
+            if key == other_key:
+                reasons[i].append(f"results key {key!r} is also used by {other['path']}: give each drive a unique name")
+            elif info.get("devnum") and info.get("devnum") == other.get("devnum"):
+                reasons[i].append(f"{other['path']} resolves to the same device")
     return reasons
 
 

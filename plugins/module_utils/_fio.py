@@ -63,6 +63,7 @@ def _direction(data: dict) -> dict:
     percentiles = _percentiles(lat) or _percentiles(data.get("clat_ns") or {})
     total_ios = int(data.get("total_ios", 0))
     return {
+        "runtime_ms": int(data.get("runtime", 0)),
         "iops": float(data.get("iops", 0.0)),
         "bw_bytes": float(data.get("bw_bytes", float(data.get("bw", 0)) * 1024)),
         "io_bytes": int(data.get("io_bytes", int(data.get("io_kbytes", 0)) * 1024)),
@@ -126,7 +127,8 @@ def parse_job(job: dict, glob: dict) -> dict:
         "bs": bs,
         "numjobs": int(_option(job, glob, "numjobs", "1")),
         "iodepth": int(_option(job, glob, "iodepth", "1")),
-        "runtime_ms": int(job.get("job_runtime", 0)),
+        # job_runtime sums the numjobs clones under group_reporting; a direction's runtime does not.
+        "runtime_ms": max(read["runtime_ms"], write["runtime_ms"]),
         "read": read,
         "write": write,
         "total": _combined(read, write),
@@ -143,8 +145,19 @@ def parse(text: str) -> dict:
     return {
         "fio_version": data.get("fio version", "unknown"),
         "timestamp": int(data.get("timestamp", 0)),
+        "global_options": dict(glob),
         "jobs": jobs,
     }
+
+
+def job_targets(text: str) -> list[str]:
+    """Every file or device a job file's ``filename=`` lines name (fio separates several with ':')."""
+    targets = []
+    for line in text.splitlines():
+        key, sep, value = line.strip().partition("=")
+        if sep and key.strip() == "filename":
+            targets.extend(part.strip() for part in value.split(":") if part.strip())
+    return targets
 
 
 def find_job(jobs: list[dict], mix: int, bs: int) -> dict:

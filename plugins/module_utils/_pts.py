@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ansible_collections.fleetqual.pts.plugins.module_utils import _steady_state
 from ansible_collections.fleetqual.pts.plugins.module_utils._fio import find_job
 from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import block_size_label, parse_block_size
@@ -24,6 +26,9 @@ PROFILES = ("standard", "quick")
 FIO_START_S = 0.3
 JOB_SWITCH_S = 0.3
 ASSUMED_WIPC_BYTES_PER_S = 500e6
+
+
+_IOENGINE_RE = re.compile(r"^[a-z0-9_]+$")
 
 
 class PlanError(ValueError):
@@ -128,6 +133,17 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
     except ValueError as exc:
         raise _fail("pts_run_window", window, str(exc)) from exc
 
+    ioengine = params.get("pts_run_ioengine", "libaio")
+    if not isinstance(ioengine, str) or not _IOENGINE_RE.match(ioengine):
+        raise _fail("pts_run_ioengine", ioengine, "must be a fio ioengine name such as libaio or io_uring")
+    wipc_bs = params.get("pts_precondition_block_size", "128k")
+    try:
+        parse_block_size(wipc_bs)
+    except ValueError as exc:
+        raise _fail("pts_precondition_block_size", wipc_bs, str(exc)) from exc
+    wipc_multiple = int(_positive(
+        "pts_precondition_capacity_multiple", params.get("pts_precondition_capacity_multiple", 2), int))
+
     plan_tests = []
     if "iops" in tests:
         mixes = parse_mixes("pts_run_iops_mixes", params.get("pts_run_iops_mixes"))
@@ -146,8 +162,12 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
         per_test = []
         for test in plan_tests:
             matrix = iops_matrix(test["mixes"], test["block_sizes"], int(device.get("logical_block_size", 512)))
+            if test["dv"]["bs"] not in matrix["block_sizes"]:
+                raise _fail("pts_devices", device.get("key"),
+                            f"the DV block size {block_size_label(test['dv']['bs'])} is below the drive's "
+                            f"logical block size {device.get('logical_block_size')}: the {test['name']} test cannot run")
             round_s = len(matrix["combinations"]) * (round_seconds + JOB_SWITCH_S) + FIO_START_S
-            wipc_s = 2 * float(device.get("size_bytes", 0)) / ASSUMED_WIPC_BYTES_PER_S
+            wipc_s = wipc_multiple * float(device.get("size_bytes", 0)) / ASSUMED_WIPC_BYTES_PER_S
             per_test.append({
                 "test": test["name"],
                 "mixes": matrix["mixes"],
@@ -174,6 +194,8 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
         "window": window,
         "numjobs": numjobs,
         "iodepth": iodepth,
+        "ioengine": ioengine,
+        "wipc": {"block_size": wipc_bs, "capacity_multiple": wipc_multiple},
         "max_data_excursion_pct": data_pct,
         "max_slope_excursion_pct": slope_pct,
         "drives": drives,

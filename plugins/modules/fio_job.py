@@ -59,6 +59,16 @@ options:
       - How long fio is planned to run. The action plugin polls sparsely until then and every second after.
     type: float
     default: 0
+  device:
+    description:
+      - The block device the guard passed. When given, the job is refused unless every C(filename=) in the
+        job file is this device, and unless, right before fio starts, the device is still not mounted, held,
+        swap or open by any process, and still reports the identity in O(expect).
+    type: path
+  expect:
+    description: Identity the device must still report - C(devnum) (major:minor), C(serial), C(wwn).
+    type: dict
+    default: {}
   context:
     description:
       - Labels (drive, test, phase, round, settings) returned unchanged as RV(pts_context), so the
@@ -76,7 +86,11 @@ seealso:
 EXAMPLES = r"""
 - name: Run IOPS round 3
   fleetqual.pts.fio_job:
-    job_file: /var/tmp/fleetqual-pts/disk1/iops/round-03.fio
+    job_file: /var/lib/fleetqual-pts/disk1/iops/round-03.fio
+    device: /dev/nvme0n1
+    expect:
+      devnum: "259:0"
+      serial: S64HNE0T123456
     timeout: 7200
     context:
       drive: disk1
@@ -127,12 +141,24 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._fio import FioOutputError, parse
+from ansible_collections.fleetqual.pts.plugins.module_utils._devices import recheck
+from ansible_collections.fleetqual.pts.plugins.module_utils._fio import FioOutputError, job_targets, parse
 
 
 def _job_text(path: str) -> str:
     with open(path, encoding="utf-8") as handle:
         return handle.read()
+
+
+def _device_refusal(job_text: str, device: str, expect: dict) -> str | None:
+    resolved = os.path.realpath(device)
+    targets = job_targets(job_text)
+    if not targets:
+        return "the job file names no filename= (fio would write a file named after the job)"
+    strays = [t for t in targets if os.path.realpath(t) != resolved]
+    if strays:
+        return f"the job file writes to {', '.join(strays)}, not to the guarded device {resolved}"
+    return "; ".join(recheck(resolved, expect)) or None
 
 
 def main() -> None:
@@ -142,6 +168,8 @@ def main() -> None:
             output=dict(type="path"),
             timeout=dict(type="int", default=0),
             context=dict(type="dict", default={}),
+            device=dict(type="path"),
+            expect=dict(type="dict", default={}),
             wait=dict(type="bool", default=True),
             expected_seconds=dict(type="float", default=0),
         ),
@@ -157,6 +185,12 @@ def main() -> None:
         job_text = _job_text(job_file)
     except OSError as exc:
         module.fail_json(msg=f"cannot read fio job file {job_file}: {exc.strerror}", pts_context=context)
+
+    if module.params["device"]:
+        refusal = _device_refusal(job_text, module.params["device"], module.params["expect"])
+        if refusal:
+            module.fail_json(msg=f"fio_job refused {job_file}, nothing was written: {refusal}", job_file=job_file,
+                             pts_context=context)
 
     fio = module.get_bin_path("fio", required=True)
     command = [fio, "--output-format=json", f"--output={output}", job_file]

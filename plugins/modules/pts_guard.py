@@ -14,7 +14,8 @@ description:
     explicitly allowed for the host, the path is not a block device, the serial, WWN or loop backing file
     differs from the one listed, the device or any of its partitions is mounted, it has holders
     (device-mapper, LVM, md, bcache), it is active swap, it is read-only, or the kernel refuses an
-    exclusive open because something else holds it.
+    exclusive open (of the disk or any partition) because something else holds it, a process has it open, or
+    two listed entries are the same device or share a results name.
   - Only reads; the exclusive open is read-only and closed at once.
 author:
   - fleetqual.pts contributors (@fleetqual)
@@ -54,6 +55,18 @@ pts_guard:
     resolved:
       description: The device node it resolves to.
       type: str
+    key:
+      description: Name of the drive's results directory.
+      type: str
+    devnum:
+      description: The device's major:minor number when the guard ran; later writes check it again.
+      type: str
+    serial:
+      description: Serial number the device reports.
+      type: str
+    wwn:
+      description: World wide name the device reports.
+      type: str
     passed:
       description: Whether the drive may be written.
       type: bool
@@ -65,7 +78,13 @@ pts_guard:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._devices import DEVICE_SPEC, drive_key, probe, refusals
+from ansible_collections.fleetqual.pts.plugins.module_utils._devices import (
+    DEVICE_SPEC,
+    drive_key,
+    duplicate_refusals,
+    probe,
+    refusals,
+)
 
 
 def main() -> None:
@@ -76,14 +95,20 @@ def main() -> None:
         ),
         supports_check_mode=True,
     )
+    specs = module.params["devices"]
+    infos = [probe(spec["path"]) for spec in specs]
+    keys = [drive_key(spec, info) for spec, info in zip(specs, infos)]
+    duplicates = duplicate_refusals(infos, keys)
     verdicts = []
-    for spec in module.params["devices"]:
-        info = probe(spec["path"])
-        reasons = refusals(info, spec, module.params["allow_destroy"])
+    for spec, info, key, duplicate in zip(specs, infos, keys, duplicates):
+        reasons = refusals(info, spec, module.params["allow_destroy"]) + duplicate
         verdicts.append(dict(
             path=spec["path"],
-            key=drive_key(spec, info),
+            key=key,
             resolved=info["resolved"],
+            devnum=info.get("devnum"),
+            serial=info.get("serial"),
+            wwn=info.get("wwn"),
             passed=not reasons,
             refusals=reasons,
         ))

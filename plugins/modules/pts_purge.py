@@ -40,6 +40,12 @@ options:
     description: Must be V(true); purging destroys every byte on the device.
     type: bool
     default: false
+  expect:
+    description:
+      - Identity the device must still report right before the purge - C(devnum) (major:minor), C(serial),
+        C(wwn); the purge is also refused if the device is by then mounted, held, swap or open by a process.
+    type: dict
+    default: {}
   context:
     description: Labels returned unchanged as RV(pts_context) for the report callback.
     type: dict
@@ -85,7 +91,7 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._devices import probe
+from ansible_collections.fleetqual.pts.plugins.module_utils._devices import probe, recheck
 
 
 def main() -> None:
@@ -94,6 +100,7 @@ def main() -> None:
             path=dict(type="path", required=True),
             method=dict(type="str", choices=["auto", "discard"], default="auto"),
             allow_destroy=dict(type="bool", default=False),
+            expect=dict(type="dict", default={}),
             context=dict(type="dict", default={}),
         ),
         supports_check_mode=True,
@@ -106,6 +113,9 @@ def main() -> None:
     info = probe(path, check_exclusive=False)
     if not info["is_block"]:
         module.fail_json(msg=f"pts_purge refused {path}: not a block device", pts_context=context)
+    reasons = recheck(path, module.params["expect"])
+    if reasons:
+        module.fail_json(msg=f"pts_purge refused {path}, nothing was written: {'; '.join(reasons)}", pts_context=context)
     method = module.params["method"]
     if method == "auto":
         if not info["purge_methods"]:

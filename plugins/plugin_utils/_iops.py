@@ -107,6 +107,7 @@ def build(test: dict) -> dict:
             ),
         },
         "fio_version": first.get("fio_version"),
+        "fio_options": rounds[-1].get("fio", {}).get("global_options") or {},
         "round_files": [f"round-{int(r['round']):02d}.json" for r in rounds],
         "round_elapsed_s": [r.get("fio", {}).get("elapsed_s") for r in rounds],
         "collection_version": rounds[-1].get("collection_version"),

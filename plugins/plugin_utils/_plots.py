@@ -107,15 +107,15 @@ def verification(path: str, title: str, ylabel: str, all_values: list[float], ve
         limit = verdict["max_data_excursion_pct"] / 200.0
         ax.hlines(average, lo, hi, colors="#2e7d32", linewidth=2, label=f"window average {average:,.1f}")
         ax.fill_between([lo, hi], average * (1 - limit), average * (1 + limit), color="#66bb6a", alpha=0.18,
-                        label=f"average ±{verdict['max_data_excursion_pct'] / 2:g} % ({verdict['max_data_excursion_pct']:g} % range)")
+                        label=f"average ±{verdict['max_data_excursion_pct'] / 2:g} % (orientation)")
         xs = [min(in_window), max(in_window)]
         ax.plot(xs, [verdict["intercept"] + verdict["slope"] * x for x in xs], color="#c62828", linestyle="--",
                 linewidth=2, label="least-squares best fit")
         steady = "STEADY" if verdict.get("steady") else "NOT STEADY"
         lines = [steady]
         if verdict.get("data_excursion_pct") is not None:
-            lines.append(f"data excursion {verdict['data_excursion_pct']:.1f} % (≤ {verdict['max_data_excursion_pct']:g} %)")
-            lines.append(f"slope excursion {verdict['slope_excursion_pct']:.1f} % (≤ {verdict['max_slope_excursion_pct']:g} %)")
+            lines.append(f"max − min {verdict['data_excursion_pct']:.1f} % of average (≤ {verdict['max_data_excursion_pct']:g} %)")
+            lines.append(f"best-fit excursion {verdict['slope_excursion_pct']:.1f} % (≤ {verdict['max_slope_excursion_pct']:g} %)")
         ax.text(0.01, 0.03, "\n".join(lines), transform=ax.transAxes, fontsize=9, va="bottom",
                 bbox=dict(boxstyle="round", facecolor="white", edgecolor="#2e7d32" if verdict.get("steady") else "#c62828"))
         top = max(*all_values, average * (1 + limit))

@@ -79,9 +79,26 @@ def _device_rows(model: dict) -> list[tuple[str, str]]:
         ("Device", f"`{drive.get('path', DASH)}` → `{drive.get('resolved', DASH)}`"),
         ("Logical / physical sector", f"{drive.get('logical_block_size', DASH)} / {drive.get('physical_block_size', DASH)} bytes"),
         ("Rotational", "yes" if drive.get("rotational") else "no"),
-        ("Volatile write cache", drive.get("write_cache") or "not reported"),
+        ("Write cache (kernel queue mode)", (drive.get("write_cache") or "not reported")
+         + "; the drive's own volatile write cache setting is not read yet"),
         ("Purge method", ", ".join(sorted(purges)) or "not run"),
     ]
+
+
+def _data_pattern(options: dict) -> str:
+    """The data pattern as the job files set it (PTS: random data, reported)."""
+    shaping = [f"{k}={options[k]}" for k in ("buffer_pattern", "buffer_compress_percentage", "zero_buffers")
+               if options.get(k)]
+    if shaping:
+        return "non-random: " + ", ".join(shaping)
+    flags = [f"{k}={options[k]}" for k in ("refill_buffers", "randrepeat", "norandommap") if k in options]
+    return "random (fio's default buffers)" + (", " + ", ".join(flags) if flags else "")
+
+
+def _active_range(options: dict) -> str:
+    if not options.get("offset") and not options.get("size"):
+        return "0–100 % of the LBA space"
+    return f"offset={options.get('offset', '0')}, size={options.get('size', 'rest of the device')}"
 
 
 def _versions(model: dict) -> str:
@@ -99,6 +116,7 @@ def _setup_rows(model: dict) -> list[tuple[str, str]]:
     started = [t["started_at"] for t in model["tests"].values() if t.get("started_at")]
     finished = [t["finished_at"] for t in model["tests"].values() if t.get("finished_at")]
     memory = host.get("memory_bytes")
+    options = next((t.get("fio_options") for t in model["tests"].values() if t.get("fio_options")), {}) or {}
     numjobs, iodepth = settings.get("numjobs"), settings.get("iodepth")
     return [
         ("Test software", f"fleetqual.pts {_versions(model)}, {fio or host.get('fio_version') or 'fio'}"),
@@ -110,9 +128,9 @@ def _setup_rows(model: dict) -> list[tuple[str, str]]:
         ("CPU", f"{host.get('cpu_model') or DASH} × {host.get('cpu_count') or DASH}"),
         ("Memory", format_bytes(memory) if memory else DASH),
         ("Threads × queue depth (OIO)", f"{numjobs} × {iodepth} = {numjobs * iodepth}" if numjobs and iodepth else DASH),
-        ("I/O engine", f"{settings.get('ioengine', DASH)}, direct=1"),
-        ("Data pattern", "random (fio default buffers), refill_buffers, randrepeat=0, norandommap"),
-        ("Active range", "0–100 % of the LBA space"),
+        ("I/O engine", f"{options.get('ioengine', DASH)}, direct={options.get('direct', '0')}"),
+        ("Data pattern", _data_pattern(options)),
+        ("Active range", _active_range(options)),
         ("Time per combination run", f"{settings.get('round_seconds', DASH)} s"),
         ("Profile", f"{settings.get('profile', DASH)}" + (f" — **{QUICK_BANNER}**" if model["quick_profile"] else "")),
     ]
@@ -160,7 +178,7 @@ def _plots_for(result: dict, plot_dir: str, title_prefix: str, subtitle: str | N
     return {k: os.path.relpath(v, os.path.dirname(plot_dir)) for k, v in paths.items()}
 
 
-def _iops_section(result: dict, plots: dict, number: int) -> list[str]:
+def _iops_section(result: dict, plots: dict, number: int, capacity: int) -> list[str]:
     if result.get("status") == "no rounds":
         return [f"## {number} IOPS", "", "No round finished; nothing was measured.", ""]
     settings = result["settings"]
@@ -175,9 +193,11 @@ def _iops_section(result: dict, plots: dict, number: int) -> list[str]:
         "incomplete": f"**Incomplete**: the test stopped after {result['rounds_run']} of at most "
                       f"{settings.get('max_rounds')} rounds without reaching steady state.",
     }[result["status"]]
+    wipc_plan = settings.get("wipc") or {}
     lines = [
         f"## {number} IOPS", "",
-        "Purge, workload-independent preconditioning (2 × user capacity, 128 KiB sequential writes), then rounds of:",
+        f"Purge, workload-independent preconditioning ({wipc_plan.get('capacity_multiple', DASH)} × user capacity, "
+        f"{wipc_plan.get('block_size', DASH)} sequential writes), then rounds of:",
         "", "```",
         "While not steady state and round < max rounds",
         f"  For R/W mix % in [{mixes}]",
@@ -222,8 +242,9 @@ def _iops_section(result: dict, plots: dict, number: int) -> list[str]:
     captions = {
         "convergence": "Steady State Convergence Plot: IOPS of every block size at 100 % random write, per round; the "
                        "DV in bold, the measurement window shaded.",
-        "verification": "Steady State Verification Plot: the DV in the window, its average, the allowed ±10 % band "
-                        "(20 % data excursion) and the least-squares best-fit line.",
+        "verification": "Steady State Verification Plot: the DV in the window, its average and the least-squares "
+                        "best-fit line; the ±10 % band around the average is for orientation (OakGate's form), the "
+                        "rule itself is max − min ≤ 20 % of the average and a best-fit excursion ≤ 10 %.",
         "measurement": "Measurement Plot: window-average IOPS against block size, one line per R/W mix.",
         "bars": "Measurement 3D Plot: window-average IOPS per R/W mix and block size.",
     }
@@ -242,12 +263,18 @@ def _iops_section(result: dict, plots: dict, number: int) -> list[str]:
     lines += ["", f"### {number}.4 Purge, preconditioning and files", ""]
     purge = result.get("purge") or {}
     wipc = result.get("wipc") or {}
+    if wipc:
+        wanted = int(wipc_plan.get("capacity_multiple", 2)) * capacity
+        wipc_text = (f"{wipc['bytes_written']:,} bytes ({format_bytes(wipc['bytes_written'])}) written, "
+                     f"{wipc.get('block_size')} sequential, {_fmt(wipc.get('mb_per_s'))} MB/s")
+        if capacity and wipc["bytes_written"] < wanted:
+            wipc_text += f" — **short of the {wanted:,} bytes asked for**"
+    else:
+        wipc_text = "not run"
     rows = [
         ["Purge", f"{purge.get('method', 'not run')}" + (f" ({purge.get('note')})" if purge.get("note") else ""),
          _fmt(purge.get("elapsed_s"), 3) + " s" if purge.get("elapsed_s") is not None else DASH],
-        ["Workload-independent preconditioning",
-         f"{format_bytes(wipc['bytes_written'])} written, {wipc.get('block_size')} sequential, "
-         f"{_fmt(wipc.get('mb_per_s'))} MB/s" if wipc else "not run",
+        ["Workload-independent preconditioning", wipc_text,
          _fmt(wipc.get("elapsed_s")) + " s" if wipc.get("elapsed_s") is not None else DASH],
     ]
     elapsed = [e for e in result.get("round_elapsed_s") or [] if e is not None]
@@ -298,7 +325,7 @@ def render_markdown(model: dict, plots: dict) -> str:
     number = 4
     for name, result in model["tests"].items():
         if name == "iops":
-            lines += _iops_section(result, plots.get(name, {}), number)
+            lines += _iops_section(result, plots.get(name, {}), number, int(model["drive"].get("size_bytes") or 0))
         number += 1
     return "\n".join(lines).rstrip() + "\n"
 

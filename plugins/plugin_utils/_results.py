@@ -12,6 +12,7 @@
     <root>/<run-id>/<host>/<drive>/<test>/purge.json, wipc.json, wipc.fio
     <root>/<run-id>/<host>/<drive>/<test>/round-NN.json (+ .fio job file, .raw.json fio output)
     <root>/<run-id>/<host>/<drive>/<test>/steady-state.json (the verdicts as the run saw them)
+    <root>/<run-id>/<host>/<drive>/superseded/<test>-N/ (an earlier attempt of a test started again)
 """
 
 from __future__ import annotations
@@ -115,6 +116,7 @@ def file_payload(run_dir: str, host: str, data: dict) -> list[str]:
         return written
     test_dir = os.path.join(drive_dir(run_dir, host, drive), safe_name(test))
     if "pts_purge" in data:
+        _supersede(test_dir)
         put(os.path.join(test_dir, "purge.json"), dict(data["pts_purge"], recorded_at=now_iso()))
     if "pts_fio" in data:
         fio = dict(data["pts_fio"])
@@ -142,6 +144,18 @@ def file_payload(run_dir: str, host: str, data: dict) -> list[str]:
     return written
 
 
+def _supersede(test_dir: str) -> None:
+    """A test that starts again (purge) under the same run id must not mix with the earlier attempt's rounds."""
+    if not os.path.isdir(test_dir) or not os.listdir(test_dir):
+        return
+    parent = os.path.join(os.path.dirname(test_dir), "superseded")
+    os.makedirs(parent, exist_ok=True)
+    attempt = 1
+    while os.path.exists(os.path.join(parent, f"{os.path.basename(test_dir)}-{attempt}")):
+        attempt += 1
+    os.replace(test_dir, os.path.join(parent, f"{os.path.basename(test_dir)}-{attempt}"))
+
+
 def round_files(test_dir: str) -> list[str]:
     return sorted(glob.glob(os.path.join(test_dir, "round-[0-9][0-9].json")))
 
@@ -163,6 +177,8 @@ def load_drive(path: str) -> dict:
     tests = {}
     for entry in sorted(os.listdir(path)):
         sub = os.path.join(path, entry)
+        if entry == "superseded":
+            continue
         if os.path.isdir(sub) and (round_files(sub) or os.path.exists(os.path.join(sub, "purge.json"))):
             tests[entry] = load_test(sub)
     return {

@@ -7,6 +7,7 @@ bytes are exactly what they were before (checksum of the whole device before and
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 
 import pytest
@@ -114,3 +115,44 @@ def test_bad_input_fails_before_any_write(loop_device, run_pts, extra, message):
     assert_refused(run, device, before, message)
     # nothing reached the host's drive stage: no identity, no purge
     assert not os.path.exists(run.drive_dir("victim"))
+
+
+def test_open_by_another_process(loop_device, run_pts):
+    device = loop_device()
+    _fill(device)
+    before = device.checksum()
+    with open(device.path, "rb") as held:
+        holder = subprocess.Popen(["sleep", "300"], stdin=held)
+    try:
+        run = run_pts(host_vars(device), QUICK)
+        assert_refused(run, device, before, f"open by process {holder.pid} (sleep)")
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_a_leftover_fio_is_found_and_named(loop_device, run_pts):
+    device = loop_device()
+    _fill(device)
+    before = device.checksum()
+    fio = subprocess.Popen(["fio", "--name=leftover", f"--filename={device.path}", "--rw=randread", "--bs=4k",
+                            "--direct=1", "--time_based", "--runtime=300", "--output=/dev/null"])
+    try:
+        run = run_pts(host_vars(device), QUICK)
+        output = run.stdout + run.stderr
+        pids = {int(p) for p in re.findall(r"open by process (\d+) \(fio\)", output)}
+        assert pids, output[-2000:]
+        assert_refused(run, device, before)
+    finally:
+        fio.kill()
+        fio.wait()
+
+
+def test_the_same_drive_listed_twice(loop_device, run_pts):
+    device = loop_device()
+    _fill(device)
+    before = device.checksum()
+    vars_ = host_vars(device)
+    vars_["pts_devices"].append({"path": device.path, "name": "victim-again"})
+    run = run_pts(vars_, QUICK)
+    assert_refused(run, device, before, f"{device.path} resolves to the same device")

@@ -88,3 +88,21 @@ def test_host_info_reads_proc_and_os_release(tmp_path):
     assert info["cpu_model"] == "Test CPU 9000"
     assert info["memory_bytes"] == 24576000 * 1024
     assert info["os"] == "Debian GNU/Linux 12 (bookworm)"
+
+
+def test_vpd_page_80_serial(tmp_path):
+    serial = b"  WD-WCC4E1234567"
+    (tmp_path / "vpd_pg80").write_bytes(bytes([0, 0x80, 0, len(serial)]) + serial)
+    assert _devices._vpd_serial(str(tmp_path)) == "WD-WCC4E1234567"
+    (tmp_path / "vpd_pg80").write_bytes(bytes([0, 0x83, 0, 2]) + b"xx")
+    assert _devices._vpd_serial(str(tmp_path)) is None
+
+
+def test_duplicates_are_refused():
+    infos = [{"path": "/dev/a", "devnum": "8:0"}, {"path": "/dev/disk/by-id/x", "devnum": "8:0"},
+             {"path": "/dev/c", "devnum": "8:32"}]
+    reasons = _devices.duplicate_refusals(infos, ["k1", "k2", "k1"])
+    assert reasons[0] == ["/dev/disk/by-id/x resolves to the same device",
+                          "results key 'k1' is also used by /dev/c: give each drive a unique name"]
+    assert reasons[1] == ["/dev/a resolves to the same device"]
+    assert reasons[2] == ["results key 'k1' is also used by /dev/a: give each drive a unique name"]

@@ -33,7 +33,10 @@ def test_iops_round_parsed_per_combination():
         assert job["write"]["iops"] == source["write"]["iops"]
         assert job["total"]["iops"] == pytest.approx(source["read"]["iops"] + source["write"]["iops"])
         assert job["total"]["bw_bytes"] == source["read"]["bw_bytes"] + source["write"]["bw_bytes"]
-        assert job["runtime_ms"] == source["job_runtime"]
+        # with group_reporting fio sums job_runtime over the 2 clones; a direction's runtime is the run's
+        assert job["runtime_ms"] == max(source["read"]["runtime"], source["write"]["runtime"])
+        assert 500 <= job["runtime_ms"] < 600
+    assert parsed["global_options"]["refill_buffers"] == "1"
 
 
 def test_pure_read_and_pure_write_have_no_figures_for_the_idle_direction():
@@ -95,3 +98,16 @@ def test_a_job_error_is_an_error_not_a_figure():
 def test_garbage_is_rejected(text, message):
     with pytest.raises(_fio.FioOutputError, match=message):
         _fio.parse(text)
+
+
+@pytest.mark.parametrize(
+    "text, targets",
+    [
+        ("[global]\nfilename=/dev/loop0\n[a]\nrw=write\n", ["/dev/loop0"]),
+        ("[a]\nfilename = /dev/sda:/dev/sdb\n", ["/dev/sda", "/dev/sdb"]),
+        ("[a]\n# filename=/dev/sdz\n;filename=/dev/sdy\nrw=read\n", []),
+        ("[a]\nfilename=/dev/a\n[b]\nfilename=/dev/b\n", ["/dev/a", "/dev/b"]),
+    ],
+)
+def test_job_targets(text, targets):
+    assert _fio.job_targets(text) == targets

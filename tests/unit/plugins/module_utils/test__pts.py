@@ -39,6 +39,11 @@ def test_the_pts_iops_matrix():
     assert drive["max_s"] == pytest.approx(4 + 25 * (56 * 60.3 + 0.3))
 
 
+def test_a_drive_whose_sectors_exceed_the_dv_block_size_is_refused_before_any_write():
+    with pytest.raises(_pts.PlanError, match="pts_devices='big': the DV block size 4k is below the drive's logical"):
+        _pts.build_plan(GOOD, [{"key": "big", "size_bytes": 10**9, "logical_block_size": 8192}])
+
+
 def test_4kn_drive_drops_512_and_keeps_the_4k_dv():
     matrix = _pts.iops_matrix([100, 0], [65536, 4096, 512], logical_block_size=4096)
     assert matrix["block_sizes"] == [65536, 4096]
@@ -75,6 +80,9 @@ def test_strings_from_extra_vars_are_numbers():
         ("pts_run_iops_block_sizes", ["4kk", "4k"], "pts_run_iops_block_sizes='4kk': '4kk' is not a block size"),
         ("pts_run_iops_block_sizes", ["64k"], "pts_run_iops_block_sizes=['64k']: must include 4k"),
         ("pts_run_iops_block_sizes", ["4k", "1000"], "pts_run_iops_block_sizes='1000': '1000' is not a positive multiple"),
+        ("pts_run_ioengine", "libaio\nfilename=/dev/sda", "pts_run_ioengine='libaio\\nfilename=/dev/sda': must be a fio ioengine"),
+        ("pts_precondition_block_size", "128kk", "pts_precondition_block_size='128kk'"),
+        ("pts_precondition_capacity_multiple", 0, "pts_precondition_capacity_multiple=0: must be a positive number"),
     ],
 )
 def test_bad_input_names_the_variable_and_value(variable, value, message):

@@ -27,6 +27,16 @@ def test_layout_of_a_filed_run(make_run):
     assert _results.drive_dirs(os.path.dirname(os.path.dirname(drive_dir))) == [drive_dir]
 
 
+def test_a_test_started_again_supersedes_the_earlier_attempt(make_run):
+    first = make_run([1.0, 1.0, 1.0])
+    second = make_run([1.0])  # the same run id again: a new purge, fewer rounds
+    assert second == first
+    assert _results.round_files(os.path.join(second, "iops")) == [os.path.join(second, "iops", "round-01.json")]
+    old = os.path.join(second, "superseded", "iops-1")
+    assert len(_results.round_files(old)) == 3
+    assert list(_results.load_drive(second)["tests"]) == ["iops"]
+
+
 def test_steady_state_verdicts_accumulate_per_round(tmp_path):
     context = {"drive": "d1", "test": "iops"}
     for number, steady in ((1, False), (2, False), (2, True)):
