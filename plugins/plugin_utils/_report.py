@@ -118,15 +118,19 @@ def _setup_rows(model: dict) -> list[tuple[str, str]]:
     memory = host.get("memory_bytes")
     options = next((t.get("fio_options") for t in model["tests"].values() if t.get("fio_options")), {}) or {}
     numjobs, iodepth = settings.get("numjobs"), settings.get("iodepth")
-    return [
-        ("Test software", f"fleetqual.pts {_versions(model)}, {fio or host.get('fio_version') or 'fio'}"),
-        ("Test specification", "SNIA SSS PTS Enterprise 1.1 (IOPS test)"),
+    rows = [
         ("Run", f"`{model['run_id']}`"),
-        ("Test dates (UTC)", f"{min(started) if started else DASH} – {max(finished) if finished else DASH}"),
         ("Host", f"{model['host']} ({host.get('hostname') or DASH})"),
         ("Operating system", f"{host.get('os') or DASH}, kernel {host.get('kernel') or DASH} ({host.get('architecture') or DASH})"),
         ("CPU", f"{host.get('cpu_model') or DASH} × {host.get('cpu_count') or DASH}"),
         ("Memory", format_bytes(memory) if memory else DASH),
+    ]
+    if not model["tests"]:
+        return rows + [("fio", host.get("fio_version") or DASH)]
+    return rows + [
+        ("Test software", f"fleetqual.pts {_versions(model)}, {fio or host.get('fio_version') or 'fio'}"),
+        ("Test specification", "SNIA SSS PTS Enterprise 1.1 (IOPS test)"),
+        ("Test dates (UTC)", f"{min(started) if started else DASH} – {max(finished) if finished else DASH}"),
         ("Threads × queue depth (OIO)", f"{numjobs} × {iodepth} = {numjobs * iodepth}" if numjobs and iodepth else DASH),
         ("I/O engine", f"{options.get('ioengine', DASH)}, direct={options.get('direct', '0')}"),
         ("Data pattern", _data_pattern(options)),
@@ -297,7 +301,17 @@ def render_markdown(model: dict, plots: dict) -> str:
     for name, result in model["tests"].items():
         verdicts.append(f"{result.get('title', name)}: **{result.get('status')}**"
                         + (f" (round {result['steady_round']})" if result.get("steady_round") else ""))
-    lines += [f"Run `{model['run_id']}` · " + " · ".join(verdicts), ""]
+    lines += [f"Run `{model['run_id']}`" + "".join(" · " + v for v in verdicts), ""]
+    guard = model.get("guard") or {}
+    if guard and not guard.get("passed"):
+        lines += ["> **Refused by the guard — nothing was written to this drive:**", ">"]
+        lines += [f"> - {reason}" for reason in guard.get("refusals") or []]
+        lines.append("")
+    elif not model["tests"]:
+        lines += ["> **No test ran on this drive.** " + (
+            "The guard passed it, but the run stopped before its tests (another drive of the host was refused, or "
+            "an earlier step failed: see the playbook output)." if guard else
+            "The guard did not run for it in this run."), ""]
     sections = ["Device information", "Setup information", "Steady state"] + [
         t.get("title", n) for n, t in model["tests"].items()]
     lines += ["## Contents", ""]

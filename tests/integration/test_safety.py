@@ -30,6 +30,10 @@ def assert_refused(run, device, before: str, *reasons: str):
         assert reason in output, output[-3000:]
     assert device.checksum() == before
     assert run.rounds("victim") == []
+    report = os.path.join(run.drive_dir("victim"), "report.md")
+    if os.path.exists(report):  # identified, then refused: the report says so
+        with open(report, encoding="utf-8") as handle:
+            assert "Refused by the guard — nothing was written to this drive" in handle.read()
 
 
 def _fill(device):

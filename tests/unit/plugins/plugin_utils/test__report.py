@@ -98,3 +98,17 @@ def test_a_gap_in_the_round_files_is_an_error(make_run):
     os.unlink(os.path.join(drive_dir, "iops", "round-02.json"))
     with pytest.raises(ValueError, match="not consecutive"):
         _report.build_model(drive_dir)
+
+
+def test_a_refused_drive_says_why_and_shows_no_figures(tmp_path):
+    run_dir = str(tmp_path / "run")
+    _results.file_payload(run_dir, "h1", {"pts_drives": [{"key": "d9", "path": "/dev/sdz", "size_bytes": 10**9}],
+                                          "pts_host": {"hostname": "h1"}})
+    _results.file_payload(run_dir, "h1", {"pts_guard": [{"key": "d9", "path": "/dev/sdz", "passed": False,
+                                                         "refusals": ["sdz1 is mounted on /data (xfs)"]}]})
+    written = _report.write_drive_report(_results.drive_dir(run_dir, "h1", "d9"))
+    with open(written["report"], encoding="utf-8") as handle:
+        markdown = handle.read()
+    assert "> **Refused by the guard — nothing was written to this drive:**" in markdown
+    assert "> - sdz1 is mounted on /data (xfs)" in markdown
+    assert "IOPS" not in markdown and "Threads × queue depth" not in markdown
