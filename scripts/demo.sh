@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 image=${PTS_DEMO_IMAGE:-/var/tmp/fleetqual-demo.img}
-size=${PTS_DEMO_SIZE:-1G}
+size=${PTS_DEMO_SIZE:-512M}
 run_id=${PTS_RUN_ID:-demo-$(date -u +%Y%m%dT%H%M%SZ)}
 results=${PTS_RESULTS_DIR:-results}
 

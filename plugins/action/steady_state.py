@@ -11,11 +11,13 @@ from ansible_collections.fleetqual.pts.plugins.module_utils import _pts, _steady
 
 ARGUMENT_SPEC = dict(
     values=dict(type="list", elements="float"),
-    history=dict(type="list", elements="float", default=[]),
+    history=dict(type="dict", default={}),
     jobs=dict(type="list", elements="dict"),
-    dv=dict(
-        type="dict",
+    dvs=dict(
+        type="list",
+        elements="dict",
         options=dict(
+            name=dict(type="str"),
             mix=dict(type="int", required=True),
             bs=dict(type="raw", required=True),
             metric=dict(type="str", default="iops", choices=list(_pts.DV_METRICS)),
@@ -29,6 +31,25 @@ ARGUMENT_SPEC = dict(
 )
 
 
+def _series(args: dict) -> tuple[list[dict], dict]:
+    """The DVs and every round's value of each, this round's last."""
+    if args["jobs"] is None:
+        return [{"name": "dv", "mix": None, "bs": None, "metric": None}], {"dv": list(args["values"])}
+    if not args["dvs"]:
+        raise ValueError("dvs must name at least one dependent variable")
+    dvs, series = [], {}
+    for dv in args["dvs"]:
+        dv = dict(dv, name=dv["name"] or _pts.dv_name(dict(dv, bs=_pts.parse_block_size(dv["bs"]))))
+        previous = args["history"].get(dv["name"], [])
+        if not isinstance(previous, list):
+            raise ValueError(f"history of {dv['name']} is not a list")
+        series[dv["name"]] = [float(v) for v in previous] + [_pts.dv_value(args["jobs"], dv["mix"], dv["bs"], dv["metric"])]
+        dvs.append(dv)
+    if len({len(values) for values in series.values()}) != 1:
+        raise ValueError("the DVs' histories have different lengths")
+    return dvs, series
+
+
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
     _requires_connection = False  # pure controller math; no round trip to the host
@@ -39,35 +60,33 @@ class ActionModule(ActionBase):
             argument_spec=ARGUMENT_SPEC,
             mutually_exclusive=[("values", "jobs")],
             required_one_of=[("values", "jobs")],
-            required_together=[("jobs", "dv")],
+            required_together=[("jobs", "dvs")],
         )
         try:
             _steady_state.check_limits(
                 args["window"], args["max_rounds"], args["max_data_excursion_pct"], args["max_slope_excursion_pct"]
             )
-            if args["jobs"] is not None:
-                dv = args["dv"]
-                current = _pts.dv_value(args["jobs"], dv["mix"], dv["bs"], dv["metric"])
-                values = list(args["history"]) + [current]
-            else:
-                values = list(args["values"])
-            if len(values) > args["max_rounds"]:
-                raise ValueError(f"{len(values)} rounds exceed max_rounds {args['max_rounds']}")
-            verdict = _steady_state.evaluate(
-                values, args["window"], args["max_data_excursion_pct"], args["max_slope_excursion_pct"]
-            )
+            dvs, series = _series(args)
+            rounds = len(next(iter(series.values())))
+            if rounds > args["max_rounds"]:
+                raise ValueError(f"{rounds} rounds exceed max_rounds {args['max_rounds']}")
+            judged = []
+            for dv in dvs:
+                values = series[dv["name"]]
+                verdict = _steady_state.evaluate(
+                    values, args["window"], args["max_data_excursion_pct"], args["max_slope_excursion_pct"]
+                )
+                judged.append(dict(verdict.as_dict(), **dv, dv_value=values[-1] if values else None))
         except (KeyError, ValueError) as exc:
             raise AnsibleActionFail(f"steady_state: {exc}") from None
 
-        payload = verdict.as_dict()
-        payload.update(round=len(values), dv_value=values[-1] if values else None, all_values=values,
-                       max_rounds=args["max_rounds"], dv=args["dv"])
+        steady = all(j["steady"] for j in judged)
         result.update(
             changed=False,
-            steady=verdict.steady,
-            stop=verdict.steady or len(values) >= args["max_rounds"],
-            dv_values=values,
-            pts_steady_state=payload,
+            steady=steady,
+            stop=steady or rounds >= args["max_rounds"],
+            dv_values=series,
+            pts_steady_state={"round": rounds, "steady": steady, "max_rounds": args["max_rounds"], "dvs": judged},
             pts_context=args["context"],
         )
         return result

@@ -65,6 +65,22 @@ def _pct(value) -> str:
     return "n/a" if value is None else f"{value:.1f} %"
 
 
+_UNITS = {"iops": ("IOPS", 1.0), "bw_bytes": ("MB/s", 1e6), "lat_mean_ns": ("ms", 1e6)}
+
+
+def _dv_label(dv: dict) -> str:
+    bs = dv.get("bs")
+    bs = block_size_label(bs) if isinstance(bs, int) else bs
+    mix = dv.get("mix")
+    if dv.get("metric") == "bw_bytes":
+        return f"{bs} {'read' if mix == 100 else 'write'}"
+    return f"{bs} {mix}/{100 - int(mix or 0)} {'mean latency' if dv.get('metric') == 'lat_mean_ns' else 'IOPS'}"
+
+
+def _test_label(context: dict) -> str:
+    return f"{context.get('test')}{' ' + context['segment'] if context.get('segment') else ''}"
+
+
 class CallbackModule(CallbackBase):
     CALLBACK_VERSION = 2.0
     CALLBACK_TYPE = "aggregate"
@@ -116,27 +132,39 @@ class CallbackModule(CallbackBase):
             self._show_plan(host, data["pts_plan"])
         if "pts_steady_state" in data:
             self._show_round(host, context, data["pts_steady_state"])
+        if "pts_wsat" in data:
+            self._show_wsat(host, context, data["pts_wsat"])
 
     def _show_plan(self, host: str, plan: dict) -> None:
         for drive in plan.get("drives") or []:
-            tests = ", ".join(f"{t['test']} {t['combinations']} combinations/round" for t in drive["tests"])
+            tests = ", ".join(f"{t['test']} {t['combinations']} runs" for t in drive["tests"])
             self._display.display(
                 f"PTS plan {host} {drive['key']}: {tests}; estimated {drive['min_s'] / 60:.1f}-{drive['max_s'] / 60:.1f} min"
                 f" ({plan.get('estimate_note')})"
             )
 
     def _show_round(self, host: str, context: dict, verdict: dict) -> None:
-        dv = verdict.get("dv") or {}
-        value = verdict.get("dv_value")
-        bs = dv.get("bs")
-        bs = block_size_label(bs) if isinstance(bs, int) else bs
-        label = f"{bs} {dv.get('mix', '?')}/{100 - int(dv.get('mix') or 0)} {dv.get('metric', '')}".strip()
-        state = "STEADY" if verdict.get("steady") else f"not steady ({verdict.get('reason')})"
+        figures = []
+        for dv in verdict.get("dvs") or []:
+            unit, scale = _UNITS.get(dv.get("metric"), ("", 1.0))
+            value = dv.get("dv_value")
+            shown = "n/a" if value is None else f"{value / scale:,.{2 if scale > 1 else 1}f}"
+            figures.append(f"{_dv_label(dv)} = {shown} {unit} (data {_pct(dv.get('data_excursion_pct'))}, "
+                           f"slope {_pct(dv.get('slope_excursion_pct'))})")
+        limits = next(iter(verdict.get("dvs") or []), {})
+        state = "STEADY" if verdict.get("steady") else "not steady"
         self._display.display(
-            f"PTS {host} {context.get('drive')} {context.get('test')} round {verdict.get('round')}/{verdict.get('max_rounds')}:"
-            f" DV {label} = {value:,.1f}; data excursion {_pct(verdict.get('data_excursion_pct'))} (<= "
-            f"{verdict.get('max_data_excursion_pct'):g} %), slope excursion {_pct(verdict.get('slope_excursion_pct'))}"
-            f" (<= {verdict.get('max_slope_excursion_pct'):g} %); {state}"
+            f"PTS {host} {context.get('drive')} {_test_label(context)} round {verdict.get('round')}/"
+            f"{verdict.get('max_rounds')}: {'; '.join(figures)}; limits {limits.get('max_data_excursion_pct', 20):g} % / "
+            f"{limits.get('max_slope_excursion_pct', 10):g} %; {state}"
+        )
+
+    def _show_wsat(self, host: str, context: dict, progress: dict) -> None:
+        lat = progress.get("lat_mean_ns")
+        self._display.display(
+            f"PTS {host} {context.get('drive')} wsat round {progress.get('round')}: 4k random write "
+            f"{progress.get('iops', 0):,.1f} IOPS, mean latency {'n/a' if lat is None else f'{lat / 1e6:.3f} ms'}; "
+            f"{progress.get('reason')}{'; DONE' if progress.get('stop') else ''}"
         )
 
     def v2_runner_on_ok(self, result):

@@ -20,6 +20,7 @@ import re
 import stat
 
 _KEY_RE = re.compile(r"[^A-Za-z0-9._-]+")
+_PCI_RE = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
 
 # One listed drive (an entry of the inventory's pts_devices), as modules take it.
 DEVICE_SPEC = dict(
@@ -121,6 +122,22 @@ def _vpd_serial(device_dir: str) -> str | None:
     return page[4:4 + length].decode("ascii", "replace").strip() or None
 
 
+def controller_of(disk_dir: str) -> dict:
+    """The PCI function the disk hangs off (the HBA, NVMe controller or virtio device), as sysfs shows it."""
+    path = os.path.realpath(os.path.join(disk_dir, "device"))
+    while path not in ("/", "") and not _PCI_RE.match(os.path.basename(path)):
+        path = os.path.dirname(path)
+    if not _PCI_RE.match(os.path.basename(path)):
+        return {}
+    ids = [(_read(os.path.join(path, name)) or "").replace("0x", "") for name in ("vendor", "device")]
+    driver = os.path.realpath(os.path.join(path, "driver"))
+    return {
+        "pci": os.path.basename(path),
+        "ids": ":".join(ids) if all(ids) else None,
+        "driver": os.path.basename(driver) if os.path.exists(driver) else None,
+    }
+
+
 def openers_of(devnums: set[int], proc_root: str = "/proc") -> list[dict]:
     """Processes holding any of the devices open (an exclusive open does not see plain opens)."""
     found = []
@@ -213,6 +230,7 @@ def probe(path: str, sys_root: str = "/sys", proc_root: str = "/proc", check_exc
         discard=discard_max > 0,
         purge_methods=["discard"] if discard_max > 0 else [],
         backing_file=backing,
+        controller=controller_of(disk_dir),
         direct_io=_read(os.path.join(disk_dir, "loop", "dio")) == "1" if backing else None,
         read_only=_read(os.path.join(sysdir, "ro")) == "1",
         partitions=partitions,

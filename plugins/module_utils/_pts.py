@@ -5,7 +5,10 @@
 # Note that this module util is **PRIVATE** to the collection. It can have breaking changes at any time.
 # Do not use this from other collections or standalone plugins/modules!
 
-"""The SNIA PTS tests as data: matrices, dependent variables, and input validation for a run plan."""
+"""The SNIA PTS tests as data (matrices, dependent variables, stop rules) and the validated run plan.
+
+Sources: SNIA SSS PTS Enterprise 1.1 as TKperf and the Myce/OakGate lab run it; see docs/snia_mapping.md.
+"""
 
 from __future__ import annotations
 
@@ -15,18 +18,31 @@ from ansible_collections.fleetqual.pts.plugins.module_utils import _steady_state
 from ansible_collections.fleetqual.pts.plugins.module_utils._fio import find_job
 from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import block_size_label, parse_block_size
 
-# SNIA SSS PTS Enterprise 1.1, IOPS test: R/W mixes x block sizes per round, 4k random write IOPS as DV.
+# PTS order: the order tests run in, whatever order the operator lists them.
+TESTS = ("iops", "throughput", "latency", "wsat")
+TITLES = {"iops": "IOPS", "throughput": "Throughput", "latency": "Latency", "wsat": "Write Saturation"}
+PROFILES = ("standard", "quick")
+
+# IOPS: random R/W mixes x block sizes per round; DV 4k 0/100 IOPS.
 IOPS_MIXES = (100, 95, 65, 50, 35, 5, 0)
 IOPS_BLOCK_SIZES = ("1024k", "128k", "64k", "32k", "16k", "8k", "4k", "512")
 IOPS_DV = {"mix": 0, "bs": 4096, "metric": "iops"}
+# Throughput: per block size (purged before each), sequential read then write; DVs per bs and direction.
+THROUGHPUT_BLOCK_SIZES = ("1024k", "64k", "8k", "4k", "512")
+THROUGHPUT_PTS2_BLOCK_SIZES = ("128k", "1024k")
+# Latency: 1 thread x QD 1 as the PTS requires; DV 4k 0/100 mean latency.
+LATENCY_MIXES = (100, 65, 0)
+LATENCY_BLOCK_SIZES = ("8k", "4k", "512")
+LATENCY_DV = {"mix": 0, "bs": 4096, "metric": "lat_mean_ns"}
+# Write saturation: 4k random write rounds until capacity_multiple x capacity written or max_hours pass.
+WSAT_BLOCK_SIZE = 4096
 
-KNOWN_TESTS = ("iops",)
-PROFILES = ("standard", "quick")
-# fio's per-process and per-job start-up, measured on the reference machine (docs/performance.md).
+DV_METRICS = ("iops", "bw_bytes", "lat_mean_ns")
+# fio start-up per process and per job section, measured on the reference machine (docs/performance.md).
 FIO_START_S = 0.3
-JOB_SWITCH_S = 0.3
+JOB_SWITCH_S = 0.4
 ASSUMED_WIPC_BYTES_PER_S = 500e6
-
+ASSUMED_WSAT_BYTES_PER_S = 200e6
 
 _IOENGINE_RE = re.compile(r"^[a-z0-9_]+$")
 
@@ -67,23 +83,6 @@ def parse_block_sizes(variable: str, sizes: object) -> list[int]:
     return parsed
 
 
-def iops_matrix(mixes: list[int], block_sizes: list[int], logical_block_size: int = 512) -> dict:
-    """The IOPS round matrix for a drive; block sizes below its logical sector size are dropped."""
-    kept = [bs for bs in block_sizes if bs >= logical_block_size and bs % logical_block_size == 0]
-    dropped = [bs for bs in block_sizes if bs not in kept]
-    notes = [
-        f"{block_size_label(bs)} dropped: the drive's logical block size is {logical_block_size} bytes"
-        for bs in dropped
-    ]
-    return {
-        "combinations": [{"mix": mix, "bs": bs} for mix in mixes for bs in kept],
-        "mixes": list(mixes),
-        "block_sizes": kept,
-        "dropped_block_sizes": dropped,
-        "notes": notes,
-    }
-
-
 def _positive(variable: str, value: object, kind: type) -> float:
     if isinstance(value, str):
         # Extra variables given as -e name=value arrive as strings.
@@ -98,6 +97,90 @@ def _positive(variable: str, value: object, kind: type) -> float:
     return kind(value)
 
 
+def drop_small(block_sizes: list[int], logical_block_size: int) -> tuple[list[int], list[str]]:
+    """Block sizes the drive can do; those below (or not a multiple of) its logical sector size are dropped."""
+    kept = [bs for bs in block_sizes if bs >= logical_block_size and bs % logical_block_size == 0]
+    notes = [
+        f"{block_size_label(bs)} dropped: the drive's logical block size is {logical_block_size} bytes"
+        for bs in block_sizes if bs not in kept
+    ]
+    return kept, notes
+
+
+def dv_name(dv: dict) -> str:
+    return f"{block_size_label(dv['bs'])} {dv['mix']}/{100 - dv['mix']} {dv['metric']}"
+
+
+def _random_combinations(test: str, mixes: list[int], sizes: list[int]) -> list[dict]:
+    # PTS loop order: R/W mix outer, block size inner.
+    return [{"name": f"{test}-r{mix}-{bs}", "rw": "randrw", "mix": mix, "bs": bs} for mix in mixes for bs in sizes]
+
+
+def _segments(test: dict, logical_block_size: int) -> tuple[list[dict], list[str]]:
+    """The purge-to-stop units of one test on one drive: one for most tests, one per block size for throughput."""
+    name = test["name"]
+    if name == "wsat":
+        if WSAT_BLOCK_SIZE < logical_block_size:
+            return [], [f"4k dropped: the drive's logical block size is {logical_block_size} bytes"]
+        combos = [{"name": "wsat-4096", "rw": "randwrite", "mix": 0, "bs": WSAT_BLOCK_SIZE}]
+        return [{"name": "", "combinations": combos, "dvs": []}], []
+    sizes, notes = drop_small(test["block_sizes"], logical_block_size)
+    if name == "throughput":
+        segments = []
+        for bs in sizes:
+            combos = [{"name": f"tp-read-{bs}", "rw": "read", "mix": 100, "bs": bs},
+                      {"name": f"tp-write-{bs}", "rw": "write", "mix": 0, "bs": bs}]
+            dvs = [{"name": f"{block_size_label(bs)} read", "mix": 100, "bs": bs, "metric": "bw_bytes"},
+                   {"name": f"{block_size_label(bs)} write", "mix": 0, "bs": bs, "metric": "bw_bytes"}]
+            segments.append({"name": block_size_label(bs), "combinations": combos, "dvs": dvs})
+        return segments, notes
+    dv = dict(test["dv"])
+    if dv["bs"] not in sizes:
+        raise ValueError(f"the DV block size {block_size_label(dv['bs'])} is below the drive's "
+                         f"logical block size {logical_block_size}: the {name} test cannot run")
+    dv["name"] = dv_name(dv)
+    return [{"name": "", "combinations": _random_combinations(name, test["mixes"], sizes), "dvs": [dv]}], notes
+
+
+def _test_inputs(name: str, params: dict, profile: dict) -> dict:
+    """Validate one test's own variables."""
+    if name == "iops":
+        mixes = parse_mixes("pts_run_iops_mixes", params.get("pts_run_iops_mixes", list(IOPS_MIXES)))
+        sizes = parse_block_sizes("pts_run_iops_block_sizes", params.get("pts_run_iops_block_sizes", list(IOPS_BLOCK_SIZES)))
+        if IOPS_DV["mix"] not in mixes:
+            raise _fail("pts_run_iops_mixes", mixes, "must include 0 (100 % write): the IOPS DV is 4k 0/100")
+        if IOPS_DV["bs"] not in sizes:
+            raise _fail("pts_run_iops_block_sizes", params.get("pts_run_iops_block_sizes"),
+                        "must include 4k: the IOPS DV is 4k 0/100")
+        return {"mixes": mixes, "block_sizes": sizes, "dv": dict(IOPS_DV), "wipc": True,
+                "numjobs": profile["numjobs"], "iodepth": profile["iodepth"]}
+    if name == "throughput":
+        sizes = parse_block_sizes("pts_run_throughput_block_sizes",
+                                  params.get("pts_run_throughput_block_sizes", list(THROUGHPUT_BLOCK_SIZES)))
+        return {"mixes": [100, 0], "block_sizes": sizes, "wipc": False,
+                "numjobs": int(_positive("pts_run_throughput_numjobs", params.get("pts_run_throughput_numjobs", 1), int)),
+                "iodepth": int(_positive("pts_run_throughput_iodepth", params.get("pts_run_throughput_iodepth", 32), int))}
+    if name == "latency":
+        mixes = parse_mixes("pts_run_latency_mixes", params.get("pts_run_latency_mixes", list(LATENCY_MIXES)))
+        sizes = parse_block_sizes("pts_run_latency_block_sizes",
+                                  params.get("pts_run_latency_block_sizes", list(LATENCY_BLOCK_SIZES)))
+        if LATENCY_DV["mix"] not in mixes:
+            raise _fail("pts_run_latency_mixes", mixes, "must include 0: the latency DV is 4k 0/100 mean latency")
+        if LATENCY_DV["bs"] not in sizes:
+            raise _fail("pts_run_latency_block_sizes", params.get("pts_run_latency_block_sizes"),
+                        "must include 4k: the latency DV is 4k 0/100 mean latency")
+        # The PTS latency test runs one thread at queue depth 1; not a variable.
+        return {"mixes": mixes, "block_sizes": sizes, "dv": dict(LATENCY_DV), "wipc": True, "numjobs": 1, "iodepth": 1}
+    return {
+        "mixes": [0], "block_sizes": [WSAT_BLOCK_SIZE], "wipc": False,
+        "numjobs": profile["numjobs"], "iodepth": profile["iodepth"],
+        "round_seconds": _positive("pts_run_wsat_round_seconds", params.get("pts_run_wsat_round_seconds", 60), float),
+        "capacity_multiple": _positive("pts_run_wsat_capacity_multiple",
+                                       params.get("pts_run_wsat_capacity_multiple", 4), float),
+        "max_hours": _positive("pts_run_wsat_max_hours", params.get("pts_run_wsat_max_hours", 24), float),
+    }
+
+
 def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
     """Validate every run input together and return the plan; raise PlanError naming the variable.
 
@@ -106,25 +189,21 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
     """
     tests = params.get("pts_run_tests")
     if not isinstance(tests, (list, tuple)) or not tests:
-        raise _fail("pts_run_tests", tests, f"must be a non-empty list of {', '.join(KNOWN_TESTS)}")
+        raise _fail("pts_run_tests", tests, f"must be a non-empty list of {', '.join(TESTS)}")
     for test in tests:
-        if test not in KNOWN_TESTS:
-            raise _fail("pts_run_tests", test, f"unknown test; known: {', '.join(KNOWN_TESTS)}")
-    profile = params.get("pts_run_profile", "standard")
-    if profile not in PROFILES:
-        raise _fail("pts_run_profile", profile, f"unknown profile; known: {', '.join(PROFILES)}")
+        if test not in TESTS:
+            raise _fail("pts_run_tests", test, f"unknown test; known: {', '.join(TESTS)}")
+    profile_name = params.get("pts_run_profile", "standard")
+    if profile_name not in PROFILES:
+        raise _fail("pts_run_profile", profile_name, f"unknown profile; known: {', '.join(PROFILES)}")
 
     round_seconds = _positive("pts_run_round_seconds", params.get("pts_run_round_seconds"), float)
     max_rounds = int(_positive("pts_run_max_rounds", params.get("pts_run_max_rounds"), int))
     window = int(_positive("pts_run_window", params.get("pts_run_window"), int))
     numjobs = int(_positive("pts_run_numjobs", params.get("pts_run_numjobs"), int))
     iodepth = int(_positive("pts_run_iodepth", params.get("pts_run_iodepth"), int))
-    data_pct = _positive(
-        "pts_run_max_data_excursion_pct", params.get("pts_run_max_data_excursion_pct"), float
-    )
-    slope_pct = _positive(
-        "pts_run_max_slope_excursion_pct", params.get("pts_run_max_slope_excursion_pct"), float
-    )
+    data_pct = _positive("pts_run_max_data_excursion_pct", params.get("pts_run_max_data_excursion_pct"), float)
+    slope_pct = _positive("pts_run_max_slope_excursion_pct", params.get("pts_run_max_slope_excursion_pct"), float)
     for variable, value in (("pts_run_max_data_excursion_pct", data_pct), ("pts_run_max_slope_excursion_pct", slope_pct)):
         if value > 100:
             raise _fail(variable, value, "a percentage of the window average cannot exceed 100")
@@ -132,7 +211,6 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
         _steady_state.check_limits(window, max_rounds, data_pct, slope_pct)
     except ValueError as exc:
         raise _fail("pts_run_window", window, str(exc)) from exc
-
     ioengine = params.get("pts_run_ioengine", "libaio")
     if not isinstance(ioengine, str) or not _IOENGINE_RE.match(ioengine):
         raise _fail("pts_run_ioengine", ioengine, "must be a fio ioengine name such as libaio or io_uring")
@@ -144,50 +222,19 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
     wipc_multiple = int(_positive(
         "pts_precondition_capacity_multiple", params.get("pts_precondition_capacity_multiple", 2), int))
 
+    common = {"numjobs": numjobs, "iodepth": iodepth}
     plan_tests = []
-    if "iops" in tests:
-        mixes = parse_mixes("pts_run_iops_mixes", params.get("pts_run_iops_mixes"))
-        sizes = parse_block_sizes("pts_run_iops_block_sizes", params.get("pts_run_iops_block_sizes"))
-        if IOPS_DV["mix"] not in mixes:
-            raise _fail("pts_run_iops_mixes", mixes, "must include 0 (100 % write): the IOPS DV is 4k 0/100")
-        if IOPS_DV["bs"] not in sizes:
-            raise _fail(
-                "pts_run_iops_block_sizes", params.get("pts_run_iops_block_sizes"),
-                "must include 4k: the IOPS DV is 4k 0/100",
-            )
-        plan_tests.append({"name": "iops", "mixes": mixes, "block_sizes": sizes, "dv": dict(IOPS_DV)})
+    for name in TESTS:
+        # Every test's variables are checked, selected or not: a typo is a mistake either way.
+        inputs = _test_inputs(name, params, common)
+        inputs.update(name=name, title=TITLES[name])
+        inputs.setdefault("round_seconds", round_seconds)
+        if name in tests:
+            plan_tests.append(inputs)
 
-    drives = []
-    for device in devices or []:
-        per_test = []
-        for test in plan_tests:
-            matrix = iops_matrix(test["mixes"], test["block_sizes"], int(device.get("logical_block_size", 512)))
-            if test["dv"]["bs"] not in matrix["block_sizes"]:
-                raise _fail("pts_devices", device.get("key"),
-                            f"the DV block size {block_size_label(test['dv']['bs'])} is below the drive's "
-                            f"logical block size {device.get('logical_block_size')}: the {test['name']} test cannot run")
-            round_s = len(matrix["combinations"]) * (round_seconds + JOB_SWITCH_S) + FIO_START_S
-            wipc_s = wipc_multiple * float(device.get("size_bytes", 0)) / ASSUMED_WIPC_BYTES_PER_S
-            per_test.append({
-                "test": test["name"],
-                "mixes": matrix["mixes"],
-                "block_sizes": matrix["block_sizes"],
-                "dv": test["dv"],
-                "combinations": len(matrix["combinations"]),
-                "notes": matrix["notes"],
-                "round_s": round_s,
-                "min_s": wipc_s + window * round_s,
-                "max_s": wipc_s + max_rounds * round_s,
-            })
-        drives.append({
-            "key": device.get("key"),
-            "tests": per_test,
-            "min_s": sum(t["min_s"] for t in per_test),
-            "max_s": sum(t["max_s"] for t in per_test),
-        })
-
+    drives = [_drive_plan(device, plan_tests, max_rounds, window, wipc_multiple) for device in devices or []]
     return {
-        "profile": profile,
+        "profile": profile_name,
         "tests": plan_tests,
         "round_seconds": round_seconds,
         "max_rounds": max_rounds,
@@ -195,18 +242,58 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
         "numjobs": numjobs,
         "iodepth": iodepth,
         "ioengine": ioengine,
-        "wipc": {"block_size": wipc_bs, "capacity_multiple": wipc_multiple},
         "max_data_excursion_pct": data_pct,
         "max_slope_excursion_pct": slope_pct,
+        "wipc": {"block_size": wipc_bs, "capacity_multiple": wipc_multiple},
         "drives": drives,
         "estimate_note": (
-            f"rounds x combinations x ({round_seconds:g} s + {JOB_SWITCH_S} s start-up);"
-            f" WIPC at an assumed {ASSUMED_WIPC_BYTES_PER_S / 1e6:.0f} MB/s"
+            f"rounds x combinations x (seconds + {JOB_SWITCH_S} s per job); WIPC at an assumed "
+            f"{ASSUMED_WIPC_BYTES_PER_S / 1e6:.0f} MB/s; WSAT at an assumed {ASSUMED_WSAT_BYTES_PER_S / 1e6:.0f} MB/s"
         ),
     }
 
 
-DV_METRICS = ("iops", "bw_bytes", "lat_mean_ns")
+def _drive_plan(device: dict, plan_tests: list[dict], max_rounds: int, window: int, wipc_multiple: int) -> dict:
+    lbs = int(device.get("logical_block_size", 512))
+    capacity = float(device.get("size_bytes", 0))
+    per_test = []
+    for test in plan_tests:
+        try:
+            segments, notes = _segments(test, lbs)
+        except ValueError as exc:
+            raise _fail("pts_devices", device.get("key"), str(exc)) from exc
+        for segment in segments:
+            segment["round_s"] = len(segment["combinations"]) * (test["round_seconds"] + JOB_SWITCH_S) + FIO_START_S
+            # Twice the plan plus start-up, so only a hung drive reaches it.
+            segment["timeout_s"] = int(segment["round_s"] * 2 + 300)
+        wipc_s = wipc_multiple * capacity / ASSUMED_WIPC_BYTES_PER_S if test["wipc"] else 0.0
+        entry = {
+            "test": test["name"], "title": test["title"], "wipc": test["wipc"],
+            "purge": "segment" if test["name"] == "throughput" else "test",
+            "numjobs": test["numjobs"], "iodepth": test["iodepth"], "round_seconds": test["round_seconds"],
+            "mixes": test["mixes"], "block_sizes": [b for b in test["block_sizes"] if b >= lbs and b % lbs == 0],
+            "segments": segments, "notes": notes,
+            "combinations": sum(len(s["combinations"]) for s in segments),
+        }
+        if test["name"] == "wsat":
+            target = test["capacity_multiple"] * capacity
+            max_seconds = test["max_hours"] * 3600
+            entry.update(stop="written", target_bytes=int(target), max_seconds=max_seconds,
+                         capacity_multiple=test["capacity_multiple"], max_hours=test["max_hours"])
+            entry["min_s"] = min(target / ASSUMED_WSAT_BYTES_PER_S, max_seconds)
+            entry["max_s"] = max_seconds
+        else:
+            entry.update(stop="steady", dv=test.get("dv"))
+            rounds_s = sum(s["round_s"] for s in segments)
+            entry["min_s"] = wipc_s + window * rounds_s
+            entry["max_s"] = wipc_s + max_rounds * rounds_s
+        per_test.append(entry)
+    return {
+        "key": device.get("key"),
+        "tests": per_test,
+        "min_s": sum(t["min_s"] for t in per_test),
+        "max_s": sum(t["max_s"] for t in per_test),
+    }
 
 
 def dv_value(jobs: list[dict], mix: int, bs: object, metric: str = "iops") -> float:
@@ -218,3 +305,17 @@ def dv_value(jobs: list[dict], mix: int, bs: object, metric: str = "iops") -> fl
     if value is None:
         raise ValueError(f"the {block_size_label(parse_block_size(bs))} {mix}/{100 - int(mix)} run completed no IO")
     return float(value)
+
+
+def written_bytes(jobs: list[dict]) -> int:
+    """Bytes fio wrote in one round (all jobs)."""
+    return sum(int(job["write"]["io_bytes"]) for job in jobs)
+
+
+def wsat_stop(written: int, target: int, elapsed_s: float, max_seconds: float) -> tuple[bool, str]:
+    """Write saturation stops once capacity_multiple x capacity is written or max_hours have passed."""
+    if written >= target:
+        return True, f"{written:,} bytes written, target {target:,} reached"
+    if elapsed_s >= max_seconds:
+        return True, f"time limit of {max_seconds / 3600:g} h reached with {written:,} of {target:,} bytes written"
+    return False, f"{written:,} of {target:,} bytes written ({100.0 * written / target:.1f} %)" if target else "no target"

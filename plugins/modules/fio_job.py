@@ -41,6 +41,11 @@ options:
     description: Path of the fio job file on the managed node.
     type: path
     required: true
+  job_text:
+    description:
+      - The job file's content. When given, it is written to O(job_file) (mode 0600) before fio starts, which saves
+        a separate template task per round; otherwise O(job_file) must exist.
+    type: str
   output:
     description: Where fio writes its JSON output. Defaults to the job file with a C(.json) suffix.
     type: path
@@ -150,6 +155,12 @@ def _job_text(path: str) -> str:
         return handle.read()
 
 
+def _write_job(path: str, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
 def _device_refusal(job_text: str, device: str, expect: dict) -> str | None:
     resolved = os.path.realpath(device)
     targets = job_targets(job_text)
@@ -165,6 +176,7 @@ def main() -> None:
     module = AnsibleModule(
         argument_spec=dict(
             job_file=dict(type="path", required=True),
+            job_text=dict(type="str"),
             output=dict(type="path"),
             timeout=dict(type="int", default=0),
             context=dict(type="dict", default={}),
@@ -182,9 +194,11 @@ def main() -> None:
     if timeout < 0:
         module.fail_json(msg=f"timeout={timeout}: must be 0 (no limit) or a positive number of seconds")
     try:
-        job_text = _job_text(job_file)
+        if module.params["job_text"] is not None and not module.check_mode:
+            _write_job(job_file, module.params["job_text"])
+        job_text = module.params["job_text"] if module.params["job_text"] is not None else _job_text(job_file)
     except OSError as exc:
-        module.fail_json(msg=f"cannot read fio job file {job_file}: {exc.strerror}", pts_context=context)
+        module.fail_json(msg=f"cannot write or read fio job file {job_file}: {exc.strerror}", pts_context=context)
 
     if module.params["device"]:
         refusal = _device_refusal(job_text, module.params["device"], module.params["expect"])

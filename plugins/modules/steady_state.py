@@ -6,15 +6,16 @@ from __future__ import annotations
 
 DOCUMENTATION = r"""
 module: steady_state
-short_description: Judge SNIA PTS steady state over the last rounds' dependent variable
+short_description: Judge SNIA PTS steady state over the last rounds' dependent variables
 version_added: 0.1.0
 description:
-  - Takes the dependent variable (DV) of every round so far and judges the measurement window, the last
-    O(window) rounds, by the SNIA PTS rule - the data excursion (max - min) at most
+  - Takes the dependent variables (DVs) of every round so far and judges each one's measurement window, the
+    last O(window) rounds, by the SNIA PTS rule - the data excursion (max - min) at most
     O(max_data_excursion_pct) % of the window average, and the excursion of the least-squares best-fit
-    line across the window at most O(max_slope_excursion_pct) % of the average.
-  - Given a round's parsed fio jobs (RV(fleetqual.pts.fio_job#module:pts_fio.jobs)) and O(dv), finds the DV by its R/W mix and
-    block size, never by its position, and appends it to O(history).
+    line across the window at most O(max_slope_excursion_pct) % of the average. The round is steady when
+    every DV is (the throughput test judges read and write of a block size together).
+  - Given a round's parsed fio jobs (RV(fleetqual.pts.fio_job#module:pts_fio.jobs)) and O(dvs), finds each DV by
+    its R/W mix and block size, never by its position, and appends it to its O(history).
   - A window average of zero is reported as not steady with its reason, not as an error.
   - Runs on the controller only.
 author:
@@ -29,22 +30,25 @@ attributes:
     support: none
 options:
   values:
-    description: The DV of every round so far, oldest first. Mutually exclusive with O(jobs).
+    description: One DV's value in every round so far, oldest first. Mutually exclusive with O(jobs).
     type: list
     elements: float
   history:
-    description: The DV of the rounds before this one, used with O(jobs).
-    type: list
-    elements: float
-    default: []
+    description: Per DV name, its values in the rounds before this one; used with O(jobs).
+    type: dict
+    default: {}
   jobs:
     description: This round's parsed fio jobs.
     type: list
     elements: dict
-  dv:
-    description: Which combination and metric is the DV. Required with O(jobs).
-    type: dict
+  dvs:
+    description: The dependent variables. Required with O(jobs).
+    type: list
+    elements: dict
     suboptions:
+      name:
+        description: Key of the DV in O(history) and RV(dv_values); defaults to a label such as C(4k 0/100 iops).
+        type: str
       mix:
         description: Read percentage of the DV combination (V(0) for 100 % write).
         type: int
@@ -54,7 +58,7 @@ options:
         type: raw
         required: true
       metric:
-        description: The DV metric.
+        description: The DV metric - IOPS, bandwidth in bytes/s, or mean latency in ns.
         type: str
         choices: [iops, bw_bytes, lat_mean_ns]
         default: iops
@@ -85,12 +89,13 @@ seealso:
 EXAMPLES = r"""
 - name: Judge steady state after this round
   fleetqual.pts.steady_state:
-    history: "{{ dv_values }}"
+    history: "{{ dv_history }}"
     jobs: "{{ round_result.pts_fio.jobs }}"
-    dv:
-      mix: 0
-      bs: 4k
-      metric: iops
+    dvs:
+      - name: 4k write IOPS
+        mix: 0
+        bs: 4k
+        metric: iops
     max_rounds: 25
   register: verdict
 
@@ -101,7 +106,7 @@ EXAMPLES = r"""
 
 RETURN = r"""
 steady:
-  description: Whether the measurement window is steady.
+  description: Whether every DV's measurement window is steady.
   returned: success
   type: bool
 stop:
@@ -109,31 +114,26 @@ stop:
   returned: success
   type: bool
 dv_values:
-  description: The DV of every round so far, this round's last.
+  description: Per DV name, its value in every round so far, this round's last.
   returned: success
-  type: list
-  elements: float
+  type: dict
 pts_steady_state:
   description: The verdict and its figures.
   returned: success
   type: dict
   contains:
-    reason:
-      description: Why the window is or is not steady.
-      type: str
-    rounds:
-      description: Round numbers (from 1) in the window.
+    round:
+      description: This round's number (from 1).
+      type: int
+    steady:
+      description: Whether every DV is steady.
+      type: bool
+    dvs:
+      description:
+        - Per DV its C(name), C(dv_value), C(steady), C(reason), window C(rounds) and C(values), C(average),
+          C(data_excursion_pct), C(slope_excursion_pct), C(slope) and C(intercept).
       type: list
-      elements: int
-    average:
-      description: Window average of the DV.
-      type: float
-    data_excursion_pct:
-      description: max - min across the window in % of the average.
-      type: float
-    slope_excursion_pct:
-      description: Best-fit line excursion across the window in % of the average.
-      type: float
+      elements: dict
 pts_context:
   description: The O(context) given, unchanged.
   returned: success

@@ -5,134 +5,116 @@
 # Note that this plugin util is **PRIVATE** to the collection. It can have breaking changes at any time.
 # Do not use this from other collections or standalone plugins!
 
-"""The IOPS test's result, computed from its round files alone (SNIA PTS Enterprise 1.1, IOPS test)."""
+"""The IOPS test (SNIA PTS Enterprise 1.1): result from its round files, plots, report section."""
 
 from __future__ import annotations
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _pts, _steady_state
-from ansible_collections.fleetqual.pts.plugins.module_utils._fio import find_job
+import os
+
+from ansible_collections.fleetqual.pts.plugins.module_utils import _pts
 from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import block_size_label
-
-
-def _mean(values: list[float]) -> float:
-    return sum(values) / len(values)
-
-
-def window_table(rounds: list[dict], mixes: list[int], sizes: list[int], pick) -> dict:
-    """Window average of ``pick(job)`` per block size (label) and mix; None where a round lacks it."""
-    table: dict = {}
-    for bs in sizes:
-        row = {}
-        for mix in mixes:
-            values = []
-            for rnd in rounds:
-                try:
-                    value = pick(find_job(rnd["fio"]["jobs"], mix, bs))
-                except KeyError:
-                    value = None
-                if value is not None:
-                    values.append(value)
-            row[str(mix)] = _mean(values) if len(values) == len(rounds) and values else None
-        table[block_size_label(bs)] = row
-    return table
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _markdown as md
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _plots, _sections, _tests
 
 
 def build(test: dict) -> dict:
-    """result.json content for the IOPS test from ``_results.load_test`` output."""
-    rounds = test["rounds"]
+    segment = test["segments"].get("") or {"rounds": []}
+    rounds = segment["rounds"]
+    result = _tests.common(test, [segment])
     if not rounds:
-        return {"test": "iops", "status": "no rounds", "rounds": []}
-    settings = rounds[-1].get("settings") or {}
-    window = int(settings.get("window", _steady_state.DEFAULT_WINDOW))
-    max_rounds = int(settings.get("max_rounds", _steady_state.DEFAULT_MAX_ROUNDS))
-    data_pct = float(settings.get("max_data_excursion_pct", _steady_state.DEFAULT_MAX_DATA_EXCURSION_PCT))
-    slope_pct = float(settings.get("max_slope_excursion_pct", _steady_state.DEFAULT_MAX_SLOPE_EXCURSION_PCT))
-    dv = settings.get("dv") or _pts.IOPS_DV
-
-    numbers = [int(r["round"]) for r in rounds]
-    if numbers != list(range(1, len(rounds) + 1)):
-        raise ValueError(f"round files are not consecutive from 1: {numbers}")
-    dv_values = [_pts.dv_value(r["fio"]["jobs"], dv["mix"], dv["bs"], dv.get("metric", "iops")) for r in rounds]
-    verdicts = _steady_state.history(dv_values, window, data_pct, slope_pct)
-    final = verdicts[-1]
-    steady_round = _steady_state.first_steady_round(verdicts)
-    if final.steady:
-        status = "steady"
-    elif len(rounds) >= max_rounds:
-        status = "not steady"
-    else:
-        status = "incomplete"
-
-    window_rounds = rounds[-window:] if len(rounds) >= window else rounds
+        return dict(result, status="no rounds", rounds_run=0)
+    _tests.check_consecutive(rounds)
+    settings = result["settings"]
+    window, max_rounds, dummy, dummy2 = _tests.limits(settings)
+    dv = _tests.dv_series(rounds, settings.get("dv") or _pts.IOPS_DV)
     mixes = [int(m) for m in settings.get("mixes") or sorted({j["mix"] for j in rounds[-1]["fio"]["jobs"]}, reverse=True)]
-    sizes = [int(s) for s in settings.get("block_sizes") or sorted({j["bs"] for j in rounds[-1]["fio"]["jobs"]})]
-    sizes_ascending = sorted(sizes)
+    sizes = sorted(int(s) for s in settings.get("block_sizes") or {j["bs"] for j in rounds[-1]["fio"]["jobs"]})
+    in_window = _tests.window_rounds(rounds, window)
+    result.update(
+        status=_tests.status(dv["steady"], len(rounds), max_rounds),
+        steady=dv["steady"],
+        steady_round=dv["steady_round"],
+        rounds_run=len(rounds),
+        dv=dv,
+        window_rounds=[int(r["round"]) for r in in_window],
+        mixes=mixes,
+        block_sizes=[block_size_label(s) for s in sizes],
+        live_verdict_mismatch=_tests.live_mismatch(segment, [dv]),
+        convergence={block_size_label(bs): _tests.per_round(rounds, dv["mix"], bs, lambda j: j["total"]["iops"])
+                     for bs in sizes},
+        tables={
+            "iops": _tests.window_grid(in_window, mixes, sizes, lambda j: j["total"]["iops"]),
+            "mb_per_s": _tests.window_grid(in_window, mixes, sizes, lambda j: j["total"]["bw_bytes"] / 1e6),
+            "mean_latency_ms": _tests.window_grid(
+                in_window, mixes, sizes,
+                lambda j: j["total"]["lat_ns"]["mean"] / 1e6 if j["total"]["lat_ns"]["mean"] is not None else None),
+        },
+        round_files=[f"round-{int(r['round']):02d}" for r in rounds],
+    )
+    return result
 
-    live = (test.get("steady_state") or {}).get("verdicts") or []
-    live_mismatch = [
-        v["round"] for v in live
-        if v.get("round") and v["round"] <= len(verdicts) and bool(v.get("steady")) != verdicts[v["round"] - 1].steady
-    ]
-    first = rounds[0].get("fio", {})
+
+def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
+    dv = result["dv"]
+    mix = md.mix(dv["mix"])
     return {
-        "test": "iops",
-        "title": "IOPS",
-        "status": status,
-        "steady": final.steady,
-        "steady_round": steady_round,
-        "rounds_run": len(rounds),
-        "settings": settings,
-        "dv": {"mix": dv["mix"], "bs": block_size_label(_pts.parse_block_size(dv["bs"])), "metric": dv.get("metric", "iops"),
-               "values": dv_values},
-        "verdicts": [dict(v.as_dict(), round=i + 1) for i, v in enumerate(verdicts)],
-        "window": final.as_dict(),
-        "window_rounds": [int(r["round"]) for r in window_rounds],
-        "mixes": mixes,
-        "block_sizes": [block_size_label(s) for s in sizes_ascending],
-        "notes": settings.get("notes") or [],
-        "live_verdict_mismatch": live_mismatch,
-        "convergence": {
-            block_size_label(bs): [
-                _maybe(lambda r, bs=bs: find_job(r["fio"]["jobs"], dv["mix"], bs)["total"]["iops"], rnd)
-                for rnd in rounds
-            ]
-            for bs in sizes_ascending
-        },
-        "tables": {
-            "iops": window_table(window_rounds, mixes, sizes_ascending, lambda j: j["total"]["iops"]),
-            "mb_per_s": window_table(window_rounds, mixes, sizes_ascending, lambda j: j["total"]["bw_bytes"] / 1e6),
-            "mean_latency_ms": window_table(
-                window_rounds, mixes, sizes_ascending,
-                lambda j: j["total"]["lat_ns"]["mean"] / 1e6 if j["total"]["lat_ns"]["mean"] is not None else None,
-            ),
-        },
-        "fio_version": first.get("fio_version"),
-        "fio_options": rounds[-1].get("fio", {}).get("global_options") or {},
-        "round_files": [f"round-{int(r['round']):02d}.json" for r in rounds],
-        "round_elapsed_s": [r.get("fio", {}).get("elapsed_s") for r in rounds],
-        "collection_version": rounds[-1].get("collection_version"),
-        "started_at": (test.get("purge") or {}).get("recorded_at") or rounds[0].get("recorded_at"),
-        "finished_at": rounds[-1].get("recorded_at"),
-        "purge": test.get("purge"),
-        "wipc": _wipc_summary(test.get("wipc")),
+        "convergence": _plots.convergence(
+            os.path.join(plot_dir, "iops-convergence.png"),
+            f"{prefix} — IOPS steady-state convergence, random write ({mix})",
+            "IOPS (read + write)", {"": result["convergence"]}, highlight=dv["bs"],
+            window_rounds=result["window_rounds"], legend_title="Block size", subtitle=subtitle),
+        "verification": _plots.verification(
+            os.path.join(plot_dir, "iops-verification.png"),
+            f"{prefix} — IOPS steady-state verification, DV {dv['bs']} {mix}",
+            "IOPS", dv["values"], dv["window"], subtitle=subtitle),
+        "measurement": _plots.measurement_2d(
+            os.path.join(plot_dir, "iops-measurement.png"),
+            f"{prefix} — IOPS window average vs block size",
+            "IOPS (read + write)", result["block_sizes"], result["tables"]["iops"], result["mixes"], subtitle=subtitle),
+        "bars": _plots.bars_3d(
+            os.path.join(plot_dir, "iops-3d.png"),
+            f"{prefix} — IOPS window average, R/W mix × block size",
+            [("IOPS", result["block_sizes"], result["tables"]["iops"])], result["mixes"], subtitle=subtitle),
     }
 
 
-def _maybe(pick, rnd):
-    try:
-        return pick(rnd)
-    except KeyError:
-        return None
-
-
-def _wipc_summary(wipc: dict | None) -> dict | None:
-    if not wipc:
-        return None
-    jobs = wipc.get("fio", {}).get("jobs") or []
-    return {
-        "bytes_written": sum(j["write"]["io_bytes"] for j in jobs),
-        "elapsed_s": wipc.get("fio", {}).get("elapsed_s"),
-        "mb_per_s": sum(j["write"]["bw_bytes"] for j in jobs) / 1e6,
-        "block_size": block_size_label(jobs[0]["bs"]) if jobs else None,
-        "recorded_at": wipc.get("recorded_at"),
-    }
+def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[str]:
+    if result.get("status") == "no rounds":
+        return [f"## {number} IOPS", "", "No round finished; nothing was measured.", ""]
+    settings = result["settings"]
+    dv = result["dv"]
+    lines = [f"## {number} IOPS", ""]
+    lines += _sections.loop_description(
+        result, ["Purge", "Workload-independent preconditioning"],
+        [f"For R/W mix % in [{', '.join(str(m) for m in result['mixes'])}]",
+         f"  For block size in [{', '.join(reversed(result['block_sizes']))}]",
+         f"    random I/O for {settings.get('round_seconds')} s"])
+    lines += [f"Dependent variable: IOPS of {dv['bs']} random write ({md.mix(dv['mix'])}), found by mix and block "
+              "size in each round.", ""]
+    lines += [f"> Note: {note}" for note in result.get("notes") or []]
+    lines += ["", f"### {number}.1 Steady state information", "", _sections.verdict_line(result), ""]
+    lines += md.validation_table(dv["window"], "IOPS", 1.0, 1, settings.get("max_rounds"), dv["steady_round"],
+                                 result["rounds_run"])
+    lines += ["", "Every round as the steady-state check saw it:", ""]
+    lines += _sections.round_table([dv], {"iops": ("IOPS", 1.0, 1)})
+    lines += _sections.mismatch_warning(result)
+    lines += ["", f"### {number}.2 Measurement plots", ""]
+    lines += _sections.images(plots_rel, {
+        "convergence": "Steady State Convergence Plot: IOPS of every block size at 100 % random write, per round; "
+                       "the DV in bold, the measurement window shaded.",
+        "verification": _sections.VERIFICATION_CAPTION,
+        "measurement": "Measurement Plot: window-average IOPS against block size, one line per R/W mix.",
+        "bars": "Measurement 3D Plot: window-average IOPS per R/W mix and block size.",
+    })
+    window = ", ".join(str(r) for r in result["window_rounds"])
+    lines += [f"### {number}.3 Measurement window summary tables", "",
+              f"Average IOPS (read + write) over rounds {window}:", ""]
+    lines += md.grid(result["tables"]["iops"], result["block_sizes"], result["mixes"], 1)
+    lines += ["", "Average throughput, MB/s (10⁶ bytes/s), read + write:", ""]
+    lines += md.grid(result["tables"]["mb_per_s"], result["block_sizes"], result["mixes"], 2)
+    lines += ["", "Average latency, ms (IO-weighted mean of read and write):", ""]
+    lines += md.grid(result["tables"]["mean_latency_ms"], result["block_sizes"], result["mixes"], 3)
+    lines += ["", f"### {number}.4 Purge, preconditioning and files", ""]
+    lines += _sections.steps_table(result, capacity, [("", result)])
+    lines += _sections.file_links("iops", [("", result["round_files"])], wipc=True)
+    return lines

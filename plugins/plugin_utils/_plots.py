@@ -16,7 +16,7 @@ try:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import FuncFormatter
+    from matplotlib.ticker import FuncFormatter, LogLocator
 except ImportError as exc:
     MATPLOTLIB_IMPORT_ERROR: ImportError | None = exc
 else:
@@ -53,41 +53,68 @@ def _spans_decades(values) -> bool:
     return bool(positive) and max(positive) / min(positive) >= 20
 
 
+def _figure(value: float) -> str:
+    """A value for a legend: enough digits for IOPS and for sub-millisecond latencies alike."""
+    if abs(value) >= 100:
+        return f"{value:,.1f}"
+    return f"{value:.3f}" if abs(value) >= 1 else f"{value:.4f}"
+
+
+def _log_y(ax) -> None:
+    """Log scale with plain tick labels (1k, 2, 0.5) instead of 2×10^0 on the minor ticks."""
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
+    ax.yaxis.set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0)))
+    ax.yaxis.set_minor_formatter(FuncFormatter(_thousands))
+    ax.tick_params(axis="y", which="minor", labelsize=7)
+
+
 def _finish(fig, path: str, subtitle: str | None) -> str:
     if subtitle:
-        fig.text(0.99, 0.01, subtitle, ha="right", va="bottom", fontsize=8, color="#b00020")
+        # A figure-level label below every axis: constrained layout keeps room for it.
+        fig.supxlabel(subtitle, x=0.99, ha="right", fontsize=8, color="#b00020")
     os.makedirs(os.path.dirname(path), exist_ok=True)
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return path
 
 
-def convergence(path: str, title: str, ylabel: str, series: dict, highlight: str | None = None,
-                window_rounds: list[int] | None = None, subtitle: str | None = None) -> str:
-    """The DV family over all rounds: one line per label (block size), the DV's line drawn bold."""
-    fig, ax = plt.subplots(figsize=(9.5, 5.2), layout="constrained")
+def convergence(path: str, title: str, ylabel: str, panels: dict, highlight: str | None = None,
+                highlight_panel: str | None = None, window_rounds: list[int] | None = None,
+                legend_title: str = "Block size", subtitle: str | None = None) -> str:
+    """A DV family over all rounds, one panel per entry of ``panels`` ({panel title: {label: values}}).
+
+    The DV's line (label ``highlight`` in panel ``highlight_panel``, or in the only panel) is drawn bold.
+    """
+    fig, axes = plt.subplots(len(panels), 1, figsize=(9.5, 3.2 + 2.6 * len(panels)), layout="constrained",
+                             sharex=True, squeeze=False)
     cmap = plt.get_cmap("tab10")
-    values_all = []
-    for index, (label, values) in enumerate(series.items()):
-        rounds = [i + 1 for i, v in enumerate(values) if v is not None]
-        points = [v for v in values if v is not None]
-        values_all.extend(points)
-        bold = label == highlight
-        ax.plot(rounds, points, marker="o", markersize=5 if bold else 3.5, linewidth=2.6 if bold else 1.2,
-                color="black" if bold else cmap(index % 10),
-                label=f"{label} (DV)" if bold else label, zorder=3 if bold else 2)
-    if window_rounds:
-        ax.axvspan(min(window_rounds) - 0.4, max(window_rounds) + 0.4, color="#90a4ae", alpha=0.15,
-                   label="measurement window")
-    if _spans_decades(values_all):
-        ax.set_yscale("log")
-    ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
-    ax.set_xlabel("Round")
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.set_xticks(range(1, max((len(v) for v in series.values()), default=1) + 1))
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(title="Block size", loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=9)
+    longest = 1
+    for ax, (panel, series) in zip(axes[:, 0], panels.items()):
+        values_all = []
+        for index, (label, values) in enumerate(series.items()):
+            rounds = [i + 1 for i, v in enumerate(values) if v is not None]
+            points = [v for v in values if v is not None]
+            values_all.extend(points)
+            longest = max(longest, len(values))
+            bold = label == highlight and (highlight_panel is None or panel == highlight_panel)
+            ax.plot(rounds, points, marker="o", markersize=5 if bold else 3.5, linewidth=2.6 if bold else 1.2,
+                    color="black" if bold else cmap(index % 10), label=f"{label} (DV)" if bold else label,
+                    zorder=3 if bold else 2)
+        if window_rounds:
+            ax.axvspan(min(window_rounds) - 0.4, max(window_rounds) + 0.4, color="#90a4ae", alpha=0.15,
+                       label="measurement window")
+        ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
+        if _spans_decades(values_all):
+            _log_y(ax)
+        ax.set_ylabel(ylabel)
+        if panel:
+            ax.set_title(panel, fontsize=10, loc="left")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(title=legend_title, loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=9)
+    axes[-1, 0].set_xlabel("Round")
+    axes[-1, 0].set_xticks(range(1, longest + 1))
+    fig.suptitle(title)
     return _finish(fig, path, subtitle)
 
 
@@ -105,7 +132,7 @@ def verification(path: str, title: str, ylabel: str, all_values: list[float], ve
     if average is not None and in_window:
         lo, hi = min(in_window) - 0.3, max(in_window) + 0.3
         limit = verdict["max_data_excursion_pct"] / 200.0
-        ax.hlines(average, lo, hi, colors="#2e7d32", linewidth=2, label=f"window average {average:,.1f}")
+        ax.hlines(average, lo, hi, colors="#2e7d32", linewidth=2, label=f"window average {_figure(average)}")
         ax.fill_between([lo, hi], average * (1 - limit), average * (1 + limit), color="#66bb6a", alpha=0.18,
                         label=f"average ±{verdict['max_data_excursion_pct'] / 2:g} % (orientation)")
         xs = [min(in_window), max(in_window)]
@@ -142,9 +169,9 @@ def measurement_2d(path: str, title: str, ylabel: str, block_sizes: list[str], t
         values_all.extend(y for dummy, y in points)
         ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", color=_color(mix, index),
                 label=_mix_label(mix))
-    if _spans_decades(values_all):
-        ax.set_yscale("log")
     ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
+    if _spans_decades(values_all):
+        _log_y(ax)
     ax.set_xticks(xs, block_sizes)
     ax.set_xlabel("Block size")
     ax.set_ylabel(ylabel)
@@ -154,23 +181,67 @@ def measurement_2d(path: str, title: str, ylabel: str, block_sizes: list[str], t
     return _finish(fig, path, subtitle)
 
 
-def bars_3d(path: str, title: str, zlabel: str, block_sizes: list[str], table: dict, mixes: list[int],
+def bars_3d(path: str, title: str, panels: list[tuple[str, list[str], dict]], mixes: list[int],
             subtitle: str | None = None) -> str:
-    """Window averages as 3D bars: R/W mix x block size x value."""
-    fig = plt.figure(figsize=(9.5, 6.4), layout="constrained")
-    ax = fig.add_subplot(projection="3d")
-    for mi, mix in enumerate(mixes):
-        for bi, bs in enumerate(block_sizes):
-            value = table[bs].get(str(mix))
-            if value is None:
-                continue
-            ax.bar3d(bi, mi, 0, 0.6, 0.6, value, color=_color(mix, mi), alpha=0.9, shade=True)
-    ax.set_xticks([i + 0.3 for i in range(len(block_sizes))], block_sizes)
-    ax.set_yticks([i + 0.3 for i in range(len(mixes))], [_mix_label(m) for m in mixes])
-    ax.zaxis.set_major_formatter(FuncFormatter(_thousands))
+    """Window averages as 3D bars (R/W mix x block size x value), one panel per (zlabel, block sizes, table)."""
+    fig = plt.figure(figsize=(9.5, 6.0 * len(panels)), layout="constrained")
+    for number, (zlabel, block_sizes, table) in enumerate(panels, 1):
+        ax = fig.add_subplot(len(panels), 1, number, projection="3d")
+        for mi, mix in enumerate(mixes):
+            for bi, bs in enumerate(block_sizes):
+                value = table[bs].get(str(mix))
+                if value is None:
+                    continue
+                ax.bar3d(bi, mi, 0, 0.6, 0.6, value, color=_color(mix, mi), alpha=0.9, shade=True)
+        ax.set_xticks([i + 0.3 for i in range(len(block_sizes))], block_sizes)
+        ax.set_yticks([i + 0.3 for i in range(len(mixes))], [_mix_label(m) for m in mixes])
+        ax.zaxis.set_major_formatter(FuncFormatter(_thousands))
+        ax.set_xlabel("Block size")
+        ax.set_ylabel("R/W mix %")
+        ax.set_zlabel(zlabel)
+        ax.view_init(elev=24, azim=-58)
+    fig.suptitle(title)
+    return _finish(fig, path, subtitle)
+
+
+def grouped_bars(path: str, title: str, ylabel: str, categories: list[str], series: dict,
+                 subtitle: str | None = None) -> str:
+    """Side-by-side bars per category (block size), one bar per series (read, write), values printed on top."""
+    fig, ax = plt.subplots(figsize=(9.5, 5.2), layout="constrained")
+    width = 0.8 / max(1, len(series))
+    colors = {"read": "#1f77b4", "write": "#c62828"}
+    for index, (name, values) in enumerate(series.items()):
+        xs = [i + (index - (len(series) - 1) / 2) * width for i in range(len(categories))]
+        heights = [v if v is not None else 0 for v in values]
+        bars = ax.bar(xs, heights, width, label=name, color=colors.get(name, plt.get_cmap("tab10")(index)))
+        ax.bar_label(bars, labels=[f"{v:,.0f}" if v is not None else "n/a" for v in values], fontsize=8, padding=2)
+    ax.set_xticks(range(len(categories)), categories)
     ax.set_xlabel("Block size")
-    ax.set_ylabel("R/W mix %")
-    ax.set_zlabel(zlabel)
+    ax.set_ylabel(ylabel)
     ax.set_title(title)
-    ax.view_init(elev=24, azim=-58)
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(loc="upper right")
+    return _finish(fig, path, subtitle)
+
+
+def xy_panels(path: str, title: str, panels: list[tuple], subtitle: str | None = None) -> str:
+    """Side-by-side line panels, each (xlabel, ylabel, xs, {label: ys}, log y)."""
+    fig, axes = plt.subplots(1, len(panels), figsize=(6.0 * len(panels), 4.8), layout="constrained", squeeze=False)
+    styles = {"mean": ("#0d47a1", "-"), "max": ("#c62828", "--")}
+    for ax, (xlabel, ylabel, xs, series, log) in zip(axes[0], panels):
+        for index, (label, ys) in enumerate(series.items()):
+            points = [(x, y) for x, y in zip(xs, ys) if y is not None]
+            color, line = styles.get(label, (plt.get_cmap("tab10")(index), "-"))
+            ax.plot([p[0] for p in points], [p[1] for p in points], color=color, linestyle=line, marker="o",
+                    markersize=2.5, linewidth=1.2, label=label)
+        ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
+        if log:
+            _log_y(ax)
+        else:
+            ax.set_ylim(bottom=0)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=9)
+    fig.suptitle(title)
     return _finish(fig, path, subtitle)

@@ -11,41 +11,21 @@ from __future__ import annotations
 
 import os
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import TESTS
 from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import format_bytes
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _iops, _plots, _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _iops, _latency, _plots, _results, _throughput, _wsat
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _markdown as md
 
 QUICK_BANNER = "quick profile — not a qualification"
-DASH = "—"
-
-
-def _fmt(value, digits: int = 1) -> str:
-    if value is None:
-        return DASH
-    if isinstance(value, float):
-        return f"{value:,.{digits}f}"
-    return str(value)
-
-
-def _fit_line(window: dict) -> str:
-    if window.get("slope") is None:
-        return DASH
-    slope = window["slope"]
-    sign = "−" if slope < 0 else "+"
-    return f"IOPS = {_fmt(window['intercept'])} {sign} {_fmt(abs(slope))} × round"
-
-
-def _mix(mix: int) -> str:
-    return f"{mix}/{100 - mix}"
+DASH = md.DASH
+TEST_MODULES = {"iops": _iops, "throughput": _throughput, "latency": _latency, "wsat": _wsat}
 
 
 def build_model(drive_dir: str) -> dict:
     """Everything the report shows, computed from the files on disk."""
     loaded = _results.load_drive(drive_dir)
     identity = loaded["identity"]
-    tests = {}
-    for name, test in loaded["tests"].items():
-        if name == "iops":
-            tests[name] = _iops.build(test)
+    tests = {name: TEST_MODULES[name].build(loaded["tests"][name]) for name in TESTS if name in loaded["tests"]}
     quick = any((t.get("settings") or {}).get("profile") == "quick" for t in tests.values())
     return {
         "schema": _results.SCHEMA,
@@ -60,28 +40,37 @@ def build_model(drive_dir: str) -> dict:
     }
 
 
-def _device_rows(model: dict) -> list[tuple[str, str]]:
+def _purge_methods(model: dict) -> str:
+    methods = set()
+    for result in model["tests"].values():
+        purges = [result.get("purge")] + [s.get("purge") for s in result.get("segments") or []]
+        for purge in filter(None, purges):
+            methods.add(purge["method"] + ("" if purge.get("secure") else " — **not a secure purge**"))
+    return ", ".join(sorted(methods)) or "not run"
+
+
+def _device_rows(model: dict) -> list[list[str]]:
     drive = model["drive"]
     size = drive.get("size_bytes")
     interface = drive.get("interface") or DASH
     if drive.get("backing_file"):
         interface += f" (backing file `{drive['backing_file']}`, direct I/O {'on' if drive.get('direct_io') else 'off'})"
-    purges = {t["purge"]["method"] + (" — **not a secure purge**" if not t["purge"].get("secure") else "")
-              for t in model["tests"].values() if t.get("purge")}
+    controller = drive.get("controller") or {}
     return [
-        ("Vendor", drive.get("vendor") or DASH),
-        ("Model", drive.get("model") or DASH),
-        ("Serial number", drive.get("serial") or DASH),
-        ("WWN", drive.get("wwn") or DASH),
-        ("Firmware", drive.get("firmware") or DASH),
-        ("User capacity", f"{size:,} bytes ({format_bytes(size)})" if size else DASH),
-        ("Interface", interface),
-        ("Device", f"`{drive.get('path', DASH)}` → `{drive.get('resolved', DASH)}`"),
-        ("Logical / physical sector", f"{drive.get('logical_block_size', DASH)} / {drive.get('physical_block_size', DASH)} bytes"),
-        ("Rotational", "yes" if drive.get("rotational") else "no"),
-        ("Write cache (kernel queue mode)", (drive.get("write_cache") or "not reported")
-         + "; the drive's own volatile write cache setting is not read yet"),
-        ("Purge method", ", ".join(sorted(purges)) or "not run"),
+        ["Vendor", drive.get("vendor") or DASH],
+        ["Model", drive.get("model") or DASH],
+        ["Serial number", drive.get("serial") or DASH],
+        ["WWN", drive.get("wwn") or DASH],
+        ["Firmware", drive.get("firmware") or DASH],
+        ["User capacity", f"{size:,} bytes ({format_bytes(size)})" if size else DASH],
+        ["Interface", interface],
+        ["Host bus adapter", ", ".join(f"{k} {v}" for k, v in controller.items() if v) or "not visible"],
+        ["Device", f"`{drive.get('path', DASH)}` → `{drive.get('resolved', DASH)}`"],
+        ["Logical / physical sector", f"{drive.get('logical_block_size', DASH)} / {drive.get('physical_block_size', DASH)} bytes"],
+        ["Rotational (as the kernel reports it)", "yes" if drive.get("rotational") else "no"],
+        ["Write cache (kernel queue mode)", (drive.get("write_cache") or "not reported")
+         + "; the drive's own volatile write cache setting is not read yet"],
+        ["Purge method", _purge_methods(model)],
     ]
 
 
@@ -109,199 +98,61 @@ def _versions(model: dict) -> str:
     return shown
 
 
-def _setup_rows(model: dict) -> list[tuple[str, str]]:
+def _setup_rows(model: dict) -> list[list[str]]:
     host = model["host_info"]
-    settings = next((t.get("settings") for t in model["tests"].values() if t.get("settings")), {}) or {}
-    fio = next((t.get("fio_version") for t in model["tests"].values() if t.get("fio_version")), None)
-    started = [t["started_at"] for t in model["tests"].values() if t.get("started_at")]
-    finished = [t["finished_at"] for t in model["tests"].values() if t.get("finished_at")]
     memory = host.get("memory_bytes")
-    options = next((t.get("fio_options") for t in model["tests"].values() if t.get("fio_options")), {}) or {}
-    numjobs, iodepth = settings.get("numjobs"), settings.get("iodepth")
     rows = [
-        ("Run", f"`{model['run_id']}`"),
-        ("Host", f"{model['host']} ({host.get('hostname') or DASH})"),
-        ("Operating system", f"{host.get('os') or DASH}, kernel {host.get('kernel') or DASH} ({host.get('architecture') or DASH})"),
-        ("CPU", f"{host.get('cpu_model') or DASH} × {host.get('cpu_count') or DASH}"),
-        ("Memory", format_bytes(memory) if memory else DASH),
+        ["Run", f"`{model['run_id']}`"],
+        ["Host", f"{model['host']} ({host.get('hostname') or DASH})"],
+        ["Operating system", f"{host.get('os') or DASH}, kernel {host.get('kernel') or DASH} ({host.get('architecture') or DASH})"],
+        ["CPU", f"{host.get('cpu_model') or DASH} × {host.get('cpu_count') or DASH}"],
+        ["Memory", format_bytes(memory) if memory else DASH],
     ]
-    if not model["tests"]:
-        return rows + [("fio", host.get("fio_version") or DASH)]
+    tests = model["tests"]
+    if not tests:
+        return rows + [["fio", host.get("fio_version") or DASH]]
+    fio = next((t.get("fio_version") for t in tests.values() if t.get("fio_version")), None)
+    options = next((t.get("fio_options") for t in tests.values() if t.get("fio_options")), {}) or {}
+    settings = next((t.get("settings") for t in tests.values() if t.get("settings")), {}) or {}
+    started = [t["started_at"] for t in tests.values() if t.get("started_at")]
+    finished = [t["finished_at"] for t in tests.values() if t.get("finished_at")]
     return rows + [
-        ("Test software", f"fleetqual.pts {_versions(model)}, {fio or host.get('fio_version') or 'fio'}"),
-        ("Test specification", "SNIA SSS PTS Enterprise 1.1 (IOPS test)"),
-        ("Test dates (UTC)", f"{min(started) if started else DASH} – {max(finished) if finished else DASH}"),
-        ("Threads × queue depth (OIO)", f"{numjobs} × {iodepth} = {numjobs * iodepth}" if numjobs and iodepth else DASH),
-        ("I/O engine", f"{options.get('ioengine', DASH)}, direct={options.get('direct', '0')}"),
-        ("Data pattern", _data_pattern(options)),
-        ("Active range", _active_range(options)),
-        ("Time per combination run", f"{settings.get('round_seconds', DASH)} s"),
-        ("Profile", f"{settings.get('profile', DASH)}" + (f" — **{QUICK_BANNER}**" if model["quick_profile"] else "")),
+        ["Test software", f"fleetqual.pts {_versions(model)}, {fio or host.get('fio_version') or 'fio'}"],
+        ["Test specification", "SNIA SSS PTS Enterprise 1.1 (" + ", ".join(t["title"] for t in tests.values()) + ")"],
+        ["Test dates (UTC)", f"{min(started) if started else DASH} – {max(finished) if finished else DASH}"],
+        ["I/O engine", f"{options.get('ioengine', DASH)}, direct={options.get('direct', '0')}"],
+        ["Data pattern", _data_pattern(options)],
+        ["Active range", _active_range(options)],
+        ["Profile", f"{settings.get('profile', DASH)}" + (f" — **{QUICK_BANNER}**" if model["quick_profile"] else "")],
     ]
 
 
-def _table(headers: list[str], rows: list[list[str]], numeric: bool = True) -> list[str]:
-    """A Markdown table; the first column left-aligned, the others right-aligned when numeric."""
-    align = ["---"] + ["---:" if numeric else "---"] * (len(headers) - 1)
-    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join(align) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return lines
-
-
-def _summary_table(result: dict, key: str, digits: int) -> list[str]:
-    mixes = result["mixes"]
-    headers = ["Block size ↓ / R/W mix % →"] + [_mix(m) for m in mixes]
-    rows = [[f"**{bs}**"] + [_fmt(result["tables"][key][bs].get(str(m)), digits) for m in mixes]
-            for bs in result["block_sizes"]]
-    return _table(headers, rows)
-
-
-def _plots_for(result: dict, plot_dir: str, title_prefix: str, subtitle: str | None) -> dict:
-    if not _plots.available():
-        return {}
-    dv = result["dv"]
-    paths = {
-        "convergence": _plots.convergence(
-            os.path.join(plot_dir, "iops-convergence.png"),
-            f"{title_prefix} — IOPS steady-state convergence, random write ({_mix(dv['mix'])})",
-            "IOPS (read + write)", result["convergence"], highlight=dv["bs"],
-            window_rounds=result["window_rounds"], subtitle=subtitle),
-        "verification": _plots.verification(
-            os.path.join(plot_dir, "iops-verification.png"),
-            f"{title_prefix} — IOPS steady-state verification, DV {dv['bs']} {_mix(dv['mix'])}",
-            "IOPS", dv["values"], result["window"], subtitle=subtitle),
-        "measurement": _plots.measurement_2d(
-            os.path.join(plot_dir, "iops-measurement.png"),
-            f"{title_prefix} — IOPS window average vs block size",
-            "IOPS (read + write)", result["block_sizes"], result["tables"]["iops"], result["mixes"], subtitle=subtitle),
-        "bars": _plots.bars_3d(
-            os.path.join(plot_dir, "iops-3d.png"),
-            f"{title_prefix} — IOPS window average, R/W mix × block size",
-            "IOPS", result["block_sizes"], result["tables"]["iops"], result["mixes"], subtitle=subtitle),
-    }
-    return {k: os.path.relpath(v, os.path.dirname(plot_dir)) for k, v in paths.items()}
-
-
-def _iops_section(result: dict, plots: dict, number: int, capacity: int) -> list[str]:
-    if result.get("status") == "no rounds":
-        return [f"## {number} IOPS", "", "No round finished; nothing was measured.", ""]
-    settings = result["settings"]
-    window = result["window"]
-    dv = result["dv"]
-    mixes = ", ".join(str(m) for m in result["mixes"])
-    sizes = ", ".join(reversed(result["block_sizes"]))
-    verdict_line = {
-        "steady": f"**Steady state reached at round {result['steady_round']}.**",
-        "not steady": f"**Not steady**: the round limit ({settings.get('max_rounds')}) was reached without a steady window; "
-                      "the figures below are the last rounds' averages and are not steady-state figures.",
-        "incomplete": f"**Incomplete**: the test stopped after {result['rounds_run']} of at most "
-                      f"{settings.get('max_rounds')} rounds without reaching steady state.",
-    }[result["status"]]
-    wipc_plan = settings.get("wipc") or {}
-    lines = [
-        f"## {number} IOPS", "",
-        f"Purge, workload-independent preconditioning ({wipc_plan.get('capacity_multiple', DASH)} × user capacity, "
-        f"{wipc_plan.get('block_size', DASH)} sequential writes), then rounds of:",
-        "", "```",
-        "While not steady state and round < max rounds",
-        f"  For R/W mix % in [{mixes}]",
-        f"    For block size in [{sizes}]",
-        f"      random I/O for {settings.get('round_seconds')} s (numjobs {settings.get('numjobs')}, iodepth {settings.get('iodepth')})",
-        "```", "",
-        f"Dependent variable: IOPS of {dv['bs']} random write ({_mix(dv['mix'])}), found by mix and block size in each round.",
-        "",
-    ]
-    lines += [f"> Note: {note}" for note in result.get("notes") or []]
-    lines += ["", f"### {number}.1 Steady state information", "", verdict_line, ""]
-    data_pct = window.get("data_excursion_pct")
-    slope_pct = window.get("slope_excursion_pct")
-    lines += _table(["Item", "Value", "Allowed"], numeric=False, rows=[
-        ["Measurement window", f"rounds {', '.join(str(r) for r in window['rounds'])}", f"{window['window']} rounds"],
-        ["Window values (IOPS)", ", ".join(_fmt(v) for v in window["values"]), DASH],
-        ["Window average", _fmt(window.get("average")) + " IOPS" if window.get("average") is not None else DASH, DASH],
-        ["Data excursion (max − min)",
-         f"{_fmt(window.get('data_excursion'))} IOPS = {_fmt(data_pct, 2)} %" if data_pct is not None else window["reason"],
-         f"≤ {window['max_data_excursion_pct']:g} % of average"],
-        ["Slope excursion (best fit across window)",
-         f"{_fmt(window.get('slope_excursion'))} IOPS = {_fmt(slope_pct, 2)} %" if slope_pct is not None else DASH,
-         f"≤ {window['max_slope_excursion_pct']:g} % of average"],
-        ["Best-fit line", _fit_line(window), DASH],
-        ["Steady state reached at", f"round {result['steady_round']}" if result["steady_round"] else "not reached", DASH],
-        ["Rounds run", f"{result['rounds_run']}", f"≤ {settings.get('max_rounds')}"],
-    ])
-    lines += ["", "Every round as the steady-state check saw it:", ""]
+def _tests_table(model: dict) -> list[str]:
+    """Per test: OIO, time per run, verdict and how long it took (PTS: report OIO per test)."""
     rows = []
-    for verdict, value in zip(result["verdicts"], dv["values"]):
-        rows.append([
-            str(verdict["round"]), _fmt(value), _fmt(verdict.get("average")),
-            _fmt(verdict.get("data_excursion_pct"), 2), _fmt(verdict.get("slope_excursion_pct"), 2),
-            "**yes**" if verdict["steady"] else "no",
-        ])
-    lines += _table(["Round", f"DV IOPS ({dv['bs']} {_mix(dv['mix'])})", "Window avg", "Data exc. %", "Slope exc. %",
-                     "Steady"], rows)
-    if result.get("live_verdict_mismatch"):
-        lines += ["", f"> Warning: the live verdicts of rounds {result['live_verdict_mismatch']} differ from the ones "
-                      "recomputed from the round files."]
-    lines += ["", f"### {number}.2 Measurement plots", ""]
-    captions = {
-        "convergence": "Steady State Convergence Plot: IOPS of every block size at 100 % random write, per round; the "
-                       "DV in bold, the measurement window shaded.",
-        "verification": "Steady State Verification Plot: the DV in the window, its average and the least-squares "
-                        "best-fit line; the ±10 % band around the average is for orientation (OakGate's form), the "
-                        "rule itself is max − min ≤ 20 % of the average and a best-fit excursion ≤ 10 %.",
-        "measurement": "Measurement Plot: window-average IOPS against block size, one line per R/W mix.",
-        "bars": "Measurement 3D Plot: window-average IOPS per R/W mix and block size.",
-    }
-    if not plots:
-        lines += ["Plots were not drawn: matplotlib is not installed on the controller.", ""]
-    for key, caption in captions.items():
-        if key in plots:
-            lines += [f"![{caption.split(':', maxsplit=1)[0]}]({plots[key]})", "", f"*{caption}*", ""]
-    lines += [f"### {number}.3 Measurement window summary tables", "",
-              f"Average IOPS (read + write) over rounds {', '.join(str(r) for r in result['window_rounds'])}:", ""]
-    lines += _summary_table(result, "iops", 1)
-    lines += ["", "Average throughput, MB/s (10⁶ bytes/s), read + write:", ""]
-    lines += _summary_table(result, "mb_per_s", 2)
-    lines += ["", "Average latency, ms (IO-weighted mean of read and write):", ""]
-    lines += _summary_table(result, "mean_latency_ms", 3)
-    lines += ["", f"### {number}.4 Purge, preconditioning and files", ""]
-    purge = result.get("purge") or {}
-    wipc = result.get("wipc") or {}
-    if wipc:
-        wanted = int(wipc_plan.get("capacity_multiple", 2)) * capacity
-        wipc_text = (f"{wipc['bytes_written']:,} bytes ({format_bytes(wipc['bytes_written'])}) written, "
-                     f"{wipc.get('block_size')} sequential, {_fmt(wipc.get('mb_per_s'))} MB/s")
-        if capacity and wipc["bytes_written"] < wanted:
-            wipc_text += f" — **short of the {wanted:,} bytes asked for**"
-    else:
-        wipc_text = "not run"
-    rows = [
-        ["Purge", f"{purge.get('method', 'not run')}" + (f" ({purge.get('note')})" if purge.get("note") else ""),
-         _fmt(purge.get("elapsed_s"), 3) + " s" if purge.get("elapsed_s") is not None else DASH],
-        ["Workload-independent preconditioning", wipc_text,
-         _fmt(wipc.get("elapsed_s")) + " s" if wipc.get("elapsed_s") is not None else DASH],
-    ]
-    elapsed = [e for e in result.get("round_elapsed_s") or [] if e is not None]
-    rows.append(["Rounds", f"{result['rounds_run']} rounds, {result['started_at']} – {result['finished_at']}",
-                 _fmt(sum(elapsed)) + " s" if elapsed else DASH])
-    lines += _table(["Step", "What", "Time"], rows, numeric=False)
-    links = ", ".join(f"[{i + 1:02d}](iops/round-{i + 1:02d}.fio)" for i in range(result["rounds_run"]))
-    lines += ["", f"fio job files: [WIPC](iops/wipc.fio); rounds {links}. The parsed results of round NN are in "
-                  "`iops/round-NN.json`, fio's own output in `iops/round-NN.raw.json`.", ""]
-    return lines
+    for result in model["tests"].values():
+        settings = result.get("settings") or {}
+        numjobs, iodepth = settings.get("numjobs"), settings.get("iodepth")
+        oio = f"{numjobs} × {iodepth} = {numjobs * iodepth}" if numjobs and iodepth else DASH
+        wall = result.get("wall_s")
+        rows.append([result["title"], oio, f"{settings.get('round_seconds', DASH)} s", str(result.get("rounds_run", 0)),
+                     result["status"], f"{wall / 60:,.1f} min" if wall is not None else DASH])
+    return md.table(["Test", "Threads × QD = OIO", "Per run", "Rounds", "Result", "Wall time"], rows, numeric=False)
+
+
+def _verdict_summary(result: dict) -> str:
+    text = f"{result['title']}: **{result['status']}**"
+    if result.get("steady_round"):
+        text += f" (round {result['steady_round']})"
+    return text
 
 
 def render_markdown(model: dict, plots: dict) -> str:
-    key = model["drive_key"]
-    lines = [f"# PTS report — {key} on {model['host']}", ""]
+    lines = [f"# PTS report — {model['drive_key']} on {model['host']}", ""]
     if model["quick_profile"]:
         lines += [f"> **{QUICK_BANNER.capitalize()}.** Seconds per combination run on a small device: the "
                   "figures show the harness works; they do not qualify a drive.", ""]
-    verdicts = []
-    for name, result in model["tests"].items():
-        verdicts.append(f"{result.get('title', name)}: **{result.get('status')}**"
-                        + (f" (round {result['steady_round']})" if result.get("steady_round") else ""))
-    lines += [f"Run `{model['run_id']}`" + "".join(" · " + v for v in verdicts), ""]
+    lines += [f"Run `{model['run_id']}`" + "".join(" · " + _verdict_summary(r) for r in model["tests"].values()), ""]
     guard = model.get("guard") or {}
     if guard and not guard.get("passed"):
         lines += ["> **Refused by the guard — nothing was written to this drive:**", ">"]
@@ -312,35 +163,35 @@ def render_markdown(model: dict, plots: dict) -> str:
             "The guard passed it, but the run stopped before its tests (another drive of the host was refused, or "
             "an earlier step failed: see the playbook output)." if guard else
             "The guard did not run for it in this run."), ""]
-    sections = ["Device information", "Setup information", "Steady state"] + [
-        t.get("title", n) for n, t in model["tests"].items()]
+    sections = ["Device information", "Setup information", "Steady state"] + [t["title"] for t in model["tests"].values()]
     lines += ["## Contents", ""]
-    for i, title in enumerate(sections, 1):
-        anchor = f"{i}-{title.lower().replace(' ', '-')}"
-        lines.append(f"{i}. [{title}](#{anchor})")
+    for number, title in enumerate(sections, 1):
+        lines.append(f"{number}. [{title}](#{number}-{title.lower().replace(' ', '-')})")
     lines += ["", "## 1 Device information", ""]
-    lines += _table(["Item", "Value"], [list(r) for r in _device_rows(model)], numeric=False)
+    lines += md.table(["Item", "Value"], _device_rows(model), numeric=False)
     lines += ["", "## 2 Setup information", ""]
-    lines += _table(["Item", "Value"], [list(r) for r in _setup_rows(model)], numeric=False)
+    lines += md.table(["Item", "Value"], _setup_rows(model), numeric=False)
+    if model["tests"]:
+        lines += ["", "Tests run, in PTS order:", ""]
+        lines += _tests_table(model)
     settings = next((t.get("settings") for t in model["tests"].values() if t.get("settings")), {}) or {}
     window = settings.get("window", 5)
     lines += [
         "", "## 3 Steady state", "",
-        "A test runs in rounds; each round yields one dependent variable (DV). Steady state is judged over the "
+        "A test runs in rounds; each round yields its dependent variables (DV). Steady state is judged over the "
         f"measurement window, the last {window} rounds (SNIA PTS definition 2.1.18), and holds when both:", "",
         f"- the data excursion, max − min of the DV in the window, is at most "
         f"{settings.get('max_data_excursion_pct', 20):g} % of the window average, and",
         f"- the slope excursion, the change of the least-squares best-fit line across the window "
-        f"(|slope| × {window - 1} rounds), is at most {settings.get('max_slope_excursion_pct', 10):g} % of the window average.", "",
+        f"(|slope| × {window - 1} rounds), is at most {settings.get('max_slope_excursion_pct', 10):g} % of the window "
+        "average.", "",
         f"Measurement window: **{window} rounds**. Maximum rounds: **{settings.get('max_rounds', DASH)}**. Rounds are "
         "numbered from 1. When the limit is reached without a steady window, the last rounds are reported and "
-        "marked *not steady*.", "",
+        "marked *not steady*. Write saturation has no steady state: it runs until its capacity or time limit.", "",
     ]
-    number = 4
-    for name, result in model["tests"].items():
-        if name == "iops":
-            lines += _iops_section(result, plots.get(name, {}), number, int(model["drive"].get("size_bytes") or 0))
-        number += 1
+    capacity = int(model["drive"].get("size_bytes") or 0)
+    for number, (name, result) in enumerate(model["tests"].items(), 4):
+        lines += TEST_MODULES[name].section(result, plots.get(name, {}), number, capacity)
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -348,11 +199,14 @@ def write_drive_report(drive_dir: str) -> dict:
     """Rebuild report.md, plots/*.png and result.json for one drive; return their paths."""
     model = build_model(drive_dir)
     subtitle = f"{QUICK_BANNER} · run {model['run_id']}" if model["quick_profile"] else f"run {model['run_id']}"
-    title_prefix = f"{model['drive_key']} ({model['drive'].get('model') or 'drive'})"
+    prefix = f"{model['drive_key']} ({model['drive'].get('model') or 'drive'})"
+    plot_dir = os.path.join(drive_dir, "plots")
     plots = {}
-    for name, result in model["tests"].items():
-        if name == "iops" and result.get("status") != "no rounds":
-            plots[name] = _plots_for(result, os.path.join(drive_dir, "plots"), title_prefix, subtitle)
+    if _plots.available():
+        for name, result in model["tests"].items():
+            if result.get("status") != "no rounds":
+                drawn = TEST_MODULES[name].plots(result, plot_dir, prefix, subtitle)
+                plots[name] = {k: os.path.relpath(v, drive_dir) for k, v in drawn.items()}
     model["plots"] = plots
     report = os.path.join(drive_dir, "report.md")
     result_json = os.path.join(drive_dir, "result.json")

@@ -12,6 +12,7 @@
     <root>/<run-id>/<host>/<drive>/<test>/purge.json, wipc.json, wipc.fio
     <root>/<run-id>/<host>/<drive>/<test>/round-NN.json (+ .fio job file, .raw.json fio output)
     <root>/<run-id>/<host>/<drive>/<test>/steady-state.json (the verdicts as the run saw them)
+    <root>/<run-id>/<host>/<drive>/throughput/<block size>/... (throughput: one such set per block size)
     <root>/<run-id>/<host>/<drive>/superseded/<test>-N/ (an earlier attempt of a test started again)
 """
 
@@ -26,6 +27,7 @@ import tempfile
 
 _NAME_RE = re.compile(r"[^A-Za-z0-9._-]+")
 SCHEMA = 1
+_ROUND_RE = re.compile(r"^round-(\d{2,})\.json$")
 _COLLECTION_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -115,31 +117,37 @@ def file_payload(run_dir: str, host: str, data: dict) -> list[str]:
     if not drive or not test:
         return written
     test_dir = os.path.join(drive_dir(run_dir, host, drive), safe_name(test))
+    segment = context.get("segment") or ""
+    segment_dir = os.path.join(test_dir, safe_name(segment)) if segment else test_dir
     if "pts_purge" in data:
-        _supersede(test_dir)
-        put(os.path.join(test_dir, "purge.json"), dict(data["pts_purge"], recorded_at=now_iso()))
+        # A purge starts a test (or a throughput block size) again: an earlier attempt under this run id,
+        # found by this purge's own directory already holding files, moves aside as a whole.
+        if os.path.isdir(segment_dir) and os.listdir(segment_dir):
+            _supersede(test_dir)
+        put(os.path.join(segment_dir, "purge.json"), dict(data["pts_purge"], recorded_at=now_iso()))
     if "pts_fio" in data:
         fio = dict(data["pts_fio"])
         job_text = fio.pop("job_text", "")
         phase = context.get("phase", "round")
         stem = "wipc" if phase == "wipc" else f"round-{int(context['round']):02d}"
         if job_text:
-            put(os.path.join(test_dir, stem + ".fio"), job_text)
+            put(os.path.join(segment_dir, stem + ".fio"), job_text)
         if data.get("pts_fio_raw"):
-            put(os.path.join(test_dir, stem + ".raw.json"), data["pts_fio_raw"])
+            put(os.path.join(segment_dir, stem + ".raw.json"), data["pts_fio_raw"])
         # The parsed round last: its presence means the round is complete on disk.
-        put(os.path.join(test_dir, stem + ".json"), {
-            "schema": SCHEMA, "host": host, "drive": drive, "test": test, "phase": phase,
+        put(os.path.join(segment_dir, stem + ".json"), {
+            "schema": SCHEMA, "host": host, "drive": drive, "test": test, "segment": segment, "phase": phase,
             "round": context.get("round"), "settings": context.get("settings") or {},
             "fio": fio, "recorded_at": now_iso(), "collection_version": collection_version(),
         })
-    if "pts_steady_state" in data:
-        path = os.path.join(test_dir, "steady-state.json")
+    if "pts_steady_state" in data or "pts_wsat" in data:
+        path = os.path.join(segment_dir, "steady-state.json")
         state = read_json(path) if os.path.exists(path) else {"test": test, "verdicts": []}
-        verdict = data["pts_steady_state"]
+        verdict = data.get("pts_steady_state") or data["pts_wsat"]
         state["verdicts"] = [v for v in state["verdicts"] if v.get("round") != verdict.get("round")] + [verdict]
         state["verdicts"].sort(key=lambda v: v.get("round") or 0)
-        state.update(last_round=verdict.get("round"), steady=verdict.get("steady"), recorded_at=now_iso())
+        state.update(last_round=verdict.get("round"), steady=verdict.get("steady"), stop=verdict.get("stop"),
+                     recorded_at=now_iso())
         put(path, state)
     return written
 
@@ -156,18 +164,41 @@ def _supersede(test_dir: str) -> None:
     os.replace(test_dir, os.path.join(parent, f"{os.path.basename(test_dir)}-{attempt}"))
 
 
-def round_files(test_dir: str) -> list[str]:
-    return sorted(glob.glob(os.path.join(test_dir, "round-[0-9][0-9].json")))
+def round_files(directory: str) -> list[str]:
+    """The parsed round files of one segment, in round order (write saturation may pass round 99)."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    numbered = sorted((int(m.group(1)), name) for name in names if (m := _ROUND_RE.match(name)))
+    return [os.path.join(directory, name) for dummy, name in numbered]
+
+
+def _has_results(directory: str) -> bool:
+    return bool(round_files(directory)) or os.path.exists(os.path.join(directory, "purge.json"))
+
+
+def load_segment(directory: str) -> dict:
+    loaded: dict = {"dir": directory, "rounds": [read_json(p) for p in round_files(directory)]}
+    for key in ("purge", "wipc", "steady-state"):
+        path = os.path.join(directory, key + ".json")
+        loaded[key.replace("-", "_")] = read_json(path) if os.path.exists(path) else None
+    return loaded
 
 
 def load_test(test_dir: str) -> dict:
-    """Everything on disk for one test of one drive."""
-    loaded: dict = {"name": os.path.basename(test_dir), "dir": test_dir}
-    loaded["rounds"] = [read_json(p) for p in round_files(test_dir)]
-    for key in ("purge", "wipc", "steady-state"):
-        path = os.path.join(test_dir, key + ".json")
-        loaded[key.replace("-", "_")] = read_json(path) if os.path.exists(path) else None
-    return loaded
+    """Everything on disk for one test of one drive: its segments ("" for the test directory itself,
+    one per block size for throughput), each with rounds, purge, WIPC and the live verdicts."""
+    segments = {}
+    if _has_results(test_dir):
+        segments[""] = load_segment(test_dir)
+    for entry in sorted(os.listdir(test_dir)):
+        sub = os.path.join(test_dir, entry)
+        if os.path.isdir(sub) and _has_results(sub):
+            segments[entry] = load_segment(sub)
+    whole = segments.get("") or load_segment(test_dir)
+    return {"name": os.path.basename(test_dir), "dir": test_dir, "segments": segments,
+            "purge": whole["purge"], "wipc": whole["wipc"]}
 
 
 def load_drive(path: str) -> dict:
@@ -177,9 +208,9 @@ def load_drive(path: str) -> dict:
     tests = {}
     for entry in sorted(os.listdir(path)):
         sub = os.path.join(path, entry)
-        if entry == "superseded":
+        if entry == "superseded" or not os.path.isdir(sub):
             continue
-        if os.path.isdir(sub) and (round_files(sub) or os.path.exists(os.path.join(sub, "purge.json"))):
+        if _has_results(sub) or any(_has_results(os.path.join(sub, s)) for s in os.listdir(sub)):
             tests[entry] = load_test(sub)
     return {
         "dir": path,

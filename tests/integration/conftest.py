@@ -38,10 +38,11 @@ def sha256(path: str) -> str:
 
 
 class LoopDevice:
-    def __init__(self, tmp_path, size: str = "64M", partitions: bool = False):
+    def __init__(self, tmp_path, size: str = "64M", partitions: bool = False, sector_size: int | None = None):
         self.image = str(tmp_path / "drive.img")
         sh("truncate", "-s", size, self.image)
-        args = ["losetup", "--show", "-f", "--direct-io=on"] + (["-P"] if partitions else []) + [self.image]
+        args = ["losetup", "--show", "-f", "--direct-io=on"] + (["-P"] if partitions else [])
+        args += (["--sector-size", str(sector_size)] if sector_size else []) + [self.image]
         self.path = sh(*args)
 
     def checksum(self) -> str:
@@ -55,8 +56,8 @@ class LoopDevice:
 def loop_device(tmp_path):
     made = []
 
-    def make(size: str = "64M", partitions: bool = False) -> LoopDevice:
-        device = LoopDevice(tmp_path, size, partitions)
+    def make(size: str = "64M", partitions: bool = False, sector_size: int | None = None) -> LoopDevice:
+        device = LoopDevice(tmp_path, size, partitions, sector_size)
         made.append(device)
         return device
 
@@ -80,40 +81,44 @@ class PlaybookRun:
         return sorted(f for f in os.listdir(path) if f.startswith("round-") and f.endswith(".fio")) if os.path.isdir(path) else []
 
 
+def run_playbook(tmp_path, host_vars: dict, extra_vars: dict | None = None, check: bool = False,
+                 run_id: str = "it-1") -> PlaybookRun:
+    """Run playbooks/pts.yml against localhost with the given host variables and extra variables."""
+    inventory = tmp_path / f"inventory-{run_id}.yml"
+    hostvars = {"ansible_connection": "local", "ansible_python_interpreter": "/usr/bin/python3",
+                "pts_run_remote_dir": str(tmp_path / "remote"), **host_vars}
+    inventory.write_text(yaml.safe_dump({"all": {"hosts": {"localhost": hostvars}}}))
+    results = str(tmp_path / "results")
+    env = dict(
+        os.environ,
+        PATH=BIN + os.pathsep + os.environ.get("PATH", ""),
+        ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
+        ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"),
+        ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-local"),
+        ANSIBLE_REMOTE_TMP=str(tmp_path / "ansible-remote"),
+        ANSIBLE_NOCOLOR="1",
+        ANSIBLE_FORCE_COLOR="0",
+        MPLCONFIGDIR=str(tmp_path / "mpl"),
+        PTS_RESULTS_DIR=results,
+        PTS_RUN_ID=run_id,
+    )
+    command = [os.path.join(BIN, "ansible-playbook"), "playbooks/pts.yml", "-i", str(inventory)]
+    if extra_vars:
+        command += ["-e", json.dumps(extra_vars)]
+    if check:
+        command.append("--check")
+    proc = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800, check=False)
+    with open(tmp_path / f"playbook-{run_id}.log", "w", encoding="utf-8") as log:
+        log.write(proc.stdout + proc.stderr)
+    return PlaybookRun(proc, results, run_id)
+
+
 @pytest.fixture
 def run_pts(tmp_path):
-    """Run playbooks/pts.yml against localhost with the given host variables and extra variables."""
     counter = {"n": 0}
 
     def run(host_vars: dict, extra_vars: dict | None = None, check: bool = False) -> PlaybookRun:
         counter["n"] += 1
-        run_id = f"it-{counter['n']}"
-        inventory = tmp_path / f"inventory-{counter['n']}.yml"
-        hostvars = {"ansible_connection": "local", "ansible_python_interpreter": "/usr/bin/python3",
-                    "pts_run_remote_dir": str(tmp_path / "remote"), **host_vars}
-        inventory.write_text(yaml.safe_dump({"all": {"hosts": {"localhost": hostvars}}}))
-        results = str(tmp_path / "results")
-        env = dict(
-            os.environ,
-            PATH=BIN + os.pathsep + os.environ.get("PATH", ""),
-            ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
-            ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"),
-            ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-local"),
-            ANSIBLE_REMOTE_TMP=str(tmp_path / "ansible-remote"),
-            ANSIBLE_NOCOLOR="1",
-            ANSIBLE_FORCE_COLOR="0",
-            MPLCONFIGDIR=str(tmp_path / "mpl"),
-            PTS_RESULTS_DIR=results,
-            PTS_RUN_ID=run_id,
-        )
-        command = [os.path.join(BIN, "ansible-playbook"), "playbooks/pts.yml", "-i", str(inventory)]
-        if extra_vars:
-            command += ["-e", json.dumps(extra_vars)]
-        if check:
-            command.append("--check")
-        proc = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800, check=False)
-        with open(tmp_path / f"playbook-{counter['n']}.log", "w", encoding="utf-8") as log:
-            log.write(proc.stdout + proc.stderr)
-        return PlaybookRun(proc, results, run_id)
+        return run_playbook(tmp_path, host_vars, extra_vars, check, run_id=f"it-{counter['n']}")
 
     return run

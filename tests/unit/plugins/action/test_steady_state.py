@@ -30,12 +30,13 @@ def test_appends_this_rounds_dv_found_by_mix_and_block_size():
     with open(FIXTURE, encoding="utf-8") as handle:
         jobs = _fio.parse(handle.read())["jobs"]
     dv = _fio.find_job(jobs, 0, 4096)["total"]["iops"]
-    result = run({"history": [dv, dv, dv, dv], "jobs": list(reversed(jobs)), "dv": {"mix": 0, "bs": "4k"},
-                  "max_rounds": 6, "context": {"drive": "d"}})
-    assert result["dv_values"] == [dv] * 5
+    result = run({"history": {"w": [dv, dv, dv, dv]}, "jobs": list(reversed(jobs)),
+                  "dvs": [{"name": "w", "mix": 0, "bs": "4k"}], "max_rounds": 6, "context": {"drive": "d"}})
+    assert result["dv_values"] == {"w": [dv] * 5}
     assert result["steady"] is True and result["stop"] is True
     payload = result["pts_steady_state"]
-    assert payload["round"] == 5 and payload["dv_value"] == dv and payload["rounds"] == [1, 2, 3, 4, 5]
+    (judged,) = payload["dvs"]
+    assert payload["round"] == 5 and judged["dv_value"] == dv and judged["rounds"] == [1, 2, 3, 4, 5]
     assert result["pts_context"] == {"drive": "d"}
     json.dumps(result)  # the callback must be able to store it
 
@@ -52,9 +53,27 @@ def test_stop_at_the_round_limit_even_when_not_steady():
     [
         ({"values": [1, 2, 3], "window": 8, "max_rounds": 6}, "window 8 is larger than max_rounds 6"),
         ({"values": [1, 2, 3, 4], "window": 2, "max_rounds": 3}, "4 rounds exceed max_rounds 3"),
-        ({"jobs": [], "dv": {"mix": 0, "bs": "4k"}}, "0 fio jobs for mix 0/100"),
+        ({"jobs": [], "dvs": [{"mix": 0, "bs": "4k"}]}, "0 fio jobs for mix 0/100"),
+        ({"jobs": [], "dvs": []}, "dvs must name at least one dependent variable"),
     ],
 )
 def test_bad_input_fails_the_task(args, message):
     with pytest.raises(AnsibleActionFail, match=message):
         run(args)
+
+
+def test_every_dv_must_be_steady():
+    """Throughput judges read and write of one block size together: steady only when both are."""
+    path = os.path.join(os.path.dirname(__file__), "..", "module_utils", "fixtures", "fio-3.33-throughput-1048576.json")
+    with open(path, encoding="utf-8") as handle:
+        jobs = _fio.parse(handle.read())["jobs"]
+    read = _fio.find_job(jobs, 100, 1048576)["total"]["bw_bytes"]
+    write = _fio.find_job(jobs, 0, 1048576)["total"]["bw_bytes"]
+    dvs = [{"name": "read", "mix": 100, "bs": "1024k", "metric": "bw_bytes"},
+           {"name": "write", "mix": 0, "bs": "1024k", "metric": "bw_bytes"}]
+    steady = run({"history": {"read": [read] * 4, "write": [write] * 4}, "jobs": jobs, "dvs": dvs})
+    assert steady["steady"] is True
+    shaky = run({"history": {"read": [read] * 4, "write": [write * 2, write, write * 2, write]}, "jobs": jobs,
+                 "dvs": dvs})
+    assert shaky["steady"] is False
+    assert [d["steady"] for d in shaky["pts_steady_state"]["dvs"]] == [True, False]

@@ -106,3 +106,20 @@ def test_duplicates_are_refused():
                           "results key 'k1' is also used by /dev/c: give each drive a unique name"]
     assert reasons[1] == ["/dev/a resolves to the same device"]
     assert reasons[2] == ["results key 'k1' is also used by /dev/a: give each drive a unique name"]
+
+
+def test_controller_is_the_pci_function_above_the_disk(tmp_path):
+    pci = tmp_path / "devices" / "pci0000:00" / "0000:00:04.0"
+    (pci / "nvme" / "nvme0").mkdir(parents=True)
+    (pci / "vendor").write_text("0x1b36\n")
+    (pci / "device").write_text("0x0010\n")
+    driver = tmp_path / "bus" / "pci" / "drivers" / "nvme"
+    driver.mkdir(parents=True)
+    (pci / "driver").symlink_to(driver)
+    disk = tmp_path / "block" / "nvme0n1"
+    disk.mkdir(parents=True)
+    (disk / "device").symlink_to(pci / "nvme" / "nvme0")
+    assert _devices.controller_of(str(disk)) == {"pci": "0000:00:04.0", "ids": "1b36:0010", "driver": "nvme"}
+    loop = tmp_path / "block" / "loop0"
+    loop.mkdir()
+    assert _devices.controller_of(str(loop)) == {}

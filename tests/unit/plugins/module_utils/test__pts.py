@@ -33,23 +33,84 @@ def test_the_pts_iops_matrix():
     assert test["block_sizes"] == [1048576, 131072, 65536, 32768, 16384, 8192, 4096, 512]
     assert test["dv"] == {"mix": 0, "bs": 4096, "metric": "iops"}
     (drive,) = plan["drives"]
-    assert drive["tests"][0]["combinations"] == 56
-    # 56 combinations x 60 s per round; WIPC of 2 GB at the assumed rate
-    assert drive["min_s"] == pytest.approx(4 + 5 * (56 * 60.3 + 0.3))
-    assert drive["max_s"] == pytest.approx(4 + 25 * (56 * 60.3 + 0.3))
+    (iops,) = drive["tests"]
+    (segment,) = iops["segments"]
+    assert iops["combinations"] == 56 and iops["wipc"] and iops["purge"] == "test" and iops["stop"] == "steady"
+    # PTS loop order: mix outer, block size inner
+    assert [(c["mix"], c["bs"]) for c in segment["combinations"][:2]] == [(100, 1048576), (100, 131072)]
+    assert segment["dvs"] == [{"mix": 0, "bs": 4096, "metric": "iops", "name": "4k 0/100 iops"}]
+    round_s = 56 * (60 + _pts.JOB_SWITCH_S) + _pts.FIO_START_S
+    assert segment["round_s"] == pytest.approx(round_s)
+    assert drive["min_s"] == pytest.approx(4 + 5 * round_s)
+    assert drive["max_s"] == pytest.approx(4 + 25 * round_s)
+
+
+def _plan(tests, lbs=512, **extra):
+    params = dict(GOOD, pts_run_tests=tests, **extra)
+    return _pts.build_plan(params, [{"key": "d1", "size_bytes": 10**9, "logical_block_size": lbs}])
+
+
+def test_tests_run_in_pts_order_whatever_the_order_given():
+    plan = _plan(["wsat", "latency", "iops", "throughput"])
+    assert [t["name"] for t in plan["tests"]] == ["iops", "throughput", "latency", "wsat"]
+
+
+def test_throughput_is_purged_and_judged_per_block_size_and_direction():
+    (tp,) = _plan(["throughput"])["drives"][0]["tests"]
+    assert tp["purge"] == "segment" and not tp["wipc"] and tp["numjobs"] == 1 and tp["iodepth"] == 32
+    assert [s["name"] for s in tp["segments"]] == ["1024k", "64k", "8k", "4k", "512"]
+    first = tp["segments"][0]
+    combinations = [(c["rw"], c["mix"], c["bs"]) for c in first["combinations"]]
+    assert combinations == [("read", 100, 1048576), ("write", 0, 1048576)]
+    dvs = [(d["name"], d["mix"], d["metric"]) for d in first["dvs"]]
+    assert dvs == [("1024k read", 100, "bw_bytes"), ("1024k write", 0, "bw_bytes")]
+    pts2 = _plan(["throughput"], pts_run_throughput_block_sizes=["128k", "1024k"])["drives"][0]["tests"][0]
+    assert [s["name"] for s in pts2["segments"]] == ["128k", "1024k"]
+
+
+def test_latency_runs_one_thread_at_queue_depth_one():
+    (lat,) = _plan(["latency"], pts_run_numjobs=8, pts_run_iodepth=64)["drives"][0]["tests"]
+    assert lat["numjobs"] == 1 and lat["iodepth"] == 1 and lat["wipc"]
+    (segment,) = lat["segments"]
+    assert len(segment["combinations"]) == 9
+    assert segment["dvs"][0]["metric"] == "lat_mean_ns" and segment["dvs"][0]["bs"] == 4096
+
+
+def test_wsat_stops_on_bytes_written_or_time():
+    (wsat,) = _plan(["wsat"], pts_run_wsat_capacity_multiple=4, pts_run_wsat_max_hours=24)["drives"][0]["tests"]
+    assert wsat["stop"] == "written" and wsat["target_bytes"] == 4 * 10**9 and wsat["max_seconds"] == 86400
+    (segment,) = wsat["segments"]
+    assert segment["combinations"] == [{"name": "wsat-4096", "rw": "randwrite", "mix": 0, "bs": 4096}]
+    assert segment["dvs"] == []
+
+
+@pytest.mark.parametrize(
+    "written, elapsed, stop, reason",
+    [
+        (4 * 10**9, 10, True, "target 4,000,000,000 reached"),
+        (10**9, 86400, True, "time limit of 24 h reached"),
+        (10**9, 3600, False, "1,000,000,000 of 4,000,000,000 bytes written (25.0 %)"),
+    ],
+)
+def test_wsat_stop_rule(written, elapsed, stop, reason):
+    decided, why = _pts.wsat_stop(written, 4 * 10**9, elapsed, 86400)
+    assert decided is stop and reason in why
+
+
+def test_a_4kn_drive_drops_512_everywhere_and_keeps_the_4k_dvs():
+    plan = _plan(["iops", "throughput", "latency", "wsat"], lbs=4096)
+    iops, tp, lat, wsat = plan["drives"][0]["tests"]
+    for test in (iops, tp, lat):
+        assert test["notes"] == ["512 dropped: the drive's logical block size is 4096 bytes"]
+        assert all(c["bs"] >= 4096 for s in test["segments"] for c in s["combinations"])
+    assert iops["segments"][0]["dvs"][0]["bs"] == 4096 and lat["segments"][0]["dvs"][0]["bs"] == 4096
+    assert [s["name"] for s in tp["segments"]] == ["1024k", "64k", "8k", "4k"]
+    assert wsat["segments"][0]["combinations"][0]["bs"] == 4096
 
 
 def test_a_drive_whose_sectors_exceed_the_dv_block_size_is_refused_before_any_write():
     with pytest.raises(_pts.PlanError, match="pts_devices='big': the DV block size 4k is below the drive's logical"):
         _pts.build_plan(GOOD, [{"key": "big", "size_bytes": 10**9, "logical_block_size": 8192}])
-
-
-def test_4kn_drive_drops_512_and_keeps_the_4k_dv():
-    matrix = _pts.iops_matrix([100, 0], [65536, 4096, 512], logical_block_size=4096)
-    assert matrix["block_sizes"] == [65536, 4096]
-    assert matrix["dropped_block_sizes"] == [512]
-    assert matrix["notes"] == ["512 dropped: the drive's logical block size is 4096 bytes"]
-    assert {"mix": 0, "bs": 4096} in matrix["combinations"]
 
 
 def test_strings_from_extra_vars_are_numbers():
@@ -61,6 +122,12 @@ def test_strings_from_extra_vars_are_numbers():
     "variable, value, message",
     [
         ("pts_run_tests", ["iops", "iosp"], "pts_run_tests='iosp': unknown test"),
+        ("pts_run_throughput_block_sizes", ["1m", "64kk"], "pts_run_throughput_block_sizes='64kk'"),
+        ("pts_run_latency_mixes", [100, 65], "pts_run_latency_mixes=[100, 65]: must include 0"),
+        ("pts_run_latency_block_sizes", ["8k"], "pts_run_latency_block_sizes=['8k']: must include 4k"),
+        ("pts_run_wsat_capacity_multiple", 0, "pts_run_wsat_capacity_multiple=0: must be a positive number"),
+        ("pts_run_wsat_max_hours", "soon", "pts_run_wsat_max_hours='soon': must be a positive number"),
+        ("pts_run_wsat_round_seconds", -60, "pts_run_wsat_round_seconds=-60: must be a positive number"),
         ("pts_run_tests", [], "pts_run_tests=[]: must be a non-empty list"),
         ("pts_run_profile", "quik", "pts_run_profile='quik': unknown profile"),
         ("pts_run_round_seconds", 0, "pts_run_round_seconds=0: must be a positive number"),

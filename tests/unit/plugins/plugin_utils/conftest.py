@@ -1,7 +1,7 @@
 # Copyright (c) 2026, fleetqual.pts contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""A results tree written through the real filing code, from a real fio round with a known DV series."""
+"""Results trees written through the real filing code, from real fio rounds (fixtures) with known DV series."""
 
 from __future__ import annotations
 
@@ -13,46 +13,80 @@ import pytest
 from ansible_collections.fleetqual.pts.plugins.module_utils import _fio
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 
-FIXTURE = os.path.join(os.path.dirname(__file__), "..", "module_utils", "fixtures", "fio-3.33-iops-round.json")
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "module_utils", "fixtures")
+CAPACITY = 268435456
+COMMON = {"profile": "quick", "round_seconds": 0.5, "max_rounds": 8, "window": 5, "max_data_excursion_pct": 20.0,
+          "max_slope_excursion_pct": 10.0, "ioengine": "libaio", "notes": []}
 SETTINGS = {
-    "profile": "quick", "round_seconds": 0.5, "max_rounds": 8, "window": 5, "max_data_excursion_pct": 20.0,
-    "max_slope_excursion_pct": 10.0, "numjobs": 2, "iodepth": 16, "ioengine": "libaio",
-    "mixes": [100, 65, 0], "block_sizes": [65536, 4096], "dv": {"mix": 0, "bs": 4096, "metric": "iops"},
-    "notes": [],
+    "iops": dict(COMMON, numjobs=2, iodepth=16, mixes=[100, 65, 0], block_sizes=[65536, 4096],
+                 dv={"mix": 0, "bs": 4096, "metric": "iops"}, wipc={"block_size": "128k", "capacity_multiple": 2}),
+    "throughput": dict(COMMON, numjobs=1, iodepth=32, mixes=[100, 0], block_sizes=[1048576, 65536]),
+    "latency": dict(COMMON, numjobs=1, iodepth=1, mixes=[100, 65, 0], block_sizes=[8192, 4096, 512],
+                    dv={"mix": 0, "bs": 4096, "metric": "lat_mean_ns"}, wipc={"block_size": "128k", "capacity_multiple": 2}),
+    "wsat": dict(COMMON, numjobs=2, iodepth=16, mixes=[0], block_sizes=[4096],
+                 wsat={"target_bytes": 4 * CAPACITY, "capacity_multiple": 4, "max_hours": 0.05}),
 }
+ROUND_FIXTURE = {"iops": "fio-3.33-iops-round.json", "latency": "fio-3.33-latency-round.json",
+                 "wsat": "fio-3.33-wsat-round.json"}
 
 
-def scaled_round(factor: float) -> dict:
-    """The real fixture with every figure of every job multiplied by ``factor``."""
-    with open(FIXTURE, encoding="utf-8") as handle:
+def scaled_round(fixture: str, factor: float) -> dict:
+    """A real fio output with every job's rate multiplied and its latencies divided by ``factor``."""
+    with open(os.path.join(FIXTURES, fixture), encoding="utf-8") as handle:
         raw = json.load(handle)
     for job in raw["jobs"]:
         for direction in ("read", "write"):
+            data = job[direction]
             for key in ("iops", "bw_bytes"):
-                job[direction][key] *= factor
+                data[key] *= factor
+            for key in ("mean", "max", "min"):
+                data["lat_ns"][key] /= factor
+            for key in list(data["lat_ns"].get("percentile", {})):
+                data["lat_ns"]["percentile"][key] /= factor
     return _fio.parse(json.dumps(raw))
 
 
-def write_run(run_dir: str, factors: list[float], host: str = "h1", drive: str = "d1") -> str:
-    """File a drive, purge, WIPC and one round per factor the way the callback does."""
+def write_drive(run_dir: str, host: str, drive: str) -> str:
     _results.file_payload(run_dir, host, {
-        "pts_drives": [{"key": drive, "path": "/dev/loop9", "resolved": "/dev/loop9", "size_bytes": 268435456,
+        "pts_drives": [{"key": drive, "path": "/dev/loop9", "resolved": "/dev/loop9", "size_bytes": CAPACITY,
                         "logical_block_size": 512, "physical_block_size": 512, "interface": "loop",
                         "vendor": "Linux", "model": "loop device", "write_cache": "write back"}],
         "pts_host": {"hostname": host, "kernel": "6.1.0", "os": "Debian GNU/Linux 12 (bookworm)"},
     })
-    context = {"drive": drive, "test": "iops", "settings": SETTINGS}
-    _results.file_payload(run_dir, host, {"pts_purge": {"method": "discard", "secure": False, "elapsed_s": 0.1},
-                                          "pts_context": context})
-    wipc = scaled_round(1.0)
-    wipc["job_text"] = "[wipc]\nrw=write\n"
-    _results.file_payload(run_dir, host, {"pts_fio": wipc, "pts_context": dict(context, phase="wipc")})
+    return _results.drive_dir(run_dir, host, drive)
+
+
+def write_segment(run_dir: str, host: str, drive: str, test: str, factors: list[float], segment: str = "",
+                  fixture: str | None = None, purge: bool = True) -> None:
+    """File a purge and one round per factor of one test (segment) the way the callback does."""
+    context = {"drive": drive, "test": test, "settings": SETTINGS[test], "segment": segment}
+    if purge:
+        _results.file_payload(run_dir, host, {"pts_purge": {"method": "discard", "secure": False, "elapsed_s": 0.1},
+                                              "pts_context": context})
     for number, factor in enumerate(factors, 1):
-        fio = scaled_round(factor)
-        fio["job_text"] = f"# round {number}\n"
+        fio = scaled_round(fixture or ROUND_FIXTURE[test], factor)
+        fio["job_text"] = f"# {test} {segment} round {number}\n"
         _results.file_payload(run_dir, host, {"pts_fio": fio, "pts_fio_raw": "{}",
                                               "pts_context": dict(context, phase="round", round=number)})
-    return _results.drive_dir(run_dir, host, drive)
+
+
+def write_wipc(run_dir: str, host: str, drive: str, test: str) -> None:
+    wipc = scaled_round("fio-3.33-throughput-1048576.json", 1.0)
+    wipc["jobs"] = [j for j in wipc["jobs"] if j["mix"] == 0]
+    wipc["job_text"] = "[wipc]\nrw=write\n"
+    context = {"drive": drive, "test": test, "settings": SETTINGS[test], "phase": "wipc"}
+    _results.file_payload(run_dir, host, {"pts_fio": wipc, "pts_context": context})
+
+
+def write_run(run_dir: str, factors: list[float], host: str = "h1", drive: str = "d1") -> str:
+    """A drive with an IOPS test: purge, WIPC, one round per factor."""
+    path = write_drive(run_dir, host, drive)
+    context = {"drive": drive, "test": "iops", "settings": SETTINGS["iops"]}
+    _results.file_payload(run_dir, host, {"pts_purge": {"method": "discard", "secure": False, "elapsed_s": 0.1},
+                                          "pts_context": context})
+    write_wipc(run_dir, host, drive, "iops")
+    write_segment(run_dir, host, drive, "iops", factors, purge=False)
+    return path
 
 
 @pytest.fixture
@@ -64,5 +98,5 @@ def make_run(tmp_path):
 
 @pytest.fixture
 def base_dv() -> float:
-    jobs = scaled_round(1.0)["jobs"]
+    jobs = scaled_round("fio-3.33-iops-round.json", 1.0)["jobs"]
     return _fio.find_job(jobs, 0, 4096)["total"]["iops"]

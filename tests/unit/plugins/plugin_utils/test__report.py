@@ -42,10 +42,11 @@ def test_steady_run_report_agrees_with_the_round_files(make_run, base_dv):
     assert result["dv"]["values"] == pytest.approx(dv)
     # round 5's window still holds round 1 (1.6): first steady at round 7 (window 3..7)
     assert result["status"] == "steady" and result["steady_round"] == 7
-    assert result["window"]["rounds"] == [3, 4, 5, 6, 7]
+    assert result["dv"]["window"]["rounds"] == [3, 4, 5, 6, 7]
     window = dv[2:]
-    assert result["window"]["average"] == pytest.approx(statistics.fmean(window))
-    assert result["window"]["slope"] == pytest.approx(statistics.linear_regression([3, 4, 5, 6, 7], window).slope)
+    assert result["dv"]["window"]["average"] == pytest.approx(statistics.fmean(window))
+    assert result["dv"]["window"]["slope"] == pytest.approx(
+        statistics.linear_regression([3, 4, 5, 6, 7], window).slope)
 
     means = _window_means(drive_dir, [3, 4, 5, 6, 7])
     for (bs, mix), mean in means.items():
@@ -73,7 +74,7 @@ def test_not_steady_at_the_round_limit(make_run):
     result = _report.write_drive_report(make_run(factors))["model"]["tests"]["iops"]
     assert result["status"] == "not steady"
     assert result["steady_round"] is None
-    assert result["window"]["rounds"] == [4, 5, 6, 7, 8]
+    assert result["dv"]["window"]["rounds"] == [4, 5, 6, 7, 8]
 
 
 def test_interrupted_run_is_incomplete_not_steady(make_run):
@@ -112,3 +113,96 @@ def test_a_refused_drive_says_why_and_shows_no_figures(tmp_path):
     assert "> **Refused by the guard — nothing was written to this drive:**" in markdown
     assert "> - sdz1 is mounted on /data (xfs)" in markdown
     assert "IOPS" not in markdown and "Threads × queue depth" not in markdown
+
+
+@pytest.fixture(scope="module")
+def all_tests(tmp_path_factory):
+    """One drive with all four tests on disk, rendered once for the tests below."""
+    drive_dir = _all_tests_run(tmp_path_factory.mktemp("all"))
+    return drive_dir, _report.write_drive_report(drive_dir)
+
+
+def _all_tests_run(tmp_path):
+    from conftest import write_drive, write_segment, write_wipc
+    run_dir = str(tmp_path / "run")
+    drive_dir = write_drive(run_dir, "h1", "d1")
+    write_segment(run_dir, "h1", "d1", "iops", FACTORS)
+    write_wipc(run_dir, "h1", "d1", "iops")
+    # throughput: 1024k steady at round 5, 64k never steady within the 8-round limit
+    write_segment(run_dir, "h1", "d1", "throughput", [1.0, 1.01, 0.99, 1.0, 1.02], segment="1024k",
+                  fixture="fio-3.33-throughput-1048576.json")
+    write_segment(run_dir, "h1", "d1", "throughput", [1.0, 1.5, 0.7, 1.4, 0.6, 1.3, 0.8, 1.2], segment="64k",
+                  fixture="fio-3.33-throughput-65536.json")
+    write_segment(run_dir, "h1", "d1", "latency", [1.0, 1.02, 0.98, 1.0, 1.01])
+    write_wipc(run_dir, "h1", "d1", "latency")
+    write_segment(run_dir, "h1", "d1", "wsat", [1.0] * 6 + [0.5] * 6)
+    return drive_dir
+
+
+def _raw_jobs(drive_dir, test, segment, number):
+    path = os.path.join(drive_dir, test, segment, f"round-{number:02d}.json") if segment else \
+        os.path.join(drive_dir, test, f"round-{number:02d}.json")
+    return _results.read_json(path)["fio"]["jobs"]
+
+
+def test_throughput_per_block_size_and_direction(all_tests):
+    drive_dir, written = all_tests
+    result = written["model"]["tests"]["throughput"]
+    assert [s["name"] for s in result["segments"]] == ["1024k", "64k"]
+    big, small = result["segments"]
+    assert big["status"] == "steady" and big["steady_round"] == 5
+    assert small["status"] == "not steady"
+    assert result["status"] == "not steady"
+    for seg, size, count in ((big, 1048576, 5), (small, 65536, 8)):
+        window = range(count - 4, count + 1)
+        for direction, mix in (("read", 100), ("write", 0)):
+            mean = statistics.fmean(_fio.find_job(_raw_jobs(drive_dir, "throughput", seg["name"], n), mix, size)
+                                    ["total"]["bw_bytes"] / 1e6 for n in window)
+            assert seg["mb_per_s"][direction] == pytest.approx(mean)
+    assert result["headline"]["block_size"] == "1024k"
+    with open(written["report"], encoding="utf-8") as handle:
+        markdown = handle.read()
+    row = re.search(r"^\| \*\*1024k\*\* \| ([\d,.]+) \| ([\d,.]+) \|", markdown, re.M)
+    assert float(row.group(2).replace(",", "")) == pytest.approx(big["mb_per_s"]["write"], abs=0.006)
+    assert "MB/s (10⁶ bytes/s)" in markdown
+
+
+def test_latency_tables_and_the_io_weighted_mixed_mean(all_tests):
+    drive_dir, written = all_tests
+    result = written["model"]["tests"]["latency"]
+    assert result["status"] == "steady" and result["dv"]["metric"] == "lat_mean_ns"
+    assert result["settings"]["numjobs"] == 1 and result["settings"]["iodepth"] == 1
+    rounds = range(1, 6)
+    jobs = [_fio.find_job(_raw_jobs(drive_dir, "latency", "", n), 65, 4096) for n in rounds]
+    weighted = [(j["read"]["lat_ns"]["mean"] * j["read"]["total_ios"] + j["write"]["lat_ns"]["mean"] * j["write"]["total_ios"])
+                / (j["read"]["total_ios"] + j["write"]["total_ios"]) for j in jobs]
+    assert result["tables"]["mean_ms"]["4k"]["65"] == pytest.approx(statistics.fmean(weighted) / 1e6)
+    assert result["tables"]["read_mean_ms"]["4k"]["65"] == pytest.approx(
+        statistics.fmean(j["read"]["lat_ns"]["mean"] for j in jobs) / 1e6)
+    assert result["tables"]["max_ms"]["4k"]["65"] == pytest.approx(max(j["total"]["lat_ns"]["max"] for j in jobs) / 1e6)
+    p9999 = statistics.fmean(j["write"]["lat_ns"]["percentiles"]["99.99"] for j in jobs) / 1e6
+    assert result["percentiles_ms"]["4k 65/35 write"]["99.99"] == pytest.approx(p9999)
+    assert "0/100 read" not in " ".join(result["percentiles_ms"])  # no figure for a direction that did no IO
+
+
+def test_wsat_counts_what_was_written(all_tests):
+    drive_dir, written = all_tests
+    result = written["model"]["tests"]["wsat"]
+    per_round = [_fio.find_job(_raw_jobs(drive_dir, "wsat", "", n), 0, 4096)["write"] for n in range(1, 13)]
+    assert result["written_bytes"] == sum(w["io_bytes"] for w in per_round)
+    assert [r["iops"] for r in result["per_round"]] == pytest.approx([w["iops"] for w in per_round])
+    assert result["status"] == "incomplete"  # far from 4 x capacity and no stop recorded
+
+
+def test_every_test_has_a_section_and_plots(all_tests):
+    drive_dir, written = all_tests
+    with open(written["report"], encoding="utf-8") as handle:
+        markdown = handle.read()
+    for number, title in enumerate(("IOPS", "Throughput", "Latency", "Write Saturation"), 4):
+        assert f"\n## {number} {title}\n" in markdown
+        assert f"{number}. [{title}](#{number}-{title.lower().replace(' ', '-')})" in markdown
+    for test, names in written["plots"].items():
+        for path in names.values():
+            with open(os.path.join(drive_dir, path), "rb") as handle:
+                assert handle.read(8) == PNG, (test, path)
+    assert set(written["plots"]) == {"iops", "throughput", "latency", "wsat"}

@@ -23,7 +23,7 @@ def test_layout_of_a_filed_run(make_run):
     assert round_two["round"] == 2 and round_two["phase"] == "round" and round_two["test"] == "iops"
     assert "job_text" not in round_two["fio"]
     with open(os.path.join(test_dir, "round-02.fio"), encoding="utf-8") as handle:
-        assert handle.read() == "# round 2\n"
+        assert handle.read() == "# iops  round 2\n"
     assert _results.drive_dirs(os.path.dirname(os.path.dirname(drive_dir))) == [drive_dir]
 
 

@@ -1,0 +1,171 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this plugin util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins!
+
+"""The latency test (SNIA PTS Enterprise 1.1): random mixes x block sizes at 1 thread, queue depth 1; DV the
+4k 0/100 mean latency. Latencies are fio's lat (submission + completion), reported in ms."""
+
+from __future__ import annotations
+
+import os
+
+from ansible_collections.fleetqual.pts.plugins.module_utils import _pts
+from ansible_collections.fleetqual.pts.plugins.module_utils._fio import PERCENTILES
+from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import block_size_label
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _markdown as md
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _plots, _sections, _tests
+
+MS = 1e6  # ns per ms
+
+
+def _ms(value):
+    return None if value is None else value / MS
+
+
+def _window_max(rounds: list[dict], mix: int, bs: int, pick) -> float | None:
+    values = [_tests.job_or_none(r, mix, bs) for r in rounds]
+    picked = [pick(job) for job in values if job]
+    return max(picked) if picked and None not in picked and len(picked) == len(rounds) else None
+
+
+def build(test: dict) -> dict:
+    segment = test["segments"].get("") or {"rounds": []}
+    rounds = segment["rounds"]
+    result = _tests.common(test, [segment])
+    if not rounds:
+        return dict(result, status="no rounds", rounds_run=0)
+    _tests.check_consecutive(rounds)
+    settings = result["settings"]
+    window, max_rounds, dummy, dummy2 = _tests.limits(settings)
+    dv = _tests.dv_series(rounds, settings.get("dv") or _pts.LATENCY_DV)
+    mixes = [int(m) for m in settings.get("mixes") or _pts.LATENCY_MIXES]
+    sizes = sorted(int(s) for s in settings.get("block_sizes") or {j["bs"] for j in rounds[-1]["fio"]["jobs"]})
+    in_window = _tests.window_rounds(rounds, window)
+    grid = _tests.window_grid
+
+    def direction_mean(direction):
+        return lambda j: _ms(j[direction]["lat_ns"]["mean"])
+
+    percentiles = {}
+    for bs in sizes:
+        for mix in mixes:
+            for direction in ("read", "write"):
+                if (direction == "read" and mix == 0) or (direction == "write" and mix == 100):
+                    continue
+                key = f"{block_size_label(bs)} {md.mix(mix)} {direction}"
+                percentiles[key] = {
+                    p: _tests.window_mean(in_window, mix, bs,
+                                          lambda j, p=p, d=direction: _ms(j[d]["lat_ns"]["percentiles"].get(p)))
+                    for p in PERCENTILES
+                }
+    result.update(
+        status=_tests.status(dv["steady"], len(rounds), max_rounds),
+        steady=dv["steady"],
+        steady_round=dv["steady_round"],
+        rounds_run=len(rounds),
+        dv=dv,
+        window_rounds=[int(r["round"]) for r in in_window],
+        mixes=mixes,
+        block_sizes=[block_size_label(s) for s in sizes],
+        live_verdict_mismatch=_tests.live_mismatch(segment, [dv]),
+        convergence={
+            f"R/W mix {md.mix(mix)}": {block_size_label(bs): [_ms(v) for v in _tests.per_round(
+                rounds, mix, bs, lambda j: j["total"]["lat_ns"]["mean"])] for bs in sizes}
+            for mix in mixes
+        },
+        tables={
+            "mean_ms": grid(in_window, mixes, sizes, lambda j: _ms(j["total"]["lat_ns"]["mean"])),
+            "read_mean_ms": grid(in_window, [m for m in mixes if m > 0], sizes, direction_mean("read")),
+            "write_mean_ms": grid(in_window, [m for m in mixes if m < 100], sizes, direction_mean("write")),
+            "max_ms": {block_size_label(bs): {str(m): _window_max(in_window, m, bs, lambda j: _ms(j["total"]["lat_ns"]["max"]))
+                                              for m in mixes} for bs in sizes},
+            "iops": grid(in_window, mixes, sizes, lambda j: j["total"]["iops"]),
+        },
+        percentiles_ms=percentiles,
+        round_files=[f"round-{int(r['round']):02d}" for r in rounds],
+    )
+    return result
+
+
+def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
+    dv = result["dv"]
+    verdict = dict(dv["window"])
+    for key in ("average", "data_excursion", "slope", "intercept", "slope_excursion"):
+        if verdict.get(key) is not None:
+            verdict[key] = verdict[key] / MS
+    verdict["values"] = [v / MS for v in verdict.get("values") or []]
+    return {
+        "convergence": _plots.convergence(
+            os.path.join(plot_dir, "latency-convergence.png"),
+            f"{prefix} — latency steady-state convergence, mean latency per R/W mix",
+            "mean latency (ms)", result["convergence"], highlight=dv["bs"], highlight_panel=f"R/W mix {md.mix(dv['mix'])}",
+            window_rounds=result["window_rounds"], legend_title="Block size", subtitle=subtitle),
+        "verification": _plots.verification(
+            os.path.join(plot_dir, "latency-verification.png"),
+            f"{prefix} — latency steady-state verification, DV {dv['bs']} {md.mix(dv['mix'])} mean latency",
+            "mean latency (ms)", [v / MS for v in dv["values"]], verdict, subtitle=subtitle),
+        "measurement": _plots.measurement_2d(
+            os.path.join(plot_dir, "latency-measurement.png"),
+            f"{prefix} — mean latency window average vs block size",
+            "mean latency (ms)", result["block_sizes"], result["tables"]["mean_ms"], result["mixes"], subtitle=subtitle),
+        "bars": _plots.bars_3d(
+            os.path.join(plot_dir, "latency-3d.png"),
+            f"{prefix} — latency window average (top) and maximum (bottom)",
+            [("mean latency (ms)", result["block_sizes"], result["tables"]["mean_ms"]),
+             ("max latency (ms)", result["block_sizes"], result["tables"]["max_ms"])],
+            result["mixes"], subtitle=subtitle),
+    }
+
+
+def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[str]:
+    if result.get("status") == "no rounds":
+        return [f"## {number} Latency", "", "No round finished; nothing was measured.", ""]
+    settings = result["settings"]
+    dv = result["dv"]
+    lines = [f"## {number} Latency", ""]
+    lines += _sections.loop_description(
+        result, ["Purge", "Workload-independent preconditioning"],
+        [f"For R/W mix % in [{', '.join(str(m) for m in result['mixes'])}]",
+         f"  For block size in [{', '.join(reversed(result['block_sizes']))}]",
+         f"    random I/O for {settings.get('round_seconds')} s"])
+    lines += [f"Dependent variable: mean latency of {dv['bs']} random write ({md.mix(dv['mix'])}). Latency is fio's "
+              "total latency (submission + completion). Mixed workloads show read and write separately and their "
+              "mean weighted by the IOs each direction completed.", ""]
+    lines += [f"> Note: {note}" for note in result.get("notes") or []]
+    lines += ["", f"### {number}.1 Steady state information", "", _sections.verdict_line(result), ""]
+    lines += md.validation_table(dv["window"], "ms", MS, 4, settings.get("max_rounds"), dv["steady_round"],
+                                 result["rounds_run"])
+    lines += ["", "Every round as the steady-state check saw it:", ""]
+    lines += _sections.round_table([dv], {"lat_mean_ns": ("ms", MS, 4)})
+    lines += _sections.mismatch_warning(result)
+    lines += ["", f"### {number}.2 Measurement plots", ""]
+    lines += _sections.images(plots_rel, {
+        "convergence": "Steady State Convergence Plot: mean latency of every block size per round, one panel per "
+                       "R/W mix; the DV in bold, the measurement window shaded.",
+        "verification": _sections.VERIFICATION_CAPTION,
+        "measurement": "Measurement Plot: window-average mean latency against block size, one line per R/W mix.",
+        "bars": "Measurement 3D Plot: window-average mean latency (top) and the maximum latency seen in the window "
+                "(bottom) per R/W mix and block size.",
+    })
+    window = ", ".join(str(r) for r in result["window_rounds"])
+    sizes, mixes = result["block_sizes"], result["mixes"]
+    lines += [f"### {number}.3 Measurement window summary tables", "",
+              f"Average latency, ms, over rounds {window} (mixed: IO-weighted mean of read and write):", ""]
+    lines += md.grid(result["tables"]["mean_ms"], sizes, mixes, 3)
+    lines += ["", "Maximum latency, ms: the largest single IO latency fio saw in the window's rounds:", ""]
+    lines += md.grid(result["tables"]["max_ms"], sizes, mixes, 3)
+    lines += ["", "Average read latency, ms (mixes with reads):", ""]
+    lines += md.grid(result["tables"]["read_mean_ms"], sizes, [m for m in mixes if m > 0], 3)
+    lines += ["", "Average write latency, ms (mixes with writes):", ""]
+    lines += md.grid(result["tables"]["write_mean_ms"], sizes, [m for m in mixes if m < 100], 3)
+    lines += ["", "Latency percentiles, ms: the window average of each round's percentile, per direction:", ""]
+    rows = [[key] + [md.fmt(values.get(p), 3) for p in PERCENTILES]
+            for key, values in result["percentiles_ms"].items()]
+    lines += md.table(["Block size, mix, direction"] + [f"p{p}" for p in PERCENTILES], rows)
+    lines += ["", f"### {number}.4 Purge, preconditioning and files", ""]
+    lines += _sections.steps_table(result, capacity, [("", result)])
+    lines += _sections.file_links("latency", [("", result["round_files"])], wipc=True)
+    return lines

@@ -1,0 +1,121 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this plugin util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins!
+
+"""Report pieces every test section uses: verdict line, loop description, round table, steps and files."""
+
+from __future__ import annotations
+
+from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import format_bytes
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _markdown as md
+
+VERIFICATION_CAPTION = (
+    "Steady State Verification Plot: the DV in the window, its average and the least-squares best-fit line; the "
+    "±10 % band around the average is for orientation (OakGate's form), the rule itself is max − min ≤ 20 % of the "
+    "average and a best-fit excursion ≤ 10 %."
+)
+UNITS = {"iops": ("IOPS", 1.0, 1), "bw_bytes": ("MB/s", 1e6, 2), "lat_mean_ns": ("ms", 1e6, 3)}
+
+
+def verdict_line(result: dict, what: str = "") -> str:
+    settings = result["settings"]
+    prefix = f"{what}: " if what else ""
+    return prefix + {
+        "steady": f"**Steady state reached at round {result.get('steady_round')}.**",
+        "not steady": f"**Not steady**: the round limit ({settings.get('max_rounds')}) was reached without a steady "
+                      "window; the figures below are the last rounds' averages and are not steady-state figures.",
+        "incomplete": f"**Incomplete**: the test stopped after {result.get('rounds_run')} of at most "
+                      f"{settings.get('max_rounds')} rounds without reaching steady state.",
+        "no rounds": "**No round finished**; nothing was measured.",
+    }[result["status"]]
+
+
+def loop_description(result: dict, steps: list[str], loop: list[str]) -> list[str]:
+    """The test loop as TKperf prints it, from what the round files say was run."""
+    settings = result["settings"]
+    wipc = settings.get("wipc") or {}
+    described = []
+    for step in steps:
+        if step == "Workload-independent preconditioning" and wipc:
+            step += f" ({wipc.get('capacity_multiple')} × user capacity, {wipc.get('block_size')} sequential writes)"
+        described.append(step)
+    numjobs, iodepth = settings.get("numjobs"), settings.get("iodepth")
+    oio = f"{numjobs} thread(s) × queue depth {iodepth} = OIO {numjobs * iodepth}" if numjobs and iodepth else ""
+    return [", then ".join(described) + (", then rounds of:" if described else "Rounds of:"), "", "```",
+            "While not steady state and round < max rounds", *[f"  {line}" for line in loop], "```", "",
+            f"Each combination runs with direct I/O, random data, {oio}.", ""]
+
+
+def round_table(dvs: list[dict], units: dict) -> list[str]:
+    """Every round as the stop rule saw it: each DV's value, and the window figures once there is a window."""
+    headers = ["Round"]
+    for dv in dvs:
+        unit = units[dv["metric"]][0]
+        headers += [f"{dv['name']} ({unit})", "Data exc. %", "Slope exc. %"]
+    headers.append("Steady")
+    rows = []
+    for index in range(len(dvs[0]["values"])):
+        row = [str(index + 1)]
+        steady = True
+        for dv in dvs:
+            unit, scale, digits = units[dv["metric"]]
+            verdict = dv["verdicts"][index]
+            row += [md.fmt(dv["values"][index] / scale, digits), md.fmt(verdict.get("data_excursion_pct"), 2),
+                    md.fmt(verdict.get("slope_excursion_pct"), 2)]
+            steady = steady and verdict["steady"]
+        row.append("**yes**" if steady else "no")
+        rows.append(row)
+    return md.table(headers, rows)
+
+
+def mismatch_warning(result: dict) -> list[str]:
+    if not result.get("live_verdict_mismatch"):
+        return []
+    return ["", f"> Warning: the live verdicts of rounds {result['live_verdict_mismatch']} differ from the ones "
+                "recomputed from the round files."]
+
+
+def images(plots_rel: dict, captions: dict) -> list[str]:
+    if not plots_rel:
+        return ["Plots were not drawn: matplotlib is not installed on the controller.", ""]
+    lines = []
+    for key, caption in captions.items():
+        if key in plots_rel:
+            lines += md.image(plots_rel[key], caption)
+    return lines
+
+
+def steps_table(result: dict, capacity: int, segments: list[tuple[str, dict]]) -> list[str]:
+    """Purge(s), preconditioning and rounds with their times."""
+    rows = []
+    for name, seg in segments:
+        purge = seg.get("purge") or {}
+        label = f"Purge{f' ({name})' if name else ''}"
+        rows.append([label, f"{purge.get('method', 'not run')}" + (f" ({purge.get('note')})" if purge.get("note") else ""),
+                     md.fmt(purge.get("elapsed_s"), 3) + " s" if purge.get("elapsed_s") is not None else md.DASH])
+    wipc = result.get("wipc")
+    if (result["settings"].get("wipc") or wipc) and wipc is not None:
+        wanted = int((result["settings"].get("wipc") or {}).get("capacity_multiple", 2)) * capacity
+        text = (f"{wipc['bytes_written']:,} bytes ({format_bytes(wipc['bytes_written'])}) written, "
+                f"{wipc.get('block_size')} sequential, {md.fmt(wipc.get('mb_per_s'))} MB/s")
+        if capacity and wipc["bytes_written"] < wanted:
+            text += f" — **short of the {wanted:,} bytes asked for**"
+        rows.append(["Workload-independent preconditioning", text,
+                     md.fmt(wipc.get("elapsed_s")) + " s" if wipc.get("elapsed_s") is not None else md.DASH])
+    rows.append(["Rounds (fio run time)", f"{result.get('rounds_run')} rounds", md.fmt(result.get("fio_s")) + " s"])
+    rows.append(["Whole test (wall time)", f"{result.get('started_at')} – {result.get('finished_at')}",
+                 md.fmt(result.get("wall_s")) + " s" if result.get("wall_s") is not None else md.DASH])
+    return md.table(["Step", "What", "Time"], rows, numeric=False)
+
+
+def file_links(test: str, segments: list[tuple[str, list[str]]], wipc: bool) -> list[str]:
+    parts = [f"[WIPC]({test}/wipc.fio)"] if wipc else []
+    for name, stems in segments:
+        base = f"{test}/{name}/" if name else f"{test}/"
+        links = ", ".join(f"[{stem.split('-', 1)[1]}]({base}{stem}.fio)" for stem in stems)
+        parts.append(f"{name + ' ' if name else ''}rounds {links}")
+    return ["", f"fio job files: {'; '.join(parts)}. Each round's parsed results are in `round-NN.json` next to its job "
+                "file, fio's own output in `round-NN.raw.json`.", ""]

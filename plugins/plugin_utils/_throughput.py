@@ -1,0 +1,187 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this plugin util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins!
+
+"""The throughput test (SNIA PTS Enterprise 1.1): per block size a purge, then rounds of sequential read and
+sequential write until both are steady (OakGate judges each block size and direction; TKperf headlines 1024k
+write). MB/s here is always 10^6 bytes per second."""
+
+from __future__ import annotations
+
+import os
+
+from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import block_size_label, parse_block_size
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _markdown as md
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _plots, _sections, _tests
+
+DIRECTIONS = (("read", 100), ("write", 0))
+
+
+def _segment(name: str, segment: dict) -> dict:
+    rounds = segment["rounds"]
+    if not rounds:
+        return {"name": name, "status": "no rounds", "rounds_run": 0, "purge": segment.get("purge"), "round_files": []}
+    _tests.check_consecutive(rounds)
+    settings = _tests.settings_of(rounds)
+    window, max_rounds, dummy, dummy2 = _tests.limits(settings)
+    bs = parse_block_size(name)
+    dvs = [_tests.dv_series(rounds, {"name": f"{name} {direction}", "mix": mix, "bs": bs, "metric": "bw_bytes"})
+           for direction, mix in DIRECTIONS]
+    steady = all(dv["steady"] for dv in dvs)
+    rounds_steady = [dv["steady_round"] for dv in dvs]
+    in_window = _tests.window_rounds(rounds, window)
+    return {
+        "name": name,
+        "status": _tests.status(steady, len(rounds), max_rounds),
+        "steady": steady,
+        "steady_round": max(rounds_steady) if steady and None not in rounds_steady else None,
+        "rounds_run": len(rounds),
+        "settings": settings,
+        "dvs": dvs,
+        "window_rounds": [int(r["round"]) for r in in_window],
+        "mb_per_s": {direction: _tests.window_mean(in_window, mix, bs, lambda j: j["total"]["bw_bytes"] / 1e6)
+                     for direction, mix in DIRECTIONS},
+        "purge": segment.get("purge"),
+        "live_verdict_mismatch": _tests.live_mismatch(segment, dvs),
+        "round_files": [f"round-{int(r['round']):02d}" for r in rounds],
+    }
+
+
+def build(test: dict) -> dict:
+    ordered = list(test["segments"].values())
+    result = _tests.common(test, ordered)
+    settings = result["settings"]
+    order = [block_size_label(int(b)) for b in settings.get("block_sizes") or []]
+    names = [n for n in order if n in test["segments"]] + sorted(n for n in test["segments"] if n and n not in order)
+    segments = [_segment(name, test["segments"][name]) for name in names]
+    if not segments or all(s["status"] == "no rounds" for s in segments):
+        return dict(result, status="no rounds", rounds_run=0, segments=segments)
+    statuses = {s["status"] for s in segments}
+    if statuses == {"steady"}:
+        status = "steady"
+    elif "incomplete" in statuses or "no rounds" in statuses or len(segments) < len(order):
+        status = "incomplete"
+    else:
+        status = "not steady"
+    measured = [s for s in segments if s["status"] != "no rounds"]
+    headline = next((s for s in measured if s["name"] == "1024k"), max(measured, key=lambda s: parse_block_size(s["name"])))
+    result.update(
+        status=status,
+        steady=status == "steady",
+        steady_round=None,
+        rounds_run=sum(s["rounds_run"] for s in segments),
+        segments=segments,
+        block_sizes=[s["name"] for s in segments],
+        headline={"block_size": headline["name"], "direction": "write", "dv": headline["dvs"][1],
+                  "mb_per_s": headline["mb_per_s"]["write"], "status": headline["status"]},
+        tables={"mb_per_s": {s["name"]: s.get("mb_per_s", {}) for s in segments}},
+        live_verdict_mismatch=[f"{s['name']} {r}" for s in segments for r in s.get("live_verdict_mismatch", [])],
+    )
+    return result
+
+
+def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
+    measured = [s for s in result["segments"] if s["status"] != "no rounds"]
+    panels = {
+        f"Sequential {direction}": {s["name"]: [v / 1e6 for v in s["dvs"][index]["values"]] for s in measured}
+        for index, (direction, dummy) in reversed(list(enumerate(DIRECTIONS)))
+    }
+    headline = result["headline"]
+    bars = {direction: [result["tables"]["mb_per_s"][s["name"]].get(direction) for s in measured]
+            for direction, dummy in DIRECTIONS}
+    return {
+        "convergence": _plots.convergence(
+            os.path.join(plot_dir, "throughput-convergence.png"),
+            f"{prefix} — throughput steady-state convergence (write top, read below)",
+            "MB/s (10⁶ B/s)", panels, legend_title="Block size", subtitle=subtitle),
+        "verification": _plots.verification(
+            os.path.join(plot_dir, "throughput-verification.png"),
+            f"{prefix} — throughput steady-state verification, {headline['block_size']} sequential write",
+            "MB/s (10⁶ B/s)", [v / 1e6 for v in headline["dv"]["values"]], _scaled(headline["dv"]["window"], 1e6),
+            subtitle=subtitle),
+        "measurement": _plots.grouped_bars(
+            os.path.join(plot_dir, "throughput-measurement.png"),
+            f"{prefix} — throughput window average per block size",
+            "MB/s (10⁶ B/s)", [s["name"] for s in measured], bars, subtitle=subtitle),
+    }
+
+
+def _scaled(verdict: dict, scale: float) -> dict:
+    """A verdict with its figures in display units (the percentages do not change)."""
+    out = dict(verdict)
+    for key in ("average", "data_excursion", "slope", "intercept", "slope_excursion"):
+        if out.get(key) is not None:
+            out[key] = out[key] / scale
+    out["values"] = [v / scale for v in verdict.get("values") or []]
+    return out
+
+
+def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[str]:
+    if result.get("status") == "no rounds":
+        return [f"## {number} Throughput", "", "No round finished; nothing was measured.", ""]
+    settings = result["settings"]
+    lines = [f"## {number} Throughput", ""]
+    lines += ["For each block size: purge, then rounds of:", "", "```",
+              f"For block size in [{', '.join(result['block_sizes'])}]",
+              "  Purge",
+              "  While read or write not steady and round < max rounds",
+              f"    sequential read (100/0) for {settings.get('round_seconds')} s",
+              f"    sequential write (0/100) for {settings.get('round_seconds')} s", "```", "",
+              f"Each run uses direct I/O, random data, {settings.get('numjobs')} thread(s) × queue depth "
+              f"{settings.get('iodepth')}. Dependent variables: MB/s (10⁶ bytes/s) of sequential read and of sequential "
+              "write per block size, each judged on its own window; a block size is done when both are steady. "
+              "Headline (TKperf): 1024k sequential write.", ""]
+    lines += [f"> Note: {note}" for note in result.get("notes") or []]
+    headline = result["headline"]
+    lines += ["", f"### {number}.1 Steady state information", "",
+              _sections.verdict_line(result) if result["status"] != "steady" else
+              "**Steady state reached for every block size, read and write.**", ""]
+    lines += ["Steady State Validation Table per block size and direction (OakGate):", ""]
+    rows = []
+    for seg in result["segments"]:
+        if seg["status"] == "no rounds":
+            rows.append([f"**{seg['name']}**", "—", md.DASH, md.DASH, md.DASH, md.DASH, "not run"])
+            continue
+        for dv in seg["dvs"]:
+            window = dv["window"]
+            rows.append([
+                f"**{seg['name']}**", dv["name"].split()[-1], ", ".join(str(r) for r in window["rounds"]),
+                md.fmt(window["average"] / 1e6 if window.get("average") is not None else None, 2),
+                md.fmt(window.get("data_excursion_pct"), 2), md.fmt(window.get("slope_excursion_pct"), 2),
+                f"round {dv['steady_round']}" if dv["steady"] else f"not steady after {seg['rounds_run']}",
+            ])
+    lines += md.table(["Block size", "Direction", "Window rounds", "Avg MB/s", "Data exc. % (≤ 20)",
+                       "Slope exc. % (≤ 10)", "Steady at"], rows)
+    lines += ["", f"Headline, {headline['block_size']} sequential write (TKperf's DV):", ""]
+    lines += md.validation_table(_scaled(headline["dv"]["window"], 1e6), "MB/s", 1.0, 2, settings.get("max_rounds"),
+                                 headline["dv"]["steady_round"], len(headline["dv"]["values"]))
+    for seg in result["segments"]:
+        if seg["status"] == "no rounds":
+            continue
+        lines += ["", f"<details><summary>{seg['name']}: every round as the steady-state check saw it "
+                      f"({seg['status']})</summary>", ""]
+        lines += _sections.round_table(seg["dvs"], _sections.UNITS)
+        lines += ["", "</details>"]
+    lines += _sections.mismatch_warning(result)
+    lines += ["", f"### {number}.2 Measurement plots", ""]
+    lines += _sections.images(plots_rel, {
+        "convergence": "Steady State Convergence Plot: MB/s of every block size per round, sequential write on top, "
+                       "sequential read below.",
+        "verification": _sections.VERIFICATION_CAPTION,
+        "measurement": "Measurement Plot: window-average MB/s of sequential read and write per block size.",
+    })
+    lines += [f"### {number}.3 Measurement window summary table", "",
+              "Average MB/s (10⁶ bytes/s) over each block size's measurement window:", ""]
+    rows = [[f"**{seg['name']}**", md.fmt((seg.get("mb_per_s") or {}).get("read"), 2),
+             md.fmt((seg.get("mb_per_s") or {}).get("write"), 2),
+             ", ".join(str(r) for r in seg.get("window_rounds", [])) or md.DASH, seg["status"]]
+            for seg in result["segments"]]
+    lines += md.table(["Block size", "Read MB/s", "Write MB/s", "Window rounds", "Status"], rows)
+    lines += ["", f"### {number}.4 Purges and files", ""]
+    lines += _sections.steps_table(result, capacity, [(s["name"], s) for s in result["segments"]])
+    lines += _sections.file_links("throughput", [(s["name"], s["round_files"]) for s in result["segments"]],
+                                  wipc=False)
+    return lines

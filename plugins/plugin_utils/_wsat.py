@@ -1,0 +1,160 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this plugin util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins!
+
+"""The write saturation test (SNIA PTS Enterprise 1.1): after a purge, 4k random write rounds until the
+capacity multiple (4) x user capacity is written or the time limit (24 h) passes. No steady state."""
+
+from __future__ import annotations
+
+import math
+import os
+
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import WSAT_BLOCK_SIZE
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _markdown as md
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _plots, _sections, _tests
+
+GB = 1e9
+MS = 1e6
+
+
+def build(test: dict) -> dict:
+    segment = test["segments"].get("") or {"rounds": []}
+    rounds = segment["rounds"]
+    result = _tests.common(test, [segment])
+    if not rounds:
+        return dict(result, status="no rounds", rounds_run=0)
+    _tests.check_consecutive(rounds)
+    plan = result["settings"].get("wsat") or {}
+    table = []
+    written = 0
+    elapsed_ms = 0
+    for rnd in rounds:
+        job = _tests.job_or_none(rnd, 0, WSAT_BLOCK_SIZE)
+        if job is None:
+            raise ValueError(f"round {rnd['round']} has no 4k random write run")
+        written += job["write"]["io_bytes"]
+        elapsed_ms += job["runtime_ms"]
+        lat = job["write"]["lat_ns"]
+        table.append({
+            "round": int(rnd["round"]), "iops": job["write"]["iops"], "mb_per_s": job["write"]["bw_bytes"] / 1e6,
+            "lat_mean_ms": lat["mean"] / MS if lat["mean"] is not None else None,
+            "lat_max_ms": lat["max"] / MS if lat["max"] is not None else None,
+            "written_bytes": written, "elapsed_s": elapsed_ms / 1000.0,
+        })
+    target = int(plan.get("target_bytes") or 0)
+    live = (segment.get("steady_state") or {}).get("verdicts") or []
+    stopped = bool(live and live[-1].get("stop") and live[-1].get("round") == len(rounds))
+    if target and written >= target:
+        status = "complete"
+    elif stopped:
+        status = "time limit"
+    else:
+        status = "incomplete"
+    result.update(
+        status=status, steady=None, steady_round=None, rounds_run=len(rounds), per_round=table,
+        written_bytes=written, target_bytes=target, capacity_multiple=plan.get("capacity_multiple"),
+        max_hours=plan.get("max_hours"), round_files=[f"round-{int(r['round']):02d}" for r in rounds],
+    )
+    return result
+
+
+def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
+    rows = result["per_round"]
+    rounds = [r["round"] for r in rows]
+    gigabytes = [r["written_bytes"] / GB for r in rows]
+    iops = {"4k random write IOPS": [r["iops"] for r in rows]}
+    lat = {"mean": [r["lat_mean_ms"] for r in rows], "max": [r["lat_max_ms"] for r in rows]}
+    return {
+        "iops": _plots.xy_panels(
+            os.path.join(plot_dir, "wsat-iops.png"), f"{prefix} — write saturation, 4k random write IOPS",
+            [("Round", "IOPS", rounds, iops, False), ("GB written (10⁹ bytes)", "IOPS", gigabytes, iops, False)],
+            subtitle=subtitle),
+        "latency": _plots.xy_panels(
+            os.path.join(plot_dir, "wsat-latency.png"), f"{prefix} — write saturation, 4k random write latency",
+            [("Round", "latency (ms)", rounds, lat, True), ("GB written (10⁹ bytes)", "latency (ms)", gigabytes, lat, True)],
+            subtitle=subtitle),
+    }
+
+
+def _milestones(result: dict) -> list[list[str]]:
+    """Averages per quarter of the user capacity written: how the drive degrades as it fills."""
+    rows = result["per_round"]
+    multiple = float(result.get("capacity_multiple") or 0)
+    target = result.get("target_bytes") or 0
+    if not multiple or not target:
+        return []
+    step = target / multiple / 4
+    buckets = max(1, math.ceil(multiple * 4))
+    grouped: dict[int, list[dict]] = {}
+    for row in rows:
+        # A round belongs to the quarter its last byte fell in; overshoot past the target joins the last one.
+        grouped.setdefault(min(int((row["written_bytes"] - 1) // step), buckets - 1), []).append(row)
+    out = []
+    for index, bucket in sorted(grouped.items()):
+        means = [r["lat_mean_ms"] for r in bucket if r["lat_mean_ms"] is not None]
+        maxima = [r["lat_max_ms"] for r in bucket if r["lat_max_ms"] is not None]
+        out.append([f"{index / 4:g}–{(index + 1) / 4:g} ×", f"{bucket[0]['round']}–{bucket[-1]['round']}",
+                    md.fmt(_tests.mean([r["iops"] for r in bucket])),
+                    md.fmt(_tests.mean(means), 3) if means else md.DASH,
+                    md.fmt(max(maxima), 3) if maxima else md.DASH])
+    return out
+
+
+def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[str]:
+    if result.get("status") == "no rounds":
+        return [f"## {number} Write Saturation", "", "No round finished; nothing was measured.", ""]
+    settings = result["settings"]
+    lines = [f"## {number} Write Saturation", "",
+             "Purge, then rounds of:", "", "```",
+             f"While less than {result.get('capacity_multiple'):g} × user capacity written and less than "
+             f"{result.get('max_hours'):g} h passed",
+             f"  4k random write (0/100) for {settings.get('round_seconds')} s", "```", "",
+             f"Each round uses direct I/O, random data, {settings.get('numjobs')} thread(s) × queue depth "
+             f"{settings.get('iodepth')}. There is no steady state: the test shows how the drive behaves as it fills "
+             "and its spare area is used up.", ""]
+    verdict = {
+        "complete": f"**Complete**: {result['written_bytes']:,} bytes written, the target of "
+                    f"{result['target_bytes']:,} bytes ({result.get('capacity_multiple'):g} × user capacity) reached.",
+        "time limit": f"**Time limit reached** ({result.get('max_hours'):g} h) with {result['written_bytes']:,} of "
+                      f"{result['target_bytes']:,} bytes written.",
+        "incomplete": f"**Incomplete**: the test stopped with {result['written_bytes']:,} of "
+                      f"{result['target_bytes']:,} bytes written.",
+    }[result["status"]]
+    rows = result["per_round"]
+    worst = max((r["lat_max_ms"] for r in rows if r["lat_max_ms"] is not None), default=None)
+    lines += [f"### {number}.1 Summary", "", verdict, ""]
+    lines += md.table(["Item", "Value"], numeric=False, rows=[
+        ["Rounds", str(result["rounds_run"])],
+        ["Total written", f"{result['written_bytes']:,} bytes ({result['written_bytes'] / GB:,.2f} GB)"],
+        ["Target", f"{result['target_bytes']:,} bytes ({result.get('capacity_multiple'):g} × user capacity)"],
+        ["IOPS, first / last round", f"{md.fmt(rows[0]['iops'])} / {md.fmt(rows[-1]['iops'])}"],
+        ["IOPS, min / max round", f"{md.fmt(min(r['iops'] for r in rows))} / {md.fmt(max(r['iops'] for r in rows))}"],
+        ["Mean latency, first / last round (ms)",
+         f"{md.fmt(rows[0]['lat_mean_ms'], 3)} / {md.fmt(rows[-1]['lat_mean_ms'], 3)}"],
+        ["Max latency, worst round (ms)", md.fmt(worst, 3)],
+    ])
+    lines += ["", f"### {number}.2 Measurement plots", ""]
+    lines += _sections.images(plots_rel, {
+        "iops": "Write Saturation IOPS Plot: 4k random write IOPS per round, against round (left) and against the "
+                "data written so far (right).",
+        "latency": "Write Saturation Latency Plot: mean and maximum 4k random write latency per round (log scale).",
+    })
+    milestones = _milestones(result)
+    if milestones:
+        lines += [f"### {number}.3 By capacity written", "",
+                  "Round averages per quarter of the user capacity written (max: the worst single IO):", ""]
+        lines += md.table(["Written", "Rounds", "IOPS", "Mean latency (ms)", "Max latency (ms)"], milestones)
+    if len(rows) <= 60:
+        lines += ["", "<details><summary>Every round</summary>", ""]
+        lines += md.table(["Round", "IOPS", "MB/s", "Mean latency (ms)", "Max latency (ms)", "Written (GB)"], [
+            [str(r["round"]), md.fmt(r["iops"]), md.fmt(r["mb_per_s"], 2), md.fmt(r["lat_mean_ms"], 3),
+             md.fmt(r["lat_max_ms"], 3), md.fmt(r["written_bytes"] / GB, 3)] for r in rows])
+        lines += ["", "</details>"]
+    lines += ["", f"### {number}.4 Purge and files", ""]
+    lines += _sections.steps_table(result, capacity, [("", result)])
+    lines += _sections.file_links("wsat", [("", result["round_files"])], wipc=False)
+    return lines
