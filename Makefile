@@ -13,7 +13,7 @@ export ANSIBLE_COLLECTIONS_PATH := $(COLLECTIONS)
 export MPLCONFIGDIR := $(CURDIR)/build/mpl
 export PATH := $(BIN):$(PATH)
 
-.PHONY: all demo test deps venv lint units integration sanity clean
+.PHONY: all demo test test-guest deps venv lint units integration sanity clean
 
 all: test
 
@@ -45,6 +45,11 @@ units: venv
 
 integration: venv
 	pytest -q -p no:cacheprovider tests/integration
+
+# A QEMU guest (NVMe, SATA, SCSI drives, md, device-mapper) for what this machine's kernel cannot do;
+# the image is built once and cached in /var/cache/fleetqual-guest (see tests/guest/README.md).
+test-guest: venv
+	pytest -q -p no:cacheprovider tests/guest
 
 sanity: venv
 	scripts/sanity.sh $(SANITY_TREE)

@@ -8,6 +8,8 @@ from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import PlanError, build_plan
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _resume
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._callback_options import callback_option
 
 
 class ActionModule(ActionBase):
@@ -20,6 +22,11 @@ class ActionModule(ActionBase):
             argument_spec=dict(
                 variables=dict(type="dict", required=True),
                 devices=dict(type="list", elements="dict", default=[]),
+                resume=dict(type="dict", options=dict(
+                    results_dir=dict(type="path"),
+                    run_id=dict(type="str"),
+                    host=dict(type="str", required=True),
+                )),
                 context=dict(type="dict", default={}),
             )
         )
@@ -27,5 +34,15 @@ class ActionModule(ActionBase):
             plan = build_plan(args["variables"], args["devices"])
         except PlanError as exc:
             raise AnsibleActionFail(f"pts_plan: {exc}; nothing was written") from None
+        resume = args["resume"]
+        if resume:
+            try:
+                run_id = resume.get("run_id") or callback_option("run_id")
+                results_dir = resume.get("results_dir") or callback_option("output_dir")
+                if run_id:
+                    _resume.mark_done(plan, results_dir, run_id, resume["host"])
+                    plan["run_id"] = run_id
+            except (OSError, ValueError, KeyError) as exc:
+                raise AnsibleActionFail(f"pts_plan: cannot read the results of run {resume.get('run_id')}: {exc}") from None
         result.update(changed=False, pts_plan=plan, pts_context=args["context"])
         return result

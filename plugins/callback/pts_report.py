@@ -32,8 +32,10 @@ options:
         key: output_dir
   run_id:
     description:
-      - Name of this run's directory. Falls back to the C(pts_run_id) extra variable, then to the UTC time
-        the playbook started (C(YYYYMMDDTHHMMSSZ)).
+      - Name of this run's directory. The C(pts_run_id) extra variable takes precedence; without either, the
+        UTC time the playbook started (C(YYYYMMDDTHHMMSSZ)).
+      - Running the playbook again with the same run id resumes the run - tests that finished are kept,
+        an interrupted test starts again from its purge.
     type: str
     env:
       - name: PTS_RUN_ID
@@ -106,17 +108,19 @@ class CallbackModule(CallbackBase):
         return os.path.join(self._output_dir, _results.safe_name(self._run_id))
 
     def v2_playbook_on_play_start(self, play):
-        if self._run_id:
-            return
+        # The pts_run_id extra variable wins, as it does for the plan's resume decision.
         manager = play.get_variable_manager()
         extra = getattr(manager, "extra_vars", None) or {}
         if extra.get("pts_run_id"):
             self._run_id = str(extra["pts_run_id"])
 
-    def _file(self, result) -> None:
+    def _file(self, result, failed: bool = False) -> None:
         data = _payload(result)
         if not any(key.startswith("pts_") for key in data):
             return
+        if failed:
+            # 2.19 strips the status keys from callback results: the event says it failed.
+            data = dict(data, failed=True)
         host = _host_name(result)
         try:
             _results.file_payload(self.run_dir, host, data)
@@ -137,7 +141,11 @@ class CallbackModule(CallbackBase):
 
     def _show_plan(self, host: str, plan: dict) -> None:
         for drive in plan.get("drives") or []:
-            tests = ", ".join(f"{t['test']} {t['combinations']} runs" for t in drive["tests"])
+            kept = [f"{t['test']} ({t['status']})" for t in drive["tests"] if t.get("done")]
+            if kept:
+                self._display.display(f"PTS resume {host} {drive['key']}: run {plan.get('run_id')} already finished "
+                                      f"{', '.join(kept)}; kept, not run again")
+            tests = ", ".join(f"{t['test']} {t['combinations']} runs" for t in drive["tests"] if not t.get("done"))
             self._display.display(
                 f"PTS plan {host} {drive['key']}: {tests}; estimated {drive['min_s'] / 60:.1f}-{drive['max_s'] / 60:.1f} min"
                 f" ({plan.get('estimate_note')})"
@@ -171,13 +179,13 @@ class CallbackModule(CallbackBase):
         self._file(result)
 
     def v2_runner_on_failed(self, result, ignore_errors=False):
-        self._file(result)
+        self._file(result, failed=True)
 
     def v2_runner_item_on_ok(self, result):
         self._file(result)
 
     def v2_runner_item_on_failed(self, result):
-        self._file(result)
+        self._file(result, failed=True)
 
     def v2_playbook_on_stats(self, stats):
         for host, drive in sorted(self._touched):

@@ -221,6 +221,8 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
         raise _fail("pts_precondition_block_size", wipc_bs, str(exc)) from exc
     wipc_multiple = int(_positive(
         "pts_precondition_capacity_multiple", params.get("pts_precondition_capacity_multiple", 2), int))
+    timeout = params.get("pts_run_round_timeout_s", 0)
+    timeout = int(_positive("pts_run_round_timeout_s", timeout, int)) if timeout not in (0, "0", None) else 0
 
     common = {"numjobs": numjobs, "iodepth": iodepth}
     plan_tests = []
@@ -232,7 +234,7 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
         if name in tests:
             plan_tests.append(inputs)
 
-    drives = [_drive_plan(device, plan_tests, max_rounds, window, wipc_multiple) for device in devices or []]
+    drives = [_drive_plan(device, plan_tests, max_rounds, window, wipc_multiple, timeout) for device in devices or []]
     return {
         "profile": profile_name,
         "tests": plan_tests,
@@ -253,7 +255,8 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
     }
 
 
-def _drive_plan(device: dict, plan_tests: list[dict], max_rounds: int, window: int, wipc_multiple: int) -> dict:
+def _drive_plan(device: dict, plan_tests: list[dict], max_rounds: int, window: int, wipc_multiple: int,
+                timeout: int = 0) -> dict:
     lbs = int(device.get("logical_block_size", 512))
     capacity = float(device.get("size_bytes", 0))
     per_test = []
@@ -264,15 +267,15 @@ def _drive_plan(device: dict, plan_tests: list[dict], max_rounds: int, window: i
             raise _fail("pts_devices", device.get("key"), str(exc)) from exc
         for segment in segments:
             segment["round_s"] = len(segment["combinations"]) * (test["round_seconds"] + JOB_SWITCH_S) + FIO_START_S
-            # Twice the plan plus start-up, so only a hung drive reaches it.
-            segment["timeout_s"] = int(segment["round_s"] * 2 + 300)
+            # Twice the plan plus start-up, so only a hung drive reaches it, unless the operator sets one.
+            segment["timeout_s"] = timeout or int(segment["round_s"] * 2 + 300)
         wipc_s = wipc_multiple * capacity / ASSUMED_WIPC_BYTES_PER_S if test["wipc"] else 0.0
         entry = {
             "test": test["name"], "title": test["title"], "wipc": test["wipc"],
             "purge": "segment" if test["name"] == "throughput" else "test",
             "numjobs": test["numjobs"], "iodepth": test["iodepth"], "round_seconds": test["round_seconds"],
             "mixes": test["mixes"], "block_sizes": [b for b in test["block_sizes"] if b >= lbs and b % lbs == 0],
-            "segments": segments, "notes": notes,
+            "segments": segments, "notes": notes, "done": False,
             "combinations": sum(len(s["combinations"]) for s in segments),
         }
         if test["name"] == "wsat":

@@ -220,7 +220,8 @@ def main() -> None:
     rc, stdout, stderr = module.run_command(command)
     elapsed = time.monotonic() - started
     failure = dict(job_file=job_file, job_text=job_text, rc=rc, stdout=stdout, stderr=stderr, pts_context=context)
-    if timeout and rc in (124, 137):
+    # coreutils timeout exits 124 after TERM, 137 after KILL; 137 also means someone else killed fio.
+    if timeout and (rc == 124 or (rc == 137 and elapsed >= timeout)):
         module.fail_json(msg=f"fio timed out after {timeout} s running {job_file}", **failure)
     if rc != 0:
         detail = (stderr or stdout).strip().splitlines()[-5:]

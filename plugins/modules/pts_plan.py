@@ -37,6 +37,25 @@ options:
     type: list
     elements: dict
     default: []
+  resume:
+    description:
+      - Where this run's results are. With a O(resume.run_id) whose results already hold finished tests of a
+        drive (steady, not steady at the round limit, write saturation complete or at its time limit), those
+        tests are marked C(done) and not run again; a test that was interrupted starts again from its purge.
+    type: dict
+    suboptions:
+      results_dir:
+        description: Root of the results tree; defaults to the report callback's C(output_dir) setting.
+        type: path
+      run_id:
+        description:
+          - The run id (the C(pts_run_id) variable); defaults to the report callback's C(run_id) setting
+            (C(PTS_RUN_ID)). Without one nothing is resumed.
+        type: str
+      host:
+        description: The inventory name of the host the plan is for.
+        type: str
+        required: true
   context:
     description: Labels returned unchanged as RV(pts_context) for the report callback.
     type: dict
@@ -71,7 +90,9 @@ pts_plan:
       type: list
       elements: dict
     drives:
-      description: Per drive, the combinations per round, notes and the estimated wall time (min/max s).
+      description:
+        - Per drive and test, the segments (purge-to-stop units) with their combinations and DVs, notes, whether
+          the run already finished the test (C(done)), and the estimated wall time (min/max s).
       type: list
       elements: dict
 pts_context:

@@ -22,7 +22,7 @@ def build(test: dict) -> dict:
     rounds = segment["rounds"]
     result = _tests.common(test, [segment])
     if not rounds:
-        return dict(result, status="no rounds", rounds_run=0)
+        return dict(result, status="failed" if result["failure"] else "no rounds", rounds_run=0)
     _tests.check_consecutive(rounds)
     settings = result["settings"]
     window, max_rounds, dummy, dummy2 = _tests.limits(settings)
@@ -31,7 +31,7 @@ def build(test: dict) -> dict:
     sizes = sorted(int(s) for s in settings.get("block_sizes") or {j["bs"] for j in rounds[-1]["fio"]["jobs"]})
     in_window = _tests.window_rounds(rounds, window)
     result.update(
-        status=_tests.status(dv["steady"], len(rounds), max_rounds),
+        status=_tests.status(dv["steady"], len(rounds), max_rounds, result["failure"]),
         steady=dv["steady"],
         steady_round=dv["steady_round"],
         rounds_run=len(rounds),
@@ -79,11 +79,11 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
 
 
 def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[str]:
-    if result.get("status") == "no rounds":
-        return [f"## {number} IOPS", "", "No round finished; nothing was measured.", ""]
+    if not result.get("rounds_run"):
+        return [f"## {number} IOPS", "", *_sections.status_notes(result), "No round finished; nothing was measured.", ""]
     settings = result["settings"]
     dv = result["dv"]
-    lines = [f"## {number} IOPS", ""]
+    lines = [f"## {number} IOPS", "", *_sections.status_notes(result)]
     lines += _sections.loop_description(
         result, ["Purge", "Workload-independent preconditioning"],
         [f"For R/W mix % in [{', '.join(str(m) for m in result['mixes'])}]",

@@ -204,7 +204,7 @@ def write_drive_report(drive_dir: str) -> dict:
     plots = {}
     if _plots.available():
         for name, result in model["tests"].items():
-            if result.get("status") != "no rounds":
+            if result.get("rounds_run"):
                 drawn = TEST_MODULES[name].plots(result, plot_dir, prefix, subtitle)
                 plots[name] = {k: os.path.relpath(v, drive_dir) for k, v in drawn.items()}
     model["plots"] = plots

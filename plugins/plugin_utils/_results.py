@@ -125,6 +125,13 @@ def file_payload(run_dir: str, host: str, data: dict) -> list[str]:
         if os.path.isdir(segment_dir) and os.listdir(segment_dir):
             _supersede(test_dir)
         put(os.path.join(segment_dir, "purge.json"), dict(data["pts_purge"], recorded_at=now_iso()))
+    if data.get("failed"):
+        # A step that touched the drive failed (fio error, I/O error, time-out, purge): the evidence, not a figure.
+        put(os.path.join(segment_dir, "failure.json"), {
+            "phase": context.get("phase"), "round": context.get("round"), "msg": data.get("msg"),
+            "rc": data.get("rc"), "stderr": (data.get("stderr") or "")[-4000:], "job_file": data.get("job_file"),
+            "job_text": data.get("job_text"), "recorded_at": now_iso(),
+        })
     if "pts_fio" in data:
         fio = dict(data["pts_fio"])
         job_text = fio.pop("job_text", "")
@@ -180,7 +187,7 @@ def _has_results(directory: str) -> bool:
 
 def load_segment(directory: str) -> dict:
     loaded: dict = {"dir": directory, "rounds": [read_json(p) for p in round_files(directory)]}
-    for key in ("purge", "wipc", "steady-state"):
+    for key in ("purge", "wipc", "steady-state", "failure"):
         path = os.path.join(directory, key + ".json")
         loaded[key.replace("-", "_")] = read_json(path) if os.path.exists(path) else None
     return loaded
@@ -197,8 +204,12 @@ def load_test(test_dir: str) -> dict:
         if os.path.isdir(sub) and _has_results(sub):
             segments[entry] = load_segment(sub)
     whole = segments.get("") or load_segment(test_dir)
+    superseded = os.path.join(os.path.dirname(test_dir), "superseded")
+    earlier = sorted(e for e in os.listdir(superseded) if e.rsplit("-", 1)[0] == os.path.basename(test_dir)) \
+        if os.path.isdir(superseded) else []
     return {"name": os.path.basename(test_dir), "dir": test_dir, "segments": segments,
-            "purge": whole["purge"], "wipc": whole["wipc"]}
+            "purge": whole["purge"], "wipc": whole["wipc"], "failure": whole["failure"],
+            "superseded": [f"superseded/{e}" for e in earlier]}
 
 
 def load_drive(path: str) -> dict:

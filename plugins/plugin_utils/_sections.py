@@ -30,7 +30,26 @@ def verdict_line(result: dict, what: str = "") -> str:
         "incomplete": f"**Incomplete**: the test stopped after {result.get('rounds_run')} of at most "
                       f"{settings.get('max_rounds')} rounds without reaching steady state.",
         "no rounds": "**No round finished**; nothing was measured.",
+        "failed": f"**Failed** after {result.get('rounds_run', 0)} finished round(s); the figures below are from "
+                  "those rounds only and are not steady-state figures.",
     }[result["status"]]
+
+
+def status_notes(result: dict) -> list[str]:
+    """A failure with its evidence, and earlier attempts this result does not use."""
+    lines = []
+    failure = result.get("failure")
+    if failure and result.get("status") == "failed":
+        where = failure.get("phase") or "step"
+        if failure.get("round"):
+            where += f" {failure['round']}"
+        lines += [f"> **Failed** in {where}: {failure.get('msg')}", ""]
+        if failure.get("stderr"):
+            lines += ["```", *failure["stderr"].strip().splitlines()[-12:], "```", ""]
+    for path in result.get("superseded") or []:
+        lines += [f"> Note: this test started again from its purge after an interrupted attempt; the earlier "
+                  f"attempt is kept in `{path}` and not used here.", ""]
+    return lines
 
 
 def loop_description(result: dict, steps: list[str], loop: list[str]) -> list[str]:

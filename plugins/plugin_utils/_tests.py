@@ -64,10 +64,15 @@ def dv_series(rounds: list[dict], dv: dict) -> dict:
     }
 
 
-def status(steady: bool, rounds_run: int, max_rounds: int) -> str:
+def status(steady: bool, rounds_run: int, max_rounds: int, failure: dict | None = None) -> str:
     if steady:
         return "steady"
-    return "not steady" if rounds_run >= max_rounds else "incomplete"
+    if rounds_run >= max_rounds:
+        return "not steady"
+    return "failed" if failure else "incomplete"
+
+
+FINISHED = ("steady", "not steady", "complete", "time limit")
 
 
 def window_rounds(rounds: list[dict], window: int) -> list[dict]:
@@ -161,5 +166,7 @@ def common(test: dict, segments: list[dict]) -> dict:
         "collection_version": last.get("collection_version"),
         "purge": test.get("purge") or (segments[0].get("purge") if segments else None),
         "wipc": wipc_summary(test.get("wipc")),
+        "failure": test.get("failure") or next((s["failure"] for s in segments if s.get("failure")), None),
+        "superseded": test.get("superseded") or [],
         **timing(segments),
     }

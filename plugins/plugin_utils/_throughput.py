@@ -23,7 +23,8 @@ DIRECTIONS = (("read", 100), ("write", 0))
 def _segment(name: str, segment: dict) -> dict:
     rounds = segment["rounds"]
     if not rounds:
-        return {"name": name, "status": "no rounds", "rounds_run": 0, "purge": segment.get("purge"), "round_files": []}
+        return {"name": name, "status": "failed" if segment.get("failure") else "no rounds", "rounds_run": 0,
+                "purge": segment.get("purge"), "failure": segment.get("failure"), "round_files": []}
     _tests.check_consecutive(rounds)
     settings = _tests.settings_of(rounds)
     window, max_rounds, dummy, dummy2 = _tests.limits(settings)
@@ -35,7 +36,8 @@ def _segment(name: str, segment: dict) -> dict:
     in_window = _tests.window_rounds(rounds, window)
     return {
         "name": name,
-        "status": _tests.status(steady, len(rounds), max_rounds),
+        "status": _tests.status(steady, len(rounds), max_rounds, segment.get("failure")),
+        "failure": segment.get("failure"),
         "steady": steady,
         "steady_round": max(rounds_steady) if steady and None not in rounds_steady else None,
         "rounds_run": len(rounds),
@@ -57,16 +59,19 @@ def build(test: dict) -> dict:
     order = [block_size_label(int(b)) for b in settings.get("block_sizes") or []]
     names = [n for n in order if n in test["segments"]] + sorted(n for n in test["segments"] if n and n not in order)
     segments = [_segment(name, test["segments"][name]) for name in names]
-    if not segments or all(s["status"] == "no rounds" for s in segments):
-        return dict(result, status="no rounds", rounds_run=0, segments=segments)
+    if not segments or all(s["status"] in ("no rounds", "failed") and not s["rounds_run"] for s in segments):
+        failed = result["failure"] or any(s["status"] == "failed" for s in segments)
+        return dict(result, status="failed" if failed else "no rounds", rounds_run=0, segments=segments)
     statuses = {s["status"] for s in segments}
     if statuses == {"steady"}:
         status = "steady"
+    elif "failed" in statuses:
+        status = "failed"
     elif "incomplete" in statuses or "no rounds" in statuses or len(segments) < len(order):
         status = "incomplete"
     else:
         status = "not steady"
-    measured = [s for s in segments if s["status"] != "no rounds"]
+    measured = [s for s in segments if s["rounds_run"]]
     headline = next((s for s in measured if s["name"] == "1024k"), max(measured, key=lambda s: parse_block_size(s["name"])))
     result.update(
         status=status,
@@ -84,7 +89,7 @@ def build(test: dict) -> dict:
 
 
 def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
-    measured = [s for s in result["segments"] if s["status"] != "no rounds"]
+    measured = [s for s in result["segments"] if s["rounds_run"]]
     panels = {
         f"Sequential {direction}": {s["name"]: [v / 1e6 for v in s["dvs"][index]["values"]] for s in measured}
         for index, (direction, dummy) in reversed(list(enumerate(DIRECTIONS)))
@@ -120,10 +125,10 @@ def _scaled(verdict: dict, scale: float) -> dict:
 
 
 def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[str]:
-    if result.get("status") == "no rounds":
-        return [f"## {number} Throughput", "", "No round finished; nothing was measured.", ""]
+    if not result.get("rounds_run"):
+        return [f"## {number} Throughput", "", *_sections.status_notes(result), "No round finished; nothing was measured.", ""]
     settings = result["settings"]
-    lines = [f"## {number} Throughput", ""]
+    lines = [f"## {number} Throughput", "", *_sections.status_notes(result)]
     lines += ["For each block size: purge, then rounds of:", "", "```",
               f"For block size in [{', '.join(result['block_sizes'])}]",
               "  Purge",
@@ -142,7 +147,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     lines += ["Steady State Validation Table per block size and direction (OakGate):", ""]
     rows = []
     for seg in result["segments"]:
-        if seg["status"] == "no rounds":
+        if not seg["rounds_run"]:
             rows.append([f"**{seg['name']}**", "—", md.DASH, md.DASH, md.DASH, md.DASH, "not run"])
             continue
         for dv in seg["dvs"]:
@@ -159,7 +164,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     lines += md.validation_table(_scaled(headline["dv"]["window"], 1e6), "MB/s", 1.0, 2, settings.get("max_rounds"),
                                  headline["dv"]["steady_round"], len(headline["dv"]["values"]))
     for seg in result["segments"]:
-        if seg["status"] == "no rounds":
+        if not seg["rounds_run"]:
             continue
         lines += ["", f"<details><summary>{seg['name']}: every round as the steady-state check saw it "
                       f"({seg['status']})</summary>", ""]

@@ -26,7 +26,7 @@ def build(test: dict) -> dict:
     rounds = segment["rounds"]
     result = _tests.common(test, [segment])
     if not rounds:
-        return dict(result, status="no rounds", rounds_run=0)
+        return dict(result, status="failed" if result["failure"] else "no rounds", rounds_run=0)
     _tests.check_consecutive(rounds)
     plan = result["settings"].get("wsat") or {}
     table = []
@@ -53,7 +53,7 @@ def build(test: dict) -> dict:
     elif stopped:
         status = "time limit"
     else:
-        status = "incomplete"
+        status = "failed" if result["failure"] else "incomplete"
     result.update(
         status=status, steady=None, steady_round=None, rounds_run=len(rounds), per_round=table,
         written_bytes=written, target_bytes=target, capacity_multiple=plan.get("capacity_multiple"),
@@ -105,10 +105,10 @@ def _milestones(result: dict) -> list[list[str]]:
 
 
 def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[str]:
-    if result.get("status") == "no rounds":
-        return [f"## {number} Write Saturation", "", "No round finished; nothing was measured.", ""]
+    if not result.get("rounds_run"):
+        return [f"## {number} Write Saturation", "", *_sections.status_notes(result), "No round finished; nothing was measured.", ""]
     settings = result["settings"]
-    lines = [f"## {number} Write Saturation", "",
+    lines = [f"## {number} Write Saturation", "", *_sections.status_notes(result),
              "Purge, then rounds of:", "", "```",
              f"While less than {result.get('capacity_multiple'):g} × user capacity written and less than "
              f"{result.get('max_hours'):g} h passed",
@@ -123,6 +123,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
                       f"{result['target_bytes']:,} bytes written.",
         "incomplete": f"**Incomplete**: the test stopped with {result['written_bytes']:,} of "
                       f"{result['target_bytes']:,} bytes written.",
+        "failed": f"**Failed** with {result['written_bytes']:,} of {result['target_bytes']:,} bytes written.",
     }[result["status"]]
     rows = result["per_round"]
     worst = max((r["lat_max_ms"] for r in rows if r["lat_max_ms"] is not None), default=None)

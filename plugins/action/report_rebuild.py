@@ -1,0 +1,46 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+import os
+
+from ansible.errors import AnsibleActionFail
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _report, _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._callback_options import callback_option
+
+
+class ActionModule(ActionBase):
+    TRANSFERS_FILES = False
+    _requires_connection = False  # reads and writes the results tree on the controller only
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        dummy, args = self.validate_argument_spec(argument_spec=dict(
+            results_dir=dict(type="path"),
+            run_id=dict(type="str"),
+        ))
+        try:
+            root = args["results_dir"] or callback_option("output_dir")
+        except ValueError as exc:
+            raise AnsibleActionFail(f"report_rebuild: {exc}; give results_dir") from None
+        if not os.path.isdir(root):
+            raise AnsibleActionFail(f"report_rebuild: results_dir={root!r} is not a directory")
+        runs = [args["run_id"]] if args["run_id"] else sorted(
+            e for e in os.listdir(root) if os.path.isdir(os.path.join(root, e)))
+        reports, warnings = [], []
+        for run in runs:
+            run_dir = os.path.join(root, run)
+            if not os.path.isdir(run_dir):
+                raise AnsibleActionFail(f"report_rebuild: run_id={run!r} has no directory under {root}")
+            for drive_dir in _results.drive_dirs(run_dir):
+                try:
+                    reports.append(_report.write_drive_report(drive_dir)["report"])
+                except (OSError, ValueError, KeyError, TypeError) as exc:
+                    warnings.append(f"no report for {drive_dir}: {exc}")
+        result.update(changed=bool(reports), pts_reports=reports, failed=bool(warnings), msg="; ".join(warnings)
+                      or f"{len(reports)} report(s) rebuilt from {root}")
+        return result

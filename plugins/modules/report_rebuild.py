@@ -1,0 +1,51 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: report_rebuild
+short_description: Rebuild every drive report of a results tree from the files on disk alone
+version_added: 0.1.0
+description:
+  - Renders C(report.md), C(plots/*.png) and C(result.json) again for every drive of one run (or of every run)
+    under O(results_dir), from the round files, purge, preconditioning and identity records there. Touches no host.
+  - Fails, naming each drive, when a drive's files cannot be made into a report.
+  - Runs on the controller only.
+author:
+  - fleetqual.pts contributors (@fleetqual)
+extends_documentation_fragment:
+  - fleetqual.pts._attributes
+  - fleetqual.pts._attributes.ACTION
+attributes:
+  check_mode:
+    support: none
+  diff_mode:
+    support: none
+options:
+  results_dir:
+    description: Root of the results tree; defaults to the report callback's C(output_dir) setting.
+    type: path
+  run_id:
+    description: The run to rebuild; every run under O(results_dir) when omitted.
+    type: str
+seealso:
+  - plugin: fleetqual.pts.pts_report
+    plugin_type: callback
+"""
+
+EXAMPLES = r"""
+- name: Rebuild the reports of one run
+  fleetqual.pts.report_rebuild:
+    results_dir: results
+    run_id: 20261123T101500Z
+"""
+
+RETURN = r"""
+pts_reports:
+  description: The report.md files written.
+  returned: always
+  type: list
+  elements: str
+"""

@@ -1,0 +1,194 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Nothing lost: a killed controller, resume with the same run id, honest fio failures, a failing drive."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+
+from conftest import BIN, ROOT, LoopDevice, sh
+
+TINY = {"pts_run_round_seconds": 0.5, "pts_run_max_rounds": 5,
+        "pts_run_iops_mixes": [0], "pts_run_iops_block_sizes": ["4k"],
+        "pts_run_throughput_block_sizes": ["64k"],
+        "pts_run_latency_mixes": [100, 0], "pts_run_latency_block_sizes": ["4k"]}
+
+
+def load(path):
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def spec(device, name="victim"):
+    return {"path": device.path, "name": name, "backing_file": device.image}
+
+
+def test_a_fio_error_fails_the_round_with_fios_own_message(loop_device, run_pts):
+    device = loop_device()
+    run = run_pts({"pts_devices": [spec(device)], "pts_allow_destroy": True, "pts_profile": "quick",
+                   "pts_tests": ["throughput"]}, dict(TINY, pts_run_ioengine="nosuchengine"))
+    assert run.rc != 0
+    seg = os.path.join(run.drive_dir("victim"), "throughput", "64k")
+    failure = load(os.path.join(seg, "failure.json"))
+    assert failure["round"] == 1 and "fio exited with rc 1" in failure["msg"]
+    assert "nosuchengine" in failure["stderr"]
+    assert "ioengine=nosuchengine" in failure["job_text"]
+    assert not os.path.exists(os.path.join(seg, "round-01.json"))  # no partial figure
+    result = load(os.path.join(run.drive_dir("victim"), "result.json"))["tests"]["throughput"]
+    assert result["status"] == "failed" and result["rounds_run"] == 0
+    report = open(os.path.join(run.drive_dir("victim"), "report.md"), encoding="utf-8").read()
+    assert "> **Failed** in round 1: fio exited with rc 1" in report
+
+
+def test_a_round_that_runs_over_its_time_limit_fails(loop_device, run_pts):
+    device = loop_device()
+    run = run_pts({"pts_devices": [spec(device)], "pts_allow_destroy": True, "pts_profile": "quick",
+                   "pts_tests": ["throughput"]}, dict(TINY, pts_run_round_seconds=6, pts_run_round_timeout_s=2))
+    assert run.rc != 0
+    failure = load(os.path.join(run.drive_dir("victim"), "throughput", "64k", "failure.json"))
+    assert failure["msg"].startswith("fio timed out after 2 s")
+    assert not os.path.exists(os.path.join(run.drive_dir("victim"), "throughput", "64k", "round-01.json"))
+
+
+def _fio_on(device_path: str) -> list[int]:
+    rdev = os.stat(device_path).st_rdev
+    pids = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if open(f"/proc/{pid}/comm", encoding="utf-8").read().strip() != "fio":
+                continue
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                if os.stat(f"/proc/{pid}/fd/{fd}").st_rdev == rdev:
+                    pids.append(int(pid))
+                    break
+        except OSError:
+            continue
+    return pids
+
+
+def test_a_killed_fio_gives_no_figure(loop_device, run_pts, tmp_path):
+    device = loop_device()
+    host_vars = {"pts_devices": [spec(device)], "pts_allow_destroy": True, "pts_profile": "quick",
+                 "pts_tests": ["throughput"]}
+    killer = subprocess.Popen(["bash", "-c", f"""
+        for i in $(seq 600); do
+          for p in $(pgrep -x fio); do
+            if ls -l /proc/$p/fd 2>/dev/null | grep -q '{device.path}$'; then sleep 1; kill -9 $p; exit 0; fi
+          done
+          sleep 0.1
+        done"""])
+    try:
+        run = run_pts(host_vars, dict(TINY, pts_run_round_seconds=5))
+    finally:
+        killer.kill()
+    assert run.rc != 0
+    failure = load(os.path.join(run.drive_dir("victim"), "throughput", "64k", "failure.json"))
+    assert failure["round"] == 1
+    assert "fio exited with rc" in failure["msg"] or "unusable fio output" in failure["msg"]
+    assert "timed out" not in failure["msg"]
+    assert not os.path.exists(os.path.join(run.drive_dir("victim"), "throughput", "64k", "round-01.json"))
+
+
+def test_a_failing_drive_next_to_a_healthy_one(loop_device, run_pts, tmp_path):
+    small = tmp_path / "small-tmpfs"
+    small.mkdir()
+    sh("mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(small))
+    try:
+        failing = LoopDevice(small, "128M")  # writes fail once the 16 MiB tmpfs under it is full
+        healthy = loop_device("64M")
+        try:
+            run = run_pts({"pts_devices": [spec(failing, "failing"), spec(healthy, "healthy")],
+                           "pts_allow_destroy": True, "pts_profile": "quick", "pts_tests": ["iops"]}, TINY)
+        finally:
+            failing.detach()
+    finally:
+        subprocess.run(["umount", str(small)], check=False)
+    assert run.rc != 0  # the host fails at the end, after the healthy drive finished
+    assert "failing failed" in run.stdout
+    failure = load(os.path.join(run.drive_dir("failing"), "iops", "failure.json"))
+    assert failure["phase"] == "wipc"
+    assert "No space left on device" in failure["stderr"] or "error=" in failure["msg"]
+    bad = load(os.path.join(run.drive_dir("failing"), "result.json"))["tests"]["iops"]
+    assert bad["status"] == "failed"
+    good = load(os.path.join(run.drive_dir("healthy"), "result.json"))["tests"]["iops"]
+    assert good["status"] in ("steady", "not steady") and good["rounds_run"] >= 1
+
+
+def _round_files(directory):
+    return sorted(p for p in directory.glob("round-*.json") if not p.name.endswith(".raw.json"))
+
+
+def _env(tmp_path, run_id):
+    return dict(os.environ, PATH=BIN + os.pathsep + os.environ.get("PATH", ""),
+                ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
+                ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"),
+                ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-local"), ANSIBLE_REMOTE_TMP=str(tmp_path / "ansible-remote"),
+                MPLCONFIGDIR=str(tmp_path / "mpl"), PTS_RESULTS_DIR=str(tmp_path / "results"), PTS_RUN_ID=run_id)
+
+
+def test_kill_the_controller_then_resume(loop_device, tmp_path):
+    import yaml
+    device = loop_device("64M")
+    inventory = tmp_path / "inventory.yml"
+    inventory.write_text(yaml.safe_dump({"all": {"hosts": {"localhost": {
+        "ansible_connection": "local", "ansible_python_interpreter": "/usr/bin/python3",
+        "pts_run_remote_dir": str(tmp_path / "remote"), "pts_devices": [spec(device)], "pts_allow_destroy": True,
+        "pts_profile": "quick", "pts_tests": ["iops", "latency"]}}}}))
+    command = [os.path.join(BIN, "ansible-playbook"), "playbooks/pts.yml", "-i", str(inventory),
+               "-e", json.dumps(dict(TINY, pts_run_round_seconds=1))]
+    env = _env(tmp_path, "resume-1")
+    drive = tmp_path / "results" / "resume-1" / "localhost" / "victim"
+
+    # 1. kill the whole controller (SIGKILL) while latency round 3 runs
+    with open(tmp_path / "first.log", "w", encoding="utf-8") as log:
+        first = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                 start_new_session=True)
+        deadline = time.monotonic() + 600
+        while not (drive / "latency" / "round-02.json").exists() or not _fio_on(device.path):
+            assert first.poll() is None and time.monotonic() < deadline, "the run ended before latency round 3"
+            time.sleep(0.05)
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait()
+    leftover = _fio_on(device.path)
+    assert leftover, "fio runs detached on the host: it outlives the controller"
+
+    # 2. every finished round is on disk and whole
+    iops_rounds = _round_files(drive / "iops")
+    latency_rounds = _round_files(drive / "latency")
+    assert len(iops_rounds) >= 5 and len(latency_rounds) == 2
+    for path in iops_rounds + latency_rounds:
+        assert load(path)["fio"]["jobs"]
+    assert not list(drive.rglob(".*.json.*"))  # no half-written temporary files
+    iops_before = {p.name: p.read_bytes() for p in (drive / "iops").iterdir() if p.is_file()}
+
+    # 3. the leftover fio of the killed run ends by itself (its round's time); then run again, same run id
+    deadline = time.monotonic() + 120
+    while _fio_on(device.path):
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    second = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, check=False)
+    (tmp_path / "second.log").write_text(second.stdout + second.stderr)
+    assert second.returncode == 0, second.stdout[-3000:]
+    assert "PTS resume localhost victim: run resume-1 already finished iops" in second.stdout
+    assert " iops round " not in second.stdout  # IOPS was not run again
+    assert {p.name: p.read_bytes() for p in (drive / "iops").iterdir() if p.is_file()} == iops_before
+    # latency started again from its purge; the interrupted attempt is kept aside, not mixed in
+    assert len(_round_files(drive / "superseded" / "latency-1")) == 2
+    result = load(drive / "result.json")
+    assert result["tests"]["latency"]["status"] in ("steady", "not steady")
+    assert result["tests"]["latency"]["superseded"] == ["superseded/latency-1"]
+    report = (drive / "report.md").read_text(encoding="utf-8")
+    assert "started again from its purge after an interrupted attempt" in report
+
+    # 4. the final report equals one rebuilt from the files alone
+    rebuild = subprocess.run([os.path.join(BIN, "ansible-playbook"), "playbooks/report.yml", "-e",
+                              "pts_run_id=resume-1"], cwd=ROOT, env=env, capture_output=True, text=True,
+                             timeout=600, check=False)
+    assert rebuild.returncode == 0, rebuild.stdout[-2000:]
+    assert (drive / "report.md").read_text(encoding="utf-8") == report
+    assert load(drive / "result.json") == result
