@@ -26,3 +26,4 @@ PTS_RUN_ID=$run_id PTS_RESULTS_DIR=$results .venv/bin/ansible-playbook playbooks
 report="$results/$run_id/localhost/demo-loop/report.md"
 test -s "$report"
 echo "demo: report in $report"
+echo "demo: fleet summary (verdict) in $results/$run_id/fleet.md"

@@ -10,6 +10,9 @@ command -v mkfs.ext4 >/dev/null || missing+=(e2fsprogs)
 command -v sfdisk >/dev/null || missing+=(fdisk)
 command -v git >/dev/null || missing+=(git)
 command -v shellcheck >/dev/null || missing+=(shellcheck)
+command -v ip >/dev/null || missing+=(iproute2)
+command -v ssh >/dev/null || missing+=(openssh-client)
+test -x /usr/sbin/sshd || missing+=(openssh-server)
 "${PYTHON:-python3}" -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
 
 if ((${#missing[@]})); then

@@ -33,12 +33,17 @@ class ActionModule(ActionBase):
         args = dict(self._task.args)
         wait = args.get("wait", True)
         expected = args.get("expected_seconds") or 0
+        reconnect = args.get("reconnect_timeout", 300)
         if not isinstance(wait, bool):
             raise AnsibleActionFail(f"fio_job: wait={wait!r} must be a boolean")
         try:
             expected = float(expected)
         except (TypeError, ValueError):
             raise AnsibleActionFail(f"fio_job: expected_seconds={expected!r} must be a number of seconds") from None
+        try:
+            reconnect = float(reconnect)
+        except (TypeError, ValueError):
+            raise AnsibleActionFail(f"fio_job: reconnect_timeout={reconnect!r} must be a number of seconds") from None
 
         wrap_async = bool(self._task.async_val) and not self._connection.has_native_async
         started = self._execute_module(module_name="fleetqual.pts.fio_job", module_args=args, task_vars=task_vars,
@@ -49,8 +54,12 @@ class ActionModule(ActionBase):
             return result
 
         jid = started["ansible_job_id"]
-        final = self._wait(jid, task_vars, expected, float(self._task.async_val))
-        self._async_status(jid, task_vars, "cleanup")
+        final = self._wait(jid, task_vars, expected, float(self._task.async_val), reconnect)
+        if not final.get("unreachable"):
+            try:
+                self._async_status(jid, task_vars, "cleanup")
+            except AnsibleConnectionFailure as exc:
+                display.warning(f"fio_job: could not remove the async status of job {jid}: {exc}")
         for key in _ASYNC_KEYS:
             final.pop(key, None)
         result.update(final)
@@ -66,8 +75,9 @@ class ActionModule(ActionBase):
             loader=self._loader, templar=self._templar, shared_loader_obj=self._shared_loader_obj)
         return action.run(task_vars=task_vars)
 
-    def _wait(self, jid: str, task_vars: dict, expected: float, limit: float) -> dict:
+    def _wait(self, jid: str, task_vars: dict, expected: float, limit: float, reconnect: float = 300.0) -> dict:
         start = time.monotonic()
+        lost_since = None
         deadline = start + limit
         expected_end = start + expected
         interval = 1.0
@@ -84,8 +94,13 @@ class ActionModule(ActionBase):
             try:
                 status = self._async_status(jid, task_vars, "status")
             except AnsibleConnectionFailure as exc:
-                # fio goes on on the host; reconnect at the next poll.
+                # fio goes on on the host; reconnect at the next poll, unless the host stays away too long.
+                lost_since = lost_since or time.monotonic()
+                if time.monotonic() - lost_since >= reconnect:
+                    return {"unreachable": True, "msg": f"fio_job: no connection to the host for {reconnect:g} s while "
+                                                        f"waiting for fio (job {jid}, which may still run there): {exc}"}
                 display.warning(f"fio_job: lost the connection while waiting for job {jid}, retrying: {exc}")
                 continue
+            lost_since = None
             if status.get("finished") or (status.get("failed") and not status.get("started")):
                 return status

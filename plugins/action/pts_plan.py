@@ -10,6 +10,7 @@ from ansible.plugins.action import ActionBase
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import PlanError, build_plan
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _resume
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._callback_options import callback_option
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._verdicts import fleet_settings, validate_rules
 
 
 class ActionModule(ActionBase):
@@ -22,6 +23,8 @@ class ActionModule(ActionBase):
             argument_spec=dict(
                 variables=dict(type="dict", required=True),
                 devices=dict(type="list", elements="dict", default=[]),
+                listed=dict(type="list", elements="dict", default=[]),
+                acceptance=dict(type="raw", default=[]),
                 resume=dict(type="dict", options=dict(
                     results_dir=dict(type="path"),
                     run_id=dict(type="str"),
@@ -32,8 +35,12 @@ class ActionModule(ActionBase):
         )
         try:
             plan = build_plan(args["variables"], args["devices"])
-        except PlanError as exc:
+            plan["acceptance"] = validate_rules(args["acceptance"])
+            plan["fleet"] = fleet_settings(args["variables"])
+        except (PlanError, ValueError) as exc:
             raise AnsibleActionFail(f"pts_plan: {exc}; nothing was written") from None
+        plan["listed"] = [{k: v for k, v in spec.items() if k in ("path", "name", "serial", "wwn")}
+                          for spec in args["listed"]]
         resume = args["resume"]
         if resume:
             try:

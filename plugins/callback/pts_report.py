@@ -50,7 +50,7 @@ import os
 from ansible.plugins.callback import CallbackBase
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import block_size_label
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _report, _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _fleet, _report, _results
 
 
 def _payload(result) -> dict:
@@ -121,13 +121,17 @@ class CallbackModule(CallbackBase):
         if failed:
             # 2.19 strips the status keys from callback results: the event says it failed.
             data = dict(data, failed=True)
-        host = _host_name(result)
+        context = data.get("pts_context") or {}
+        run_id = context.get("run_id") or (data.get("pts_plan") or {}).get("run_id")
+        if run_id:
+            self._run_id = str(run_id)  # the play fixed the run id; every result of this run goes under it
+        # A drive worker runs on the controller for its host: file under the host the drive is in.
+        host = context.get("host") or _host_name(result)
         try:
             _results.file_payload(self.run_dir, host, data)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             self._display.warning(f"pts_report: could not record a result of {host}: {exc}")
             return
-        context = data.get("pts_context") or {}
         for drive in data.get("pts_drives") or []:
             self._touched.add((host, drive["key"]))
         if context.get("drive"):
@@ -187,10 +191,23 @@ class CallbackModule(CallbackBase):
     def v2_runner_item_on_failed(self, result):
         self._file(result, failed=True)
 
+    def v2_runner_on_unreachable(self, result):
+        # The drive's host went away: its drives' verdicts say so (INCOMPLETE, host lost) instead of guessing.
+        host = getattr(result, "host", None) or result._host
+        host_vars = getattr(host, "vars", {}) or {}
+        real = host_vars.get("pts_run_host") or host.get_name()
+        drive = host_vars.get("pts_run_drive_key")
+        path = _results.drive_dir(self.run_dir, real, drive) if drive else os.path.join(self.run_dir, _results.safe_name(real))
+        try:
+            _results.atomic_write_json(os.path.join(path, "lost.json"), {
+                "msg": str(_payload(result).get("msg") or "unreachable"), "recorded_at": _results.now_iso()})
+        except OSError as exc:
+            self._display.warning(f"pts_report: could not record that {real} was lost: {exc}")
+
     def v2_playbook_on_stats(self, stats):
         for host, drive in sorted(self._touched):
             path = _results.drive_dir(self.run_dir, host, drive)
-            if not os.path.exists(os.path.join(path, "drive.json")):
+            if not os.path.exists(os.path.join(path, "drive.json")) or _fleet.fresh(path):
                 continue
             try:
                 written = _report.write_drive_report(path)
@@ -198,5 +215,13 @@ class CallbackModule(CallbackBase):
                 self._display.warning(f"pts_report: no report for {host} {drive}: {exc}")
                 continue
             self._display.display(f"PTS report {host} {drive}: {written['report']}")
-        if self._touched:
-            self._display.display(f"PTS results: {self.run_dir}")
+        if not self._touched:
+            return
+        fleet = os.path.join(self.run_dir, "fleet.md")
+        if not os.path.exists(fleet) or os.path.getmtime(fleet) < self._started.timestamp():
+            # The play stopped before its summary (every host lost, say): write it anyway, for the record.
+            try:
+                _fleet.summarize([self.run_dir], self.run_dir, fail_on=["FAIL", "INCOMPLETE"])
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                self._display.warning(f"pts_report: no fleet summary: {exc}")
+        self._display.display(f"PTS results: {self.run_dir} (fleet summary: {fleet})")

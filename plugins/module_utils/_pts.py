@@ -221,6 +221,7 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
         raise _fail("pts_precondition_block_size", wipc_bs, str(exc)) from exc
     wipc_multiple = int(_positive(
         "pts_precondition_capacity_multiple", params.get("pts_precondition_capacity_multiple", 2), int))
+    settings = _step_settings(params)
     timeout = params.get("pts_run_round_timeout_s", 0)
     timeout = int(_positive("pts_run_round_timeout_s", timeout, int)) if timeout not in (0, "0", None) else 0
 
@@ -247,11 +248,38 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
         "max_data_excursion_pct": data_pct,
         "max_slope_excursion_pct": slope_pct,
         "wipc": {"block_size": wipc_bs, "capacity_multiple": wipc_multiple},
+        "settings": dict(settings, ioengine=ioengine, wipc_block_size=wipc_bs, wipc_capacity_multiple=wipc_multiple),
         "drives": drives,
         "estimate_note": (
             f"rounds x combinations x (seconds + {JOB_SWITCH_S} s per job); WIPC at an assumed "
             f"{ASSUMED_WIPC_BYTES_PER_S / 1e6:.0f} MB/s; WSAT at an assumed {ASSUMED_WSAT_BYTES_PER_S / 1e6:.0f} MB/s"
         ),
+    }
+
+
+PURGE_METHODS = ("auto", "discard")
+
+
+def _step_settings(params: dict) -> dict:
+    """What purge, preconditioning and the rounds need besides the matrix, validated once for every worker."""
+    remote_dir = params.get("pts_run_remote_dir", "/var/lib/fleetqual-pts")
+    if not isinstance(remote_dir, str) or not remote_dir.startswith("/") or "\n" in remote_dir:
+        raise _fail("pts_run_remote_dir", remote_dir, "must be an absolute path")
+    purge_method = params.get("pts_run_purge_method", "auto")
+    if purge_method not in PURGE_METHODS:
+        raise _fail("pts_run_purge_method", purge_method, f"unknown purge method; known: {', '.join(PURGE_METHODS)}")
+    allow = params.get("pts_allow_destroy", False)
+    if not isinstance(allow, bool):
+        allow = str(allow).lower() in ("true", "yes", "1")
+    return {
+        "remote_dir": remote_dir,
+        "purge_method": purge_method,
+        "allow_destroy": allow,
+        "reconnect_timeout_s": _positive("pts_run_reconnect_timeout_s", params.get("pts_run_reconnect_timeout_s", 300),
+                                         float),
+        "wipc_iodepth": int(_positive("pts_precondition_iodepth", params.get("pts_precondition_iodepth", 32), int)),
+        "wipc_min_bytes_per_second": int(_positive("pts_precondition_min_bytes_per_second",
+                                                   params.get("pts_precondition_min_bytes_per_second", 20000000), int)),
     }
 
 

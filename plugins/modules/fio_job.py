@@ -59,6 +59,12 @@ options:
         async job id at once (V(false), fire and forget). Used by the action plugin only.
     type: bool
     default: true
+  reconnect_timeout:
+    description:
+      - With C(async) and C(poll=0), how long (seconds) the host may stay unreachable while fio runs before the
+        task gives up and reports the host unreachable (fio may still finish there). Used by the action plugin only.
+    type: float
+    default: 300
   expected_seconds:
     description:
       - How long fio is planned to run. The action plugin polls sparsely until then and every second after.
@@ -184,6 +190,7 @@ def main() -> None:
             expect=dict(type="dict", default={}),
             wait=dict(type="bool", default=True),
             expected_seconds=dict(type="float", default=0),
+            reconnect_timeout=dict(type="float", default=300),
         ),
         supports_check_mode=True,
     )

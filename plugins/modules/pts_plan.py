@@ -37,6 +37,19 @@ options:
     type: list
     elements: dict
     default: []
+  listed:
+    description: The drives listed for the host (C(pts_devices)), recorded so a fleet summary knows what to expect.
+    type: list
+    elements: dict
+    default: []
+  acceptance:
+    description:
+      - Acceptance rules (C(pts_acceptance)) - a list of dicts with a C(model) glob, an optional C(firmware) glob,
+        C(require_steady) (default true) and limits C(min_iops_4k_write), C(min_throughput_1024k_write_mb_s),
+        C(min_throughput_1024k_read_mb_s), C(max_latency_4k_write_mean_ms), C(max_latency_4k_write_p9999_ms).
+        Validated here, recorded with the plan, applied by M(fleetqual.pts.fleet_summary).
+    type: raw
+    default: []
   resume:
     description:
       - Where this run's results are. With a O(resume.run_id) whose results already hold finished tests of a

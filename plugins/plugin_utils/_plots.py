@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import os
+import statistics
 
 try:
     import matplotlib
@@ -243,5 +244,31 @@ def xy_panels(path: str, title: str, panels: list[tuple], subtitle: str | None =
         ax.set_ylabel(ylabel)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=9)
+    fig.suptitle(title)
+    return _finish(fig, path, subtitle)
+
+
+def cohort(path: str, title: str, panels: list[tuple[str, list[tuple[str, float, bool]]]],
+           subtitle: str | None = None) -> str:
+    """One panel per figure: every drive of a cohort as a point, the median as a line, outliers in red."""
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.2 * len(panels) + 1.0, 4.6), layout="constrained",
+                             squeeze=False)
+    for ax, (label, points) in zip(axes[0], panels):
+        values = [value for dummy, value, dummy2 in points]
+        spread = [((index % 7) - 3) * 0.05 for index in range(len(points))]  # jitter so equal values stay visible
+        ax.scatter(spread, values, c=["#c62828" if flagged else "#1f77b4" for dummy, dummy2, flagged in points],
+                   s=28, zorder=3)
+        for (drive_id, value, flagged), x in zip(points, spread):
+            if flagged:
+                ax.annotate(drive_id, (x, value), textcoords="offset points", xytext=(6, 0), fontsize=7,
+                            color="#c62828")
+        median = statistics.median(values)
+        ax.axhline(median, color="#2e7d32", linewidth=1.5, label=f"median {_figure(median)}")
+        ax.set_xlim(-0.6, 0.6)
+        ax.set_xticks([])
+        ax.set_title(label, fontsize=9)
+        ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.legend(fontsize=7, loc="best")
     fig.suptitle(title)
     return _finish(fig, path, subtitle)

@@ -93,6 +93,7 @@ def drive_dir(run_dir: str, host: str, drive: str) -> str:
 def file_payload(run_dir: str, host: str, data: dict) -> list[str]:
     """Write one task result's pts_* payload where it belongs; return the paths written."""
     context = data.get("pts_context") or {}
+    host = context.get("host") or host
     written: list[str] = []
 
     def put(path: str, content: object) -> None:

@@ -85,8 +85,9 @@ def run_playbook(tmp_path, host_vars: dict, extra_vars: dict | None = None, chec
                  run_id: str = "it-1") -> PlaybookRun:
     """Run playbooks/pts.yml against localhost with the given host variables and extra variables."""
     inventory = tmp_path / f"inventory-{run_id}.yml"
+    # Verdicts fail a run by default; these tests check the figures, test_fleet checks verdicts and exit codes.
     hostvars = {"ansible_connection": "local", "ansible_python_interpreter": "/usr/bin/python3",
-                "pts_run_remote_dir": str(tmp_path / "remote"), **host_vars}
+                "pts_run_remote_dir": str(tmp_path / "remote"), "pts_fleet_fail_on": [], **host_vars}
     inventory.write_text(yaml.safe_dump({"all": {"hosts": {"localhost": hostvars}}}))
     results = str(tmp_path / "results")
     env = dict(

@@ -138,7 +138,7 @@ def test_kill_the_controller_then_resume(loop_device, tmp_path):
     inventory.write_text(yaml.safe_dump({"all": {"hosts": {"localhost": {
         "ansible_connection": "local", "ansible_python_interpreter": "/usr/bin/python3",
         "pts_run_remote_dir": str(tmp_path / "remote"), "pts_devices": [spec(device)], "pts_allow_destroy": True,
-        "pts_profile": "quick", "pts_tests": ["iops", "latency"]}}}}))
+        "pts_profile": "quick", "pts_tests": ["iops", "latency"], "pts_fleet_fail_on": []}}}}))
     command = [os.path.join(BIN, "ansible-playbook"), "playbooks/pts.yml", "-i", str(inventory),
                "-e", json.dumps(dict(TINY, pts_run_round_seconds=1))]
     env = _env(tmp_path, "resume-1")

@@ -104,3 +104,20 @@ def test_without_async_the_module_result_is_returned_as_is(monkeypatch):
     action = make_action(async_val=0)
     monkeypatch.setattr(action, "_execute_module", lambda **kw: {"changed": True, "pts_fio": {"jobs": [1]}})
     assert action.run(task_vars={})["pts_fio"] == {"jobs": [1]}
+
+
+def test_a_host_that_stays_away_is_reported_unreachable(clock, monkeypatch):
+    action = make_action(args={"job_file": "/x.fio", "reconnect_timeout": 10})
+
+    calls = []
+
+    def status(jid, task_vars, mode):
+        calls.append(mode)
+        raise AnsibleConnectionFailure("ssh: no route to host")
+
+    monkeypatch.setattr(action, "_async_status", status)
+    monkeypatch.setattr(action, "_execute_module", lambda **kw: {"ansible_job_id": "j1", "started": 1, "finished": 0})
+    result = action.run(task_vars={})
+    assert result["unreachable"] is True and "no connection to the host for 10 s" in result["msg"]
+    assert clock.now - 1000.0 < 15  # gave up after the reconnect time-out, not the async limit of 600 s
+    assert "cleanup" not in calls

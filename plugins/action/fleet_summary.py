@@ -1,0 +1,62 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+import os
+
+from ansible.errors import AnsibleActionFail
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _fleet
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._callback_options import callback_option
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._verdicts import VERDICTS
+
+
+class ActionModule(ActionBase):
+    TRANSFERS_FILES = False
+    _requires_connection = False  # reads the results tree on the controller only
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        dummy, args = self.validate_argument_spec(argument_spec=dict(
+            results_dirs=dict(type="list", elements="path"),
+            run_ids=dict(type="list", elements="str", required=True),
+            output_dir=dict(type="path"),
+            fail_on=dict(type="list", elements="str", default=["FAIL", "INCOMPLETE"]),
+            outlier_robust_z=dict(type="float", default=3.5),
+            outlier_min_deviation_pct=dict(type="float", default=10.0),
+            outlier_min_cohort=dict(type="int", default=3),
+            outliers_fail=dict(type="bool", default=False),
+        ))
+        bad = sorted(set(args["fail_on"]) - set(VERDICTS))
+        if bad:
+            raise AnsibleActionFail(f"fleet_summary: fail_on={args['fail_on']!r}: unknown verdicts {bad}; known: "
+                                    f"{', '.join(VERDICTS)}")
+        try:
+            roots = args["results_dirs"] or [callback_option("output_dir")]
+        except ValueError as exc:
+            raise AnsibleActionFail(f"fleet_summary: {exc}; give results_dirs") from None
+        run_dirs = [os.path.join(root, run) for root in roots for run in args["run_ids"]
+                    if os.path.isdir(os.path.join(root, run))]
+        if not run_dirs:
+            raise AnsibleActionFail(f"fleet_summary: no run {args['run_ids']} under {roots}")
+        out = args["output_dir"] or run_dirs[0]
+        try:
+            summary = _fleet.summarize(run_dirs, out, args["fail_on"], args["outlier_robust_z"],
+                                       args["outlier_min_deviation_pct"], args["outlier_min_cohort"],
+                                       args["outliers_fail"])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise AnsibleActionFail(f"fleet_summary: {exc}") from None
+        counts = summary["counts"]
+        result.update(
+            changed=True,
+            failed=summary["failed"],
+            msg=(f"{counts['PASS']} PASS, {counts['FAIL']} FAIL, {counts['INCOMPLETE']} INCOMPLETE; fleet summary in "
+                 f"{os.path.join(out, 'fleet.md')}"
+                 + (f"; failing on {', '.join(args['fail_on'])}" if summary["failed"] else "")),
+            pts_fleet={"counts": counts, "output_dir": out, "failed": summary["failed"],
+                       "verdicts": {d["id"]: d["verdict"] for d in summary["drives"]}},
+        )
+        return result

@@ -1,0 +1,82 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: fleet_summary
+short_description: Judge every drive of a fleet run and write fleet.md, fleet.json and junit.xml
+version_added: 0.1.0
+description:
+  - Gives every listed drive of every host of the runs a verdict - PASS, FAIL (which criterion, measured
+    against its limit; I/O errors; steady state required but not reached) or INCOMPLETE (host lost, test
+    failed or stopped, refused by the guard, not identified) - from the acceptance rules recorded with each
+    host's plan (C(pts_acceptance)), and flags drives whose headline figures sit far from the median of their
+    model and firmware cohort.
+  - Writes C(fleet.md) (table host x drive x model x firmware x verdict x headline figures, links to each drive's
+    report, cohort plots), C(fleet.json) and C(junit.xml) (one test case per drive and criterion).
+  - Fails when a drive's verdict is one of O(fail_on), so the playbook's exit code tells a pipeline.
+  - Several runs, or the results trees of several controllers (job slices), merge into one summary.
+  - Runs on the controller only.
+author:
+  - fleetqual.pts contributors (@fleetqual)
+extends_documentation_fragment:
+  - fleetqual.pts._attributes
+  - fleetqual.pts._attributes.ACTION
+attributes:
+  check_mode:
+    support: none
+  diff_mode:
+    support: none
+options:
+  results_dirs:
+    description: Results trees to read; defaults to the report callback's C(output_dir).
+    type: list
+    elements: path
+  run_ids:
+    description: The runs to summarize (found in every results tree that has them).
+    type: list
+    elements: str
+    required: true
+  output_dir:
+    description: Where to write the summary; defaults to the first run's directory.
+    type: path
+  fail_on:
+    description: Verdicts that fail the task (and so the playbook).
+    type: list
+    elements: str
+    default: [FAIL, INCOMPLETE]
+  outlier_robust_z:
+    description: A cohort outlier's robust z-score (0.6745 x deviation / median absolute deviation) must exceed this.
+    type: float
+    default: 3.5
+  outlier_min_deviation_pct:
+    description: ... and its figure must be more than this far (%) from the cohort median.
+    type: float
+    default: 10.0
+  outlier_min_cohort:
+    description: Smallest cohort (drives of one model and firmware) compared at all.
+    type: int
+    default: 3
+  outliers_fail:
+    description: Whether a cohort outlier turns a PASS into a FAIL; otherwise it is flagged only.
+    type: bool
+    default: false
+seealso:
+  - module: fleetqual.pts.report_rebuild
+"""
+
+EXAMPLES = r"""
+- name: Judge the fleet and fail the run on any FAIL or INCOMPLETE drive
+  fleetqual.pts.fleet_summary:
+    run_ids: ["{{ pts_run_id }}"]
+  run_once: true
+"""
+
+RETURN = r"""
+pts_fleet:
+  description: Verdict counts, the verdict per C(host/drive), where the summary is, and whether it failed.
+  returned: success
+  type: dict
+"""

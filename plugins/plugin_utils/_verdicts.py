@@ -1,0 +1,216 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this plugin util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins!
+
+"""A drive's verdict - PASS, FAIL (which criterion, measured against its limit) or INCOMPLETE - and the
+fleet-relative check: drives far from the median of their model and firmware cohort."""
+
+from __future__ import annotations
+
+import fnmatch
+import statistics
+
+PASS, FAIL, INCOMPLETE = "PASS", "FAIL", "INCOMPLETE"
+VERDICTS = (PASS, FAIL, INCOMPLETE)
+
+# criterion -> (headline figure, direction, unit); "min" passes at or above the limit, "max" at or below.
+CRITERIA = {
+    "min_iops_4k_write": ("iops_4k_write", "min", "IOPS"),
+    "min_throughput_1024k_write_mb_s": ("throughput_1024k_write_mb_s", "min", "MB/s"),
+    "min_throughput_1024k_read_mb_s": ("throughput_1024k_read_mb_s", "min", "MB/s"),
+    "max_latency_4k_write_mean_ms": ("latency_4k_write_mean_ms", "max", "ms"),
+    "max_latency_4k_write_p9999_ms": ("latency_4k_write_p9999_ms", "max", "ms"),
+}
+HEADLINES = ("iops_4k_write", "throughput_1024k_write_mb_s", "throughput_1024k_read_mb_s", "latency_4k_write_mean_ms",
+             "latency_4k_write_p9999_ms")
+RULE_KEYS = ("name", "model", "firmware", "require_steady", *CRITERIA)
+
+
+def validate_rules(rules: object) -> list[dict]:
+    """Acceptance rules as the inventory gives them; raise ValueError naming the bad entry."""
+    if rules in (None, ""):
+        return []
+    if not isinstance(rules, list):
+        raise ValueError(f"pts_acceptance={rules!r}: must be a list of rules")
+    for index, rule in enumerate(rules):
+        where = f"pts_acceptance[{index}]"
+        if not isinstance(rule, dict) or not rule.get("model"):
+            raise ValueError(f"{where}={rule!r}: each rule needs a model (a glob such as 'SAMSUNG MZQL2*')")
+        unknown = sorted(set(rule) - set(RULE_KEYS))
+        if unknown:
+            raise ValueError(f"{where}: unknown keys {unknown}; known: {', '.join(RULE_KEYS)}")
+        for key in CRITERIA:
+            value = rule.get(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
+                raise ValueError(f"{where}.{key}={value!r}: must be a positive number")
+        if "require_steady" in rule and not isinstance(rule["require_steady"], bool):
+            raise ValueError(f"{where}.require_steady={rule['require_steady']!r}: must be true or false")
+    return rules
+
+
+def fleet_settings(params: dict) -> dict:
+    """The fleet summary's settings (pts_fleet_*), validated with the plan before anything is written."""
+    fail_on = params.get("pts_fleet_fail_on")
+    fail_on = [FAIL, INCOMPLETE] if fail_on is None else fail_on
+    if not isinstance(fail_on, list) or any(v not in VERDICTS for v in fail_on):
+        raise ValueError(f"pts_fleet_fail_on={fail_on!r}: must be a list of {', '.join(VERDICTS)}")
+    settings = {"fail_on": fail_on}
+    for name, default, kind in (("outlier_robust_z", 3.5, float), ("outlier_min_deviation_pct", 10.0, float),
+                                ("outlier_min_cohort", 3, int)):
+        value = params.get(f"pts_fleet_{name}", default)
+        try:
+            value = kind(value)
+        except (TypeError, ValueError):
+            value = None
+        if value is None or value <= 0:
+            raise ValueError(f"pts_fleet_{name}={params.get(f'pts_fleet_{name}')!r}: must be a positive number")
+        settings[name] = value
+    outliers_fail = params.get("pts_fleet_outliers_fail", False)
+    if not isinstance(outliers_fail, bool):
+        raise ValueError(f"pts_fleet_outliers_fail={outliers_fail!r}: must be true or false")
+    settings["outliers_fail"] = outliers_fail
+    return settings
+
+
+def matching_rule(rules: list[dict], model: str | None, firmware: str | None) -> dict | None:
+    """The first rule whose model (and firmware, if it names one) glob matches the drive."""
+    for rule in rules:
+        if not fnmatch.fnmatchcase(model or "", rule["model"]):
+            continue
+        if rule.get("firmware") and not fnmatch.fnmatchcase(firmware or "", rule["firmware"]):
+            continue
+        return rule
+    return None
+
+
+def headline(model: dict) -> dict:
+    """The figures verdicts and cohorts look at, from the drive's report model (window averages)."""
+    tests = model.get("tests") or {}
+    figures: dict = dict.fromkeys(HEADLINES)
+    iops = tests.get("iops") or {}
+    figures["iops_4k_write"] = ((iops.get("tables") or {}).get("iops") or {}).get("4k", {}).get("0")
+    for segment in (tests.get("throughput") or {}).get("segments") or []:
+        if segment["name"] == "1024k":
+            figures["throughput_1024k_write_mb_s"] = (segment.get("mb_per_s") or {}).get("write")
+            figures["throughput_1024k_read_mb_s"] = (segment.get("mb_per_s") or {}).get("read")
+    latency = tests.get("latency") or {}
+    figures["latency_4k_write_mean_ms"] = ((latency.get("tables") or {}).get("mean_ms") or {}).get("4k", {}).get("0")
+    figures["latency_4k_write_p9999_ms"] = ((latency.get("percentiles_ms") or {}).get("4k 0/100 write") or {}).get("99.99")
+    return figures
+
+
+def headline_steady(model: dict) -> dict:
+    """Per headline figure, whether it comes from a steady measurement window."""
+    tests = model.get("tests") or {}
+    tp = next((s for s in (tests.get("throughput") or {}).get("segments") or [] if s["name"] == "1024k"), {})
+    return {
+        "iops_4k_write": (tests.get("iops") or {}).get("status") == "steady",
+        "throughput_1024k_write_mb_s": tp.get("status") == "steady",
+        "throughput_1024k_read_mb_s": tp.get("status") == "steady",
+        "latency_4k_write_mean_ms": (tests.get("latency") or {}).get("status") == "steady",
+        "latency_4k_write_p9999_ms": (tests.get("latency") or {}).get("status") == "steady",
+    }
+
+
+def _drive_error(failure: dict) -> bool:
+    """Did the drive itself fail (I/O errors), rather than the harness or the connection?"""
+    text = f"{failure.get('msg') or ''} {failure.get('stderr') or ''}"
+    return "io_u error" in text or "ended with error" in text or "Input/output error" in text
+
+
+def verdict(model: dict | None, planned: list[str], rule: dict | None, lost: str | None = None) -> dict:
+    """PASS, FAIL or INCOMPLETE with every check made; FAIL wins over INCOMPLETE (evidence of a bad drive)."""
+    checks: list[dict] = []
+    incomplete: list[str] = []
+    if model is None:
+        incomplete.append(lost or "no results: the host was not reached or stopped before identifying the drive")
+        return {"verdict": INCOMPLETE, "reasons": incomplete, "checks": checks, "rule": rule and rule.get("name")}
+    guard = model.get("guard") or {}
+    if guard and not guard.get("passed"):
+        incomplete.append("refused by the guard: " + "; ".join(guard.get("refusals") or []))
+    require_steady = True if rule is None else rule.get("require_steady", True)
+    tests = model.get("tests") or {}
+    for name in planned:
+        result = tests.get(name)
+        if result is None:
+            if not incomplete:
+                incomplete.append(f"{name}: not run" + (f" ({lost})" if lost else ""))
+            continue
+        status = result.get("status")
+        if status == "failed":
+            failure = result.get("failure") or {}
+            if _drive_error(failure):
+                checks.append({"criterion": f"{name}: no I/O errors", "passed": False,
+                               "text": f"{name}: the drive returned I/O errors: {failure.get('msg')}"})
+            else:
+                incomplete.append(f"{name}: failed ({failure.get('msg')})")
+        elif status in ("incomplete", "no rounds"):
+            incomplete.append(f"{name}: stopped after {result.get('rounds_run', 0)} round(s)" + (f" ({lost})" if lost else ""))
+        elif status == "not steady":
+            if require_steady:
+                checks.append({"criterion": f"{name}: steady state", "passed": False,
+                               "text": f"{name}: steady state required, not reached in {result.get('rounds_run')} rounds"})
+            else:
+                incomplete.append(f"{name}: not steady (figures are not steady-state figures)")
+        elif status == "steady" and require_steady:
+            checks.append({"criterion": f"{name}: steady state", "passed": True,
+                           "text": f"{name}: steady at round {result.get('steady_round') or '-'}"})
+    figures = headline(model)
+    for key, (figure, direction, unit) in CRITERIA.items():
+        limit = (rule or {}).get(key)
+        if limit is None:
+            continue
+        measured = figures.get(figure)
+        if measured is None:
+            incomplete.append(f"{key}: no figure measured for it")
+            continue
+        passed = measured >= limit if direction == "min" else measured <= limit
+        sign = "≥" if direction == "min" else "≤"
+        checks.append({"criterion": key, "passed": passed, "measured": measured, "limit": limit, "unit": unit,
+                       "text": f"{figure} {measured:,.3f} {unit} {'meets' if passed else 'misses'} {sign} {limit:,} {unit}"})
+    failed = [c["text"] for c in checks if not c["passed"]]
+    if failed:
+        outcome = FAIL
+    elif incomplete:
+        outcome = INCOMPLETE
+    else:
+        outcome = PASS
+    return {"verdict": outcome, "reasons": failed or incomplete, "checks": checks, "rule": rule and rule.get("name"),
+            "headline": figures, "headline_steady": headline_steady(model)}
+
+
+def cohort_outliers(drives: list[dict], threshold: float = 3.5, min_deviation_pct: float = 10.0,
+                    min_size: int = 3) -> dict:
+    """Per drive id, the headline figures that sit far from their model+firmware cohort's median.
+
+    Robust statistics: modified z-score 0.6745 * (x - median) / MAD (Iglewicz and Hoaglin), flagged beyond
+    ``threshold`` and only when also more than ``min_deviation_pct`` % from the median, so tight cohorts do not
+    flag noise. With MAD = 0 the percentage alone decides. Each drive: {id, model, firmware, headline} and
+    optionally headline_steady (figures from windows that were not steady are left out).
+    """
+    cohorts: dict[tuple, list[dict]] = {}
+    for drive in drives:
+        cohorts.setdefault((drive.get("model"), drive.get("firmware")), []).append(drive)
+    flagged: dict[str, list[dict]] = {}
+    for (model, firmware), members in cohorts.items():
+        for figure in HEADLINES:
+            # Only steady-state figures are compared: a stopped or unsteady test says nothing about the drive's level.
+            values = [(d["id"], d["headline"].get(figure)) for d in members if d["headline"].get(figure) is not None
+                      and (d.get("headline_steady") or {}).get(figure, True)]
+            if len(values) < min_size:
+                continue
+            numbers = [v for dummy, v in values]
+            median = statistics.median(numbers)
+            mad = statistics.median([abs(v - median) for v in numbers])
+            for drive_id, value in values:
+                deviation_pct = 100.0 * abs(value - median) / median if median else 0.0
+                z = 0.6745 * (value - median) / mad if mad else (float("inf") if value != median else 0.0)
+                if abs(z) > threshold and deviation_pct > min_deviation_pct:
+                    flagged.setdefault(drive_id, []).append({
+                        "figure": figure, "value": value, "median": median, "robust_z": z,
+                        "deviation_pct": deviation_pct, "cohort": f"{model} / {firmware}", "cohort_size": len(values),
+                    })
+    return flagged

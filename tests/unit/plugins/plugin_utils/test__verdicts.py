@@ -1,0 +1,126 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _verdicts as v
+
+
+def model(iops_status="steady", iops=100000.0, lat_status="steady", lat_mean=0.08, p9999=1.5, failure=None,
+          guard=None):
+    return {
+        "guard": guard or {"passed": True},
+        "tests": {
+            "iops": {"status": iops_status, "rounds_run": 7, "steady_round": 7 if iops_status == "steady" else None,
+                     "tables": {"iops": {"4k": {"0": iops}}}, "failure": failure},
+            "latency": {"status": lat_status, "rounds_run": 5, "steady_round": 5,
+                        "tables": {"mean_ms": {"4k": {"0": lat_mean}}},
+                        "percentiles_ms": {"4k 0/100 write": {"99.99": p9999}}},
+        },
+    }
+
+
+RULE = {"name": "lab SSD", "model": "ACME*", "min_iops_4k_write": 90000, "max_latency_4k_write_mean_ms": 0.1,
+        "max_latency_4k_write_p9999_ms": 2.0}
+
+
+@pytest.mark.parametrize(
+    "drive, lost, outcome, reason",
+    [
+        (model(), None, "PASS", None),
+        (model(iops=80000.0), None, "FAIL", "iops_4k_write 80,000.000 IOPS misses ≥ 90,000 IOPS"),
+        (model(p9999=3.0), None, "FAIL", "latency_4k_write_p9999_ms 3.000 ms misses ≤ 2.0 ms"),
+        (model(iops_status="not steady"), None, "FAIL", "iops: steady state required, not reached in 7 rounds"),
+        (model(lat_status="incomplete"), "host lost", "INCOMPLETE", "latency: stopped after 5 round(s) (host lost)"),
+        (model(iops_status="failed", failure={"msg": "fio timed out after 600 s"}), None, "INCOMPLETE",
+         "iops: failed (fio timed out after 600 s)"),
+        (model(iops_status="failed", failure={"msg": "fio exited with rc 1", "stderr": "fio: io_u error on file"}),
+         None, "FAIL", "iops: the drive returned I/O errors"),
+        (model(guard={"passed": False, "refusals": ["sdb1 is mounted on /data"]}), None, "INCOMPLETE",
+         "refused by the guard: sdb1 is mounted on /data"),
+        (None, None, "INCOMPLETE", "no results: the host was not reached"),
+    ],
+)
+def test_verdicts(drive, lost, outcome, reason):
+    result = v.verdict(drive, ["iops", "latency"], RULE, lost=lost)
+    assert result["verdict"] == outcome
+    if reason:
+        assert any(reason in r for r in result["reasons"]), result["reasons"]
+
+
+def test_a_fail_wins_over_incomplete_and_every_check_is_listed():
+    result = v.verdict(model(iops=1.0, lat_status="incomplete"), ["iops", "latency"], RULE)
+    assert result["verdict"] == "FAIL"
+    criteria = {c["criterion"]: c["passed"] for c in result["checks"]}
+    assert criteria["min_iops_4k_write"] is False and criteria["iops: steady state"] is True
+
+
+def test_without_a_rule_steady_tests_pass_and_a_missing_figure_is_incomplete():
+    assert v.verdict(model(), ["iops"], None)["verdict"] == "PASS"
+    lenient = dict(RULE, require_steady=False, min_throughput_1024k_write_mb_s=500)
+    result = v.verdict(model(iops_status="not steady"), ["iops"], lenient)
+    assert result["verdict"] == "INCOMPLETE"
+    assert "min_throughput_1024k_write_mb_s: no figure measured for it" in result["reasons"]
+
+
+@pytest.mark.parametrize(
+    "rules, message",
+    [
+        ("x", "must be a list"),
+        ([{"min_iops_4k_write": 1}], "needs a model"),
+        ([{"model": "A*", "min_iops": 1}], "unknown keys ['min_iops']"),
+        ([{"model": "A*", "max_latency_4k_write_mean_ms": -1}], "pts_acceptance[0].max_latency_4k_write_mean_ms=-1"),
+        ([{"model": "A*", "require_steady": "yes"}], "require_steady='yes'"),
+    ],
+)
+def test_bad_rules_are_named(rules, message):
+    with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        v.validate_rules(rules)
+
+
+def test_rules_match_model_then_firmware_first_wins():
+    rules = [{"model": "ACME X*", "firmware": "2.*", "name": "new fw"}, {"model": "ACME X*", "name": "any fw"}]
+    assert v.matching_rule(rules, "ACME X1", "2.1")["name"] == "new fw"
+    assert v.matching_rule(rules, "ACME X1", "1.9")["name"] == "any fw"
+    assert v.matching_rule(rules, "OTHER", "2.1") is None
+
+
+def _drive(drive_id, iops, model_name="ACME X1", firmware="2.1"):
+    return {"id": drive_id, "model": model_name, "firmware": firmware,
+            "headline": dict.fromkeys(v.HEADLINES) | {"iops_4k_write": iops}}
+
+
+def test_a_weak_drive_stands_out_of_its_cohort():
+    drives = [_drive(f"d{i}", value) for i, value in enumerate([100000, 101000, 99000, 100500, 98500, 60000])]
+    drives.append(_drive("other", 10000, model_name="OTHER"))  # its own cohort of one: never flagged
+    flagged = v.cohort_outliers(drives)
+    assert list(flagged) == ["d5"]
+    (entry,) = flagged["d5"]
+    assert entry["figure"] == "iops_4k_write" and entry["median"] == 99500 and entry["robust_z"] < -3.5
+
+
+def test_small_deviations_in_a_tight_cohort_are_not_flagged():
+    drives = [_drive(f"d{i}", value) for i, value in enumerate([100000, 100001, 100000, 100002, 95000])]
+    assert v.cohort_outliers(drives) == {}  # 5 % off the median: robust z is huge, but below 10 %
+    drives = [_drive(f"d{i}", value) for i, value in enumerate([100000, 100000, 100000, 80000])]
+    assert list(v.cohort_outliers(drives)) == ["d3"]  # MAD 0: the percentage decides
+
+
+def test_fleet_settings_defaults_and_bad_values():
+    assert v.fleet_settings({})["fail_on"] == ["FAIL", "INCOMPLETE"]
+    assert v.fleet_settings({"pts_fleet_fail_on": []})["fail_on"] == []
+    with pytest.raises(ValueError, match=r"pts_fleet_fail_on=\['FAILED'\]"):
+        v.fleet_settings({"pts_fleet_fail_on": ["FAILED"]})
+    with pytest.raises(ValueError, match="pts_fleet_outlier_robust_z=-1"):
+        v.fleet_settings({"pts_fleet_outlier_robust_z": -1})
+    with pytest.raises(ValueError, match="pts_fleet_outliers_fail='no'"):
+        v.fleet_settings({"pts_fleet_outliers_fail": "no"})
+
+
+def test_only_steady_figures_enter_a_cohort():
+    drives = [_drive(f"d{i}", value) for i, value in enumerate([100000, 100000, 100000, 50000])]
+    drives[3]["headline_steady"] = {"iops_4k_write": False}
+    assert v.cohort_outliers(drives) == {}
