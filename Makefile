@@ -13,7 +13,7 @@ export ANSIBLE_COLLECTIONS_PATH := $(COLLECTIONS)
 export MPLCONFIGDIR := $(CURDIR)/build/mpl
 export PATH := $(BIN):$(PATH)
 
-.PHONY: all demo test test-guest deps venv lint units integration sanity clean
+.PHONY: all demo test test-guest bench deps venv lint units integration sanity clean
 
 all: test
 
@@ -50,6 +50,10 @@ integration: venv
 # the image is built once and cached in /var/cache/fleetqual-guest (see tests/guest/README.md).
 test-guest: venv
 	pytest -q -p no:cacheprovider tests/guest
+
+# Harness overhead, fidelity, report time and fleet scale; prints tables and writes docs/performance.md.
+bench: venv
+	cd bench && python run_all.py
 
 sanity: venv
 	scripts/sanity.sh $(SANITY_TREE)

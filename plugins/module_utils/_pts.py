@@ -271,7 +271,10 @@ def _step_settings(params: dict) -> dict:
     allow = params.get("pts_allow_destroy", False)
     if not isinstance(allow, bool):
         allow = str(allow).lower() in ("true", "yes", "1")
+    rate = params.get("pts_run_rate_iops", 0)
+    rate = int(_positive("pts_run_rate_iops", rate, int)) if rate not in (0, "0", None) else 0
     return {
+        "rate_iops": rate,
         "remote_dir": remote_dir,
         "purge_method": purge_method,
         "allow_destroy": allow,

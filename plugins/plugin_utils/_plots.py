@@ -75,7 +75,8 @@ def _finish(fig, path: str, subtitle: str | None) -> str:
         # A figure-level label below every axis: constrained layout keeps room for it.
         fig.supxlabel(subtitle, x=0.99, ha="right", fontsize=8, color="#b00020")
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    fig.savefig(path, dpi=DPI)
+    # Fast PNG compression: the plots are small and a drive report draws about a dozen of them.
+    fig.savefig(path, dpi=DPI, pil_kwargs={"compress_level": 1})
     plt.close(fig)
     return path
 

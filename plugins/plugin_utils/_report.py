@@ -152,6 +152,11 @@ def render_markdown(model: dict, plots: dict) -> str:
     if model["quick_profile"]:
         lines += [f"> **{QUICK_BANNER.capitalize()}.** Seconds per combination run on a small device: the "
                   "figures show the harness works; they do not qualify a drive.", ""]
+    throttled = sorted({t["fio_options"]["rate_iops"] for t in model["tests"].values()
+                        if (t.get("fio_options") or {}).get("rate_iops")})
+    if throttled:
+        lines += [f"> **Throttled** (fio rate_iops={', '.join(throttled)} per job): a harness benchmark, not a "
+                  "qualification.", ""]
     lines += [f"Run `{model['run_id']}`" + "".join(" · " + _verdict_summary(r) for r in model["tests"].values()), ""]
     guard = model.get("guard") or {}
     if guard and not guard.get("passed"):

@@ -1,0 +1,46 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Shared pieces of the benchmarks: the machine they ran on, tables, and the integration tests' fixtures."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
+sys.path.insert(0, os.path.join(ROOT, ".collections"))
+
+# Re-exported for the benchmarks: the integration tests' loop devices and playbook runner.
+from conftest import LoopDevice, run_playbook  # noqa: E402,F401  pylint: disable=wrong-import-position,unused-import
+
+
+def machine() -> dict:
+    with open("/proc/cpuinfo", encoding="utf-8") as handle:
+        models = [line.split(":", 1)[1].strip() for line in handle if line.startswith("model name")]
+    with open("/proc/meminfo", encoding="utf-8") as handle:
+        mem_kib = int(next(line.split()[1] for line in handle if line.startswith("MemTotal:")))
+    fio = subprocess.run(["fio", "--version"], capture_output=True, text=True, check=False).stdout.strip()
+    return {"cpu": models[0] if models else "?", "cores": os.cpu_count(), "memory_gib": round(mem_kib / 1048576, 1),
+            "kernel": platform.release(), "python": platform.python_version(), "fio": fio}
+
+
+def table(headers: list[str], rows: list[list]) -> str:
+    cells = [[str(c) for c in row] for row in rows]
+    widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(headers)]
+    out = ["| " + " | ".join(h.ljust(w) for h, w in zip(headers, widths)) + " |",
+           "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    out += ["| " + " | ".join(c.rjust(w) for c, w in zip(row, widths)) + " |" for row in cells]
+    return "\n".join(out)
+
+
+def save(name: str, data: dict) -> str:
+    path = os.path.join(ROOT, "bench", "results", f"{name}.json")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=2, sort_keys=True)
+    return path

@@ -1,0 +1,147 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Fleet scale: 1, 4 and 16 SSH hosts (network namespaces with sshd, one loop device each) in a short profile
+with fio rate-limited, so the drive is the bottleneck. Measures the fleet's wall time against one host's, the
+controller's CPU seconds per host-round (ansible-playbook and everything it starts: forks, ssh clients) and the
+controller's memory at the peak, and states what 1,000 hosts on one controller would need.
+
+Write saturation is the test here (no preconditioning to skew the comparison): ROUND_SECONDS rounds of 4k
+random writes capped at RATE IOPS per fio job, until MAX_HOURS pass.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import yaml
+from _common import ROOT, LoopDevice, machine, save, table
+from netns import SshHost, cleanup_run_netns, make_key
+
+SIZES = [int(n) for n in os.environ.get("PTS_BENCH_HOSTS", "1,4,16").split(",")]
+ROUND_SECONDS = float(os.environ.get("PTS_BENCH_ROUND_SECONDS", "10"))
+RATE = int(os.environ.get("PTS_BENCH_RATE_IOPS", "500"))
+MAX_HOURS = float(os.environ.get("PTS_BENCH_MAX_HOURS", str(4.5 * ROUND_SECONDS / 3600)))
+BIN = os.path.join(ROOT, ".venv", "bin")
+
+
+def _tree_rss_kib(root_pid: int) -> int:
+    parents, rss = {}, {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/status", encoding="utf-8") as handle:
+                fields = dict(line.split(":", 1) for line in handle if ":" in line)
+            parents[int(pid)] = int(fields["PPid"])
+            rss[int(pid)] = int(fields.get("VmRSS", "0 kB").split()[0])
+        except (OSError, KeyError, ValueError):
+            continue
+    total = 0
+    for pid, size in rss.items():
+        node = pid
+        while node and node != root_pid:
+            node = parents.get(node, 0)
+        if node == root_pid:
+            total += size
+    return total
+
+
+def run_fleet(count: int, work: pathlib.Path) -> dict:
+    key, public = make_key(str(work))
+    hosts, devices = [], []
+    try:
+        inventory = {"all": {"vars": {"pts_allow_destroy": True, "pts_profile": "quick", "pts_tests": ["wsat"],
+                                      "pts_fleet_fail_on": []}, "hosts": {}}}
+        for index in range(count):
+            name = f"bench-{index + 1:02d}"
+            host = SshHost(name, 100 + index, str(work / "hosts"), public)
+            hosts.append(host)
+            folder = work / "drives" / name
+            folder.mkdir(parents=True)
+            device = LoopDevice(folder, "256M")
+            devices.append(device)
+            inventory["all"]["hosts"][name] = dict(
+                host.inventory_vars(key), pts_run_remote_dir=str(work / "remote" / name),
+                pts_devices=[{"path": device.path, "name": "disk", "backing_file": device.image}])
+        (work / "hosts.yml").write_text(yaml.safe_dump(inventory))
+        env = dict(os.environ, PATH=BIN + os.pathsep + os.environ.get("PATH", ""),
+                   ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
+                   ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"),
+                   ANSIBLE_LOCAL_TEMP=str(work / "ansible-local"), MPLCONFIGDIR=str(work / "mpl"),
+                   PTS_RESULTS_DIR=str(work / "results"), PTS_RUN_ID="scale")
+        extra = {"pts_run_wsat_round_seconds": ROUND_SECONDS, "pts_run_wsat_max_hours": MAX_HOURS,
+                 "pts_run_wsat_capacity_multiple": 1000, "pts_run_rate_iops": RATE}
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.monotonic()
+        with open(work / "run.log", "w", encoding="utf-8") as log:
+            proc = subprocess.Popen([os.path.join(BIN, "ansible-playbook"), "playbooks/pts.yml", "-i",
+                                     str(work / "hosts.yml"), "-e", json.dumps(extra)], cwd=ROOT, env=env,
+                                    stdout=log, stderr=subprocess.STDOUT)
+            peak = [0]
+
+            def sample():
+                while proc.poll() is None:
+                    peak[0] = max(peak[0], _tree_rss_kib(proc.pid))
+                    time.sleep(0.5)
+            sampler = threading.Thread(target=sample)
+            sampler.start()
+            rc = proc.wait()
+            sampler.join()
+        wall = time.monotonic() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if rc != 0:
+            sys.exit(f"{count} hosts: the run failed (rc {rc}); see {work / 'run.log'}")
+        rounds = sum(len(list((work / "results" / "scale" / h.name / "disk" / "wsat").glob("round-*.raw.json")))
+                     for h in hosts)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        return {"hosts": count, "wall_s": wall, "rounds": rounds, "controller_cpu_s": cpu,
+                "cpu_per_host_round_s": cpu / rounds, "peak_rss_mib": peak[0] / 1024}
+    finally:
+        for device in devices:
+            device.detach()
+        for host in hosts:
+            host.teardown()
+        cleanup_run_netns()
+
+
+def main() -> dict:
+    rows = []
+    for count in SIZES:
+        work = pathlib.Path(tempfile.mkdtemp(prefix=f"pts-bench-fleet{count}-", dir="/var/tmp"))
+        try:
+            rows.append(run_fleet(count, work))
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    base = rows[0]
+    for row in rows:
+        row["wall_vs_one_host"] = row["wall_s"] / base["wall_s"]
+    largest = rows[-1]
+    # The standard profile's IOPS round: 56 combinations of 60 s plus fio's start-up per combination.
+    standard_round_s = 56 * 60.4
+    per_host_round = largest["cpu_per_host_round_s"]
+    cores_needed = 1000 * per_host_round / standard_round_s
+    per_worker_mib = (largest["peak_rss_mib"] - base["peak_rss_mib"]) / max(1, largest["hosts"] - base["hosts"])
+    result = {"machine": machine(), "round_seconds": ROUND_SECONDS, "rate_iops_per_job": RATE, "runs": rows,
+              "extrapolation_1000_hosts": {"controller_cores_busy": cores_needed, "forks": 1000,
+                                           "memory_gib": 1000 * per_worker_mib / 1024,
+                                           "per_worker_mib": per_worker_mib}}
+    save("fleet_scale", result)
+    print(table(["hosts", "wall", "vs 1 host", "host-rounds", "controller CPU", "CPU per host-round", "peak RSS"], [
+        [r["hosts"], f"{r['wall_s']:.0f} s", f"{r['wall_vs_one_host']:.2f} x", r["rounds"], f"{r['controller_cpu_s']:.0f} s",
+         f"{r['cpu_per_host_round_s']:.2f} s", f"{r['peak_rss_mib']:.0f} MiB"] for r in rows]))
+    print(f"1,000 hosts (one drive each) on one controller: {1000 * per_host_round:,.0f} CPU seconds per standard "
+          f"IOPS round of {standard_round_s / 60:.0f} min = {cores_needed:.2f} cores busy, forks = 1000, about "
+          f"{1000 * per_worker_mib / 1024:.0f} GiB for the workers ({per_worker_mib:.0f} MiB each)")
+    return result
+
+
+if __name__ == "__main__":
+    main()

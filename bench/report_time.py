@@ -1,0 +1,185 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Report time: drive reports from a synthetic but realistic results tree (25 rounds x 4 tests per drive) for
+1, 10 and 100 drives, and the fleet summary of 1,000 drives.
+
+The rounds go through the real filing code (the callback's) with the shape fio's parsed output has: 56
+combinations per IOPS round, sequential read and write per throughput block size, 9 combinations per latency
+round, one 4k write per write saturation round.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import random
+import shutil
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+from _common import machine, save, table
+
+from ansible_collections.fleetqual.pts.plugins.module_utils import _pts
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _fleet, _report, _results
+
+ROUNDS = 25
+CAPACITY = 3_840_000_000_000
+
+
+def _direction(iops: float, bs: int, seconds: float, rng: random.Random) -> dict:
+    if not iops:
+        return {"runtime_ms": 0, "iops": 0.0, "bw_bytes": 0.0, "io_bytes": 0, "total_ios": 0,
+                "lat_ns": {"min": None, "max": None, "mean": None, "percentiles": {}}}
+    mean = 32 * 1e9 / iops
+    return {"runtime_ms": int(seconds * 1000), "iops": iops, "bw_bytes": iops * bs, "io_bytes": int(iops * bs * seconds),
+            "total_ios": int(iops * seconds),
+            "lat_ns": {"min": mean * 0.1, "max": mean * rng.uniform(20, 60), "mean": mean,
+                       "percentiles": {"50": mean * 0.9, "99": mean * 3, "99.9": mean * 6, "99.99": mean * 12}}}
+
+
+def _job(name: str, rw: str, mix: int, bs: int, iops: float, rng: random.Random, numjobs=2, iodepth=16) -> dict:
+    read = _direction(iops * mix / 100, bs, 60, rng)
+    write = _direction(iops * (100 - mix) / 100, bs, 60, rng)
+    ios = read["total_ios"] + write["total_ios"]
+    mean = ((read["lat_ns"]["mean"] or 0) * read["total_ios"] + (write["lat_ns"]["mean"] or 0) * write["total_ios"]) / ios
+    return {"name": name, "rw": rw, "pattern": "random" if rw.startswith("rand") else "sequential", "mix": mix,
+            "bs": bs, "numjobs": numjobs, "iodepth": iodepth, "runtime_ms": 60000, "read": read, "write": write,
+            "total": {"iops": read["iops"] + write["iops"], "bw_bytes": read["bw_bytes"] + write["bw_bytes"],
+                      "io_bytes": read["io_bytes"] + write["io_bytes"], "total_ios": ios,
+                      "lat_ns": {"mean": mean, "max": max(filter(None, [read["lat_ns"]["max"], write["lat_ns"]["max"]])),
+                                 "min": min(filter(None, [read["lat_ns"]["min"], write["lat_ns"]["min"]]))}}}
+
+
+def _iops_level(mix: int, bs: int) -> float:
+    return min(700_000, 4e9 / bs) * (1.0 if mix == 100 else 0.35 + 0.0065 * mix)
+
+
+def write_drive(run_dir: str, host: str, drive: str, seed: int) -> str:
+    rng = random.Random(seed)
+    settings = {"profile": "standard", "round_seconds": 60, "max_rounds": 25, "window": 5, "numjobs": 2,
+                "iodepth": 16, "max_data_excursion_pct": 20.0, "max_slope_excursion_pct": 10.0, "ioengine": "libaio",
+                "notes": [], "wipc": {"block_size": "128k", "capacity_multiple": 2}}
+    _results.file_payload(run_dir, host, {
+        "pts_drives": [{"key": drive, "path": f"/dev/{drive}", "resolved": f"/dev/{drive}", "size_bytes": CAPACITY,
+                        "logical_block_size": 512, "physical_block_size": 4096, "interface": "NVMe",
+                        "vendor": "ACME", "model": "ACME X1 3.84TB", "firmware": "2.1", "serial": f"S{seed:08d}"}],
+        "pts_host": {"hostname": host, "kernel": "6.1.0", "os": "Debian GNU/Linux 12 (bookworm)"}})
+    sizes = [_pts.parse_block_size(b) for b in _pts.IOPS_BLOCK_SIZES]
+    plans = {
+        "iops": (dict(settings, mixes=list(_pts.IOPS_MIXES), block_sizes=sizes, dv=dict(_pts.IOPS_DV)),
+                 [("", ROUNDS, lambda: [_job(f"iops-r{m}-{b}", "randrw", m, b, _iops_level(m, b), rng)
+                                        for m in _pts.IOPS_MIXES for b in sizes])]),
+        "throughput": (dict(settings, numjobs=1, iodepth=32, mixes=[100, 0], block_sizes=sizes[:5], wipc=None),
+                       [(_pts.block_size_label(b), ROUNDS // 5, lambda b=b: [
+                           _job(f"tp-read-{b}", "read", 100, b, 3.5e9 / b, rng, 1, 32),
+                           _job(f"tp-write-{b}", "write", 0, b, 2.5e9 / b, rng, 1, 32)]) for b in sizes[:5]]),
+        "latency": (dict(settings, numjobs=1, iodepth=1, mixes=[100, 65, 0], block_sizes=[8192, 4096, 512],
+                         dv=dict(_pts.LATENCY_DV)),
+                    [("", ROUNDS, lambda: [_job(f"latency-r{m}-{b}", "randrw", m, b, 12000.0, rng, 1, 1)
+                                           for m in (100, 65, 0) for b in (8192, 4096, 512)])]),
+        "wsat": (dict(settings, mixes=[0], block_sizes=[4096],
+                      wsat={"target_bytes": 4 * CAPACITY, "capacity_multiple": 4, "max_hours": 24}),
+                 [("", ROUNDS, lambda: [_job("wsat-4096", "randwrite", 0, 4096, 180000.0, rng)])]),
+    }
+    for test, (test_settings, segments) in plans.items():
+        context = {"drive": drive, "test": test, "settings": test_settings}
+        for segment, rounds, make in segments:
+            seg = dict(context, segment=segment)
+            _results.file_payload(run_dir, host, {"pts_purge": {"method": "sanitize", "secure": True, "elapsed_s": 9.0},
+                                                  "pts_context": seg})
+            base = make()
+            for number in range(1, rounds + 1):
+                jobs = copy.deepcopy(base)
+                factor = rng.uniform(0.95, 1.05) * (1.6 if number < 3 else 1.0)
+                for job in jobs:
+                    for key in ("read", "write", "total"):
+                        for metric in ("iops", "bw_bytes"):
+                            job[key][metric] *= factor
+                fio = {"fio_version": "fio-3.33", "jobs": jobs, "global_options": {"direct": "1", "ioengine": "libaio"},
+                       "job_text": "[global]\n", "elapsed_s": 60.0 * len(jobs)}
+                _results.file_payload(run_dir, host, {"pts_fio": fio, "pts_fio_raw": "{}",
+                                                      "pts_context": dict(seg, phase="round", round=number)})
+    return _results.drive_dir(run_dir, host, drive)
+
+
+def render(drive_dir: str) -> float:
+    started = time.monotonic()
+    _report.write_drive_report(drive_dir)
+    return time.monotonic() - started
+
+
+def main() -> dict:
+    work = tempfile.mkdtemp(prefix="pts-bench-report-", dir="/var/tmp")
+    os.environ.setdefault("MPLCONFIGDIR", os.path.join(work, "mpl"))
+    try:
+        run_dir = os.path.join(work, "run")
+        started = time.monotonic()
+        template = write_drive(run_dir, "h000", "d00", 0)
+        write_s = time.monotonic() - started
+        dirs = [template]
+        for index in range(1, 100):  # 100 drives: copies of the first with their own identity
+            host, drive = f"h{index // 10:03d}", f"d{index % 10:02d}"
+            target = _results.drive_dir(run_dir, host, drive)
+            shutil.copytree(template, target)
+            dirs.append(target)
+        timings = {}
+        timings["1"] = [render(dirs[0])]
+        timings["10"] = [render(d) for d in dirs[1:11]]
+        with ProcessPoolExecutor(max_workers=os.cpu_count()) as pool:
+            started = time.monotonic()
+            per_drive = list(pool.map(render, dirs))
+            wall_100 = time.monotonic() - started
+        timings["100"] = per_drive
+
+        # 1,000 drives for the fleet summary: each with an up-to-date result.json of its own figures.
+        fleet_dir = os.path.join(work, "fleet", "run-1000")
+        with open(os.path.join(dirs[0], "result.json"), encoding="utf-8") as handle:
+            model = json.load(handle)
+        rng = random.Random(7)
+        for host_index in range(100):
+            host = f"h{host_index:03d}"
+            _results.file_payload(fleet_dir, host, {"pts_plan": {"tests": [{"name": t} for t in model["tests"]],
+                                                                 "listed": [], "acceptance": [
+                                                                     {"model": "ACME*", "min_iops_4k_write": 100000}]}})
+            for drive_index in range(10):
+                key = f"d{drive_index:02d}"
+                path = _results.drive_dir(fleet_dir, host, key)
+                os.makedirs(path)
+                mine = copy.deepcopy(model)
+                mine["drive"]["serial"] = f"S{host_index:03d}{drive_index:02d}"
+                mine["tests"]["iops"]["tables"]["iops"]["4k"]["0"] *= rng.uniform(0.9, 1.1)
+                _results.atomic_write_json(os.path.join(path, "drive.json"), {"drive": mine["drive"], "host": host})
+                time.sleep(0.001)
+                _results.atomic_write_json(os.path.join(path, "result.json"), mine)
+        started = time.monotonic()
+        summary = _fleet.summarize([fleet_dir], fleet_dir, ["FAIL", "INCOMPLETE"])
+        fleet_s = time.monotonic() - started
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    def stats(values):
+        return {"mean_s": sum(values) / len(values), "max_s": max(values)}
+
+    result = {"machine": machine(), "rounds_per_test": ROUNDS, "write_one_drive_s": write_s,
+              "report_1": stats(timings["1"]), "report_10": stats(timings["10"]),
+              "report_100": dict(stats(timings["100"]), wall_s=wall_100, workers=os.cpu_count()),
+              "fleet_1000_s": fleet_s, "fleet_drives": len(summary["drives"])}
+    save("report_time", result)
+    print(table(["measure", "value"], [
+        ["filing 1 drive's rounds (4 tests x 25 rounds)", f"{write_s:.1f} s"],
+        ["drive report, 1 drive", f"{result['report_1']['mean_s']:.1f} s"],
+        ["drive report, 10 drives (each, mean / max)",
+         f"{result['report_10']['mean_s']:.1f} s / {result['report_10']['max_s']:.1f} s"],
+        [f"drive report, 100 drives on {os.cpu_count()} processes (each, mean / max)",
+         f"{result['report_100']['mean_s']:.1f} s / {result['report_100']['max_s']:.1f} s"],
+        ["100 drive reports, wall", f"{wall_100:.0f} s"],
+        [f"fleet summary, {len(summary['drives'])} drives", f"{fleet_s:.1f} s"],
+    ]))
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""`make bench`: every benchmark, one after the other, then docs/performance.md from their results.
+
+Benchmarks, not tests: nothing here fails on a number. PTS_BENCH_ONLY=rounds,report_time,fleet_scale picks some.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+
+import fleet_scale
+import report_time
+import rounds
+from _common import ROOT
+
+BENCHES = {"rounds": rounds, "report_time": report_time, "fleet_scale": fleet_scale}
+
+
+def _load(name: str) -> dict | None:
+    path = os.path.join(ROOT, "bench", "results", f"{name}.json")
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def _mark(ok: bool) -> str:
+    return "met" if ok else "**missed**"
+
+
+def write_doc() -> str:
+    r, t, f = _load("rounds"), _load("report_time"), _load("fleet_scale")
+    machine = (r or t or f or {}).get("machine", {})
+    lines = ["# Performance", "",
+             f"Measured by `make bench` on {datetime.date.today().isoformat()}: {machine.get('cpu')}, "
+             f"{machine.get('cores')} cores, {machine.get('memory_gib')} GiB, kernel {machine.get('kernel')}, "
+             f"{machine.get('fio')}, Python {machine.get('python')}. Loop devices over files on the machine's disk; "
+             "SSH hosts are network namespaces on the same machine (their sshd, modules and fio share its 2 cores "
+             "with the controller). Benchmarks, not tests: CI does not fail on these numbers.", ""]
+    if r:
+        fid = r["fidelity"]
+        lines += ["## Round overhead, fidelity and the TKperf way (`bench/rounds.py`)", "",
+                  f"The IOPS test through the collection: {r['combinations']} combinations of "
+                  f"{r['seconds_per_combination']:g} s per round, {r['rounds']} rounds, on a 1 GiB loop device; then "
+                  "round 2's job file run by bare fio, and the same combinations as one fio process each.", "",
+                  "| measure | value | target |", "|---|---:|---|",
+                  f"| fio per round, collection / bare | {r['round_s']['collection_fio']:.2f} s / "
+                  f"{r['round_s']['bare_fio']:.2f} s | |",
+                  f"| harness overhead per round, mean (max) | {r['overhead_s']['mean']:.2f} s "
+                  f"({r['overhead_s']['max']:.2f} s) | < 3 s: {_mark(r['overhead_s']['mean'] < 3)} |",
+                  f"| overhead at {r['seconds_per_combination']:g} s per combination | "
+                  f"{r['overhead_pct_quick']:.1f} % | |",
+                  f"| overhead extrapolated to 60 s per combination | {r['overhead_pct_60s']:.3f} % | "
+                  f"< 1 %: {_mark(r['overhead_pct_60s'] < 1)} |",
+                  f"| 4k write IOPS, collection / bare (ratio) | {fid['collection_mean']:,.0f} / {fid['bare_mean']:,.0f} "
+                  f"({fid['ratio']:.3f}) | ≈ 1 within noise |",
+                  f"| run-to-run noise, bare / collection (stdev) | {fid['bare_noise_pct']:.1f} % / "
+                  f"{fid['collection_noise_pct']:.1f} % | |",
+                  f"| round wall, one fio process / TKperf's one per combination | {r['round_s']['bare_fio']:.1f} s / "
+                  f"{r['round_s']['tkperf_way']:.1f} s | |", ""]
+    if t:
+        lines += ["## Report time (`bench/report_time.py`)", "",
+                  f"Synthetic results with the shape of real ones: 4 tests x {t['rounds_per_test']} rounds per drive "
+                  "(56 combinations per IOPS round).", "",
+                  "| measure | value | target |", "|---|---:|---|",
+                  f"| drive report, 1 drive | {t['report_1']['mean_s']:.1f} s | < 10 s: "
+                  f"{_mark(t['report_1']['mean_s'] < 10)} |",
+                  f"| drive report, 10 drives, each (mean / max) | {t['report_10']['mean_s']:.1f} s / "
+                  f"{t['report_10']['max_s']:.1f} s | < 10 s: {_mark(t['report_10']['max_s'] < 10)} |",
+                  f"| drive report, 100 drives on {t['report_100']['workers']} processes, each (mean / max) | "
+                  f"{t['report_100']['mean_s']:.1f} s / {t['report_100']['max_s']:.1f} s | |",
+                  f"| 100 drive reports, wall | {t['report_100']['wall_s']:.0f} s | |",
+                  f"| fleet summary, {t['fleet_drives']} drives | {t['fleet_1000_s']:.1f} s | < 60 s: "
+                  f"{_mark(t['fleet_1000_s'] < 60)} |", ""]
+    if f:
+        runs = f["runs"]
+        x = f["extrapolation_1000_hosts"]
+        lines += ["## Fleet scale (`bench/fleet_scale.py`)", "",
+                  f"Write saturation on one loop device per SSH host, {f['round_seconds']:g} s rounds capped at "
+                  f"{f['rate_iops_per_job']} IOPS per fio job, so the drive is the bottleneck.", "",
+                  "| hosts | wall | vs 1 host | host-rounds | controller CPU | CPU per host-round | peak controller RSS |",
+                  "|---:|---:|---:|---:|---:|---:|---:|"]
+        lines += [f"| {r['hosts']} | {r['wall_s']:.0f} s | {r['wall_vs_one_host']:.2f} x | {r['rounds']} | "
+                  f"{r['controller_cpu_s']:.0f} s | {r['cpu_per_host_round_s']:.2f} s | {r['peak_rss_mib']:.0f} MiB |"
+                  for r in runs]
+        lines += ["", f"Target: 16 hosts within 1.3 x one host - {_mark(runs[-1]['wall_vs_one_host'] <= 1.3)}.", "",
+                  f"1,000 hosts on one controller: at {runs[-1]['cpu_per_host_round_s']:.2f} CPU seconds per host-round "
+                  f"and a standard IOPS round of about 56 min, the controller keeps {x['controller_cores_busy']:.2f} "
+                  f"cores busy; it needs `forks` = 1,000 (one per drive running at once) and about "
+                  f"{x['memory_gib']:.0f} GiB for the worker processes ({x['per_worker_mib']:.0f} MiB each). Beyond "
+                  "that, split the inventory across controllers (job slices) and merge with "
+                  "`playbooks/fleet_summary.yml`.", ""]
+    path = os.path.join(ROOT, "docs", "performance.md")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(lines).rstrip() + "\n")
+    return path
+
+
+def main() -> None:
+    only = [n for n in os.environ.get("PTS_BENCH_ONLY", ",".join(BENCHES)).split(",") if n]
+    for name in only:
+        print(f"\n== {name}")
+        BENCHES[name].main()
+    print(f"\nwrote {write_doc()}")
+
+
+if __name__ == "__main__":
+    main()
