@@ -46,6 +46,7 @@ def dv(raw: dict) -> float:
 def split_jobs(text: str, folder: str) -> list[str]:
     """One job file per combination: the global section and one job section each (TKperf's one fio per run)."""
     head, *sections = text.split("\n[")
+    head += "".join("\n[" + s for s in sections if s.startswith("global]"))
     files = []
     for index, section in enumerate(s for s in sections if not s.startswith("global]")):
         path = os.path.join(folder, f"combo-{index:02d}.fio")
