@@ -13,7 +13,7 @@ export ANSIBLE_COLLECTIONS_PATH := $(COLLECTIONS)
 export MPLCONFIGDIR := $(CURDIR)/build/mpl
 export PATH := $(BIN):$(PATH)
 
-.PHONY: all demo test test-guest bench deps venv lint units integration sanity clean
+.PHONY: all demo test test-guest bench deps venv lint units integration molecule sanity clean
 
 all: test
 
@@ -35,7 +35,7 @@ venv: deps $(VENV)/.installed $(COLLECTION)
 demo: venv
 	scripts/demo.sh
 
-test: venv lint units integration sanity
+test: venv lint units integration molecule sanity
 
 lint: venv
 	ansible-lint --profile production
@@ -45,6 +45,10 @@ units: venv
 
 integration: venv
 	pytest -q -p no:cacheprovider tests/integration
+
+# The roles' molecule scenarios (extensions/molecule/) against this machine, as root; S=<scenario> runs one.
+molecule: venv
+	scripts/molecule.sh $(S)
 
 # A QEMU guest (NVMe, SATA, SCSI drives, md, device-mapper) for what this machine's kernel cannot do;
 # the image is built once and cached in /var/cache/fleetqual-guest (see tests/guest/README.md).

@@ -15,6 +15,8 @@ description:
     fsync, rename), so every finished round is on disk before the next one starts.
   - Prints one progress line per round - test, round, DV value, data and slope excursion, steady - and the
     plan's time estimate before the first write.
+  - Under C(--check) it writes nothing and prints, per drive, its identity, purge methods, write cache, the
+    guard's verdict and the plan with its time estimate.
   - At the end of the playbook renders, for every drive touched, C(report.md), C(plots/*.png) and
     C(result.json) from the files on disk alone. A report that cannot be written is a warning, never a
     failed play.
@@ -47,6 +49,7 @@ options:
 import datetime
 import os
 
+from ansible import context as ansible_context
 from ansible.plugins.callback import CallbackBase
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import block_size_label
@@ -118,6 +121,10 @@ class CallbackModule(CallbackBase):
         data = _payload(result)
         if not any(key.startswith("pts_") for key in data):
             return
+        if (ansible_context.CLIARGS or {}).get("check"):
+            # --check: the plan per drive on the console, and nothing on disk.
+            self._show_check(_host_name(result), data)
+            return
         if failed:
             # 2.19 strips the status keys from callback results: the event says it failed.
             data = dict(data, failed=True)
@@ -142,6 +149,28 @@ class CallbackModule(CallbackBase):
             self._show_round(host, context, data["pts_steady_state"])
         if "pts_wsat" in data:
             self._show_wsat(host, context, data["pts_wsat"])
+
+    def _show_check(self, host: str, data: dict) -> None:
+        context = data.get("pts_context") or {}
+        host = context.get("host") or host
+        for drive in data.get("pts_drives") or []:
+            size = drive.get("size_bytes")
+            methods = drive.get("purge_methods") or []
+            cache = {True: "enabled", False: "disabled"}.get(drive.get("device_write_cache"), "not applicable")
+            self._display.display(
+                f"PTS check {host} {drive['key']}: {drive.get('resolved')} {drive.get('vendor') or ''} "
+                f"{drive.get('model') or ''}, serial {drive.get('serial')}, WWN {drive.get('wwn')}, firmware "
+                f"{drive.get('firmware')}, {size:,} bytes, {drive.get('interface')}; purge methods "
+                f"{', '.join(methods) or 'none'} (auto would use {methods[0] if methods else 'none: the test would fail'}); "
+                f"write cache {cache}" if size is not None else f"PTS check {host} {drive['key']}: not found")
+        for verdict in data.get("pts_guard") or []:
+            state = "passes" if verdict.get("passed") else "REFUSES: " + "; ".join(verdict.get("refusals") or [])
+            self._display.display(f"PTS check {host} {verdict.get('key')}: the guard {state}")
+        if (data.get("pts_plan") or {}).get("drives"):
+            self._show_plan(host, data["pts_plan"])
+            settings = data["pts_plan"].get("settings") or {}
+            self._display.display(f"PTS check {host}: purge method {settings.get('purge_method')}, write cache "
+                                  f"{settings.get('write_cache')}; --check wrote nothing")
 
     def _show_plan(self, host: str, plan: dict) -> None:
         for drive in plan.get("drives") or []:

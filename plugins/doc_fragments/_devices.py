@@ -19,9 +19,10 @@ options:
     required: true
     suboptions:
       path:
-        description: Device node, C(/dev/disk/by-id/) link or other symlink to the block device.
+        description:
+          - Device node, C(/dev/disk/by-id/) link or other symlink to the block device.
+          - Without it, the drive is looked up among the host's disks by O(devices[].serial) or O(devices[].wwn).
         type: str
-        required: true
       name:
         description: Label for the drive's results directory. Defaults to the serial, WWN or kernel name.
         type: str
@@ -33,5 +34,12 @@ options:
         type: str
       backing_file:
         description: For loop devices, the file the device must be backed by.
+        type: str
+      description_file:
+        description:
+          - A device description file on the host (as TKperf's C(-dsc)), one key, a colon and its value per line,
+            with keys C(vendor), C(model), C(serial), C(wwn), C(firmware), C(interface) and C(notes).
+          - It fills what the host cannot read from the device; a serial or WWN that contradicts the device's own
+            is a refusal, never an override.
         type: str
 """

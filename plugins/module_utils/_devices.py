@@ -24,12 +24,17 @@ _PCI_RE = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
 
 # One listed drive (an entry of the inventory's pts_devices), as modules take it.
 DEVICE_SPEC = dict(
-    path=dict(type="str", required=True),
+    path=dict(type="str"),
     name=dict(type="str"),
     serial=dict(type="str"),
     wwn=dict(type="str"),
     backing_file=dict(type="str"),
+    description_file=dict(type="str"),
 )
+# What a description file (TKperf's -dsc) may fill when the host cannot read it from the device.
+DESCRIPTION_FIELDS = ("vendor", "model", "serial", "wwn", "firmware", "interface", "notes")
+# Mount points that make a disk the system disk, named as such in the refusal.
+SYSTEM_MOUNTS = ("/", "/boot", "/boot/efi", "/usr", "/var")
 
 
 def _read(path: str) -> str | None:
@@ -81,6 +86,21 @@ def _holders(sysdir: str) -> list[str]:
         return []
 
 
+def holder_tree(holders: dict[str, list[str]], sys_root: str = "/sys") -> dict[str, str]:
+    """Every device stacked on the drive (dm, LVM, md, bcache, and what sits on those): devnum -> name."""
+    found: dict[str, str] = {}
+    todo = [h for names in holders.values() for h in names]
+    while todo:
+        name = todo.pop()
+        sysdir = os.path.join(sys_root, "class", "block", name)
+        dev = _read(os.path.join(sysdir, "dev"))
+        if not dev or dev in found:
+            continue
+        found[dev] = name
+        todo.extend(_holders(sysdir))
+    return found
+
+
 def mounts_of(devnums: dict[str, str], names: set[str], proc_root: str = "/proc") -> list[dict]:
     """Mounts whose source is one of the devices (by major:minor, or by /dev/<name> source)."""
     found = []
@@ -120,6 +140,72 @@ def _vpd_serial(device_dir: str) -> str | None:
         return None
     length = int.from_bytes(page[2:4], "big")
     return page[4:4 + length].decode("ascii", "replace").strip() or None
+
+
+def _serial_wwn(disk_dir: str) -> tuple[str | None, str | None]:
+    device = os.path.join(disk_dir, "device")
+    serial = (_read(os.path.join(device, "serial")) or _read(os.path.join(disk_dir, "serial"))
+              or _vpd_serial(device))
+    wwn = _read(os.path.join(disk_dir, "wwid")) or _read(os.path.join(device, "wwid"))
+    return serial or None, wwn or None
+
+
+def resolve(spec: dict, sys_root: str = "/sys", dev_root: str = "/dev") -> tuple[str | None, str | None]:
+    """The device node of a listed drive: its path, else the one disk whose serial or WWN matches.
+
+    Returns (path, None) or (None, why not). Two disks answering to one serial is an error, not a pick.
+    """
+    if spec.get("path"):
+        return spec["path"], None
+    serial, wwn = spec.get("serial"), spec.get("wwn")
+    if not serial and not wwn:
+        return None, "the entry has no path, serial or wwn: list the drive by one of them"
+    try:
+        names = sorted(os.listdir(os.path.join(sys_root, "block")))
+    except OSError as exc:
+        return None, f"cannot list the host's disks: {exc.strerror}"
+    found = []
+    for name in names:
+        have_serial, have_wwn = _serial_wwn(os.path.join(sys_root, "block", name))
+        if (serial and _same("serial", serial, have_serial)) or (wwn and _same("wwn", wwn, have_wwn)):
+            found.append(os.path.join(dev_root, name))
+    wanted = " and ".join(f"{k} {v!r}" for k, v in (("serial", serial), ("wwn", wwn)) if v)
+    if not found:
+        return None, f"no disk on this host reports {wanted}"
+    if len(found) > 1:
+        return None, f"{len(found)} disks report {wanted} ({', '.join(found)}): list the drive by path"
+    return found[0], None
+
+
+def read_description(path: str) -> tuple[dict, str | None]:
+    """A device description file (TKperf's -dsc): ``key: value`` lines, ``#`` comments. Returns (fields, error)."""
+    text = _read(path)
+    if text is None:
+        return {}, f"description file {path} cannot be read"
+    fields = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, sep, value = line.partition(":")
+        key = key.strip().lower()
+        if not sep or key not in DESCRIPTION_FIELDS:
+            return {}, (f"description file {path} line {number}: {line!r} is not 'key: value' with a key of "
+                        f"{', '.join(DESCRIPTION_FIELDS)}")
+        fields[key] = value.strip()
+    return fields, None
+
+
+def apply_description(info: dict, fields: dict, path: str) -> None:
+    """Fill what the device does not report from its description; a contradiction is an error, never an override."""
+    info["described"] = []
+    for key, value in fields.items():
+        have = info.get(key)
+        if have in (None, "") or key == "notes" or key in info.get("placeholders", []):
+            info[key] = value
+            info["described"].append(key)
+        elif key in ("serial", "wwn") and not _same(key, value, have):
+            info["description_error"] = f"description file {path} says {key} {value!r}, the device reports {have!r}"
 
 
 def controller_of(disk_dir: str) -> dict:
@@ -205,10 +291,9 @@ def probe(path: str, sys_root: str = "/sys", proc_root: str = "/proc", check_exc
     names = {name, *partitions}
     holders = {name: _holders(sysdir)}
     holders.update({part: _holders(os.path.join(sysdir, part)) for part in partitions})
+    stacked = holder_tree(holders, sys_root)
 
-    serial = (_read(os.path.join(device, "serial")) or _read(os.path.join(disk_dir, "serial"))
-              or _vpd_serial(device))
-    wwn = _read(os.path.join(disk_dir, "wwid")) or _read(os.path.join(device, "wwid"))
+    serial, wwn = _serial_wwn(disk_dir)
     backing = _read(os.path.join(disk_dir, "loop", "backing_file"))
     write_cache = _read(os.path.join(queue, "write_cache"))
     discard_max = _read_int(os.path.join(queue, "discard_max_bytes")) or 0
@@ -219,6 +304,7 @@ def probe(path: str, sys_root: str = "/sys", proc_root: str = "/proc", check_exc
         interface=_interface(os.path.basename(disk_dir), disk_dir),
         vendor=_read(os.path.join(device, "vendor")) or ("Linux" if backing else None),
         model=_read(os.path.join(device, "model")) or ("loop device" if backing else None),
+        placeholders=["vendor", "model"] if backing and not _read(os.path.join(device, "model")) else [],
         serial=serial or None,
         wwn=wwn or None,
         firmware=_read(os.path.join(device, "firmware_rev")) or _read(os.path.join(device, "rev")),
@@ -235,11 +321,28 @@ def probe(path: str, sys_root: str = "/sys", proc_root: str = "/proc", check_exc
         read_only=_read(os.path.join(sysdir, "ro")) == "1",
         partitions=partitions,
         holders={k: v for k, v in holders.items() if v},
-        mounts=mounts_of(devnums, names, proc_root),
-        swaps=swaps_of(names, proc_root),
+        mounts=mounts_of({**devnums, **stacked}, names | set(stacked.values()), proc_root),
+        swaps=swaps_of(names | set(stacked.values()), proc_root),
+        stacked=sorted(set(stacked.values())),
         in_use=_exclusive_errors(info["resolved"], partitions) if check_exclusive else None,
         openers=openers_of({st.st_rdev} | _partition_rdevs(sysdir, partitions), proc_root),
     )
+    return info
+
+
+def probe_listed(spec: dict, sys_root: str = "/sys", proc_root: str = "/proc", dev_root: str = "/dev",
+                 check_exclusive: bool = True) -> dict:
+    """probe() for an inventory entry: resolve it by path, serial or WWN, then apply its description file."""
+    path, error = resolve(spec, sys_root, dev_root)
+    if error:
+        return {"path": None, "resolved": None, "exists": False, "is_block": False, "resolve_error": error}
+    info = probe(path, sys_root, proc_root, check_exclusive)
+    if spec.get("description_file") and info.get("is_block"):
+        fields, error = read_description(spec["description_file"])
+        if error:
+            info["description_error"] = error
+        else:
+            apply_description(info, fields, spec["description_file"])
     return info
 
 
@@ -263,25 +366,56 @@ def _exclusive_errors(path: str, partitions: list[str]) -> str | None:
     return None
 
 
-def refusals(info: dict, expected: dict, allow_destroy: bool) -> list[str]:
+def normalize_wwn(value: str | None) -> str | None:
+    """WWNs are written many ways (0x5000c500..., naa.5000c500..., eui.00...): compare the hex digits."""
+    if not value:
+        return None
+    text = value.strip().lower()
+    for prefix in ("0x", "naa.", "eui.", "t10.", "wwn-0x", "wwn-"):
+        if text.startswith(prefix):
+            text = text[len(prefix):]
+    return text
+
+
+def _same(field: str, want: str, have: str | None) -> bool:
+    if field == "wwn":
+        return normalize_wwn(want) == normalize_wwn(have)
+    return have is not None and want.strip() == have.strip()
+
+
+def refusals(info: dict, expected: dict, allow_destroy: bool, allow_signatures: bool = False) -> list[str]:
     """Every reason not to write to this device; an empty list means the guard passes."""
     reasons = []
     if not allow_destroy:
         reasons.append("pts_allow_destroy is not true for this host: destroying data needs an explicit yes")
+    if info.get("resolve_error"):
+        reasons.append(info["resolve_error"])
+        return reasons
     if not info.get("exists"):
         reasons.append(f"{info.get('resolved')} does not exist ({info.get('error', 'not found')})")
         return reasons
     if not info.get("is_block"):
         reasons.append(f"{info.get('resolved')} is not a block device")
         return reasons
+    if info.get("description_error"):
+        reasons.append(info["description_error"])
     for field in ("serial", "wwn", "backing_file"):
         want = expected.get(field)
-        if want and info.get(field) != want:
-            reasons.append(f"{field} mismatch: expected {want!r}, the device reports {info.get(field)!r}")
+        if want and not _same(field, want, info.get(field)):
+            source = " (from its description file)" if field in info.get("described", []) else ""
+            reasons.append(f"{field} mismatch: expected {want!r}, the device reports {info.get(field)!r}{source}")
+    if info.get("signatures") is None and "signatures" in info:
+        reasons.append("its signatures could not be read (wipefs failed), so it may hold data")
+    elif info.get("signatures") and not allow_signatures:
+        found = ", ".join(f"{sig['type']} on {sig['device']} at {sig['offset']}" for sig in info["signatures"])
+        reasons.append(f"it carries signatures ({found}): it may hold data; wipe it yourself or set "
+                       "pts_allow_signatures: true")
     if info.get("read_only"):
         reasons.append("the device is read-only")
     for mount in info.get("mounts", []):
-        reasons.append(f"{mount['device']} is mounted on {mount['mountpoint']} ({mount['fstype']})")
+        on_top = " (stacked on this drive)" if mount["device"] in info.get("stacked", []) else ""
+        system = ": this is the system disk" if mount["mountpoint"] in SYSTEM_MOUNTS else ""
+        reasons.append(f"{mount['device']}{on_top} is mounted on {mount['mountpoint']} ({mount['fstype']}){system}")
     for name, holders in sorted(info.get("holders", {}).items()):
         reasons.append(f"{name} is held by {', '.join(holders)} (device-mapper, LVM, md or bcache)")
     for swap in info.get("swaps", []):
@@ -296,7 +430,9 @@ def refusals(info: dict, expected: dict, allow_destroy: bool) -> list[str]:
 def recheck(path: str, expect: dict) -> list[str]:
     """Right before a write: is the device still free and still the one the guard passed?"""
     info = probe(path)
-    reasons = refusals(info, {k: v for k, v in expect.items() if k in ("serial", "wwn")}, allow_destroy=True)
+    # A serial the description file gave cannot be read back from the device; the devnum check covers it.
+    fields = [k for k in ("serial", "wwn") if k not in expect.get("described", [])]
+    reasons = refusals(info, {k: v for k, v in expect.items() if k in fields}, allow_destroy=True)
     if expect.get("devnum") and info.get("devnum") != expect["devnum"]:
         reasons.append(f"{info['resolved']} is now device {info.get('devnum')}, the guard passed {expect['devnum']}")
     return reasons

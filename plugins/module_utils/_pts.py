@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 
 from ansible_collections.fleetqual.pts.plugins.module_utils import _steady_state
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive_actions import WRITE_CACHE_MODES
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive_tools import PURGE_METHODS as _DRIVE_PURGE_METHODS
 from ansible_collections.fleetqual.pts.plugins.module_utils._fio import find_job
 from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import block_size_label, parse_block_size
 
@@ -257,7 +259,7 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
     }
 
 
-PURGE_METHODS = ("auto", "discard")
+PURGE_METHODS = ("auto",) + tuple(sorted(_DRIVE_PURGE_METHODS))
 
 
 def _step_settings(params: dict) -> dict:
@@ -268,6 +270,9 @@ def _step_settings(params: dict) -> dict:
     purge_method = params.get("pts_run_purge_method", "auto")
     if purge_method not in PURGE_METHODS:
         raise _fail("pts_run_purge_method", purge_method, f"unknown purge method; known: {', '.join(PURGE_METHODS)}")
+    write_cache = params.get("pts_run_write_cache", "unchanged")
+    if write_cache not in WRITE_CACHE_MODES:
+        raise _fail("pts_run_write_cache", write_cache, f"must be one of {', '.join(WRITE_CACHE_MODES)}")
     allow = params.get("pts_allow_destroy", False)
     if not isinstance(allow, bool):
         allow = str(allow).lower() in ("true", "yes", "1")
@@ -277,6 +282,7 @@ def _step_settings(params: dict) -> dict:
         "rate_iops": rate,
         "remote_dir": remote_dir,
         "purge_method": purge_method,
+        "write_cache": write_cache,
         "allow_destroy": allow,
         "reconnect_timeout_s": _positive("pts_run_reconnect_timeout_s", params.get("pts_run_reconnect_timeout_s", 300),
                                          float),

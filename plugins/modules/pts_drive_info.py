@@ -13,6 +13,11 @@ description:
   - Reads sysfs and procfs for each listed drive - vendor, model, serial, WWN, firmware, capacity, logical
     and physical block size, interface, rotational, write cache, purge methods, partitions, mounts,
     holders and swap - and the host facts the PTS common reporting requirements ask for.
+  - Asks the drive's own tools for what sysfs cannot tell - C(nvme id-ctrl) and C(get-feature) for NVMe,
+    C(hdparm -I) for SATA, C(sg_opcodes) and C(sdparm) for SCSI - the secure purge methods it supports, its
+    volatile write cache, and a health snapshot (C(nvme smart-log), C(smartctl)).
+  - A drive listed by serial or WWN alone is looked up among the host's disks; a description file fills
+    what neither can read.
   - Never changes anything.
 author:
   - fleetqual.pts contributors (@fleetqual)
@@ -32,6 +37,7 @@ EXAMPLES = r"""
     devices:
       - path: /dev/nvme0n1
         serial: S5GXNF0R123456
+      - serial: ZA1B2C3D  # looked up among the host's disks
   register: drives
 """
 
@@ -54,6 +60,23 @@ pts_drives:
     logical_block_size:
       description: Logical sector size in bytes.
       type: int
+    purge_methods:
+      description: The purge methods the drive supports, strongest first (C(discard) last).
+      type: list
+      elements: str
+    device_write_cache:
+      description: Whether the drive's volatile write cache is on, as its tool reports it; null when it has none.
+      type: bool
+    write_cache_tool:
+      description: The tool that reads and sets the write cache (C(nvme), C(hdparm), C(sdparm)), or null.
+      type: str
+    health:
+      description: SMART or NVMe health snapshot before the run (temperature, wear, media errors, bytes written).
+      type: dict
+    described:
+      description: Identity fields filled from the drive's description file.
+      type: list
+      elements: str
 pts_host:
   description: Kernel, OS, CPU, memory and fio version of the host.
   returned: always
@@ -62,7 +85,8 @@ pts_host:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._devices import DEVICE_SPEC, drive_key, host_info, probe
+from ansible_collections.fleetqual.pts.plugins.module_utils._devices import DEVICE_SPEC, drive_key, host_info, probe_listed
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive_actions import tool_facts
 
 
 def fio_version(module: AnsibleModule) -> str | None:
@@ -80,7 +104,13 @@ def main() -> None:
     )
     drives = []
     for spec in module.params["devices"]:
-        info = probe(spec["path"])
+        info = probe_listed(spec)
+        if info.get("is_block"):
+            facts = tool_facts(info, module.run_command, module.get_bin_path)
+            for field, value in (facts.pop("identity", None) or {}).items():
+                if value and not info.get(field):
+                    info[field] = value
+            info.update(facts)
         info["key"] = drive_key(spec, info)
         info["spec"] = {k: v for k, v in spec.items() if v is not None}
         drives.append(info)

@@ -16,6 +16,12 @@ description:
     (device-mapper, LVM, md, bcache), it is active swap, it is read-only, or the kernel refuses an
     exclusive open (of the disk or any partition) because something else holds it, a process has it open, or
     two listed entries are the same device or share a results name.
+  - A drive listed by O(devices[].serial) or O(devices[].wwn) alone is looked up among the host's disks;
+    none or more than one match is a refusal.
+  - The device and its partitions must carry no filesystem, partition table, RAID, LVM or other signature
+    (as C(wipefs) lists them) unless O(allow_signatures=true); a mount, holder or swap anywhere on the
+    devices stacked on the drive (LVM volumes, md arrays) counts as the drive's own, and a drive holding
+    C(/), C(/boot) or C(/usr) is named as the system disk.
   - Only reads; the exclusive open is read-only and closed at once.
 author:
   - fleetqual.pts contributors (@fleetqual)
@@ -31,6 +37,12 @@ attributes:
 options:
   allow_destroy:
     description: The operator's explicit permission to destroy data on the listed drives of this host.
+    type: bool
+    default: false
+  allow_signatures:
+    description:
+      - Let the guard pass a drive that carries filesystem, partition table, RAID or LVM signatures.
+      - Only for drives known to hold nothing of value; the signatures are listed in the verdict either way.
     type: bool
     default: false
 """
@@ -74,17 +86,49 @@ pts_guard:
       description: Every reason the drive may not be written.
       type: list
       elements: str
+    signatures:
+      description: Signatures found on the drive and its partitions (C(wipefs) device, offset, type).
+      type: list
+      elements: dict
+    described:
+      description: Identity fields that came from the drive's description file, not from the device.
+      type: list
+      elements: str
 """
 
 from ansible.module_utils.basic import AnsibleModule
+
+import json
+import os
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._devices import (
     DEVICE_SPEC,
     drive_key,
     duplicate_refusals,
-    probe,
+    probe_listed,
     refusals,
 )
+
+
+def signatures(module: AnsibleModule, info: dict) -> list[dict] | None:
+    """What wipefs (read-only without options) finds on the device and its partitions; None if it cannot tell."""
+    if not info.get("is_block"):
+        return []
+    wipefs = module.get_bin_path("wipefs")
+    if not wipefs:
+        return None
+    found = []
+    nodes = [info["resolved"]] + [os.path.join("/dev", part) for part in info.get("partitions", [])]
+    for node in nodes:
+        rc, out, dummy = module.run_command([wipefs, "--json", node])
+        if rc != 0:
+            return None
+        try:
+            found += [{k: sig.get(k) for k in ("device", "offset", "type")}
+                      for sig in (json.loads(out) if out.strip() else {}).get("signatures", [])]
+        except (ValueError, AttributeError):
+            return None
+    return found
 
 
 def main() -> None:
@@ -92,18 +136,21 @@ def main() -> None:
         argument_spec=dict(
             devices=dict(type="list", elements="dict", required=True, options=DEVICE_SPEC),
             allow_destroy=dict(type="bool", default=False),
+            allow_signatures=dict(type="bool", default=False),
         ),
         supports_check_mode=True,
     )
     specs = module.params["devices"]
-    infos = [probe(spec["path"]) for spec in specs]
+    infos = [probe_listed(spec) for spec in specs]
+    for info in infos:
+        info["signatures"] = signatures(module, info)
     keys = [drive_key(spec, info) for spec, info in zip(specs, infos)]
     duplicates = duplicate_refusals(infos, keys)
     verdicts = []
     for spec, info, key, duplicate in zip(specs, infos, keys, duplicates):
-        reasons = refusals(info, spec, module.params["allow_destroy"]) + duplicate
+        reasons = refusals(info, spec, module.params["allow_destroy"], module.params["allow_signatures"]) + duplicate
         verdicts.append(dict(
-            path=spec["path"],
+            path=info["path"] or spec.get("path") or spec.get("serial") or spec.get("wwn"),
             key=key,
             resolved=info["resolved"],
             devnum=info.get("devnum"),
@@ -111,6 +158,8 @@ def main() -> None:
             wwn=info.get("wwn"),
             passed=not reasons,
             refusals=reasons,
+            signatures=info["signatures"] or [],
+            described=info.get("described", []),
         ))
     refused = [v for v in verdicts if not v["passed"]]
     if refused:

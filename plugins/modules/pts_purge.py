@@ -7,14 +7,20 @@ from __future__ import annotations
 
 DOCUMENTATION = r"""
 module: pts_purge
-short_description: Purge a drive before a PTS test and record the method used
+short_description: Purge a drive before a PTS test with the strongest method it supports, and record it
 version_added: 0.1.0
 description:
   - Returns the drive to a fresh-out-of-box state as the SNIA PTS asks before preconditioning, and
     reports which method ran so the report can state it.
-  - C(discard) runs C(blkdiscard) over the whole device. It is the only method for loop devices and
-    devices without a secure erase, and it is B(not a secure purge); the result says so.
-  - Refuses unless O(allow_destroy=true). Run it only on drives that M(fleetqual.pts.pts_guard) passed.
+  - V(auto) picks the strongest method the drive reports - NVMe sanitize (crypto, block), NVMe format with
+    cryptographic erase, ATA enhanced security erase, ATA security erase, sanitize overwrite, NVMe format
+    with user data erase, SCSI FORMAT UNIT - and falls back to C(discard) (C(blkdiscard) over the whole
+    device), which is B(not a secure purge); the result says so. Loop devices and devices without a secure
+    method get C(discard).
+  - The purge is verified to have finished (exit status, the sanitize log until it completes, ATA security
+    disabled again); a purge that fails or cannot finish fails the task, so a test never runs unpurged.
+  - Refuses unless O(allow_destroy=true), and when the device is no longer the one the guard passed. Run it
+    only on drives that M(fleetqual.pts.pts_guard) passed.
 author:
   - fleetqual.pts contributors (@fleetqual)
 extends_documentation_fragment:
@@ -32,9 +38,13 @@ options:
     required: true
   method:
     description:
-      - The purge method. V(auto) picks the strongest the drive supports.
+      - The purge method. V(auto) picks the strongest the drive supports; a named method the drive does not
+        support fails.
     type: str
-    choices: [auto, discard]
+    choices: [auto, ata_sanitize_block, ata_sanitize_crypto, ata_sanitize_overwrite, ata_security_erase,
+              ata_security_erase_enhanced, discard, nvme_format_crypto, nvme_format_erase,
+              nvme_sanitize_block, nvme_sanitize_crypto, nvme_sanitize_overwrite, scsi_format_unit,
+              scsi_sanitize_block, scsi_sanitize_crypto, scsi_sanitize_overwrite]
     default: auto
   allow_destroy:
     description: Must be V(true); purging destroys every byte on the device.
@@ -46,12 +56,16 @@ options:
         C(wwn); the purge is also refused if the device is by then mounted, held, swap or open by a process.
     type: dict
     default: {}
+  timeout:
+    description: Seconds a sanitize may run inside the drive before the purge is failed.
+    type: int
+    default: 86400
   context:
     description: Labels returned unchanged as RV(pts_context) for the report callback.
     type: dict
     default: {}
 requirements:
-  - util-linux (blkdiscard)
+  - util-linux (blkdiscard), nvme-cli, hdparm or sg3-utils for the drive's own methods
 """
 
 EXAMPLES = r"""
@@ -70,7 +84,11 @@ pts_purge:
     method:
       description: The method used.
       type: str
-      sample: discard
+      sample: nvme_format_erase
+    supported:
+      description: Every purge method the drive reports, strongest first.
+      type: list
+      elements: str
     secure:
       description: Whether the method is a secure purge in the PTS sense.
       type: bool
@@ -92,55 +110,87 @@ import time
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._devices import probe, recheck
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive_actions import (
+    ata_frozen_reason,
+    purge_commands,
+    purge_record,
+    tool_facts,
+    verify_ata_erase,
+    wait_for_sanitize,
+)
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive_tools import PURGE_METHODS
 
 
 def main() -> None:
     module = AnsibleModule(
         argument_spec=dict(
             path=dict(type="path", required=True),
-            method=dict(type="str", choices=["auto", "discard"], default="auto"),
+            method=dict(type="str", choices=["auto"] + sorted(PURGE_METHODS), default="auto"),
             allow_destroy=dict(type="bool", default=False),
             expect=dict(type="dict", default={}),
+            timeout=dict(type="int", default=86400),
             context=dict(type="dict", default={}),
         ),
         supports_check_mode=True,
     )
     path = module.params["path"]
     context = module.params["context"]
+
+    def fail(msg: str, **extra) -> None:
+        module.fail_json(msg=f"pts_purge {path}: {msg}", pts_context=context, **extra)
+
     if not module.params["allow_destroy"]:
-        module.fail_json(msg=f"pts_purge refused {path}: allow_destroy is not true; nothing was written",
-                         pts_context=context)
+        fail("refused, allow_destroy is not true; nothing was written")
     info = probe(path, check_exclusive=False)
     if not info["is_block"]:
-        module.fail_json(msg=f"pts_purge refused {path}: not a block device", pts_context=context)
+        fail("refused, not a block device; nothing was written")
     reasons = recheck(path, module.params["expect"])
     if reasons:
-        module.fail_json(msg=f"pts_purge refused {path}, nothing was written: {'; '.join(reasons)}", pts_context=context)
+        fail(f"refused, nothing was written: {'; '.join(reasons)}")
+
+    def run(argv):
+        return module.run_command(argv)
+
+    def which(name):
+        return module.get_bin_path(name)
+
+    facts = tool_facts(info, run, which)
+    supported = facts["purge_methods"]
     method = module.params["method"]
     if method == "auto":
-        if not info["purge_methods"]:
-            module.fail_json(msg=f"pts_purge: {path} supports no purge method this module knows", pts_context=context)
-        method = info["purge_methods"][0]
-    elif method not in info["purge_methods"]:
-        module.fail_json(msg=f"pts_purge: {path} does not support {method}", pts_context=context)
+        if not supported:
+            fail("the drive supports no purge method (no secure erase, no discard); the test must not go on")
+        method = supported[0]
+    elif method not in supported:
+        fail(f"the drive does not support {method} (it supports: {', '.join(supported) or 'none'})")
+    if method.startswith("ata_security") and ata_frozen_reason(facts):
+        fail(f"refused {method}: {ata_frozen_reason(facts)}; nothing was written")
 
-    result = dict(
-        method=method,
-        secure=False,
-        device=os.path.realpath(path),
-        note="blkdiscard of the whole device: not a secure purge",
-    )
+    result = dict(purge_record(method), supported=supported, device=info["resolved"])
     if module.check_mode:
         module.exit_json(changed=False, pts_purge=result, pts_context=context)
 
-    blkdiscard = module.get_bin_path("blkdiscard", required=True)
     started = time.monotonic()
-    # No --force: blkdiscard then opens the device O_EXCL and refuses a device someone else holds.
-    rc, stdout, stderr = module.run_command([blkdiscard, result["device"]])
+    for argv in purge_commands(method, info, which):
+        if None in argv:
+            fail(f"{method} needs a tool that is not installed: {argv}")
+        rc, stdout, stderr = module.run_command(argv)
+        if rc != 0:
+            fail(f"{' '.join(argv)} failed (rc {rc}): {(stderr or stdout).strip()[:500]}; the test must not go on",
+                 pts_purge=result)
+    error = None
+    if "sanitize" in method and method.startswith("nvme"):
+        error = wait_for_sanitize(info, run, which, timeout=module.params["timeout"])
+    elif method.startswith("ata_security"):
+        error = verify_ata_erase(info, run, which)
+    if method.startswith("nvme_format"):
+        # The kernel rescans the namespace after a format; wait for its node before the next write.
+        deadline = time.monotonic() + 30
+        while not os.path.exists(info["resolved"]) and time.monotonic() < deadline:
+            time.sleep(0.5)
     result["elapsed_s"] = round(time.monotonic() - started, 3)
-    if rc != 0:
-        module.fail_json(msg=f"pts_purge: blkdiscard {path} failed (rc {rc}): {stderr.strip()}; the test must not go on",
-                         pts_purge=result, pts_context=context)
+    if error:
+        fail(f"{method} did not finish: {error}; the test must not go on", pts_purge=result)
     module.exit_json(changed=True, pts_purge=result, pts_context=context)
 
 

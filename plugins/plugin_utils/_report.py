@@ -35,6 +35,8 @@ def build_model(drive_dir: str) -> dict:
         "drive": identity.get("drive") or {},
         "host_info": identity.get("host_info") or {},
         "guard": loaded["guard"],
+        "write_cache": loaded.get("write_cache"),
+        "health_after": loaded.get("health_after"),
         "quick_profile": quick,
         "tests": tests,
     }
@@ -45,8 +47,55 @@ def _purge_methods(model: dict) -> str:
     for result in model["tests"].values():
         purges = [result.get("purge")] + [s.get("purge") for s in result.get("segments") or []]
         for purge in filter(None, purges):
-            methods.add(purge["method"] + ("" if purge.get("secure") else " — **not a secure purge**"))
+            note = (purge.get("note") or "").replace(": not a secure purge", "")
+            label = f"`{purge['method']}`" + (f" ({note})" if note else "")
+            methods.add(label + ("" if purge.get("secure") else " — **not a secure purge**"))
     return ", ".join(sorted(methods)) or "not run"
+
+
+def _write_cache(model: dict) -> str:
+    drive = model["drive"]
+    events = (model.get("write_cache") or {}).get("events") or []
+    kernel = f"kernel queue mode: {drive.get('write_cache') or 'not reported'}"
+    if not events:
+        state = {True: "enabled", False: "disabled"}.get(drive.get("device_write_cache"), "not read")
+        return f"{state} before the run, not set by it ({kernel})"
+    text = events[0].get("note") or DASH
+    restored = [e for e in events if e.get("phase") == "restore"]
+    if restored:
+        text += "; restored after the tests" + (" **failed**: " + str(restored[-1].get("msg")) if restored[-1].get("failed")
+                                                else "")
+    return text if "kernel queue mode" in text else f"{text} ({kernel})"
+
+
+HEALTH_ROWS = (("passed", "SMART overall assessment"), ("critical_warning", "Critical warning"),
+               ("temperature_c", "Temperature (°C)"), ("percentage_used", "Percentage used (%)"),
+               ("available_spare_pct", "Available spare (%)"), ("media_errors", "Media errors"),
+               ("error_log_entries", "Error log entries"), ("reallocated_sectors", "Reallocated sectors"),
+               ("pending_sectors", "Pending sectors"), ("offline_uncorrectable", "Offline uncorrectable"),
+               ("power_on_hours", "Power-on hours"), ("unsafe_shutdowns", "Unsafe shutdowns"),
+               ("bytes_written", "Bytes written"), ("bytes_read", "Bytes read"))
+
+
+def _health_table(model: dict) -> list[str]:
+    before, after = model["drive"].get("health") or {}, model.get("health_after") or {}
+    if not before and not after:
+        return []
+
+    def shown(key: str, value) -> str:
+        if value is None:
+            return DASH
+        if key.startswith("bytes_"):
+            return f"{value:,} ({format_bytes(value)})"
+        if isinstance(value, bool):
+            return "passed" if value else "**FAILED**"
+        return f"{value:,}" if isinstance(value, int) else str(value)
+
+    rows = [[label, shown(key, before.get(key)), shown(key, after.get(key))] for key, label in HEALTH_ROWS
+            if before.get(key) is not None or after.get(key) is not None]
+    tool = before.get("tool") or after.get("tool") or DASH
+    lines = ["", f"Drive health as the drive reports it ({tool}), before and after this run:", ""]
+    return lines + md.table(["Item", "Before", "After"], rows, numeric=False)
 
 
 def _device_rows(model: dict) -> list[list[str]]:
@@ -56,7 +105,7 @@ def _device_rows(model: dict) -> list[list[str]]:
     if drive.get("backing_file"):
         interface += f" (backing file `{drive['backing_file']}`, direct I/O {'on' if drive.get('direct_io') else 'off'})"
     controller = drive.get("controller") or {}
-    return [
+    rows = [
         ["Vendor", drive.get("vendor") or DASH],
         ["Model", drive.get("model") or DASH],
         ["Serial number", drive.get("serial") or DASH],
@@ -68,10 +117,13 @@ def _device_rows(model: dict) -> list[list[str]]:
         ["Device", f"`{drive.get('path', DASH)}` → `{drive.get('resolved', DASH)}`"],
         ["Logical / physical sector", f"{drive.get('logical_block_size', DASH)} / {drive.get('physical_block_size', DASH)} bytes"],
         ["Rotational (as the kernel reports it)", "yes" if drive.get("rotational") else "no"],
-        ["Write cache (kernel queue mode)", (drive.get("write_cache") or "not reported")
-         + "; the drive's own volatile write cache setting is not read yet"],
+        ["Volatile write cache", _write_cache(model)],
         ["Purge method", _purge_methods(model)],
+        ["Purge methods the drive supports", ", ".join(f"`{m}`" for m in drive.get("purge_methods") or []) or DASH],
     ]
+    if drive.get("described"):
+        rows.append(["From the description file", ", ".join(drive["described"])])
+    return rows
 
 
 def _data_pattern(options: dict) -> str:
@@ -174,6 +226,7 @@ def render_markdown(model: dict, plots: dict) -> str:
         lines.append(f"{number}. [{title}](#{number}-{title.lower().replace(' ', '-')})")
     lines += ["", "## 1 Device information", ""]
     lines += md.table(["Item", "Value"], _device_rows(model), numeric=False)
+    lines += _health_table(model)
     lines += ["", "## 2 Setup information", ""]
     lines += md.table(["Item", "Value"], _setup_rows(model), numeric=False)
     if model["tests"]:

@@ -8,7 +8,7 @@
 """The results tree on the controller: where each payload goes, atomic writes, and reading it back.
 
     <root>/<run-id>/<host>/plan.json
-    <root>/<run-id>/<host>/<drive>/drive.json, guard.json
+    <root>/<run-id>/<host>/<drive>/drive.json, guard.json, write-cache.json, health-after.json
     <root>/<run-id>/<host>/<drive>/<test>/purge.json, wipc.json, wipc.fio
     <root>/<run-id>/<host>/<drive>/<test>/round-NN.json (+ .fio job file, .raw.json fio output)
     <root>/<run-id>/<host>/<drive>/<test>/steady-state.json (the verdicts as the run saw them)
@@ -115,6 +115,15 @@ def file_payload(run_dir: str, host: str, data: dict) -> list[str]:
 
     drive = context.get("drive")
     test = context.get("test")
+    if drive and "pts_write_cache" in data:
+        path = os.path.join(drive_dir(run_dir, host, drive), "write-cache.json")
+        events = read_json(path).get("events", []) if os.path.exists(path) else []
+        put(path, {"events": events + [dict(data["pts_write_cache"], phase=context.get("phase"),
+                                            failed=bool(data.get("failed")), msg=data.get("msg"),
+                                            recorded_at=now_iso())]})
+    if drive and data.get("pts_health"):
+        put(os.path.join(drive_dir(run_dir, host, drive), "health-after.json"),
+            dict(data["pts_health"], recorded_at=now_iso()))
     if not drive or not test:
         return written
     test_dir = os.path.join(drive_dir(run_dir, host, drive), safe_name(test))
@@ -213,6 +222,10 @@ def load_test(test_dir: str) -> dict:
             "superseded": [f"superseded/{e}" for e in earlier]}
 
 
+def _optional_json(path: str) -> dict | None:
+    return read_json(path) if os.path.exists(path) else None
+
+
 def load_drive(path: str) -> dict:
     """Everything on disk for one drive: identity, guard verdict and each test."""
     drive_file = os.path.join(path, "drive.json")
@@ -228,6 +241,8 @@ def load_drive(path: str) -> dict:
         "dir": path,
         "identity": read_json(drive_file) if os.path.exists(drive_file) else {},
         "guard": read_json(guard_file) if os.path.exists(guard_file) else None,
+        "write_cache": _optional_json(os.path.join(path, "write-cache.json")),
+        "health_after": _optional_json(os.path.join(path, "health-after.json")),
         "tests": tests,
     }
 

@@ -31,7 +31,7 @@ import time
 SUITE = "bookworm"
 MIRROR = os.environ.get("FLEETQUAL_GUEST_MIRROR", "http://deb.debian.org/debian")
 PACKAGES = ("systemd-sysv udev openssh-server python3 fio nvme-cli iproute2 ifupdown isc-dhcp-client "
-            "linux-image-amd64 initramfs-tools kmod mdadm lvm2 hdparm sg3-utils smartmontools util-linux "
+            "linux-image-amd64 initramfs-tools kmod mdadm lvm2 hdparm sg3-utils sdparm smartmontools util-linux "
             "e2fsprogs dmsetup ca-certificates").split()
 # Files written into the root file system (path -> content); part of the recipe hash.
 FILES = {

@@ -160,3 +160,79 @@ def test_the_same_drive_listed_twice(loop_device, run_pts):
     vars_["pts_devices"].append({"path": device.path, "name": "victim-again"})
     run = run_pts(vars_, QUICK)
     assert_refused(run, device, before, f"{device.path} resolves to the same device")
+
+
+def test_a_filesystem_signature(loop_device, run_pts):
+    device = loop_device()
+    sh("mkfs.ext4", "-q", "-E", "lazy_itable_init=0,lazy_journal_init=0", device.path)
+    before = device.checksum()
+    run = run_pts(host_vars(device), QUICK)
+    assert_refused(run, device, before, "it carries signatures (ext4 on ", "pts_allow_signatures: true")
+
+
+def test_a_partition_table_signature(loop_device, run_pts):
+    device = loop_device(partitions=True)
+    subprocess.run(["sfdisk", "-q", device.path], input="label: gpt\n,16M\n", text=True, check=True)
+    before = device.checksum()
+    run = run_pts(host_vars(device), QUICK)
+    assert_refused(run, device, before, "it carries signatures (gpt on ")
+
+
+def test_a_symlink_to_a_mounted_device(loop_device, run_pts, tmp_path):
+    device = loop_device()
+    sh("mkfs.ext4", "-q", "-E", "lazy_itable_init=0,lazy_journal_init=0", device.path)
+    mountpoint = tmp_path / "mnt"
+    mountpoint.mkdir()
+    link = tmp_path / "by-id-like-link"
+    link.symlink_to(device.path)
+    sh("mount", "-o", "ro", device.path, str(mountpoint))
+    try:
+        before = device.checksum()
+        run = run_pts(host_vars(device, spec={"path": str(link)}), QUICK)
+        assert_refused(run, device, before, f"({device.path}):", f"is mounted on {mountpoint} (ext4)")
+    finally:
+        subprocess.run(["umount", str(mountpoint)], check=False)
+
+
+def test_a_serial_mismatch_from_the_description_file(loop_device, run_pts, tmp_path):
+    device = loop_device()
+    _fill(device)
+    description = tmp_path / "victim.dsc"
+    description.write_text("# what the host cannot read from a loop device\nvendor: Acme\nmodel: Loop 9000\n"
+                           "serial: ACME-0002\n")
+    before = device.checksum()
+    run = run_pts(host_vars(device, spec={"serial": "ACME-0001", "description_file": str(description)}), QUICK)
+    assert_refused(run, device, before,
+                   "serial mismatch: expected 'ACME-0001', the device reports 'ACME-0002' (from its description file)")
+
+
+def test_a_serial_no_disk_reports(loop_device, run_pts):
+    device = loop_device()
+    _fill(device)
+    before = device.checksum()
+    vars_ = host_vars(device)
+    vars_["pts_devices"] = [{"serial": "NO-SUCH-SERIAL-42", "name": "victim"}]
+    run = run_pts(vars_, QUICK)
+    assert_refused(run, device, before, "no disk on this host reports serial 'NO-SUCH-SERIAL-42'")
+
+
+def test_check_mode_prints_the_plan_and_writes_nothing(loop_device, run_pts, tmp_path):
+    device = loop_device()
+    sh("mkfs.ext4", "-q", "-E", "lazy_itable_init=0,lazy_journal_init=0", device.path)  # allowed below
+    description = tmp_path / "victim.dsc"
+    description.write_text("model: Loop 9000\nserial: ACME-0001\nfirmware: 1.0\n")
+    before = device.checksum()
+    run = run_pts(host_vars(device, pts_allow_signatures=True,
+                            spec={"serial": "ACME-0001", "description_file": str(description)}), QUICK, check=True)
+    output = run.stdout + run.stderr
+    assert run.rc == 0, output[-3000:]
+    assert re.search(rf"PTS check localhost victim: {re.escape(device.path)} Linux Loop 9000, serial ACME-0001, "
+                     r"WWN None, firmware 1\.0, 67,108,864 bytes, loop; purge methods discard \(auto would use "
+                     r"discard\); write cache not applicable", output), output[-3000:]
+    assert "PTS check localhost victim: the guard passes" in output
+    assert re.search(r"PTS plan localhost victim: iops 1 runs, throughput \d+ runs, latency \d+ runs, wsat 1 runs; "
+                     r"estimated [\d.]+-[\d.]+ min", output), output[-3000:]
+    assert "purge method auto, write cache disabled; --check wrote nothing" in output
+    assert device.checksum() == before
+    assert not os.path.exists(os.path.dirname(run.run_dir))
+    assert not (tmp_path / "remote").exists()

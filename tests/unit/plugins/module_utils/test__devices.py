@@ -123,3 +123,101 @@ def test_controller_is_the_pci_function_above_the_disk(tmp_path):
     loop = tmp_path / "block" / "loop0"
     loop.mkdir()
     assert _devices.controller_of(str(loop)) == {}
+
+
+@pytest.mark.parametrize(
+    "change, expected, allow_signatures, reason",
+    [
+        ({"signatures": [{"device": "sdb", "offset": "0x438", "type": "ext4"}]}, {}, False,
+         "it carries signatures (ext4 on sdb at 0x438)"),
+        ({"signatures": None}, {}, True, "its signatures could not be read"),
+        ({"mounts": [{"device": "dm-0", "mountpoint": "/", "fstype": "ext4"}], "stacked": ["dm-0"]}, {}, False,
+         "dm-0 (stacked on this drive) is mounted on / (ext4): this is the system disk"),
+        ({"serial": "D1", "described": ["serial"]}, {"serial": "S1"}, False,
+         "serial mismatch: expected 'S1', the device reports 'D1' (from its description file)"),
+        ({"resolve_error": "no disk on this host reports serial 'X'"}, {}, False, "no disk on this host reports"),
+    ],
+)
+def test_refusals_for_signatures_stacks_and_descriptions(change, expected, allow_signatures, reason):
+    reasons = _devices.refusals(dict(FREE, **change), expected, allow_destroy=True, allow_signatures=allow_signatures)
+    assert any(reason in r for r in reasons), reasons
+
+
+def test_signatures_pass_only_when_allowed():
+    info = dict(FREE, signatures=[{"device": "sdb", "offset": "0x200", "type": "gpt"}])
+    assert _devices.refusals(info, {}, allow_destroy=True, allow_signatures=True) == []
+    assert _devices.refusals(dict(FREE, signatures=[]), {}, allow_destroy=True) == []
+
+
+@pytest.mark.parametrize("want, have, same", [
+    ("0x5000C500A1B2C3D4", "naa.5000c500a1b2c3d4", True),
+    ("eui.0025388b91b2c3d4", "eui.0025388B91B2C3D4", True),
+    ("naa.5000c500a1b2c3d4", "naa.5000c500a1b2c3d5", False),
+])
+def test_wwns_compare_by_their_digits(want, have, same):
+    assert (_devices.refusals(dict(FREE, wwn=have), {"wwn": want}, allow_destroy=True) == []) is same
+
+
+def _disk(sys_root, name, serial=None, wwid=None, dev="8:0", holders=()):
+    disk = sys_root / "block" / name
+    (disk / "device").mkdir(parents=True)
+    (disk / "holders").mkdir()
+    (disk / "dev").write_text(dev + "\n")
+    if serial:
+        (disk / "device" / "serial").write_text(serial + "\n")
+    if wwid:
+        (disk / "wwid").write_text(wwid + "\n")
+    for holder in holders:
+        (disk / "holders" / holder).write_text("")
+    return disk
+
+
+def test_resolve_finds_the_one_disk_with_the_serial_or_wwn(tmp_path):
+    _disk(tmp_path, "sda", serial="SYS0001", wwid="naa.5000c500aaaa0001")
+    _disk(tmp_path, "nvme0n1", serial="NVME0001", wwid="eui.0025388b00000001")
+    assert _devices.resolve({"serial": "NVME0001"}, str(tmp_path), "/dev") == ("/dev/nvme0n1", None)
+    assert _devices.resolve({"wwn": "0x5000C500AAAA0001"}, str(tmp_path), "/dev") == ("/dev/sda", None)
+    assert _devices.resolve({"path": "/dev/disk/by-id/x", "serial": "NVME0001"}, str(tmp_path)) == \
+        ("/dev/disk/by-id/x", None)
+    path, error = _devices.resolve({"serial": "MISSING"}, str(tmp_path))
+    assert path is None and error == "no disk on this host reports serial 'MISSING'"
+    assert _devices.resolve({"name": "x"}, str(tmp_path))[1].startswith("the entry has no path, serial or wwn")
+
+
+def test_resolve_refuses_to_pick_between_two_disks_with_one_serial(tmp_path):
+    _disk(tmp_path, "sdb", serial="DUP1")
+    _disk(tmp_path, "sdc", serial="DUP1")
+    path, error = _devices.resolve({"serial": "DUP1"}, str(tmp_path))
+    assert path is None and "2 disks report serial 'DUP1' (/dev/sdb, /dev/sdc)" in error
+
+
+def test_holder_tree_follows_stacks(tmp_path):
+    _disk(tmp_path, "sdb", dev="8:16", holders=["md0"])
+    (tmp_path / "class" / "block").mkdir(parents=True)
+    for name, dev, holders in (("md0", "9:0", ["dm-0"]), ("dm-0", "253:0", [])):
+        node = _disk(tmp_path, name, dev=dev, holders=holders)
+        (tmp_path / "class" / "block" / name).symlink_to(node)
+    assert _devices.holder_tree({"sdb": ["md0"]}, str(tmp_path)) == {"9:0": "md0", "253:0": "dm-0"}
+
+
+def test_description_file_fills_but_never_overrides(tmp_path):
+    path = tmp_path / "drive.dsc"
+    path.write_text("# lab notes\nvendor: Acme\nmodel: Loop 9000\nserial: A1\nnotes: bay 3, rack 12\n")
+    fields, error = _devices.read_description(str(path))
+    assert error is None and fields == {"vendor": "Acme", "model": "Loop 9000", "serial": "A1", "notes": "bay 3, rack 12"}
+    info = {"vendor": "Linux", "model": "loop device", "placeholders": ["vendor", "model"], "serial": None}
+    _devices.apply_description(info, fields, str(path))
+    assert (info["vendor"], info["model"], info["serial"]) == ("Acme", "Loop 9000", "A1")
+    assert sorted(info["described"]) == ["model", "notes", "serial", "vendor"]
+    real = {"vendor": "ATA", "model": "X", "serial": "REAL1"}
+    _devices.apply_description(real, fields, str(path))
+    assert real["serial"] == "REAL1" and real["vendor"] == "ATA"
+    assert real["description_error"] == f"description file {path} says serial 'A1', the device reports 'REAL1'"
+
+
+def test_description_file_errors_name_the_line(tmp_path):
+    path = tmp_path / "drive.dsc"
+    path.write_text("model: X\ncapacity 4TB\n")
+    fields, error = _devices.read_description(str(path))
+    assert fields == {} and f"description file {path} line 2: 'capacity 4TB'" in error
+    assert _devices.read_description(str(tmp_path / "missing.dsc"))[1].endswith("cannot be read")

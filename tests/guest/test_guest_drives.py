@@ -1,0 +1,157 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The real storage stack in a Linux guest: NVMe identity, purge and write cache, and the guard's refusals that need
+md, LVM, device-mapper and udev's by-id paths. One boot (TCG, several minutes), root only; see README.md here."""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import guest  # noqa: E402  pylint: disable=wrong-import-position
+
+ROOT = os.path.dirname(os.path.dirname(HERE))
+BIN = os.path.join(ROOT, ".venv", "bin")
+# Refusal set-ups: an md RAID1 over two SATA disks, an LVM volume mounted from a SCSI disk, a device-mapper
+# table over one NVMe drive, a mounted NVMe drive listed by its by-id path. The run itself: one NVMe drive
+# listed by serial alone, and one SATA drive.
+N_DM, N_MOUNTED, N_RUN = "GNVMEDM01", "GNVMEMNT1", "GNVMERUN1"
+S_MD1, S_MD2, S_RUN = "GSATAMD01", "GSATAMD02", "GSATARUN1"
+C_LVM = "GSCSILVM1"
+QUICK = {"pts_run_tests": ["iops"], "pts_run_iops_mixes": [0], "pts_run_iops_block_sizes": ["4k"],
+         "pts_run_round_seconds": 1, "pts_run_max_rounds": 5, "pts_run_window": 5}
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the guest needs root (debootstrap, apt-get)")
+
+
+@pytest.fixture(scope="module")
+def vm():
+    with guest.running_guest(
+        nvme=[f"serial={N_DM},size=128M", f"serial={N_MOUNTED},size=128M", f"serial={N_RUN},size=128M"],
+        sata=[f"serial={S_MD1},size=128M", f"serial={S_MD2},size=128M", f"serial={S_RUN},size=128M"],
+        scsi=[f"serial={C_LVM},size=128M"],
+    ) as desc:
+        yield desc
+
+
+def sh(vm: dict, command: str) -> str:
+    return guest.run(vm, command, timeout=600).stdout
+
+
+def by_id(serial: str) -> str:
+    kind = {N_DM: "nvme", N_MOUNTED: "nvme", N_RUN: "nvme", S_MD1: "ata", S_MD2: "ata", S_RUN: "ata", C_LVM: "scsi"}
+    prefix = {"nvme": "nvme-QEMU_NVMe_Ctrl_", "ata": "ata-QEMU_HARDDISK_", "scsi": "scsi-0QEMU_QEMU_HARDDISK_"}
+    return f"/dev/disk/by-id/{prefix[kind[serial]]}{serial}"
+
+
+def checksums(vm: dict, serials: list[str]) -> dict:
+    out = sh(vm, "sha256sum " + " ".join(by_id(s) for s in serials))
+    return {line.split()[1]: line.split()[0] for line in out.splitlines()}
+
+
+def run_pts(vm: dict, tmp_path, host_vars: dict, extra: dict, run_id: str) -> tuple[subprocess.CompletedProcess, str]:
+    inventory = tmp_path / f"inventory-{run_id}.yml"
+    hostvars = {
+        "ansible_host": vm["ssh_host"], "ansible_port": vm["ssh_port"], "ansible_user": vm["ssh_user"],
+        "ansible_ssh_private_key_file": vm["ssh_key"], "ansible_python_interpreter": "/usr/bin/python3",
+        "ansible_ssh_common_args": "-F /dev/null -o UserKnownHostsFile=/dev/null -o StrictHostKeyChecking=no",
+        "pts_run_remote_dir": "/var/tmp/pts-remote", "pts_fleet_fail_on": [], "pts_profile": "quick",
+        "pts_allow_destroy": True, **host_vars,
+    }
+    inventory.write_text(yaml.safe_dump({"all": {"hosts": {"ptsguest": hostvars}}}))
+    results = str(tmp_path / "results")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANSIBLE_")}
+    env.update(PATH=BIN + os.pathsep + env.get("PATH", ""), ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
+               ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"), ANSIBLE_HOME=str(tmp_path / "home"),
+               ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-local"), ANSIBLE_REMOTE_TMP="/tmp/.ansible-tmp",
+               ANSIBLE_NOCOLOR="1", MPLCONFIGDIR=str(tmp_path / "mpl"), PTS_RESULTS_DIR=results, PTS_RUN_ID=run_id)
+    proc = subprocess.run([os.path.join(BIN, "ansible-playbook"), "playbooks/pts.yml", "-i", str(inventory),
+                           "-e", json.dumps(extra)], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=3600, check=False)
+    (tmp_path / f"playbook-{run_id}.log").write_text(proc.stdout + proc.stderr)
+    return proc, os.path.join(results, run_id, "ptsguest")
+
+
+def test_the_guard_refuses_what_only_a_real_storage_stack_has(vm, tmp_path):
+    sh(vm, f"mdadm --create /dev/md0 --level=1 --raid-devices=2 --metadata=1.2 --assume-clean --run "
+           f"{by_id(S_MD1)} {by_id(S_MD2)}")
+    sh(vm, f"pvcreate -ff -y {by_id(C_LVM)} && vgcreate fq_vg {by_id(C_LVM)} && lvcreate -y -L 32M -n fq_lv fq_vg "
+           "&& mkfs.ext4 -q /dev/fq_vg/fq_lv && mkdir -p /mnt/fq_lv && mount -o ro /dev/fq_vg/fq_lv /mnt/fq_lv")
+    sectors = sh(vm, f"blockdev --getsz {by_id(N_DM)}").strip()
+    sh(vm, f"dmsetup create fq_linear --table '0 {sectors} linear {by_id(N_DM)} 0'")
+    sh(vm, f"mkfs.ext4 -q {by_id(N_MOUNTED)} && mkdir -p /mnt/fq_nvme && mount -o ro {by_id(N_MOUNTED)} /mnt/fq_nvme")
+    serials = [S_MD1, S_MD2, C_LVM, N_DM, N_MOUNTED]
+    try:
+        before = checksums(vm, serials)
+        devices = [{"path": by_id(S_MD1), "name": "md-member-1", "serial": S_MD1},
+                   {"path": by_id(S_MD2), "name": "md-member-2"},
+                   {"serial": C_LVM, "name": "lvm-pv"},
+                   {"path": by_id(N_DM), "name": "dm-holder"},
+                   {"path": by_id(N_MOUNTED), "name": "mounted-by-id"}]
+        proc, host_dir = run_pts(vm, tmp_path, {"pts_devices": devices}, QUICK, "refused")
+        output = proc.stdout + proc.stderr
+        assert proc.returncode != 0, output[-3000:]
+        message = next((ln for ln in output.splitlines() if "pts_guard refused" in ln), "")
+        segments = message.split("pts_guard refused, nothing was written: ", 1)[-1].split(" || ")
+        for serial, reasons in (
+            (S_MD1, ["is held by md0", "linux_raid_member on "]),
+            (S_MD2, ["is held by md0"]),
+            (C_LVM, ["is held by dm-", "(stacked on this drive) is mounted on /mnt/fq_lv (ext4)", "LVM2_member on "]),
+            (N_DM, ["is held by dm-"]),
+            (N_MOUNTED, ["is mounted on /mnt/fq_nvme (ext4)", "ext4 on "]),
+        ):
+            node = sh(vm, f"readlink -f {by_id(serial)}").strip()
+            segment = next((seg for seg in segments if f"({node}):" in seg), None)
+            assert segment is not None, (serial, node, message[-3000:])
+            for reason in reasons:
+                assert reason in segment, (serial, reason, segment)
+        assert checksums(vm, serials) == before
+        assert not glob.glob(os.path.join(host_dir, "*", "iops", "round-*.json"))
+    finally:
+        sh(vm, "umount /mnt/fq_lv; umount /mnt/fq_nvme; dmsetup remove fq_linear; vgremove -f fq_vg; "
+               f"pvremove -y {by_id(C_LVM)}; mdadm --stop /dev/md0; "
+               f"mdadm --zero-superblock {by_id(S_MD1)} {by_id(S_MD2)}; true")
+
+
+def test_nvme_by_serial_and_sata_through_purge_write_cache_and_a_round(vm, tmp_path):
+    node = os.path.basename(sh(vm, f"readlink -f {by_id(N_RUN)}").strip())
+    sh(vm, f"dd if=/dev/urandom of={by_id(N_RUN)} bs=1M count=4 oflag=direct status=none")
+    assert sh(vm, f"nvme get-feature /dev/{node} -f 6").strip().endswith("0x00000001")  # QEMU: cache on
+    devices = [{"serial": N_RUN, "name": "nvme"}, {"path": by_id(S_RUN), "name": "sata", "serial": S_RUN}]
+    proc, host_dir = run_pts(vm, tmp_path, {"pts_devices": devices, "pts_write_cache": "disabled"}, QUICK, "run")
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output[-4000:]
+
+    nvme = json.loads(open(os.path.join(host_dir, "nvme", "drive.json"), encoding="utf-8").read())["drive"]
+    assert nvme["resolved"] == f"/dev/{node}" and nvme["serial"] == N_RUN and nvme["interface"] == "NVMe"
+    assert nvme["model"] == "QEMU NVMe Ctrl" and nvme["purge_methods"][0] == "nvme_format_erase"
+    assert nvme["health"]["tool"] == "nvme smart-log" and nvme["health"]["temperature_c"] is not None
+    purge = json.loads(open(os.path.join(host_dir, "nvme", "iops", "purge.json"), encoding="utf-8").read())
+    assert purge["method"] == "nvme_format_erase" and purge["secure"] is True
+    cache = json.loads(open(os.path.join(host_dir, "nvme", "write-cache.json"), encoding="utf-8").read())["events"]
+    assert [(e["phase"], e["before"], e["after"], e["tool"]) for e in cache] == [
+        ("set", True, False, "nvme"), ("restore", False, True, "nvme")]
+    assert sh(vm, f"nvme get-feature /dev/{node} -f 6").strip().endswith("0x00000001")  # restored
+    after = json.loads(open(os.path.join(host_dir, "nvme", "health-after.json"), encoding="utf-8").read())
+    assert after["bytes_written"] > nvme["health"]["bytes_written"]  # the drive counted what the PTS wrote
+    rounds = sorted(glob.glob(os.path.join(host_dir, "nvme", "iops", "round-[0-9][0-9].json")))
+    assert 1 <= len(rounds) <= 5
+    report = open(os.path.join(host_dir, "nvme", "report.md"), encoding="utf-8").read()
+    for text in ("NVMe Format with user data erase (SES=1)", "disabled for the tests (was enabled; set with nvme)",
+                 "restored after the tests", "nvme smart-log), before and after this run"):
+        assert text in report, text
+
+    sata = json.loads(open(os.path.join(host_dir, "sata", "drive.json"), encoding="utf-8").read())["drive"]
+    assert sata["interface"] == "SATA" and sata["serial"] == S_RUN and sata["write_cache_tool"] == "hdparm"
+    sata_purge = json.loads(open(os.path.join(host_dir, "sata", "iops", "purge.json"), encoding="utf-8").read())
+    assert sata_purge["method"] == sata["purge_methods"][0]
+    assert sata_purge["secure"] is (sata_purge["method"] != "discard")

@@ -1,0 +1,146 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ansible_collections.fleetqual.pts.plugins.module_utils import _drive_actions
+
+NVME = {"name": "nvme0n1", "resolved": "/dev/nvme0n1", "kind": "disk", "interface": "NVMe", "discard": True}
+SATA = {"name": "sda", "resolved": "/dev/sda", "kind": "disk", "interface": "SATA", "discard": False}
+LOOP = {"name": "loop3", "resolved": "/dev/loop3", "kind": "disk", "interface": "loop", "discard": True}
+# QEMU 7.2's emulated controller: Format NVM, no crypto erase, no sanitize, a volatile write cache.
+QEMU_ID_CTRL = {"vid": 6966, "sn": "GUESTNVME1          ", "mn": "QEMU NVMe Ctrl", "fr": "7.2.0   ",
+                "oacs": 10, "fna": 0, "sanicap": 0, "vwc": 7}
+HDPARM_SECURE = """
+/dev/sda:
+
+ATA device, with non-removable media
+\tModel Number:       SAMSUNG MZ7LH960HAJR-00005
+\tSerial Number:      S45NNA0M123456
+\tFirmware Revision:  HXT7404Q
+Commands/features:
+\tEnabled\tSupported:
+\t   *\tSMART feature set
+\t   *\tWrite cache
+Security:
+\tMaster password revision code = 65534
+\t\tsupported
+\tnot\tenabled
+\tnot\tlocked
+\tnot\tfrozen
+\tnot\texpired: security count
+\t\tsupported: enhanced erase
+\t2min for SECURITY ERASE UNIT. 8min for ENHANCED SECURITY ERASE UNIT.
+"""
+
+
+class Tools:
+    """Stands in for nvme-cli, hdparm and smartctl: answers by the command's first words, records every call."""
+
+    def __init__(self, answers: dict, missing=()):
+        self.answers, self.missing, self.calls = answers, set(missing), []
+
+    def which(self, name):
+        return None if name in self.missing else f"/usr/sbin/{name}"
+
+    def run(self, argv):
+        self.calls.append(argv)
+        key = " ".join([argv[0].rsplit("/", 1)[-1]] + argv[1:2])
+        answer = self.answers.get(key, (1, "", f"no answer for {key}"))
+        return answer.pop(0) if isinstance(answer, list) else answer
+
+
+def test_qemu_nvme_offers_format_erase_then_discard_and_reads_its_cache_and_health():
+    tools = Tools({"nvme id-ctrl": (0, json.dumps(QEMU_ID_CTRL), ""),
+                   "nvme get-feature": (0, "get-feature:0x06 (Volatile Write Cache), Current value:0x00000001\n", ""),
+                   "nvme smart-log": (0, json.dumps({"critical_warning": 0, "temperature": 323, "percent_used": 0,
+                                                     "data_units_written": 2, "media_errors": 0}), "")})
+    facts = _drive_actions.tool_facts(NVME, tools.run, tools.which)
+    assert facts["purge_methods"] == ["nvme_format_erase", "discard"]
+    assert facts["identity"] == {"model": "QEMU NVMe Ctrl", "serial": "GUESTNVME1", "firmware": "7.2.0"}
+    assert (facts["device_write_cache"], facts["write_cache_tool"]) == (True, "nvme")
+    assert facts["health"]["temperature_c"] == 50 and facts["health"]["bytes_written"] == 1_024_000
+    assert ["/usr/sbin/nvme", "id-ctrl", "/dev/nvme0", "-o", "json"] in tools.calls  # the controller, not the namespace
+
+
+def test_sata_with_security_erase_not_frozen():
+    tools = Tools({"hdparm -I": (0, HDPARM_SECURE, ""), "smartctl -j": (0, json.dumps({"smart_status": {"passed": True}}), "")})
+    facts = _drive_actions.tool_facts(SATA, tools.run, tools.which)
+    assert facts["purge_methods"] == ["ata_security_erase_enhanced", "ata_security_erase"]
+    assert facts["device_write_cache"] is True and facts["health"]["passed"] is True
+    assert _drive_actions.ata_frozen_reason(facts) is None
+
+
+def test_a_frozen_sata_drive_offers_no_security_erase():
+    tools = Tools({"hdparm -I": (0, HDPARM_SECURE.replace("\tnot\tfrozen", "\t\tfrozen"), "")}, missing={"smartctl"})
+    facts = _drive_actions.tool_facts(SATA, tools.run, tools.which)
+    assert facts["purge_methods"] == []
+    assert "frozen" in _drive_actions.ata_frozen_reason(facts)
+
+
+def test_a_loop_device_has_discard_only_and_no_tools_are_asked():
+    tools = Tools({})
+    facts = _drive_actions.tool_facts(LOOP, tools.run, tools.which)
+    assert facts["purge_methods"] == ["discard"] and facts["device_write_cache"] is None and facts["health"] is None
+    assert tools.calls == []
+
+
+def test_a_failing_tool_is_reported_not_guessed():
+    tools = Tools({"nvme id-ctrl": (1, "", "NVMe status: INVALID_OPCODE"), "nvme smart-log": (1, "", "x")})
+    facts = _drive_actions.tool_facts(NVME, tools.run, tools.which)
+    assert facts["purge_methods"] == ["discard"]
+    assert "INVALID_OPCODE" in facts["tool_errors"][0]
+    assert facts["health"]["error"].startswith("/usr/sbin/nvme smart-log /dev/nvme0 -o json failed")
+
+
+@pytest.mark.parametrize("method, argvs", [
+    ("nvme_format_erase", [["nvme", "format", "/dev/nvme0n1", "--ses=1", "--force"]]),
+    ("nvme_format_crypto", [["nvme", "format", "/dev/nvme0n1", "--ses=2", "--force"]]),
+    ("nvme_sanitize_crypto", [["nvme", "sanitize", "/dev/nvme0", "--sanact=4"]]),
+    ("discard", [["blkdiscard", "/dev/nvme0n1"]]),
+])
+def test_purge_commands_for_nvme(method, argvs):
+    got = _drive_actions.purge_commands(method, NVME, lambda name: name)
+    assert got == argvs
+
+
+def test_ata_security_erase_sets_a_password_then_erases():
+    got = _drive_actions.purge_commands("ata_security_erase_enhanced", SATA, lambda name: name)
+    assert got[0][:4] == ["hdparm", "--user-master", "u", "--security-set-pass"]
+    assert got[1][:4] == ["hdparm", "--user-master", "u", "--security-erase-enhanced"] and got[1][-1] == "/dev/sda"
+    with pytest.raises(ValueError, match="unknown purge method 'shred'"):
+        _drive_actions.purge_commands("shred", SATA, lambda name: name)
+
+
+def test_sanitize_is_polled_until_it_completes_or_fails():
+    log = [(0, json.dumps({"nvme0": {"sprog": 32768, "sstat": 2}}), ""),
+           (0, json.dumps({"nvme0": {"sprog": 65535, "sstat": 2}}), ""),
+           (0, json.dumps({"nvme0": {"sprog": 0, "sstat": 1}}), "")]
+    tools = Tools({"nvme sanitize-log": log})
+    sleeps = []
+    assert _drive_actions.wait_for_sanitize(NVME, tools.run, tools.which, sleep=sleeps.append) is None
+    assert len(sleeps) == 2
+    tools = Tools({"nvme sanitize-log": (0, json.dumps({"sprog": 0, "sstat": 3}), "")})
+    assert "failed" in _drive_actions.wait_for_sanitize(NVME, tools.run, tools.which, sleep=sleeps.append)
+
+
+def which(name):
+    return name
+
+
+def test_write_cache_commands_per_tool():
+    assert _drive_actions.write_cache_commands(NVME, "nvme", False, which) == [
+        ["nvme", "set-feature", "/dev/nvme0", "--namespace-id=0", "-f", "6", "-v", "0"]]
+    assert _drive_actions.write_cache_commands(SATA, "hdparm", True, which) == [["hdparm", "-W", "1", "/dev/sda"]]
+    assert _drive_actions.write_cache_commands(LOOP, None, False, which) is None
+
+
+def test_purge_record_says_when_a_purge_is_not_secure():
+    assert _drive_actions.purge_record("discard")["note"] == "blkdiscard of the whole device: not a secure purge"
+    record = _drive_actions.purge_record("nvme_format_erase", 1.5)
+    assert record["secure"] is True and "not a secure purge" not in record["note"] and record["elapsed_s"] == 1.5
