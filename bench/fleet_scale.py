@@ -7,11 +7,16 @@ controller's CPU seconds per host-round (ansible-playbook and everything it star
 controller's memory at the peak, and states what 1,000 hosts on one controller would need.
 
 Write saturation is the test here (no preconditioning to skew the comparison): ROUND_SECONDS rounds of 4k
-random writes capped at RATE IOPS per fio job, until MAX_HOURS pass.
+random writes capped at RATE IOPS per fio job, until ROUNDS rounds' worth of bytes are written, so every host
+does the same work whatever the load. The wall time is split into the prepare play (validate, install, identify,
+guard, plan on every host), the drives' work (first purge to last round) and the rest, from the timestamps in
+the results tree; the machine's own CPU use (/proc/stat) shows how much of its two cores the simulated hosts
+(their sshd, module runs and fio) take beside the controller.
 """
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import pathlib
@@ -30,8 +35,22 @@ from netns import SshHost, cleanup_run_netns, make_key
 SIZES = [int(n) for n in os.environ.get("PTS_BENCH_HOSTS", "1,4,16").split(",")]
 ROUND_SECONDS = float(os.environ.get("PTS_BENCH_ROUND_SECONDS", "10"))
 RATE = int(os.environ.get("PTS_BENCH_RATE_IOPS", "500"))
-MAX_HOURS = float(os.environ.get("PTS_BENCH_MAX_HOURS", str(4.5 * ROUND_SECONDS / 3600)))
+ROUNDS = int(os.environ.get("PTS_BENCH_FLEET_ROUNDS", "4"))
+DEVICE_BYTES = 256 << 20
 BIN = os.path.join(ROOT, ".venv", "bin")
+
+
+def _cpu_jiffies() -> tuple[int, int]:
+    """(busy, total) jiffies of the whole machine."""
+    with open("/proc/stat", encoding="utf-8") as handle:
+        fields = [int(v) for v in handle.readline().split()[1:]]
+    idle = fields[3] + fields[4]
+    return sum(fields) - idle, sum(fields)
+
+
+def _stamp(path: pathlib.Path) -> float:
+    with open(path, encoding="utf-8") as handle:
+        return datetime.datetime.fromisoformat(json.load(handle)["recorded_at"]).timestamp()
 
 
 def _tree_rss_kib(root_pid: int) -> int:
@@ -77,9 +96,13 @@ def run_fleet(count: int, work: pathlib.Path) -> dict:
                    ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"),
                    ANSIBLE_LOCAL_TEMP=str(work / "ansible-local"), MPLCONFIGDIR=str(work / "mpl"),
                    PTS_RESULTS_DIR=str(work / "results"), PTS_RUN_ID="scale")
-        extra = {"pts_run_wsat_round_seconds": ROUND_SECONDS, "pts_run_wsat_max_hours": MAX_HOURS,
-                 "pts_run_wsat_capacity_multiple": 1000, "pts_run_rate_iops": RATE}
+        # Rate-limited fio writes RATE x 2 jobs x 4 KiB a second: stop once ROUNDS rounds' worth is written.
+        target = (ROUNDS - 0.5) * RATE * 2 * 4096 * ROUND_SECONDS
+        extra = {"pts_run_wsat_round_seconds": ROUND_SECONDS, "pts_run_wsat_max_hours": 1,
+                 "pts_run_wsat_capacity_multiple": round(target / DEVICE_BYTES, 4), "pts_run_rate_iops": RATE}
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        busy0, total0 = _cpu_jiffies()
+        started_at = time.time()
         started = time.monotonic()
         with open(work / "run.log", "w", encoding="utf-8") as log:
             proc = subprocess.Popen([os.path.join(BIN, "ansible-playbook"), "playbooks/pts.yml", "-i",
@@ -96,14 +119,22 @@ def run_fleet(count: int, work: pathlib.Path) -> dict:
             rc = proc.wait()
             sampler.join()
         wall = time.monotonic() - started
+        ended_at = time.time()
+        busy1, total1 = _cpu_jiffies()
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if rc != 0:
             sys.exit(f"{count} hosts: the run failed (rc {rc}); see {work / 'run.log'}")
-        rounds = sum(len(list((work / "results" / "scale" / h.name / "disk" / "wsat").glob("round-*.raw.json")))
-                     for h in hosts)
+        wsat_dirs = [work / "results" / "scale" / h.name / "disk" / "wsat" for h in hosts]
+        rounds = sum(len(list(d.glob("round-*.raw.json"))) for d in wsat_dirs)
+        first_purge = min(_stamp(d / "purge.json") for d in wsat_dirs)
+        last_round = max(_stamp(max(d.glob("round-[0-9][0-9].json"))) for d in wsat_dirs)
+        drive_spans = [_stamp(max(d.glob("round-[0-9][0-9].json"))) - _stamp(d / "purge.json") for d in wsat_dirs]
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         return {"hosts": count, "wall_s": wall, "rounds": rounds, "controller_cpu_s": cpu,
-                "cpu_per_host_round_s": cpu / rounds, "peak_rss_mib": peak[0] / 1024}
+                "cpu_per_host_round_s": cpu / rounds, "peak_rss_mib": peak[0] / 1024,
+                "prepare_s": first_purge - started_at, "drives_s": last_round - first_purge,
+                "rest_s": ended_at - last_round, "drive_span_mean_s": sum(drive_spans) / len(drive_spans),
+                "machine_busy_pct": 100.0 * (busy1 - busy0) / max(1, total1 - total0)}
     finally:
         for device in devices:
             device.detach()
@@ -130,13 +161,17 @@ def main() -> dict:
     cores_needed = 1000 * per_host_round / standard_round_s
     per_worker_mib = (largest["peak_rss_mib"] - base["peak_rss_mib"]) / max(1, largest["hosts"] - base["hosts"])
     result = {"machine": machine(), "round_seconds": ROUND_SECONDS, "rate_iops_per_job": RATE, "runs": rows,
+              "rounds_per_host": ROUNDS,
               "extrapolation_1000_hosts": {"controller_cores_busy": cores_needed, "forks": 1000,
                                            "memory_gib": 1000 * per_worker_mib / 1024,
                                            "per_worker_mib": per_worker_mib}}
     save("fleet_scale", result)
-    print(table(["hosts", "wall", "vs 1 host", "host-rounds", "controller CPU", "CPU per host-round", "peak RSS"], [
-        [r["hosts"], f"{r['wall_s']:.0f} s", f"{r['wall_vs_one_host']:.2f} x", r["rounds"], f"{r['controller_cpu_s']:.0f} s",
-         f"{r['cpu_per_host_round_s']:.2f} s", f"{r['peak_rss_mib']:.0f} MiB"] for r in rows]))
+    print(table(["hosts", "wall", "vs 1 host", "prepare / drives / rest", "one drive", "host-rounds", "controller CPU",
+                 "CPU per host-round", "machine busy", "peak RSS"], [
+        [r["hosts"], f"{r['wall_s']:.0f} s", f"{r['wall_vs_one_host']:.2f} x",
+         f"{r['prepare_s']:.0f} / {r['drives_s']:.0f} / {r['rest_s']:.0f} s", f"{r['drive_span_mean_s']:.0f} s",
+         r["rounds"], f"{r['controller_cpu_s']:.0f} s", f"{r['cpu_per_host_round_s']:.2f} s",
+         f"{r['machine_busy_pct']:.0f} %", f"{r['peak_rss_mib']:.0f} MiB"] for r in rows]))
     print(f"1,000 hosts (one drive each) on one controller: {1000 * per_host_round:,.0f} CPU seconds per standard "
           f"IOPS round of {standard_round_s / 60:.0f} min = {cores_needed:.2f} cores busy, forks = 1000, about "
           f"{1000 * per_worker_mib / 1024:.0f} GiB for the workers ({per_worker_mib:.0f} MiB each)")
