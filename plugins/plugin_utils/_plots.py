@@ -17,7 +17,7 @@ try:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import FuncFormatter, LogLocator
+    from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator
 except ImportError as exc:
     MATPLOTLIB_IMPORT_ERROR: ImportError | None = exc
 else:
@@ -241,6 +241,8 @@ def xy_panels(path: str, title: str, panels: list[tuple], subtitle: str | None =
             _log_y(ax)
         else:
             ax.set_ylim(bottom=0)
+        if xs and all(isinstance(x, int) for x in xs):
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # rounds: no 1.5th round
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         ax.grid(True, which="both", alpha=0.3)
