@@ -153,7 +153,7 @@ def test_a_leftover_fio_is_found_and_named(loop_device, run_pts):
     _fill(device)
     before = device.checksum()
     fio = subprocess.Popen(["fio", "--name=leftover", f"--filename={device.path}", "--rw=randread", "--bs=4k",
-                            "--direct=1", "--time_based", "--runtime=300", "--output=/dev/null"])
+                            "--direct=1", "--time_based", "--runtime=300", "--output=/dev/null", "--thread"])
     try:
         run = run_pts(host_vars(device), QUICK)
         output = run.stdout + run.stderr
@@ -161,6 +161,8 @@ def test_a_leftover_fio_is_found_and_named(loop_device, run_pts):
         assert pids, output[-2000:]
         assert_refused(run, device, before)
     finally:
+        # --thread above: fio's job runs inside this one process (a forked job process would call setsid and
+        # outlive the kill, holding the device).
         fio.kill()
         fio.wait()
 
