@@ -103,8 +103,7 @@ def test_lvm_and_dm_flakey(vm):
 
 
 def test_ansible_ping(vm, tmp_path):
-    if not os.access(ANSIBLE, os.X_OK):
-        pytest.skip(f"{ANSIBLE} missing: run `make venv`")
+    assert os.access(ANSIBLE, os.X_OK), f"{ANSIBLE} missing: run `make venv` (make test-guest does)"
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANSIBLE_")}
     env.update(ANSIBLE_HOST_KEY_CHECKING="False", ANSIBLE_HOME=str(tmp_path),
                ANSIBLE_LOCAL_TEMP=str(tmp_path / "tmp"), ANSIBLE_REMOTE_TMP="/tmp/.ansible-tmp")
