@@ -18,6 +18,9 @@ cleanup() {
   echo "demo: detached $device and removed $image"
 }
 trap cleanup EXIT
+# The loop driver calls a device rotational when it cannot tell its backing store's kind; drive mode auto
+# would then test the demo target as a disk (HDD mode). The sparse file is on this machine's flash or memory.
+echo 0 >"/sys/block/$(basename "$device")/queue/rotational"
 echo "demo: $device is a $size loop device over $image"
 
 PTS_RUN_ID=$run_id PTS_RESULTS_DIR=$results .venv/bin/ansible-playbook playbooks/pts.yml -i inventories/demo \

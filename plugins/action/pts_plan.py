@@ -7,9 +7,11 @@ from __future__ import annotations
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import PlanError, build_plan
+from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import PlanError
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import build_plan
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _resume
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._callback_options import callback_option
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._raid import validate_arrays
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._verdicts import fleet_settings, validate_rules
 
 
@@ -37,6 +39,7 @@ class ActionModule(ActionBase):
             plan = build_plan(args["variables"], args["devices"])
             plan["acceptance"] = validate_rules(args["acceptance"])
             plan["fleet"] = fleet_settings(args["variables"])
+            plan["raid"] = validate_arrays(args["variables"].get("pts_raid"), args["listed"])
         except (PlanError, ValueError) as exc:
             raise AnsibleActionFail(f"pts_plan: {exc}; nothing was written") from None
         plan["listed"] = [{k: v for k, v in spec.items() if k in ("path", "name", "serial", "wwn")}

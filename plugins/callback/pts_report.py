@@ -149,6 +149,8 @@ class CallbackModule(CallbackBase):
             self._show_round(host, context, data["pts_steady_state"])
         if "pts_wsat" in data:
             self._show_wsat(host, context, data["pts_wsat"])
+        if "pts_sweep" in data:
+            self._show_sweep(host, context, data["pts_sweep"])
 
     def _show_check(self, host: str, data: dict) -> None:
         context = data.get("pts_context") or {}
@@ -179,9 +181,11 @@ class CallbackModule(CallbackBase):
                 self._display.display(f"PTS resume {host} {drive['key']}: run {plan.get('run_id')} already finished "
                                       f"{', '.join(kept)}; kept, not run again")
             tests = ", ".join(f"{t['test']} {t['combinations']} runs" for t in drive["tests"] if not t.get("done"))
+            mode = f"{drive['mode_reason']}; " if drive.get("mode_reason") else ""
+            skipped = "".join(f"; {note}" for note in drive.get("skipped") or [])
             self._display.display(
-                f"PTS plan {host} {drive['key']}: {tests}; estimated {drive['min_s'] / 60:.1f}-{drive['max_s'] / 60:.1f} min"
-                f" ({plan.get('estimate_note')})"
+                f"PTS plan {host} {drive['key']}: {mode}{tests or 'no test'}; estimated {drive['min_s'] / 60:.1f}-"
+                f"{drive['max_s'] / 60:.1f} min ({plan.get('estimate_note')}){skipped}"
             )
 
     def _show_round(self, host: str, context: dict, verdict: dict) -> None:
@@ -206,6 +210,21 @@ class CallbackModule(CallbackBase):
             f"PTS {host} {context.get('drive')} wsat round {progress.get('round')}: 4k random write "
             f"{progress.get('iops', 0):,.1f} IOPS, mean latency {'n/a' if lat is None else f'{lat / 1e6:.3f} ms'}; "
             f"{progress.get('reason')}{'; DONE' if progress.get('stop') else ''}"
+        )
+
+    def _show_sweep(self, host: str, context: dict, row: dict) -> None:
+        cells = row.get("cells") or []
+        if row.get("offered_iops"):
+            lat = cells[0].get("lat_mean_ns") if cells else None
+            figures = (f"offered {row['offered_iops']:,} IOPS, achieved {row.get('achieved_iops', 0):,.0f} "
+                       f"({'delivered' if row.get('delivered') else 'NOT delivered'}), mean latency "
+                       f"{'n/a' if lat is None else f'{lat / 1e6:.3f} ms'}")
+        else:
+            shown = [f"{c['name']} {c['iops']:,.0f} IOPS {c['mb_s']:,.1f} MB/s" for c in cells[:4]]
+            figures = f"{row.get('label')}: " + "; ".join(shown) + (f"; +{len(cells) - 4} more" if len(cells) > 4 else "")
+        self._display.display(
+            f"PTS {host} {context.get('drive')} {_test_label(context)} round {row.get('round')}/{row.get('rounds')}: "
+            f"{figures}; {row.get('reason')}{'; DONE' if row.get('stop') else ''}"
         )
 
     def v2_runner_on_ok(self, result):

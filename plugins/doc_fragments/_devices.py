@@ -42,4 +42,15 @@ options:
           - It fills what the host cannot read from the device; a serial or WWN that contradicts the device's own
             is a refusal, never an override.
         type: str
+      mode:
+        description:
+          - V(hdd) tests the drive as a disk (no purge, no preconditioning, IOPS and throughput per LBA zone),
+            V(ssd) as a solid-state drive; V(auto) (or unset) follows the playbook's C(pts_drive_mode).
+        type: str
+        choices: [auto, ssd, hdd]
+      raid_controller:
+        description:
+          - For a hardware RAID volume - the controller and layout as the operator describes them (model, level,
+            members, stripe size, cache policy); recorded in the drive's report.
+        type: str
 """

@@ -30,6 +30,8 @@ DEVICE_SPEC = dict(
     wwn=dict(type="str"),
     backing_file=dict(type="str"),
     description_file=dict(type="str"),
+    mode=dict(type="str", choices=["auto", "ssd", "hdd"]),
+    raid_controller=dict(type="str"),
 )
 # What a description file (TKperf's -dsc) may fill when the host cannot read it from the device.
 DESCRIPTION_FIELDS = ("vendor", "model", "serial", "wwn", "firmware", "interface", "notes")

@@ -77,6 +77,9 @@ def _direction(data: dict) -> dict:
     }
 
 
+SWEEP_OPTIONS = ("rate_iops", "buffer_compress_percentage", "offset", "size", "zero_buffers")
+
+
 def _option(job: dict, glob: dict, name: str, default: str | None = None) -> str | None:
     options = job.get("job options") or {}
     if name in options:
@@ -129,6 +132,8 @@ def parse_job(job: dict, glob: dict) -> dict:
         "iodepth": int(_option(job, glob, "iodepth", "1")),
         # job_runtime sums the numjobs clones under group_reporting; a direction's runtime does not.
         "runtime_ms": max(read["runtime_ms"], write["runtime_ms"]),
+        # What a sweep varies besides mix, block size and queue depth, as the job file set it.
+        "options": {key: value for key in SWEEP_OPTIONS if (value := _option(job, glob, key)) is not None},
         "read": read,
         "write": write,
         "total": _combined(read, write),

@@ -14,15 +14,19 @@ from __future__ import annotations
 
 import re
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _steady_state
+from ansible_collections.fleetqual.pts.plugins.module_utils import _steady_state, _sweeps
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive_actions import WRITE_CACHE_MODES
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive_tools import PURGE_METHODS as _DRIVE_PURGE_METHODS
 from ansible_collections.fleetqual.pts.plugins.module_utils._fio import find_job
+from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import parse_block_sizes, parse_mixes
+from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import fail as _fail, positive as _positive
 from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import block_size_label, parse_block_size
 
-# PTS order: the order tests run in, whatever order the operator lists them.
-TESTS = ("iops", "throughput", "latency", "wsat")
-TITLES = {"iops": "IOPS", "throughput": "Throughput", "latency": "Latency", "wsat": "Write Saturation"}
+# PTS order, then the characterisation and HDD tests: the order tests run in, whatever order they are listed in.
+PTS_TESTS = ("iops", "throughput", "latency", "wsat")
+TESTS = PTS_TESTS + _sweeps.CHARACTERISATION + _sweeps.HDD
+TITLES = dict({"iops": "IOPS", "throughput": "Throughput", "latency": "Latency", "wsat": "Write Saturation"},
+              **_sweeps.TITLES)
 PROFILES = ("standard", "quick")
 
 # IOPS: random R/W mixes x block sizes per round; DV 4k 0/100 IOPS.
@@ -47,56 +51,6 @@ ASSUMED_WIPC_BYTES_PER_S = 500e6
 ASSUMED_WSAT_BYTES_PER_S = 200e6
 
 _IOENGINE_RE = re.compile(r"^[a-z0-9_]+$")
-
-
-class PlanError(ValueError):
-    """An input that would make the run meaningless; the message names the variable and value."""
-
-
-def _fail(variable: str, value: object, why: str) -> PlanError:
-    return PlanError(f"{variable}={value!r}: {why}")
-
-
-def parse_mixes(variable: str, mixes: object) -> list[int]:
-    if not isinstance(mixes, (list, tuple)) or not mixes:
-        raise _fail(variable, mixes, "must be a non-empty list of read percentages (0-100)")
-    parsed = []
-    for mix in mixes:
-        if isinstance(mix, bool) or not isinstance(mix, int) or not 0 <= mix <= 100:
-            raise _fail(variable, mix, "a R/W mix is the read percentage, an integer from 0 to 100")
-        if mix in parsed:
-            raise _fail(variable, mix, "listed twice")
-        parsed.append(mix)
-    return parsed
-
-
-def parse_block_sizes(variable: str, sizes: object) -> list[int]:
-    if not isinstance(sizes, (list, tuple)) or not sizes:
-        raise _fail(variable, sizes, "must be a non-empty list of block sizes such as 4k")
-    parsed = []
-    for size in sizes:
-        try:
-            value = parse_block_size(size)
-        except ValueError as exc:
-            raise _fail(variable, size, str(exc)) from exc
-        if value in parsed:
-            raise _fail(variable, size, "listed twice")
-        parsed.append(value)
-    return parsed
-
-
-def _positive(variable: str, value: object, kind: type) -> float:
-    if isinstance(value, str):
-        # Extra variables given as -e name=value arrive as strings.
-        try:
-            value = float(value) if "." in value else int(value)
-        except ValueError as exc:
-            raise _fail(variable, value, "must be a positive number") from exc
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        raise _fail(variable, value, "must be a positive number")
-    if kind is int and int(value) != value:
-        raise _fail(variable, value, "must be a whole number")
-    return kind(value)
 
 
 def drop_small(block_sizes: list[int], logical_block_size: int) -> tuple[list[int], list[str]]:
@@ -146,6 +100,8 @@ def _segments(test: dict, logical_block_size: int) -> tuple[list[dict], list[str
 
 def _test_inputs(name: str, params: dict, profile: dict) -> dict:
     """Validate one test's own variables."""
+    if name in _sweeps.CHARACTERISATION or name in _sweeps.HDD:
+        return dict(_sweeps.inputs(name, params, profile["profile"], profile), wipc=False)
     if name == "iops":
         mixes = parse_mixes("pts_run_iops_mixes", params.get("pts_run_iops_mixes", list(IOPS_MIXES)))
         sizes = parse_block_sizes("pts_run_iops_block_sizes", params.get("pts_run_iops_block_sizes", list(IOPS_BLOCK_SIZES)))
@@ -227,17 +183,31 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
     timeout = params.get("pts_run_round_timeout_s", 0)
     timeout = int(_positive("pts_run_round_timeout_s", timeout, int)) if timeout not in (0, "0", None) else 0
 
-    common = {"numjobs": numjobs, "iodepth": iodepth}
-    plan_tests = []
+    common = {"numjobs": numjobs, "iodepth": iodepth, "round_seconds": round_seconds, "profile": profile_name}
+    every = {}
     for name in TESTS:
         # Every test's variables are checked, selected or not: a typo is a mistake either way.
         inputs = _test_inputs(name, params, common)
         inputs.update(name=name, title=TITLES[name])
         inputs.setdefault("round_seconds", round_seconds)
-        if name in tests:
-            plan_tests.append(inputs)
+        inputs.setdefault("purge", "segment" if name == "throughput" else "test")
+        inputs.setdefault("stop", "written" if name == "wsat" else "steady")
+        every[name] = inputs
+        if name == "throughput":
+            common["throughput_iodepth"] = inputs["iodepth"]
+    plan_tests = [every[name] for name in TESTS if name in tests]
+    requested_mode = params.get("pts_run_drive_mode", "auto")
+    if requested_mode not in _sweeps.DRIVE_MODES:
+        raise _fail("pts_run_drive_mode", requested_mode, f"unknown drive mode; known: {', '.join(_sweeps.DRIVE_MODES)}")
 
-    drives = [_drive_plan(device, plan_tests, max_rounds, window, wipc_multiple, timeout) for device in devices or []]
+    drives = []
+    for device in devices or []:
+        mode, why = _sweeps.drive_mode(requested_mode, device)
+        names, skipped = _sweeps.drive_tests([t for t in TESTS if t in tests], mode)
+        chosen = [every[name] for name in TESTS if name in names]
+        drive = _drive_plan(device, chosen, max_rounds, window, wipc_multiple, timeout)
+        drive.update(mode=mode, mode_reason=why, skipped=skipped)
+        drives.append(drive)
     return {
         "profile": profile_name,
         "tests": plan_tests,
@@ -298,35 +268,53 @@ def _drive_plan(device: dict, plan_tests: list[dict], max_rounds: int, window: i
     capacity = float(device.get("size_bytes", 0))
     per_test = []
     for test in plan_tests:
+        sweep = test["stop"] in ("sweep", "demand")
         try:
-            segments, notes = _segments(test, lbs)
+            segments, notes = _sweeps.segments(test, lbs, int(capacity)) if sweep else _segments(test, lbs)
         except ValueError as exc:
             raise _fail("pts_devices", device.get("key"), str(exc)) from exc
         for segment in segments:
-            segment["round_s"] = len(segment["combinations"]) * (test["round_seconds"] + JOB_SWITCH_S) + FIO_START_S
+            rounds = segment.get("rounds") or [segment]
+            for rnd in rounds:
+                rnd["round_s"] = len(rnd["combinations"]) * (test["round_seconds"] + JOB_SWITCH_S) + FIO_START_S
+            segment["round_s"] = max(r["round_s"] for r in rounds)
+            segment["sweep_s"] = sum(r["round_s"] for r in rounds)
             # Twice the plan plus start-up, so only a hung drive reaches it, unless the operator sets one.
             segment["timeout_s"] = timeout or int(segment["round_s"] * 2 + 300)
         wipc_s = wipc_multiple * capacity / ASSUMED_WIPC_BYTES_PER_S if test["wipc"] else 0.0
+        precondition = test.get("precondition")
+        if precondition:
+            wipc_s = precondition["seconds"] * (len(segments) if test["purge"] == "segment" else 1)
         entry = {
-            "test": test["name"], "title": test["title"], "wipc": test["wipc"],
-            "purge": "segment" if test["name"] == "throughput" else "test",
+            "test": test["name"], "title": test["title"], "wipc": test["wipc"], "precondition": precondition,
+            "purge": test["purge"], "stop": test["stop"],
             "numjobs": test["numjobs"], "iodepth": test["iodepth"], "round_seconds": test["round_seconds"],
             "mixes": test["mixes"], "block_sizes": [b for b in test["block_sizes"] if b >= lbs and b % lbs == 0],
             "segments": segments, "notes": notes, "done": False,
-            "combinations": sum(len(s["combinations"]) for s in segments),
+            "combinations": sum(len(r["combinations"]) for s in segments for r in s.get("rounds") or [s]),
         }
         if test["name"] == "wsat":
             target = test["capacity_multiple"] * capacity
             max_seconds = test["max_hours"] * 3600
-            entry.update(stop="written", target_bytes=int(target), max_seconds=max_seconds,
+            entry.update(target_bytes=int(target), max_seconds=max_seconds,
                          capacity_multiple=test["capacity_multiple"], max_hours=test["max_hours"])
             entry["min_s"] = min(target / ASSUMED_WSAT_BYTES_PER_S, max_seconds)
             entry["max_s"] = max_seconds
+        elif sweep:
+            entry["sweep"] = {k: test[k] for k in ("workloads", "queue_depths", "percents", "zones", "steps",
+                                                   "tolerance_pct", "misses") if k in test}
+            full = sum(s["sweep_s"] for s in segments)
+            entry["max_s"] = wipc_s + full
+            # A demand ramp may end at the drive's limit, after ``misses`` undelivered steps.
+            entry["min_s"] = wipc_s + (sum(s["round_s"] * min(test["misses"], len(s["rounds"])) for s in segments)
+                                       if test["stop"] == "demand" else full)
         else:
-            entry.update(stop="steady", dv=test.get("dv"))
+            entry["dv"] = test.get("dv")
             rounds_s = sum(s["round_s"] for s in segments)
             entry["min_s"] = wipc_s + window * rounds_s
             entry["max_s"] = wipc_s + max_rounds * rounds_s
+        if not segments:
+            continue
         per_test.append(entry)
     return {
         "key": device.get("key"),

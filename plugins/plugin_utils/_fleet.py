@@ -74,18 +74,26 @@ def collect(run_dirs: list[str]) -> list[dict]:
                 model = drive_model(drive_dir)
                 drive = model.get("drive") or {}
                 seen_paths.add((drive.get("spec") or {}).get("path") or drive.get("path"))
+                if model.get("raid_member") and not model.get("tests"):
+                    continue  # judged as part of its md array (RAID mode)
                 rule = _verdicts.matching_rule(rules, drive.get("model"), drive.get("firmware"))
-                judged = _verdicts.verdict(model, planned, rule, lost=_lost(drive_dir) or host_lost)
+                # A drive's own plan says which tests its mode (SSD or HDD) runs.
+                own = next((d for d in plan.get("drives") or [] if d.get("key") == os.path.basename(drive_dir)), None)
+                tests = [t["test"] for t in own["tests"]] if own else planned
+                judged = _verdicts.verdict(model, tests, rule, lost=_lost(drive_dir) or host_lost)
                 records.append({
                     "id": f"{host}/{os.path.basename(drive_dir)}", "host": host, "drive": os.path.basename(drive_dir),
                     "run": os.path.basename(run_dir), "model": drive.get("model"), "firmware": drive.get("firmware"),
                     "serial": drive.get("serial"), "quick_profile": model.get("quick_profile"),
                     "report": os.path.join(drive_dir, "report.md"), **judged,
                 })
+            seen_names = set(os.listdir(host_dir))
             for spec in plan.get("listed") or []:
-                if spec.get("path") in seen_paths:
+                name = _results.safe_name(spec.get("name") or spec.get("serial") or spec.get("wwn")
+                                          or os.path.basename(spec.get("path") or "unnamed"))
+                # A drive listed by serial or WWN alone has a results directory named after it, but no listed path.
+                if (spec.get("path") and spec["path"] in seen_paths) or name in seen_names:
                     continue
-                name = _results.safe_name(spec.get("name") or spec.get("serial") or os.path.basename(spec["path"]))
                 judged = _verdicts.verdict(None, planned, None, lost=host_lost)
                 records.append({"id": f"{host}/{name}", "host": host, "drive": name, "run": os.path.basename(run_dir),
                                 "model": None, "firmware": None, "serial": spec.get("serial"), "report": None,

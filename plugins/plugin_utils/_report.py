@@ -10,21 +10,34 @@
 from __future__ import annotations
 
 import os
+import re
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import TESTS
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import PTS_TESTS, TESTS
+from ansible_collections.fleetqual.pts.plugins.module_utils._sweeps import CHARACTERISATION, HDD
 from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import format_bytes
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _iops, _latency, _plots, _results, _throughput, _wsat
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _characterisation, _hdd, _iops, _latency, _plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _throughput, _wsat
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _markdown as md
 
 QUICK_BANNER = "quick profile — not a qualification"
 DASH = md.DASH
-TEST_MODULES = {"iops": _iops, "throughput": _throughput, "latency": _latency, "wsat": _wsat}
+TEST_MODULES = dict({"iops": _iops, "throughput": _throughput, "latency": _latency, "wsat": _wsat},
+                    **{name: _characterisation for name in _characterisation.SECTIONS},
+                    hdd_iops=_hdd, hdd_throughput=_hdd)
 
 
 def build_model(drive_dir: str) -> dict:
     """Everything the report shows, computed from the files on disk."""
     loaded = _results.load_drive(drive_dir)
     identity = loaded["identity"]
+    raid = _raid_model(drive_dir, loaded.get("raid"))
+    drive = identity.get("drive") or {}
+    if raid and not drive.get("model"):
+        # An md array has no model of its own: name it by its layout, so the fleet summary groups like arrays.
+        array = raid.get("array") or {}
+        models = sorted({m.get("model") or "?" for m in raid["member_drives"]})
+        drive = dict(drive, vendor="Linux md", model=f"{array.get('level')} of {len(raid['member_drives'])} × "
+                                                     f"{', '.join(models)}")
     tests = {name: TEST_MODULES[name].build(loaded["tests"][name]) for name in TESTS if name in loaded["tests"]}
     quick = any((t.get("settings") or {}).get("profile") == "quick" for t in tests.values())
     return {
@@ -32,14 +45,28 @@ def build_model(drive_dir: str) -> dict:
         "host": identity.get("host") or os.path.basename(os.path.dirname(drive_dir)),
         "drive_key": os.path.basename(drive_dir),
         "run_id": os.path.basename(os.path.dirname(os.path.dirname(drive_dir))),
-        "drive": identity.get("drive") or {},
+        "drive": drive,
         "host_info": identity.get("host_info") or {},
         "guard": loaded["guard"],
         "write_cache": loaded.get("write_cache"),
         "health_after": loaded.get("health_after"),
+        "raid": raid,
+        "raid_member": loaded.get("raid_member"),
         "quick_profile": quick,
         "tests": tests,
     }
+
+
+def _raid_model(drive_dir: str, raid: dict | None) -> dict | None:
+    """An md array's record with its members' identities, read from their own drive directories."""
+    if not raid:
+        return None
+    members = []
+    for key in raid.get("members") or []:
+        path = os.path.join(os.path.dirname(drive_dir), key, "drive.json")
+        identity = (_results.read_json(path).get("drive") or {}) if os.path.exists(path) else {}
+        members.append({"key": key, **{k: identity.get(k) for k in ("resolved", "vendor", "model", "serial", "firmware")}})
+    return dict(raid, member_drives=members)
 
 
 def _purge_methods(model: dict) -> str:
@@ -123,7 +150,7 @@ def _device_rows(model: dict) -> list[list[str]]:
     ]
     if drive.get("described"):
         rows.append(["From the description file", ", ".join(drive["described"])])
-    return rows
+    return rows + _raid_rows(model)
 
 
 def _data_pattern(options: dict) -> str:
@@ -150,6 +177,43 @@ def _versions(model: dict) -> str:
     return shown
 
 
+def _specifications(tests: dict) -> str:
+    groups = (("SNIA SSS PTS Enterprise 1.1", PTS_TESTS), ("Myce/OakGate characterisation", CHARACTERISATION),
+              ("TKperf HDD mode", HDD))
+    parts = []
+    for label, names in groups:
+        titles = [t["title"] for name, t in tests.items() if name in names]
+        if titles:
+            parts.append(f"{label} ({', '.join(titles)})")
+    return "; ".join(parts)
+
+
+def _raid_rows(model: dict) -> list[list[str]]:
+    """An md array's layout as mdadm reported it, or the operator's description of a hardware RAID volume."""
+    drive = model["drive"]
+    record = model.get("raid") or {}
+    raid = record.get("array") or {}
+    rows = []
+    if raid:
+        chunk = f", chunk {raid['chunk_kib']} KiB" if raid.get("chunk_kib") else ""
+        rows.append(["RAID layout", f"Linux md `{raid.get('path')}` ({raid.get('resolved')}): {raid.get('level')}, "
+                                    f"{raid.get('raid_devices')} members{chunk}, metadata {raid.get('metadata')}, "
+                                    f"bitmap {raid.get('bitmap') or 'none'}, built with "
+                                    f"{'--assume-clean (no initial resync)' if raid.get('assume_clean') else 'a resync'}"])
+        for index, member in enumerate(record.get("member_drives") or [], 1):
+            rows.append([f"RAID member {index}", f"{member['key']}: `{member.get('resolved')}` {member.get('vendor') or ''} "
+                                                 f"{member.get('model') or ''}, serial {member.get('serial') or DASH}, "
+                                                 f"firmware {member.get('firmware') or DASH}"])
+        teardown = record.get("teardown")
+        rows.append(["RAID teardown", DASH if not teardown else
+                     f"failed: {teardown.get('msg')}" if teardown.get("failed") else
+                     f"array stopped, member superblocks zeroed ({teardown.get('recorded_at')})"])
+    controller = (drive.get("spec") or {}).get("raid_controller")
+    if controller:
+        rows.append(["Hardware RAID (as the operator describes it)", controller])
+    return rows
+
+
 def _setup_rows(model: dict) -> list[list[str]]:
     host = model["host_info"]
     memory = host.get("memory_bytes")
@@ -170,7 +234,9 @@ def _setup_rows(model: dict) -> list[list[str]]:
     finished = [t["finished_at"] for t in tests.values() if t.get("finished_at")]
     return rows + [
         ["Test software", f"fleetqual.pts {_versions(model)}, {fio or host.get('fio_version') or 'fio'}"],
-        ["Test specification", "SNIA SSS PTS Enterprise 1.1 (" + ", ".join(t["title"] for t in tests.values()) + ")"],
+        ["Test specification", _specifications(tests)],
+        ["Test mode", next((t["settings"]["mode_reason"] for t in tests.values()
+                            if (t.get("settings") or {}).get("mode_reason")), "SSD")],
         ["Test dates (UTC)", f"{min(started) if started else DASH} – {max(finished) if finished else DASH}"],
         ["I/O engine", f"{options.get('ioengine', DASH)}, direct={options.get('direct', '0')}"],
         ["Data pattern", _data_pattern(options)],
@@ -185,7 +251,10 @@ def _tests_table(model: dict) -> list[str]:
     for result in model["tests"].values():
         settings = result.get("settings") or {}
         numjobs, iodepth = settings.get("numjobs"), settings.get("iodepth")
+        depths = (settings.get("sweep") or {}).get("queue_depths")
         oio = f"{numjobs} × {iodepth} = {numjobs * iodepth}" if numjobs and iodepth else DASH
+        if depths:
+            oio = f"{numjobs} × {min(depths)}–{max(depths)} (swept)"
         wall = result.get("wall_s")
         rows.append([result["title"], oio, f"{settings.get('round_seconds', DASH)} s", str(result.get("rounds_run", 0)),
                      result["status"], f"{wall / 60:,.1f} min" if wall is not None else DASH])
@@ -211,7 +280,11 @@ def render_markdown(model: dict, plots: dict) -> str:
                   "qualification.", ""]
     lines += [f"Run `{model['run_id']}`" + "".join(" · " + _verdict_summary(r) for r in model["tests"].values()), ""]
     guard = model.get("guard") or {}
-    if guard and not guard.get("passed"):
+    member = model.get("raid_member")
+    if member and not model["tests"]:
+        lines += [f"> **Tested as a member of the md array `{member['array']}`** (RAID mode): see "
+                  f"[its report](../{member['array']}/report.md).", ""]
+    elif guard and not guard.get("passed"):
         lines += ["> **Refused by the guard — nothing was written to this drive:**", ">"]
         lines += [f"> - {reason}" for reason in guard.get("refusals") or []]
         lines.append("")
@@ -220,21 +293,26 @@ def render_markdown(model: dict, plots: dict) -> str:
             "The guard passed it, but the run stopped before its tests (another drive of the host was refused, or "
             "an earlier step failed: see the playbook output)." if guard else
             "The guard did not run for it in this run."), ""]
-    sections = ["Device information", "Setup information", "Steady state"] + [t["title"] for t in model["tests"].values()]
+    # The steady-state rule matters to the PTS tests; a report of sweeps alone (characterisation, HDD) leaves it out.
+    steady_rule = not model["tests"] or any(name in PTS_TESTS for name in model["tests"])
+    sections = ["Device information", "Setup information"] + (["Steady state"] if steady_rule else []) + \
+        [t["title"] for t in model["tests"].values()]
     lines += ["## Contents", ""]
     for number, title in enumerate(sections, 1):
-        lines.append(f"{number}. [{title}](#{number}-{title.lower().replace(' ', '-')})")
+        # GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens.
+        anchor = re.sub(r"[^a-z0-9 -]", "", f"{number} {title}".lower()).replace(" ", "-")
+        lines.append(f"{number}. [{title}](#{anchor})")
     lines += ["", "## 1 Device information", ""]
     lines += md.table(["Item", "Value"], _device_rows(model), numeric=False)
     lines += _health_table(model)
     lines += ["", "## 2 Setup information", ""]
     lines += md.table(["Item", "Value"], _setup_rows(model), numeric=False)
     if model["tests"]:
-        lines += ["", "Tests run, in PTS order:", ""]
+        lines += ["", "Tests run, in order:", ""]
         lines += _tests_table(model)
     settings = next((t.get("settings") for t in model["tests"].values() if t.get("settings")), {}) or {}
     window = settings.get("window", 5)
-    lines += [
+    lines += [] if not steady_rule else [
         "", "## 3 Steady state", "",
         "A test runs in rounds; each round yields its dependent variables (DV). Steady state is judged over the "
         f"measurement window, the last {window} rounds (SNIA PTS definition 2.1.18), and holds when both:", "",
@@ -245,10 +323,12 @@ def render_markdown(model: dict, plots: dict) -> str:
         "average.", "",
         f"Measurement window: **{window} rounds**. Maximum rounds: **{settings.get('max_rounds', DASH)}**. Rounds are "
         "numbered from 1. When the limit is reached without a steady window, the last rounds are reported and "
-        "marked *not steady*. Write saturation has no steady state: it runs until its capacity or time limit.", "",
+        "marked *not steady*. Write saturation has no steady state: it runs until its capacity or time limit"
+        + ("; the characterisation and HDD tests have none either: each runs its sweep once."
+           if any(name not in PTS_TESTS for name in model["tests"]) else "."), "",
     ]
     capacity = int(model["drive"].get("size_bytes") or 0)
-    for number, (name, result) in enumerate(model["tests"].items(), 4):
+    for number, (name, result) in enumerate(model["tests"].items(), 4 if steady_rule else 3):
         lines += TEST_MODULES[name].section(result, plots.get(name, {}), number, capacity)
     return "\n".join(lines).rstrip() + "\n"
 

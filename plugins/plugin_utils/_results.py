@@ -121,6 +121,18 @@ def file_payload(run_dir: str, host: str, data: dict) -> list[str]:
         put(path, {"events": events + [dict(data["pts_write_cache"], phase=context.get("phase"),
                                             failed=bool(data.get("failed")), msg=data.get("msg"),
                                             recorded_at=now_iso())]})
+    if drive and "pts_md_array" in data:
+        path = os.path.join(drive_dir(run_dir, host, drive), "raid.json")
+        record = read_json(path) if os.path.exists(path) else {}
+        event = dict(data["pts_md_array"], failed=bool(data.get("failed")), msg=data.get("msg"), recorded_at=now_iso())
+        if context.get("phase") == "teardown":
+            record["teardown"] = event
+        else:
+            record.update(array=event, members=context.get("members") or [], cmd=data.get("cmd"))
+            for member in context.get("members") or []:
+                put(os.path.join(drive_dir(run_dir, host, member), "raid-member.json"),
+                    {"array": drive, "recorded_at": now_iso()})
+        put(path, record)
     if drive and data.get("pts_health"):
         put(os.path.join(drive_dir(run_dir, host, drive), "health-after.json"),
             dict(data["pts_health"], recorded_at=now_iso()))
@@ -154,13 +166,13 @@ def file_payload(run_dir: str, host: str, data: dict) -> list[str]:
         # The parsed round last: its presence means the round is complete on disk.
         put(os.path.join(segment_dir, stem + ".json"), {
             "schema": SCHEMA, "host": host, "drive": drive, "test": test, "segment": segment, "phase": phase,
-            "round": context.get("round"), "settings": context.get("settings") or {},
+            "round": context.get("round"), "row": context.get("row"), "settings": context.get("settings") or {},
             "fio": fio, "recorded_at": now_iso(), "collection_version": collection_version(),
         })
-    if "pts_steady_state" in data or "pts_wsat" in data:
+    if "pts_steady_state" in data or "pts_wsat" in data or "pts_sweep" in data:
         path = os.path.join(segment_dir, "steady-state.json")
         state = read_json(path) if os.path.exists(path) else {"test": test, "verdicts": []}
-        verdict = data.get("pts_steady_state") or data["pts_wsat"]
+        verdict = data.get("pts_steady_state") or data.get("pts_wsat") or data["pts_sweep"]
         state["verdicts"] = [v for v in state["verdicts"] if v.get("round") != verdict.get("round")] + [verdict]
         state["verdicts"].sort(key=lambda v: v.get("round") or 0)
         state.update(last_round=verdict.get("round"), steady=verdict.get("steady"), stop=verdict.get("stop"),
@@ -243,6 +255,8 @@ def load_drive(path: str) -> dict:
         "guard": read_json(guard_file) if os.path.exists(guard_file) else None,
         "write_cache": _optional_json(os.path.join(path, "write-cache.json")),
         "health_after": _optional_json(os.path.join(path, "health-after.json")),
+        "raid": _optional_json(os.path.join(path, "raid.json")),
+        "raid_member": _optional_json(os.path.join(path, "raid-member.json")),
         "tests": tests,
     }
 

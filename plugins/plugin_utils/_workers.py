@@ -14,7 +14,8 @@ import re
 
 GROUP = "pts_drive_workers"
 # What a worker takes from its host: the operator's pts_* inputs and the facts of identify, guard and plan.
-_SKIP = ("pts_identify_drives", "pts_identify_host", "pts_guard_passed")
+_SKIP = ("pts_identify_drives", "pts_identify_host", "pts_guard_passed", "pts_raid_tested_drives",
+         "pts_raid_guard_passed")
 
 
 def _limit_names(limit: str | None) -> set[str]:
@@ -30,11 +31,13 @@ def workers(hostvars, hosts: list[str], limit: str | None = None) -> list[dict]:
     named = _limit_names(limit)
     for host in hosts:
         host_vars = hostvars[host]
-        passed = host_vars.get("pts_guard_passed") or {}
+        passed = host_vars.get("pts_raid_guard_passed") or host_vars.get("pts_guard_passed") or {}
         plan = host_vars.get("pts_run_plan") or {}
         planned = {d["key"] for d in plan.get("drives") or []}
         inputs = {k: host_vars[k] for k in host_vars if k.startswith("pts_") and k not in _SKIP}
-        for drive in host_vars.get("pts_identify_drives") or []:
+        # RAID mode tests each md array in place of its members (pts_raid).
+        tested = host_vars.get("pts_raid_tested_drives")
+        for drive in (tested if tested is not None else host_vars.get("pts_identify_drives")) or []:
             if drive["path"] not in passed or drive["key"] not in planned:
                 continue
             groups = [GROUP] + [g for g in host_vars.get("group_names") or [] if g != GROUP]

@@ -25,6 +25,8 @@ BIN = os.path.join(ROOT, ".venv", "bin")
 # table over one NVMe drive, a mounted NVMe drive listed by its by-id path. The run itself: one NVMe drive
 # listed by serial alone, and one SATA drive.
 N_DM, N_MOUNTED, N_RUN = "GNVMEDM01", "GNVMEMNT1", "GNVMERUN1"
+# RAID mode: an md RAID1 built from two NVMe drives listed by serial, tested as one device, torn down after.
+N_R1, N_R2 = "GNVMERD01", "GNVMERD02"
 S_MD1, S_MD2, S_RUN = "GSATAMD01", "GSATAMD02", "GSATARUN1"
 C_LVM = "GSCSILVM1"
 QUICK = {"pts_run_tests": ["iops"], "pts_run_iops_mixes": [0], "pts_run_iops_block_sizes": ["4k"],
@@ -36,7 +38,8 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the guest needs root 
 @pytest.fixture(scope="module")
 def vm():
     with guest.running_guest(
-        nvme=[f"serial={N_DM},size=128M", f"serial={N_MOUNTED},size=128M", f"serial={N_RUN},size=128M"],
+        nvme=[f"serial={N_DM},size=128M", f"serial={N_MOUNTED},size=128M", f"serial={N_RUN},size=128M",
+              f"serial={N_R1},size=128M", f"serial={N_R2},size=128M"],
         sata=[f"serial={S_MD1},size=128M", f"serial={S_MD2},size=128M", f"serial={S_RUN},size=128M"],
         scsi=[f"serial={C_LVM},size=128M"],
     ) as desc:
@@ -48,7 +51,8 @@ def sh(vm: dict, command: str) -> str:
 
 
 def by_id(serial: str) -> str:
-    kind = {N_DM: "nvme", N_MOUNTED: "nvme", N_RUN: "nvme", S_MD1: "ata", S_MD2: "ata", S_RUN: "ata", C_LVM: "scsi"}
+    kind = {N_DM: "nvme", N_MOUNTED: "nvme", N_RUN: "nvme", N_R1: "nvme", N_R2: "nvme", S_MD1: "ata", S_MD2: "ata",
+            S_RUN: "ata", C_LVM: "scsi"}
     prefix = {"nvme": "nvme-QEMU_NVMe_Ctrl_", "ata": "ata-QEMU_HARDDISK_", "scsi": "scsi-0QEMU_QEMU_HARDDISK_"}
     return f"/dev/disk/by-id/{prefix[kind[serial]]}{serial}"
 
@@ -155,3 +159,45 @@ def test_nvme_by_serial_and_sata_through_purge_write_cache_and_a_round(vm, tmp_p
     sata_purge = json.loads(open(os.path.join(host_dir, "sata", "iops", "purge.json"), encoding="utf-8").read())
     assert sata_purge["method"] == sata["purge_methods"][0]
     assert sata_purge["secure"] is (sata_purge["method"] != "discard")
+
+
+def read_json(*parts: str) -> dict:
+    with open(os.path.join(*parts), encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def test_raid_mode_builds_tests_and_tears_down_an_md_array(vm, tmp_path):
+    nodes = [sh(vm, f"readlink -f {by_id(serial)}").strip() for serial in (N_R1, N_R2)]
+    devices = [{"serial": N_R1, "name": "r1"}, {"serial": N_R2, "name": "r2"}]
+    raid = [{"name": "fq0", "level": 1, "members": ["r1", "r2"]}]
+    proc, host_dir = run_pts(vm, tmp_path, {"pts_devices": devices, "pts_raid": raid}, QUICK, "raid")
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output[-4000:]
+
+    record = read_json(host_dir, "fq0", "raid.json")
+    array = record["array"]
+    assert array["level"] == "raid1" and array["raid_devices"] == 2 and array["members"] == nodes, array
+    assert array["assume_clean"] is True and array["path"] == "/dev/md/fq0" and array["size_bytes"] > 100 * 2 ** 20
+    assert record["members"] == ["r1", "r2"]
+    assert record["teardown"]["failed"] is False and record["teardown"]["stopped"], record["teardown"]
+    drive = read_json(host_dir, "fq0", "drive.json")["drive"]
+    assert drive["resolved"] == array["resolved"] and drive["key"] == "fq0"
+    rounds = sorted(glob.glob(os.path.join(host_dir, "fq0", "iops", "round-[0-9][0-9].json")))
+    assert 1 <= len(rounds) <= 5
+    assert read_json(rounds[0])["fio"]["jobs"][0]["total"]["iops"] > 0
+    job = open(rounds[0][:-5] + ".fio", encoding="utf-8").read()
+    assert f"filename={array['resolved']}" in job  # fio wrote the array, never a member
+    for member in ("r1", "r2"):
+        assert read_json(host_dir, member, "raid-member.json")["array"] == "fq0"
+        assert not os.path.exists(os.path.join(host_dir, member, "iops"))
+    report = open(os.path.join(host_dir, "fq0", "report.md"), encoding="utf-8").read()
+    for text in ("| RAID layout | Linux md `/dev/md/fq0`", "raid1, 2 members", f"serial {N_R1}", f"serial {N_R2}",
+                 "array stopped, member superblocks zeroed"):
+        assert text in report, text
+    fleet = read_json(os.path.dirname(host_dir), "fleet.json")
+    assert [d["drive"] for d in fleet["drives"]] == ["fq0"], fleet["drives"]
+
+    # Torn down: no array left, and neither member carries an md superblock any more.
+    assert "fq0" not in sh(vm, "cat /proc/mdstat; ls /dev/md 2>/dev/null; true")
+    for node in nodes:
+        assert sh(vm, f"mdadm --examine {node} >/dev/null 2>&1; echo $?").strip() != "0", node

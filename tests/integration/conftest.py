@@ -38,12 +38,24 @@ def sha256(path: str) -> str:
 
 
 class LoopDevice:
-    def __init__(self, tmp_path, size: str = "64M", partitions: bool = False, sector_size: int | None = None):
+    def __init__(self, tmp_path, size: str = "64M", partitions: bool = False, sector_size: int | None = None,
+                 rotational: bool = False):
         self.image = str(tmp_path / "drive.img")
+        number = 1
+        while os.path.exists(self.image):
+            number += 1
+            self.image = str(tmp_path / f"drive-{number}.img")
         sh("truncate", "-s", size, self.image)
         args = ["losetup", "--show", "-f", "--direct-io=on"] + (["-P"] if partitions else [])
         args += (["--sector-size", str(sector_size)] if sector_size else []) + [self.image]
         self.path = sh(*args)
+        # The loop driver calls a device rotational when it cannot tell its backing store's kind, and
+        # drive mode "auto" would then test it as a disk; these files live on flash or in memory.
+        self.set_rotational(rotational)
+
+    def set_rotational(self, rotational: bool) -> None:
+        with open(f"/sys/block/{os.path.basename(self.path)}/queue/rotational", "w", encoding="ascii") as flag:
+            flag.write("1" if rotational else "0")
 
     def checksum(self) -> str:
         return sha256(self.path)
@@ -56,8 +68,9 @@ class LoopDevice:
 def loop_device(tmp_path):
     made = []
 
-    def make(size: str = "64M", partitions: bool = False, sector_size: int | None = None) -> LoopDevice:
-        device = LoopDevice(tmp_path, size, partitions, sector_size)
+    def make(size: str = "64M", partitions: bool = False, sector_size: int | None = None,
+             rotational: bool = False) -> LoopDevice:
+        device = LoopDevice(tmp_path, size, partitions, sector_size, rotational)
         made.append(device)
         return device
 

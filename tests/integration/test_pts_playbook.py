@@ -206,8 +206,8 @@ def test_report_lists_every_test_with_plots_and_times(full_run):
             with open(os.path.join(drive_dir, path), "rb") as handle:
                 assert handle.read(8) == b"\x89PNG\r\n\x1a\n"
     assert re.search(r"^\| Write Saturation \| 2 × 16 = 32 \| 1\.0 s \| \d+ \| complete \| [\d.]+ min \|$", report, re.M)
-    assert re.search(r"^PTS plan localhost it-loop: iops 9 runs, throughput 4 runs, latency 6 runs, wsat 1 runs; "
-                     r"estimated [\d.]+-[\d.]+ min", run.stdout, re.M)
+    assert re.search(r"^PTS plan localhost it-loop: SSD mode: the drive reports itself non-rotational; iops 9 runs, "
+                     r"throughput 4 runs, latency 6 runs, wsat 1 runs; estimated [\d.]+-[\d.]+ min", run.stdout, re.M)
 
 
 def test_a_4k_sector_drive_drops_512_and_keeps_the_4k_dv(loop_device, run_pts):

@@ -6,6 +6,7 @@ bytes are exactly what they were before (checksum of the whole device before and
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -50,18 +51,41 @@ def test_not_allowed_to_destroy(loop_device, run_pts):
     assert_refused(run, device, before, "pts_allow_destroy is not true for this host")
 
 
+@contextlib.contextmanager
+def mounted_ext4(path: str, mountpoint):
+    """A fresh ext4 on ``path``, mounted read-only on ``mountpoint`` for the duration."""
+    sh("mkfs.ext4", "-q", "-E", "lazy_itable_init=0,lazy_journal_init=0", path)
+    mountpoint.mkdir()
+    sh("mount", "-o", "ro", path, str(mountpoint))
+    try:
+        yield mountpoint
+    finally:
+        subprocess.run(["umount", str(mountpoint)], check=False)
+
+
 def test_mounted_filesystem(loop_device, run_pts, tmp_path):
     device = loop_device()
-    sh("mkfs.ext4", "-q", "-E", "lazy_itable_init=0,lazy_journal_init=0", device.path)
-    mountpoint = tmp_path / "mnt"
-    mountpoint.mkdir()
-    sh("mount", "-o", "ro", device.path, str(mountpoint))
-    try:
+    with mounted_ext4(device.path, tmp_path / "mnt") as mountpoint:
         before = device.checksum()
         run = run_pts(host_vars(device), QUICK)
         assert_refused(run, device, before, f"{os.path.basename(device.path)} is mounted on {mountpoint} (ext4)")
-    finally:
-        subprocess.run(["umount", str(mountpoint)], check=False)
+
+
+def test_a_raid_array_with_a_refused_member_is_never_built(loop_device, run_pts, tmp_path):
+    member = loop_device()
+    _fill(member)
+    mounted = loop_device()
+    with mounted_ext4(mounted.path, tmp_path / "mnt"):
+        before = {d.path: d.checksum() for d in (member, mounted)}
+        devices = [{"path": member.path, "name": "m1", "backing_file": member.image},
+                   {"path": mounted.path, "name": "m2", "backing_file": mounted.image}]
+        run = run_pts({"pts_devices": devices, "pts_allow_destroy": True, "pts_profile": "quick",
+                       "pts_raid": [{"name": "fq0", "level": 1, "members": ["m1", "m2"]}]}, QUICK)
+        assert run.rc != 0
+        output = run.stdout + run.stderr
+        assert "pts_guard refused, nothing was written" in output and "is mounted on" in output
+        assert "Build the md array" not in output and "mdadm" not in output
+        assert {d.path: d.checksum() for d in (member, mounted)} == before
 
 
 def test_mounted_partition(loop_device, run_pts, tmp_path):
@@ -69,16 +93,10 @@ def test_mounted_partition(loop_device, run_pts, tmp_path):
     subprocess.run(["sfdisk", "-q", device.path], input="label: dos\n,32M\n,\n", text=True, check=True)
     sh("partx", "-u", device.path)
     partition = device.path + "p1"
-    sh("mkfs.ext4", "-q", "-E", "lazy_itable_init=0,lazy_journal_init=0", partition)
-    mountpoint = tmp_path / "mnt"
-    mountpoint.mkdir()
-    sh("mount", "-o", "ro", partition, str(mountpoint))
-    try:
+    with mounted_ext4(partition, tmp_path / "mnt") as mountpoint:
         before = device.checksum()
         run = run_pts(host_vars(device), QUICK)
         assert_refused(run, device, before, f"{os.path.basename(partition)} is mounted on {mountpoint}")
-    finally:
-        subprocess.run(["umount", str(mountpoint)], check=False)
 
 
 def test_active_swap(loop_device, run_pts):
@@ -122,6 +140,13 @@ def test_not_the_expected_drive(loop_device, run_pts, tmp_path):
         ({"pts_run_iops_mixes": [0, 150]}, "pts_run_iops_mixes=150"),
         ({"pts_run_round_seconds": -1}, "pts_run_round_seconds=-1"),
         ({"pts_run_profile": "quik"}, "pts_run_profile"),
+        ({"pts_run_entropy_percents": [5, 150]}, "pts_run_entropy_percents=150: must be at most 100"),
+        ({"pts_run_demand_start_iops": 5000, "pts_run_demand_max_iops": 1000},
+         "pts_run_demand_max_iops=1000: is below pts_run_demand_start_iops=5000"),
+        ({"pts_drive_mode": "sdd"}, "pts_run_drive_mode"),
+        ({"pts_raid": [{"name": "fq0", "level": 7, "members": ["victim"]}]}, "pts_raid[0].level='7'"),
+        ({"pts_raid": [{"name": "fq0", "level": 1, "members": ["victim", "other"]}]},
+         "pts_raid[0].members[1]='other': is not a pts_devices entry"),
     ],
 )
 def test_bad_input_fails_before_any_write(loop_device, run_pts, extra, message):
@@ -245,8 +270,9 @@ def test_check_mode_prints_the_plan_and_writes_nothing(loop_device, run_pts, tmp
                      r"WWN None, firmware 1\.0, 67,108,864 bytes, loop; purge methods discard \(auto would use "
                      r"discard\); write cache not applicable", output), output[-3000:]
     assert "PTS check localhost victim: the guard passes" in output
-    assert re.search(r"PTS plan localhost victim: iops 1 runs, throughput \d+ runs, latency \d+ runs, wsat 1 runs; "
-                     r"estimated [\d.]+-[\d.]+ min", output), output[-3000:]
+    assert re.search(r"PTS plan localhost victim: SSD mode: the drive reports itself non-rotational; iops 1 runs, "
+                     r"throughput \d+ runs, latency \d+ runs, wsat 1 runs; estimated [\d.]+-[\d.]+ min", output), \
+        output[-3000:]
     assert "purge method auto, write cache disabled; --check wrote nothing" in output
     assert device.checksum() == before
     assert not os.path.exists(os.path.dirname(run.run_dir))

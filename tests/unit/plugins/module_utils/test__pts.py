@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _fio, _pts
+from ansible_collections.fleetqual.pts.plugins.module_utils import _fio, _inputs, _pts
 
 GOOD = {
     "pts_run_tests": ["iops"],
@@ -109,7 +109,7 @@ def test_a_4kn_drive_drops_512_everywhere_and_keeps_the_4k_dvs():
 
 
 def test_a_drive_whose_sectors_exceed_the_dv_block_size_is_refused_before_any_write():
-    with pytest.raises(_pts.PlanError, match="pts_devices='big': the DV block size 4k is below the drive's logical"):
+    with pytest.raises(_inputs.PlanError, match="pts_devices='big': the DV block size 4k is below the drive's logical"):
         _pts.build_plan(GOOD, [{"key": "big", "size_bytes": 10**9, "logical_block_size": 8192}])
 
 
@@ -153,7 +153,7 @@ def test_strings_from_extra_vars_are_numbers():
     ],
 )
 def test_bad_input_names_the_variable_and_value(variable, value, message):
-    with pytest.raises(_pts.PlanError) as caught:
+    with pytest.raises(_inputs.PlanError) as caught:
         _pts.build_plan(dict(GOOD, **{variable: value}))
     assert message in str(caught.value)
 

@@ -1,0 +1,191 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this plugin util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins!
+
+"""A sweep test's result (characterisation and HDD tests), computed from its round files alone: per segment,
+every row (round) with every cell (fio job) as fio measured it, and for a demand ramp its knee."""
+
+from __future__ import annotations
+
+from ansible_collections.fleetqual.pts.plugins.module_utils import _sweeps
+from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import block_size_label
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _markdown as md
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _sections, _tests
+
+MS = 1e6
+SEGMENT_LABELS = {
+    "randread": "Random read", "randwrite": "Random write", "read": "Sequential read", "write": "Sequential write",
+}
+
+
+def segment_label(name: str) -> str:
+    if name.startswith("mix-"):
+        reads, writes = name[4:].split("-")
+        return "4k random write (0/100)" if reads == "0" else f"4k random {reads}/{writes} R/W"
+    return SEGMENT_LABELS.get(name, name)
+
+
+def _ms(value: float | None) -> float | None:
+    return value / MS if value is not None else None
+
+
+def cell(job: dict) -> dict:
+    """One fio job of a sweep row, with the options the sweep varied."""
+    options = job.get("options") or {}
+    total = job["total"]
+
+    def direction(name):
+        data = job[name]
+        return {"iops": data["iops"], "mb_s": data["bw_bytes"] / 1e6, "lat_mean_ms": _ms(data["lat_ns"]["mean"]),
+                "lat_max_ms": _ms(data["lat_ns"]["max"])} if data.get("total_ios") else None
+
+    return {
+        "name": job["name"], "rw": job["rw"], "mix": job["mix"], "bs": job["bs"], "bs_label": block_size_label(job["bs"]),
+        "iodepth": job["iodepth"], "numjobs": job["numjobs"],
+        "rate_iops": int(options["rate_iops"]) if "rate_iops" in options else None,
+        "entropy_pct": 100 - int(options["buffer_compress_percentage"]) if "buffer_compress_percentage" in options
+        else None,
+        "offset": int(options["offset"]) if str(options.get("offset", "")).isdigit() else None,
+        "size": int(options["size"]) if str(options.get("size", "")).isdigit() else None,
+        "iops": total["iops"], "mb_s": total["bw_bytes"] / 1e6,
+        "lat_mean_ms": _ms(total["lat_ns"]["mean"]), "lat_max_ms": _ms(total["lat_ns"]["max"]),
+        "read": direction("read"), "write": direction("write"),
+    }
+
+
+def _segment(name: str, segment: dict) -> dict:
+    rounds = segment["rounds"]
+    if rounds:
+        _tests.check_consecutive(rounds)
+    rows = [{"round": int(r["round"]), "row": r.get("row") or {}, "label": (r.get("row") or {}).get("label", ""),
+             "cells": [cell(job) for job in r["fio"]["jobs"]]} for r in rounds]
+    live = (segment.get("steady_state") or {}).get("verdicts") or []
+    last = live[-1] if live else {}
+    done = bool(last.get("stop")) and last.get("round") == len(rounds)
+    return {"name": name, "label": segment_label(name), "rows": rows, "rounds_run": len(rounds),
+            "rounds_planned": last.get("rounds"), "done": done, "stop_reason": last.get("reason") if done else None,
+            "purge": segment.get("purge"), "precondition": _tests.wipc_summary(segment.get("wipc")),
+            "round_files": [f"round-{int(r['round']):02d}" for r in rounds]}
+
+
+def demand_ramp(segment: dict, tolerance_pct: float) -> dict:
+    """The demand ramp's steps (offered, achieved, latency) and its knee, recomputed from the round files."""
+    steps = []
+    for row in segment["rows"]:
+        (only,) = row["cells"]
+        if only["rate_iops"] is None:
+            raise ValueError(f"round {row['round']} of the {segment['name']} ramp has no rate_iops")
+        steps.append({"round": row["round"], "offered_iops": only["rate_iops"], "achieved_iops": only["iops"],
+                      "lat_mean_ms": only["lat_mean_ms"], "lat_max_ms": only["lat_max_ms"],
+                      "delivered": _sweeps.demand_step(only["rate_iops"], only["iops"], tolerance_pct)})
+    return {"name": segment["name"], "label": segment["label"], "steps": steps, "knee": _sweeps.knee(steps),
+            "max_achieved_iops": max((s["achieved_iops"] for s in steps), default=None),
+            "tolerance_pct": tolerance_pct}
+
+
+def build(test: dict) -> dict:
+    """The model of any sweep test: its segments' rows and cells, a status, and a demand ramp's knees."""
+    loaded = [(name, test["segments"][name]) for name in sorted(test["segments"], key=_segment_order)]
+    if len(loaded) > 1:
+        # A test purged once keeps its purge and preconditioning in the test directory, its parts below it.
+        loaded = [(name, seg) for name, seg in loaded if name or seg["rounds"]]
+    result = _tests.common(test, [s for dummy, s in loaded])
+    segments = [_segment(name, seg) for name, seg in loaded]
+    result["segments"] = segments
+    result["rounds_run"] = sum(s["rounds_run"] for s in segments)
+    if not result["rounds_run"]:
+        result["status"] = "failed" if result["failure"] else "no rounds"
+    elif result["failure"]:
+        result["status"] = "failed"
+    else:
+        result["status"] = "complete" if all(s["done"] for s in segments) and len(segments) >= _parts(result) \
+            else "incomplete"
+    result.update(steady=None, steady_round=None)
+    if result["test"] == "latency_demand":
+        tolerance = float((result["settings"].get("sweep") or {}).get("tolerance_pct", 5))
+        result["ramps"] = [demand_ramp(s, tolerance) for s in segments if s["rows"]]
+    return result
+
+
+def _parts(result: dict) -> int:
+    """How many segments the plan had: one per workload or per mix for the tests that purge per part."""
+    settings = result["settings"]
+    if result["test"] in ("latency_demand", "rw_sweep"):
+        return len((settings.get("sweep") or {}).get("workloads") or [1])
+    if result["test"] == "entropy_sweep":
+        return len(settings.get("mixes") or [1])
+    return 1
+
+
+def _segment_order(name: str) -> tuple:
+    order = list(SEGMENT_LABELS)
+    return (order.index(name) if name in order else len(order), name)
+
+
+def grid(segment: dict, row_key, column_key, pick) -> tuple[list, list, list[list]]:
+    """A segment's cells as a grid: rows and columns in the order the sweep ran them."""
+    rows, columns, values = [], [], {}
+    for row in segment["rows"]:
+        for item in row["cells"]:
+            r, c = row_key(item), column_key(item)
+            if r not in rows:
+                rows.append(r)
+            if c not in columns:
+                columns.append(c)
+            values[(r, c)] = pick(item)
+    return rows, columns, [[values.get((r, c)) for c in columns] for r in rows]
+
+
+def grid_table(corner: str, row_labels: list[str], column_labels: list[str], data: list[list], digits: int) -> list[str]:
+    return md.table([corner] + column_labels,
+                    [[label] + [md.fmt(v, digits) if v is not None else md.DASH for v in values]
+                     for label, values in zip(row_labels, data)])
+
+
+def steps_rows(result: dict) -> list[str]:
+    """Purge, preconditioning and rounds per segment, with times."""
+    rows = []
+    if result.get("purge") and not any(s.get("purge") for s in result["segments"]):
+        purge = result["purge"]
+        rows.append(["Purge", f"{purge.get('method')}" + (f" ({purge.get('note')})" if purge.get("note") else ""),
+                     md.fmt(purge.get("elapsed_s"), 3) + " s" if purge.get("elapsed_s") is not None else md.DASH])
+    pre = result.get("wipc")
+    if pre and not any(s.get("precondition") for s in result["segments"]):
+        rows.append(["Preconditioning", f"{pre['bytes_written']:,} bytes of {pre.get('block_size')} random writes at "
+                     f"QD 32, zero fill, {md.fmt(pre.get('mb_per_s'))} MB/s", md.fmt(pre.get("elapsed_s")) + " s"])
+    for segment in result["segments"]:
+        purge = segment.get("purge")
+        where = f" ({segment['label']})" if len(result["segments"]) > 1 and purge else ""
+        if purge:
+            rows.append([f"Purge{where}", f"{purge.get('method')}" + (f" ({purge.get('note')})" if purge.get("note") else ""),
+                         md.fmt(purge.get("elapsed_s"), 3) + " s" if purge.get("elapsed_s") is not None else md.DASH])
+        pre = segment.get("precondition")
+        if pre:
+            rows.append([f"Preconditioning{where}",
+                         f"{pre['bytes_written']:,} bytes of {pre.get('block_size')} random writes at QD 32, zero fill, "
+                         f"{md.fmt(pre.get('mb_per_s'))} MB/s", md.fmt(pre.get("elapsed_s")) + " s"])
+        label = f" ({segment['label']})" if len(result["segments"]) > 1 else ""
+        ended = f" — {segment['stop_reason']}" if segment.get("stop_reason") else " — **not finished**"
+        rows.append([f"Rows{label}", f"{segment['rounds_run']} rounds{ended}", md.DASH])
+    rows.append(["Rounds (fio run time)", f"{result.get('rounds_run')} rounds", md.fmt(result.get("fio_s")) + " s"])
+    rows.append(["Whole test (wall time)", f"{result.get('started_at')} – {result.get('finished_at')}",
+                 md.fmt(result.get("wall_s")) + " s" if result.get("wall_s") is not None else md.DASH])
+    return md.table(["Step", "What", "Time"], rows, numeric=False)
+
+
+def files(result: dict) -> list[str]:
+    return _sections.file_links(result["test"], [(s["name"], s["round_files"]) for s in result["segments"]],
+                                wipc=False)
+
+
+def status_line(result: dict) -> str:
+    return {
+        "complete": "**Complete**: every row of the sweep ran.",
+        "incomplete": f"**Incomplete**: the sweep stopped after {result['rounds_run']} round(s); the rows below are "
+                      "those that finished.",
+        "failed": f"**Failed** after {result['rounds_run']} finished round(s); the rows below are those that finished.",
+        "no rounds": "**No round finished**; nothing was measured.",
+    }[result["status"]]

@@ -1,0 +1,163 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.fleetqual.pts.plugins.module_utils import _inputs, _pts, _sweeps
+
+GOOD = {
+    "pts_run_profile": "standard", "pts_run_round_seconds": 60, "pts_run_max_rounds": 25, "pts_run_window": 5,
+    "pts_run_numjobs": 2, "pts_run_iodepth": 16, "pts_run_max_data_excursion_pct": 20,
+    "pts_run_max_slope_excursion_pct": 10,
+}
+SSD = {"key": "d1", "size_bytes": 10 * 2 ** 30, "logical_block_size": 512, "rotational": False}
+HDD = {"key": "h1", "size_bytes": 10 * 2 ** 30, "logical_block_size": 512, "rotational": True}
+
+
+def _drive(tests, device=None, **extra):
+    plan = _pts.build_plan(dict(GOOD, pts_run_tests=tests, **extra), [device or SSD])
+    return plan["drives"][0]
+
+
+def _test(name, device=None, **extra):
+    (test,) = _drive([name], device, **extra)["tests"]
+    return test
+
+
+def test_latency_vs_demand_follows_the_methodology():
+    test = _test("latency_demand")
+    assert [s["name"] for s in test["segments"]] == ["randread", "randwrite"]
+    assert test["purge"] == "segment" and test["stop"] == "demand" and not test["wipc"]
+    assert test["precondition"] == {"kind": "random", "seconds": 7200, "block_size": 4096, "iodepth": 32,
+                                    "data": "zero fill"}
+    rounds = test["segments"][0]["rounds"]
+    assert len(rounds) == 120 and test["numjobs"] == 1 and test["iodepth"] == 32 and test["round_seconds"] == 120
+    first, last = rounds[0]["combinations"], rounds[-1]["combinations"]
+    assert first == [{"name": "demand-randread-1000", "rw": "randread", "mix": 100, "bs": 4096,
+                      "options": {"rate_iops": 1000}}]
+    assert last[0]["options"] == {"rate_iops": 120000} and rounds[-1]["offered_iops"] == 120000
+    assert test["sweep"]["tolerance_pct"] == 5 and test["sweep"]["misses"] == 2
+
+
+def test_reads_and_writes_sweep_is_qd_by_block_size_per_workload():
+    test = _test("rw_sweep")
+    assert [s["name"] for s in test["segments"]] == ["randread", "randwrite", "read", "write"]
+    assert test["purge"] == "test" and test["precondition"]["seconds"] == 7200
+    segment = test["segments"][3]
+    assert [r["iodepth"] for r in segment["rounds"]] == [4, 8, 16, 32, 64, 128]
+    cells = segment["rounds"][1]["combinations"]
+    assert [c["bs"] for c in cells] == [512, 1024, 2048, 4096, 8192, 16384, 32768]
+    assert {c["rw"] for c in cells} == {"write"} and {c["options"]["iodepth"] for c in cells} == {8}
+    assert test["combinations"] == 4 * 6 * 7
+
+
+def test_mixed_and_entropy_sweeps():
+    mixed = _test("mixed_sweep")
+    (segment,) = mixed["segments"]
+    cells = segment["rounds"][0]["combinations"]
+    expected = [("randread", 100), ("randrw", 99), ("randrw", 95), ("randrw", 90), ("randrw", 70), ("randrw", 50),
+                ("randwrite", 0)]
+    assert [(c["rw"], c["mix"]) for c in cells] == expected
+    entropy = _test("entropy_sweep")
+    assert entropy["purge"] == "segment"
+    assert [s["name"] for s in entropy["segments"]] == ["mix-0-100", "mix-70-30"]
+    cells = entropy["segments"][1]["rounds"][0]["combinations"]
+    assert len(cells) == 20 and cells[0]["rw"] == "randrw" and cells[0]["mix"] == 70
+    # fio's buffer_compress_percentage is how compressible the data is: 100 - entropy
+    assert [c["options"]["buffer_compress_percentage"] for c in cells] == [100 - e for e in range(5, 101, 5)]
+
+
+def test_quick_profile_values_and_operator_values_win():
+    test = _test("rw_sweep", pts_run_profile="quick")
+    assert test["round_seconds"] == 0.5 and test["precondition"]["seconds"] == 3
+    assert [r["iodepth"] for r in test["segments"][0]["rounds"]] == [4, 32]
+    test = _test("rw_sweep", pts_run_profile="quick", pts_run_sweep_queue_depths=[1, 2], pts_run_sweep_seconds=2)
+    assert [r["iodepth"] for r in test["segments"][0]["rounds"]] == [1, 2] and test["round_seconds"] == 2
+
+
+@pytest.mark.parametrize("extra, message", [
+    ({"pts_run_entropy_percents": [5, 101]}, "pts_run_entropy_percents=101: must be at most 100"),
+    ({"pts_run_entropy_mixes": [100]}, "pts_run_entropy_mixes=[100]"),
+    ({"pts_run_sweep_queue_depths": [4, 4]}, "pts_run_sweep_queue_depths=4: listed twice"),
+    ({"pts_run_sweep_queue_depths": [0]}, "pts_run_sweep_queue_depths=0: must be a positive number"),
+    ({"pts_run_sweep_block_sizes": ["4kk"]}, "pts_run_sweep_block_sizes='4kk'"),
+    ({"pts_run_sweep_workloads": ["randrw"]}, "pts_run_sweep_workloads='randrw': unknown workload"),
+    ({"pts_run_demand_max_iops": 10}, "pts_run_demand_max_iops=10: is below pts_run_demand_start_iops=1000"),
+    ({"pts_run_demand_step_iops": 1, "pts_run_demand_max_iops": 100000}, "pts_run_demand_step_iops=1: makes"),
+    ({"pts_run_demand_tolerance_pct": 100}, "pts_run_demand_tolerance_pct=100.0: must be below 100"),
+    ({"pts_run_hdd_zones": 101}, "pts_run_hdd_zones=101: at most 100 zones"),
+    ({"pts_run_drive_mode": "sdd"}, "pts_run_drive_mode='sdd': unknown drive mode"),
+])
+def test_bad_sweep_input_names_the_variable(extra, message):
+    # Checked whether or not the test is selected: a typo is a mistake either way.
+    with pytest.raises(_inputs.PlanError) as caught:
+        _pts.build_plan(dict(GOOD, pts_run_tests=["iops"], **extra), [SSD])
+    assert message in str(caught.value)
+
+
+def test_rotational_drives_run_in_hdd_mode_unless_overridden():
+    drive = _drive(["iops", "throughput", "latency", "rw_sweep"], HDD)
+    assert drive["mode"] == "hdd" and drive["mode_reason"] == "HDD mode: the drive reports itself rotational"
+    assert [t["test"] for t in drive["tests"]] == ["hdd_iops", "hdd_throughput"]
+    assert drive["skipped"] == ["latency not run: an SSD test, and the drive runs in HDD mode",
+                                "rw_sweep not run: an SSD test, and the drive runs in HDD mode"]
+    assert _drive(["iops"], HDD, pts_run_drive_mode="ssd")["tests"][0]["test"] == "iops"
+    own = dict(HDD, spec={"mode": "ssd"})
+    assert _drive(["iops"], own, pts_run_drive_mode="hdd")["mode_reason"] == "SSD mode set by the drive entry"
+    ssd = _drive(["iops", "hdd_iops"], SSD)
+    assert [t["test"] for t in ssd["tests"]] == ["iops"] and ssd["skipped"][0].startswith("hdd_iops not run")
+
+
+def test_hdd_tests_cover_the_lba_range_in_zones_outer_to_inner():
+    test = _test("hdd_iops", HDD)
+    assert test["purge"] is None and test["precondition"] is None and not test["wipc"]
+    (segment,) = test["segments"]
+    zones = [r["zone"] for r in segment["rounds"]]
+    assert len(zones) == 10 and zones[0]["offset"] == 0
+    assert all(a["offset"] + a["size"] == b["offset"] for a, b in zip(zones, zones[1:]))
+    assert zones[-1]["offset"] + zones[-1]["size"] == 10 * 2 ** 30
+    assert all(z["offset"] % 2 ** 20 == 0 for z in zones)
+    cells = segment["rounds"][2]["combinations"]
+    assert len(cells) == 9 and cells[0]["options"] == {"offset": zones[2]["offset"], "size": zones[2]["size"]}
+    throughput = _test("hdd_throughput", HDD)
+    cells = throughput["segments"][0]["rounds"][0]["combinations"]
+    assert [(c["rw"], c["bs"]) for c in cells] == [("read", 1048576), ("write", 1048576), ("read", 4096),
+                                                   ("write", 4096)]
+    assert throughput["numjobs"] == 1 and throughput["iodepth"] == 32
+
+
+def test_a_4kn_drive_drops_small_block_sizes_with_a_note():
+    test = _test("rw_sweep", dict(SSD, logical_block_size=4096))
+    assert {c["bs"] for r in test["segments"][0]["rounds"] for c in r["combinations"]} == {4096, 8192, 16384, 32768}
+    assert test["notes"][0] == "512 dropped: the drive's logical block size is 4096 bytes"
+
+
+def test_a_drive_too_small_for_its_zones_is_refused():
+    with pytest.raises(_inputs.PlanError, match="too small for 10 zones"):
+        _pts.build_plan(dict(GOOD, pts_run_tests=["hdd_iops"]), [dict(HDD, size_bytes=5 * 2 ** 20)])
+
+
+def test_the_demand_ramp_stops_after_misses_and_its_knee_is_the_last_step_before_the_first_miss():
+    assert _sweeps.demand_step(1000, 950, 5) and not _sweeps.demand_step(1000, 949.9, 5)
+    assert _sweeps.demand_stop([True, False], 2, 10) == (False, "step 2 of 10")
+    assert _sweeps.demand_stop([True, False, False], 2, 10)[0] is True
+    assert _sweeps.demand_stop([True, True], 2, 2) == (True, "last offered step run")
+    steps = [{"offered_iops": o, "delivered": d} for o, d in ((1, True), (2, True), (3, False), (4, True), (5, False))]
+    assert _sweeps.knee(steps)["offered_iops"] == 2
+    assert _sweeps.knee([{"offered_iops": 1, "delivered": False}]) is None
+
+
+def test_estimates_count_preconditioning_and_rows():
+    drive = _drive(["mixed_sweep"], pts_run_sweep_seconds=10, pts_run_sweep_precondition_seconds=100,
+                   pts_run_mixed_queue_depths=[4, 8])
+    (test,) = drive["tests"]
+    row = 7 * (10 + _pts.JOB_SWITCH_S) + _pts.FIO_START_S
+    assert test["min_s"] == pytest.approx(100 + 2 * row) and test["max_s"] == pytest.approx(100 + 2 * row)
+    demand = _drive(["latency_demand"], pts_run_demand_seconds=10, pts_run_sweep_precondition_seconds=100)["tests"][0]
+    step = 10 + _pts.JOB_SWITCH_S + _pts.FIO_START_S
+    # Two ramps, each purged and preconditioned; the shortest ramp ends after two missed steps.
+    assert demand["min_s"] == pytest.approx(200 + 2 * 2 * step)
+    assert demand["max_s"] == pytest.approx(200 + 2 * 120 * step)
