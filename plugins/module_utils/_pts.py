@@ -206,6 +206,10 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
         names, skipped = _sweeps.drive_tests([t for t in TESTS if t in tests], mode)
         chosen = [every[name] for name in TESTS if name in names]
         drive = _drive_plan(device, chosen, max_rounds, window, wipc_multiple, timeout)
+        # A selected test with nothing left to run on this drive stays in its plan, so its verdict is INCOMPLETE.
+        skipped += [f"{t['test']} not run: {'; '.join(t['notes'])}" for t in drive["tests"] if not t["segments"]]
+        for test in drive["tests"]:
+            test["notes"] = test["notes"] + skipped
         drive.update(mode=mode, mode_reason=why, skipped=skipped)
         drives.append(drive)
     return {
@@ -313,8 +317,6 @@ def _drive_plan(device: dict, plan_tests: list[dict], max_rounds: int, window: i
             rounds_s = sum(s["round_s"] for s in segments)
             entry["min_s"] = wipc_s + window * rounds_s
             entry["max_s"] = wipc_s + max_rounds * rounds_s
-        if not segments:
-            continue
         per_test.append(entry)
     return {
         "key": device.get("key"),

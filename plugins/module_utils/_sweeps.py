@@ -307,10 +307,10 @@ def demand_stop(delivered: list[bool], misses: int, steps_total: int) -> tuple[b
 
 
 def knee(steps: list[dict]) -> dict | None:
-    """The highest offered step the drive delivered before its first miss (achieved IOPS follow the offer to it)."""
-    last = None
-    for step in steps:
-        if not step["delivered"]:
-            break
-        last = step
-    return last
+    """The last step the drive delivered before the misses that ended the ramp: up to it the achieved IOPS follow
+    the offer (an isolated miss the ramp tolerated does not end it). None when the ramp never reached the drive's
+    limit (its last step was delivered) or no step was delivered."""
+    if not steps or steps[-1]["delivered"]:
+        return None
+    delivered = [step for step in steps if step["delivered"]]
+    return delivered[-1] if delivered else None

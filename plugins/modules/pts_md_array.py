@@ -90,6 +90,14 @@ options:
         device the guard passed, or is mounted, held, swap or open, fails the task without running mdadm.
     type: list
     elements: dict
+  uuid:
+    description:
+      - With O(state=absent), the UUID the array was created with (RV(pts_md_array.uuid)). The array at
+        C(/dev/md/<name>) is stopped, and a member's superblock zeroed, only when they carry this UUID; anything
+        else fails the task without changing anything.
+      - Without it, the array name alone decides, and an array holding a device that is not in O(members) is
+        refused either way.
+    type: str
   context:
     description: Labels returned unchanged as RV(pts_context) for the report callback.
     type: dict
@@ -429,6 +437,13 @@ def _present(module: AnsibleModule, runner: _Runner, mdadm: str, path: str) -> N
     module.exit_json(changed=True, pts_md_array=record, cmd=argv, commands=runner.commands, pts_context=context)
 
 
+def _same_uuid(found: str | None, wanted: str) -> bool:
+    """mdadm prints UUIDs as four colon-separated words; compare the hex digits only."""
+    def digits(text):
+        return "".join(ch for ch in (text or "").lower() if ch in "0123456789abcdef")
+    return bool(found) and digits(found) == digits(wanted)
+
+
 def _absent(module: AnsibleModule, runner: _Runner, mdadm: str, path: str) -> None:
     params = module.params
     name, context = params["name"], params["context"]
@@ -439,15 +454,20 @@ def _absent(module: AnsibleModule, runner: _Runner, mdadm: str, path: str) -> No
         runner.fail(str(exc))
     record = dict(name=name, path=path, state="absent", resolved=None, members=members, stopped=[], zeroed=[],
                   skipped=[])
+    uuid = params["uuid"]
     ours: set[str] = set()
     if os.path.exists(path):
         current = _describe(runner, mdadm, path)
+        if uuid and not _same_uuid(current["uuid"], uuid):
+            runner.fail(f"refused, nothing was written: {path} is the array with UUID {current['uuid']}, not the one "
+                        f"with UUID {uuid}")
+        listed = {_kname(m) for m in members}
+        foreign = [m for m in current["members"] + current["spares"] if _kname(m) not in listed]
+        if foreign:
+            runner.fail(f"refused, nothing was written: {path} also holds {', '.join(foreign)}, which are not in "
+                        "members: it is not the array these members make")
         ours.add(_kname(path))
         record["stopped"].append(path)
-        listed = {_kname(m) for m in members}
-        for member in current["members"] + current["spares"]:
-            if _kname(member) not in listed:
-                module.warn(f"{member} is in {path} but not in members: its md superblock is left in place")
 
     for member in members:
         if not _is_block(member):
@@ -460,9 +480,10 @@ def _absent(module: AnsibleModule, runner: _Runner, mdadm: str, path: str) -> No
         if superblock is None:
             record["skipped"].append(f"{member}: no md superblock")
             continue
-        if not name_matches(superblock["name"], name):
+        if not name_matches(superblock["name"], name) or (uuid and not _same_uuid(superblock["uuid"], uuid)):
             runner.fail(f"refused, nothing was written: {member} carries the md superblock of array "
-                        f"{superblock['name']!r} (UUID {superblock['uuid']}), not {name!r}")
+                        f"{superblock['name']!r} (UUID {superblock['uuid']}), not {name!r}"
+                        + (f" (UUID {uuid})" if uuid else ""))
         for md in md_holders(_kname(member), _SYS_ROOT):
             if md not in ours:
                 # The member's superblock names this array, so the md holding it is this array under another node
@@ -495,6 +516,7 @@ def main() -> None:
             assume_clean=dict(type="bool", default=True),
             bitmap=dict(type="str", choices=["none", "internal"], default="none"),
             expect=dict(type="list", elements="dict"),
+            uuid=dict(type="str"),
             context=dict(type="dict", default={}),
         ),
         required_if=[("state", "present", ("level",))],

@@ -111,13 +111,19 @@ def _demand_section(result: dict, plots_rel: dict, number: int) -> list[str]:
         f"  stop after {sweep.get('misses')} steps in a row not delivered (achieved more than "
         f"{md.fmt(sweep.get('tolerance_pct'), 0)} % below the offer)"], purge_per_part=True)
     lines += [f"### {number}.1 Knee", "",
-              "The knee is the highest offered step the drive delivered before its first miss: up to it the achieved "
-              "IOPS follow the offer.", ""]
+              "The knee is the last offered step the drive delivered before the missed steps that ended its ramp: up "
+              "to it the achieved IOPS follow the offer; past it they do not. A ramp that delivered its last step "
+              "never reached the drive's limit and has no knee.", ""]
     rows = []
     for ramp in result.get("ramps") or []:
         knee = ramp["knee"]
-        rows.append([ramp["label"], f"{knee['offered_iops']:,}" if knee else "none delivered",
-                     md.fmt(knee["achieved_iops"]) if knee else md.DASH,
+        if knee:
+            shown = f"{knee['offered_iops']:,}"
+        elif not ramp.get("limit_reached"):
+            shown = f"not reached: the last step, {ramp['steps'][-1]['offered_iops']:,}, was delivered"
+        else:
+            shown = "none delivered"
+        rows.append([ramp["label"], shown, md.fmt(knee["achieved_iops"]) if knee else md.DASH,
                      md.fmt(knee["lat_mean_ms"], 3) if knee else md.DASH, md.fmt(knee["lat_max_ms"], 3) if knee else md.DASH,
                      md.fmt(ramp["max_achieved_iops"]), str(len(ramp["steps"]))])
     lines += md.table(["Ramp", "Knee (offered IOPS)", "Achieved IOPS", "Mean latency (ms)", "Max latency (ms)",
@@ -208,7 +214,8 @@ SECTIONS = {"latency_demand": _demand_section, "rw_sweep": _rw_section, "mixed_s
 
 def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[str]:
     del capacity  # the sweeps' figures do not depend on it
-    lines = [f"## {number} {result['title']}", "", *_sections.status_notes(result), _sweep.status_line(result), ""]
+    lines = [f"## {number} {result['title']}", "", *_sections.status_notes(result), *_sweep.notes(result),
+             _sweep.status_line(result), ""]
     if not result.get("rounds_run"):
         return lines
     lines += SECTIONS[result["test"]](result, plots_rel, number)

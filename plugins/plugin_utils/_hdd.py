@@ -66,7 +66,8 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
 
 
 def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[str]:
-    lines = [f"## {number} {result['title']}", "", *_sections.status_notes(result), _sweep.status_line(result), ""]
+    lines = [f"## {number} {result['title']}", "", *_sections.status_notes(result), *_sweep.notes(result),
+             _sweep.status_line(result), ""]
     if not result.get("rounds_run"):
         return lines
     settings = result["settings"]

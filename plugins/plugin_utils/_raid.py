@@ -27,6 +27,9 @@ def validate_arrays(arrays: object, listed: list[dict]) -> list[dict]:
     if not isinstance(arrays, list):
         raise fail("pts_raid", arrays, "must be a list of arrays (name, level, members, optional chunk)")
     out, used, names = [], {}, set()
+    # An array's results directory is named after it: it must not take a listed drive's name.
+    taken = {value for spec in listed for value in (spec.get("name"), spec.get("serial"), spec.get("wwn"),
+                                                     (spec.get("path") or "").rsplit("/", 1)[-1]) if value}
     for index, array in enumerate(arrays):
         label = f"pts_raid[{index}]"
         if not isinstance(array, dict):
@@ -43,9 +46,10 @@ def validate_arrays(arrays: object, listed: list[dict]) -> list[dict]:
             if entry is None:
                 raise fail(f"{label}.members[{position}]", ref,
                            "is not a pts_devices entry of this host (give the entry's path or name)")
-            if ref in used:
-                raise fail(f"{label}.members[{position}]", ref, f"is already a member of {used[ref]}")
-            used[ref] = array.get("name")
+            # The same drive may be named by its path in one array and by its name in another.
+            if id(entry) in used:
+                raise fail(f"{label}.members[{position}]", ref, f"is already a member of {used[id(entry)]}")
+            used[id(entry)] = array.get("name")
             # Serial-only entries have no path yet; the layout check only needs distinct absolute names.
             paths.append(entry.get("path") or f"/dev/by-pts-name/{ref}")
         try:
@@ -54,6 +58,8 @@ def validate_arrays(arrays: object, listed: list[dict]) -> list[dict]:
             raise PlanError(str(exc)) from exc
         if layout["name"] in names:
             raise fail(f"{label}.name", layout["name"], "two arrays have this name")
+        if layout["name"] in taken:
+            raise fail(f"{label}.name", layout["name"], "is also a listed drive's name, serial or device")
         names.add(layout["name"])
         bitmap = array.get("bitmap", "none")
         if bitmap not in BITMAPS:
@@ -85,4 +91,5 @@ def resolve_members(arrays: list[dict], drives: list[dict], passed: dict) -> dic
             members_of[drive["key"]] = array["name"]
         built.append(dict(array, member_drives=records))
     return {"arrays": built, "remaining": [d for d in drives if d["key"] not in members_of],
-            "members_of": members_of}
+            "members_of": members_of,
+            "member_paths": [m["path"] for array in built for m in array["member_drives"]]}

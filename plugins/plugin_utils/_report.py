@@ -92,7 +92,10 @@ def _write_cache(model: dict) -> str:
     if restored:
         text += "; restored after the tests" + (" **failed**: " + str(restored[-1].get("msg")) if restored[-1].get("failed")
                                                 else "")
-    return text if "kernel queue mode" in text else f"{text} ({kernel})"
+    text = text if "kernel queue mode" in text else f"{text} ({kernel})"
+    if model.get("raid"):
+        text += "; **RAID mode: the members' own volatile write caches were left as they were**"
+    return text
 
 
 HEALTH_ROWS = (("passed", "SMART overall assessment"), ("critical_warning", "Critical warning"),
@@ -205,9 +208,15 @@ def _raid_rows(model: dict) -> list[list[str]]:
                                                  f"{member.get('model') or ''}, serial {member.get('serial') or DASH}, "
                                                  f"firmware {member.get('firmware') or DASH}"])
         teardown = record.get("teardown")
-        rows.append(["RAID teardown", DASH if not teardown else
-                     f"failed: {teardown.get('msg')}" if teardown.get("failed") else
-                     f"array stopped, member superblocks zeroed ({teardown.get('recorded_at')})"])
+        if not teardown:
+            done = "not recorded (the run stopped before it)"
+        elif teardown.get("failed"):
+            done = f"failed: {teardown.get('msg')}"
+        else:
+            done = (f"stopped {', '.join(teardown.get('stopped') or []) or 'nothing'}; superblocks zeroed on "
+                    f"{', '.join(teardown.get('zeroed') or []) or 'no member'}"
+                    + "".join(f"; skipped {s}" for s in teardown.get("skipped") or []) + f" ({teardown.get('recorded_at')})")
+        rows.append(["RAID teardown", done])
     controller = (drive.get("spec") or {}).get("raid_controller")
     if controller:
         rows.append(["Hardware RAID (as the operator describes it)", controller])

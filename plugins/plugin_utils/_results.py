@@ -129,7 +129,8 @@ def file_payload(run_dir: str, host: str, data: dict) -> list[str]:
             record["teardown"] = event
         else:
             record.update(array=event, members=context.get("members") or [], cmd=data.get("cmd"))
-            for member in context.get("members") or []:
+            # Only a built array stands for its members (a refused build leaves them to be judged as themselves).
+            for member in [] if data.get("failed") else context.get("members") or []:
                 put(os.path.join(drive_dir(run_dir, host, member), "raid-member.json"),
                     {"array": drive, "recorded_at": now_iso()})
         put(path, record)

@@ -75,13 +75,17 @@ def demand_ramp(segment: dict, tolerance_pct: float) -> dict:
     """The demand ramp's steps (offered, achieved, latency) and its knee, recomputed from the round files."""
     steps = []
     for row in segment["rows"]:
-        (only,) = row["cells"]
+        if len(row["cells"]) != 1:
+            raise ValueError(f"round {row['round']} of the {segment['name']} ramp has {len(row['cells'])} fio jobs, "
+                             "not one")
+        only = row["cells"][0]
         if only["rate_iops"] is None:
             raise ValueError(f"round {row['round']} of the {segment['name']} ramp has no rate_iops")
         steps.append({"round": row["round"], "offered_iops": only["rate_iops"], "achieved_iops": only["iops"],
                       "lat_mean_ms": only["lat_mean_ms"], "lat_max_ms": only["lat_max_ms"],
                       "delivered": _sweeps.demand_step(only["rate_iops"], only["iops"], tolerance_pct)})
     return {"name": segment["name"], "label": segment["label"], "steps": steps, "knee": _sweeps.knee(steps),
+            "limit_reached": bool(steps) and not steps[-1]["delivered"],
             "max_achieved_iops": max((s["achieved_iops"] for s in steps), default=None),
             "tolerance_pct": tolerance_pct}
 
@@ -179,6 +183,10 @@ def steps_rows(result: dict) -> list[str]:
 def files(result: dict) -> list[str]:
     return _sections.file_links(result["test"], [(s["name"], s["round_files"]) for s in result["segments"]],
                                 wipc=False)
+
+
+def notes(result: dict) -> list[str]:
+    return [f"> Note: {note}" for note in result.get("notes") or []] + ([""] if result.get("notes") else [])
 
 
 def status_line(result: dict) -> str:

@@ -131,6 +131,8 @@ def verdict(model: dict | None, planned: list[str], rule: dict | None, lost: str
     guard = model.get("guard") or {}
     if guard and not guard.get("passed"):
         incomplete.append("refused by the guard: " + "; ".join(guard.get("refusals") or []))
+    if not planned and not incomplete:
+        incomplete.append("no selected test applies to this drive (see the plan: its mode or sector size)")
     require_steady = True if rule is None else rule.get("require_steady", True)
     tests = model.get("tests") or {}
     for name in planned:

@@ -140,14 +140,18 @@ def test_a_drive_too_small_for_its_zones_is_refused():
         _pts.build_plan(dict(GOOD, pts_run_tests=["hdd_iops"]), [dict(HDD, size_bytes=5 * 2 ** 20)])
 
 
-def test_the_demand_ramp_stops_after_misses_and_its_knee_is_the_last_step_before_the_first_miss():
+def test_the_demand_ramp_stops_after_misses_and_its_knee_is_the_last_step_delivered_before_them():
     assert _sweeps.demand_step(1000, 950, 5) and not _sweeps.demand_step(1000, 949.9, 5)
     assert _sweeps.demand_stop([True, False], 2, 10) == (False, "step 2 of 10")
     assert _sweeps.demand_stop([True, False, False], 2, 10)[0] is True
     assert _sweeps.demand_stop([True, True], 2, 2) == (True, "last offered step run")
-    steps = [{"offered_iops": o, "delivered": d} for o, d in ((1, True), (2, True), (3, False), (4, True), (5, False))]
-    assert _sweeps.knee(steps)["offered_iops"] == 2
+    steps = [{"offered_iops": o, "delivered": d}
+             for o, d in ((1, True), (2, True), (3, False), (4, True), (5, False), (6, False))]
+    # An isolated miss the ramp tolerated does not make the knee; the misses that ended it do.
+    assert _sweeps.knee(steps)["offered_iops"] == 4
     assert _sweeps.knee([{"offered_iops": 1, "delivered": False}]) is None
+    # A ramp whose last step was delivered never reached the drive's limit: no knee.
+    assert _sweeps.knee(steps[:4]) is None
 
 
 def test_estimates_count_preconditioning_and_rows():

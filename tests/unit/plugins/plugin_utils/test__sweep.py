@@ -44,16 +44,18 @@ def _test(segments: dict) -> dict:
             "superseded": []}
 
 
-def test_the_knee_is_the_last_offer_delivered_before_the_first_miss():
+def test_the_knee_is_the_last_offer_delivered_before_the_misses_that_end_the_ramp():
     result = _sweep.build(_test({"randread": _ramp("randread", [100, 198, 250, 260]),
-                                 "randwrite": _ramp("randwrite", [99, 150, 160])}))
-    assert result["status"] == "complete" and result["rounds_run"] == 7
+                                 "randwrite": _ramp("randwrite", [99, 150, 300, 400])}))
+    assert result["status"] == "complete" and result["rounds_run"] == 8
     read, write = result["ramps"]
     assert read["knee"]["offered_iops"] == 200 and read["max_achieved_iops"] == 260
     assert [s["delivered"] for s in read["steps"]] == [True, True, False, False]
-    assert write["knee"]["offered_iops"] == 100
+    # One missed step, then the drive followed the offer again up to the last step: no limit, no knee.
+    assert write["knee"] is None and not write["limit_reached"]
     lines = _characterisation.section(result, {}, 3, 0)
     assert "| Random read | 200 | 198 | 0.100 | 1.000 | 260 | 4 |" in lines
+    assert "| Random write | not reached: the last step, 400, was delivered | — | — | — | 400 | 4 |" in lines
 
 
 def test_a_sweep_with_a_part_missing_or_unfinished_is_incomplete():
