@@ -28,8 +28,10 @@ def validate_arrays(arrays: object, listed: list[dict]) -> list[dict]:
         raise fail("pts_raid", arrays, "must be a list of arrays (name, level, members, optional chunk)")
     out, used, names = [], {}, set()
     # An array's results directory is named after it: it must not take a listed drive's name.
-    taken = {value for spec in listed for value in (spec.get("name"), spec.get("serial"), spec.get("wwn"),
-                                                     (spec.get("path") or "").rsplit("/", 1)[-1]) if value}
+    taken = set()
+    for spec in listed:
+        taken.update(v for v in (spec.get("name"), spec.get("serial"), spec.get("wwn"),
+                                 (spec.get("path") or "").rsplit("/", 1)[-1]) if v)
     for index, array in enumerate(arrays):
         label = f"pts_raid[{index}]"
         if not isinstance(array, dict):

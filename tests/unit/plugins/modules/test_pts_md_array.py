@@ -280,3 +280,25 @@ def test_absent_examine_error_fails(host):
     host.examine = {"vdb": (1, "", "mdadm: cannot open /dev/vdb: Permission denied\n")}
     done = run({"name": "fq1", "state": "absent", "members": members})
     assert done.failed and "Permission denied" in done.result["msg"]
+
+
+def test_absent_with_the_uuid_it_was_built_with_stops_only_that_array(host):
+    members = [host.disk("vdb"), host.disk("vdc")]
+    host.start_array()
+    host.examine = {"vdb": (0, EXAMINE_RAID1_MEMBER, ""), "vdc": (0, EXAMINE_RAID1_MEMBER, "")}
+    done = run({"name": "fq1", "state": "absent", "members": members, "uuid": "3f1c2a4e-8d7b6c5a-4e3f2a1b-0c9d8e7f"})
+    assert not done.failed and done.result["pts_md_array"]["zeroed"] == members
+    host.calls.clear()
+    # The fake array is still there: asked for another UUID, nothing is stopped or zeroed.
+    other = run({"name": "fq1", "state": "absent", "members": members, "uuid": "00000000:00000000:00000000:00000001"})
+    assert other.failed and "is the array with UUID 3f1c2a4e:8d7b6c5a:4e3f2a1b:0c9d8e7f, not the one" in other.result["msg"]
+    assert not [argv for argv in host.calls if argv[1] in ("--stop", "--zero-superblock")]
+
+
+def test_absent_refuses_an_array_that_holds_a_device_not_in_members(host):
+    member = host.disk("vdb")
+    host.disk("vdc")
+    host.start_array(members=("vdb", "vdc"))
+    done = run({"name": "fq1", "state": "absent", "members": [member]})
+    assert done.failed and "also holds" in done.result["msg"] and "nothing was written" in done.result["msg"]
+    assert not [argv for argv in host.calls if argv[1] in ("--stop", "--zero-superblock")]

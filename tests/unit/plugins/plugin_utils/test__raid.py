@@ -33,6 +33,13 @@ def test_arrays_name_their_members_by_listed_path_or_name():
     ([{"name": "fq0", "level": 1, "members": ["a", "b"]}, {"name": "fq1", "level": 1, "members": ["b", "a"]}],
      "pts_raid[1].members[0]='b': is already a member of fq0"),
     ([{"name": "fq0", "level": 1, "members": ["a", "b"], "bitmap": "external"}], "pts_raid[0].bitmap='external'"),
+    # One drive named by its path in one array and by its name in another.
+    ([{"name": "fq0", "level": 1, "members": ["a", "b"]},
+      {"name": "fq1", "level": 1, "members": ["/dev/disk/by-id/nvme-A", "/dev/disk/by-id/nvme-C"]}],
+     "pts_raid[1].members[0]='/dev/disk/by-id/nvme-A': is already a member of fq0"),
+    # An array named like a listed drive would share its results directory.
+    ([{"name": "b", "level": 1, "members": ["a", "/dev/disk/by-id/nvme-C"]}],
+     "pts_raid[0].name='b': is also a listed drive's name"),
 ])
 def test_a_bad_array_is_refused_naming_the_field(arrays, message):
     with pytest.raises(PlanError) as caught:
@@ -50,6 +57,7 @@ def test_members_must_have_passed_the_guard():
     resolved = _raid.resolve_members(arrays, drives, passed)
     assert [m["resolved"] for m in resolved["arrays"][0]["member_drives"]] == ["/dev/nvme0n1", "/dev/nvme1n1"]
     assert [d["key"] for d in resolved["remaining"]] == ["c"] and resolved["members_of"] == {"a": "fq0", "b": "fq0"}
+    assert resolved["member_paths"] == ["/dev/disk/by-id/nvme-A", "/dev/nvme1n1"]
     del passed["/dev/nvme1n1"]
     with pytest.raises(ValueError, match=r"member b \(/dev/nvme1n1\) has not passed the guard in this run; the array "
                                          "is not built and nothing was written"):

@@ -20,8 +20,8 @@ def _direction(iops: float) -> dict:
 
 
 def _job(name: str, rw: str, iops: float, **options) -> dict:
-    empty = {"iops": 0.0, "bw_bytes": 0.0, "io_bytes": 0, "total_ios": 0, "lat_ns": {"mean": None, "max": None,
-                                                                                      "min": None}}
+    empty = {"iops": 0.0, "bw_bytes": 0.0, "io_bytes": 0, "total_ios": 0,
+             "lat_ns": {"mean": None, "max": None, "min": None}}
     read, write = (_direction(iops), empty) if rw == "randread" else (empty, _direction(iops))
     return {"name": name, "rw": rw, "mix": 100 if rw == "randread" else 0, "bs": 4096, "numjobs": 1, "iodepth": 32,
             "options": {k: str(v) for k, v in options.items()}, "read": read, "write": write,

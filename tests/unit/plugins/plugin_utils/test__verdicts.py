@@ -124,3 +124,15 @@ def test_only_steady_figures_enter_a_cohort():
     drives = [_drive(f"d{i}", value) for i, value in enumerate([100000, 100000, 100000, 50000])]
     drives[3]["headline_steady"] = {"iops_4k_write": False}
     assert v.cohort_outliers(drives) == {}
+
+
+def test_a_drive_no_selected_test_applies_to_is_incomplete_not_pass():
+    result = v.verdict({"guard": {"passed": True}, "tests": {}}, [], None)
+    assert result["verdict"] == "INCOMPLETE" and "no selected test applies to this drive" in result["reasons"][0]
+
+
+def test_a_finished_sweep_passes_without_a_steady_state():
+    drive = {"guard": {"passed": True}, "tests": {"hdd_iops": {"status": "complete", "rounds_run": 4}}}
+    assert v.verdict(drive, ["hdd_iops"], None)["verdict"] == "PASS"
+    drive["tests"]["hdd_iops"]["status"] = "incomplete"
+    assert v.verdict(drive, ["hdd_iops"], None)["verdict"] == "INCOMPLETE"
