@@ -80,9 +80,26 @@ def _purge_methods(model: dict) -> str:
     return ", ".join(sorted(methods)) or "not run"
 
 
+def _member_caches(events: list[dict]) -> str:
+    """RAID mode: each member's cache as set before the array was built and restored after it was taken down."""
+    parts = []
+    for member in dict.fromkeys(e["member"] for e in events):
+        own = [e for e in events if e["member"] == member]
+        text = f"{member}: {own[0].get('note') or DASH}"
+        restored = [e for e in own if e.get("phase") == "restore"]
+        if restored:
+            text += "; restored after the array was taken down" + (
+                " **failed**: " + str(restored[-1].get("msg")) if restored[-1].get("failed") else "")
+        parts.append(text)
+    return "; ".join(parts)
+
+
 def _write_cache(model: dict) -> str:
     drive = model["drive"]
     events = (model.get("write_cache") or {}).get("events") or []
+    members = [e for e in events if e.get("member")]
+    if members:
+        return _member_caches(members)
     kernel = f"kernel queue mode: {drive.get('write_cache') or 'not reported'}"
     if not events:
         state = {True: "enabled", False: "disabled"}.get(drive.get("device_write_cache"), "not read")
@@ -94,7 +111,7 @@ def _write_cache(model: dict) -> str:
                                                 else "")
     text = text if "kernel queue mode" in text else f"{text} ({kernel})"
     if model.get("raid"):
-        text += "; **RAID mode: the members' own volatile write caches were left as they were**"
+        text += "; **the members' own volatile write caches were not set in this run**"
     return text
 
 

@@ -118,9 +118,9 @@ def file_payload(run_dir: str, host: str, data: dict) -> list[str]:
     if drive and "pts_write_cache" in data:
         path = os.path.join(drive_dir(run_dir, host, drive), "write-cache.json")
         events = read_json(path).get("events", []) if os.path.exists(path) else []
-        put(path, {"events": events + [dict(data["pts_write_cache"], phase=context.get("phase"),
-                                            failed=bool(data.get("failed")), msg=data.get("msg"),
-                                            recorded_at=now_iso())]})
+        event = dict(data["pts_write_cache"], phase=context.get("phase"), member=context.get("member"),
+                     failed=bool(data.get("failed")), msg=data.get("msg"), recorded_at=now_iso())
+        put(path, {"events": events + [event]})
     if drive and "pts_md_array" in data:
         path = os.path.join(drive_dir(run_dir, host, drive), "raid.json")
         record = read_json(path) if os.path.exists(path) else {}

@@ -198,7 +198,8 @@ def test_raid_mode_builds_tests_and_tears_down_an_md_array(vm, tmp_path):
     report = open(os.path.join(host_dir, "fq0", "report.md"), encoding="utf-8").read()
     for text in ("| RAID layout | Linux md `/dev/md/fq0`", "raid1, 2 members", f"serial {N_R1}", f"serial {N_R2}",
                  f"stopped /dev/md/fq0; superblocks zeroed on {nodes[0]}, {nodes[1]}",
-                 "the members' own volatile write caches were left as they were"):
+                 "r1: disabled for the tests (was enabled; set with nvme); restored after the array was taken down",
+                 "r2: disabled for the tests (was enabled; set with nvme); restored after the array was taken down"):
         assert text in report, text
     fleet = read_json(os.path.dirname(host_dir), "fleet.json")
     assert [d["drive"] for d in fleet["drives"]] == ["fq0"], fleet["drives"]
@@ -207,3 +208,4 @@ def test_raid_mode_builds_tests_and_tears_down_an_md_array(vm, tmp_path):
     assert "fq0" not in sh(vm, "cat /proc/mdstat; ls /dev/md 2>/dev/null; true")
     for node in nodes:
         assert sh(vm, f"mdadm --examine {node} >/dev/null 2>&1; echo $?").strip() != "0", node
+        assert sh(vm, f"nvme get-feature {node} -f 6").strip().endswith("0x00000001")  # cache restored (QEMU: on)
