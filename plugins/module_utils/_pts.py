@@ -20,7 +20,8 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._drive_tools import 
 from ansible_collections.fleetqual.pts.plugins.module_utils._fio import find_job
 from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import parse_block_sizes, parse_mixes
 from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import fail as _fail, positive as _positive
-from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import block_size_label, parse_block_size
+from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import block_size_label, drop_small
+from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import parse_block_size
 
 # PTS order, then the characterisation and HDD tests: the order tests run in, whatever order they are listed in.
 PTS_TESTS = ("iops", "throughput", "latency", "wsat")
@@ -51,16 +52,6 @@ ASSUMED_WIPC_BYTES_PER_S = 500e6
 ASSUMED_WSAT_BYTES_PER_S = 200e6
 
 _IOENGINE_RE = re.compile(r"^[a-z0-9_]+$")
-
-
-def drop_small(block_sizes: list[int], logical_block_size: int) -> tuple[list[int], list[str]]:
-    """Block sizes the drive can do; those below (or not a multiple of) its logical sector size are dropped."""
-    kept = [bs for bs in block_sizes if bs >= logical_block_size and bs % logical_block_size == 0]
-    notes = [
-        f"{block_size_label(bs)} dropped: the drive's logical block size is {logical_block_size} bytes"
-        for bs in block_sizes if bs not in kept
-    ]
-    return kept, notes
 
 
 def dv_name(dv: dict) -> str:
@@ -100,7 +91,7 @@ def _segments(test: dict, logical_block_size: int) -> tuple[list[dict], list[str
 
 def _test_inputs(name: str, params: dict, profile: dict) -> dict:
     """Validate one test's own variables."""
-    if name in _sweeps.CHARACTERISATION or name in _sweeps.HDD:
+    if name in _sweeps.SWEEP_TESTS:
         return dict(_sweeps.inputs(name, params, profile["profile"], profile), wipc=False)
     if name == "iops":
         mixes = parse_mixes("pts_run_iops_mixes", params.get("pts_run_iops_mixes", list(IOPS_MIXES)))
@@ -293,7 +284,7 @@ def _drive_plan(device: dict, plan_tests: list[dict], max_rounds: int, window: i
             "test": test["name"], "title": test["title"], "wipc": test["wipc"], "precondition": precondition,
             "purge": test["purge"], "stop": test["stop"],
             "numjobs": test["numjobs"], "iodepth": test["iodepth"], "round_seconds": test["round_seconds"],
-            "mixes": test["mixes"], "block_sizes": [b for b in test["block_sizes"] if b >= lbs and b % lbs == 0],
+            "mixes": test["mixes"], "block_sizes": drop_small(test["block_sizes"], lbs)[0],
             "segments": segments, "notes": notes, "done": False,
             "combinations": sum(len(r["combinations"]) for s in segments for r in s.get("rounds") or [s]),
         }

@@ -43,6 +43,16 @@ def block_size_label(size: int) -> str:
     return str(size)
 
 
+def drop_small(block_sizes: list[int], logical_block_size: int) -> tuple[list[int], list[str]]:
+    """Block sizes the drive can do; those below (or not a multiple of) its logical sector size are dropped."""
+    kept = [bs for bs in block_sizes if bs >= logical_block_size and bs % logical_block_size == 0]
+    notes = [
+        f"{block_size_label(bs)} dropped: the drive's logical block size is {logical_block_size} bytes"
+        for bs in block_sizes if bs not in kept
+    ]
+    return kept, notes
+
+
 def format_bytes(size: float) -> str:
     """Human-readable binary size for reports, e.g. ``1.0 GiB``."""
     value = float(size)

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import fail, parse_block_sizes, parse_mixes
 from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import positive, positive_ints
-from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import block_size_label
+from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import drop_small
 
 CHARACTERISATION = ("latency_demand", "rw_sweep", "mixed_sweep", "entropy_sweep")
 HDD = ("hdd_iops", "hdd_throughput")
+SWEEP_TESTS = CHARACTERISATION + HDD
 TITLES = {
     "latency_demand": "Latency vs Demand",
     "rw_sweep": "Reads and Writes Sweep",
@@ -228,9 +229,7 @@ def zones(capacity: int, count: int) -> list[dict]:
 def segments(test: dict, logical_block_size: int, capacity: int) -> tuple[list[dict], list[str]]:
     """The segments of one sweep test on one drive, each with its rounds (the sweep's rows) and cells."""
     name = test["name"]
-    sizes = [bs for bs in test["block_sizes"] if bs >= logical_block_size and bs % logical_block_size == 0]
-    notes = [f"{block_size_label(bs)} dropped: the drive's logical block size is {logical_block_size} bytes"
-             for bs in test["block_sizes"] if bs not in sizes]
+    sizes, notes = drop_small(test["block_sizes"], logical_block_size)
     if not sizes:
         return [], notes
     out = []

@@ -50,30 +50,25 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
         if not segment["rows"]:
             continue
         if name == "rw_sweep":
-            rows, cols, dummy = _sweep.grid(segment, _qd, lambda c: c["bs_label"], lambda c: c["iops"])
-            panels = [(label, _sweep.grid(segment, _qd, lambda c: c["bs_label"], lambda c, k=key: c[k])[2], digits)
-                      for label, key, digits in METRICS]
+            rows, cols, grids = _sweep.metric_grids(segment, _qd, lambda c: c["bs_label"], METRICS)
             drawn[f"heat-{segment['name']}"] = _sweep_plots.heatmaps(
                 path(f"heat-{segment['name']}"), f"{prefix} — {segment['label']}: queue depth × block size",
-                "Block size", "Queue depth", cols, rows, panels, subtitle)
+                "Block size", "Queue depth", cols, rows, grids, subtitle)
         elif name == "mixed_sweep":
-            rows, cols, dummy = _sweep.grid(segment, _qd, _mix, lambda c: c["iops"])
-            panels = [(label, _sweep.grid(segment, _qd, _mix, lambda c, k=key: c[k])[2], digits)
-                      for label, key, digits in METRICS]
+            rows, cols, grids = _sweep.metric_grids(segment, _qd, _mix, METRICS)
             drawn["heat"] = _sweep_plots.heatmaps(
                 path("heat"), f"{prefix} — 4k mixed R/W: queue depth × R/W mix (% reads / % writes)",
-                "R/W mix", "Queue depth", cols, rows, panels, subtitle)
+                "R/W mix", "Queue depth", cols, rows, grids, subtitle)
             drawn["lines"] = _sweep_plots.line_panels(
-                path("lines"), f"{prefix} — 4k mixed R/W against the read share", [
-                    (label, "R/W mix", label, dict(zip(rows, _sweep.grid(segment, _qd, _mix, lambda c, k=key: c[k])[2])))
-                    for label, key, dummy in METRICS], xticks=cols, legend_title="Queue depth", subtitle=subtitle)
+                path("lines"), f"{prefix} — 4k mixed R/W against the read share",
+                [(label, "R/W mix", label, dict(zip(rows, data))) for label, data, dummy in grids],
+                xticks=cols, legend_title="Queue depth", subtitle=subtitle)
         elif name == "entropy_sweep":
-            rows, cols, dummy = _sweep.grid(segment, _qd, _entropy, lambda c: c["iops"])
+            rows, cols, grids = _sweep.metric_grids(segment, _qd, _entropy, METRICS)
             drawn[f"lines-{segment['name']}"] = _sweep_plots.line_panels(
-                path(f"lines-{segment['name']}"), f"{prefix} — {segment['label']} against data entropy", [
-                    (label, "Data entropy (100 % = incompressible)", label,
-                     dict(zip(rows, _sweep.grid(segment, _qd, _entropy, lambda c, k=key: c[k])[2])))
-                    for label, key, dummy in METRICS], xticks=cols, legend_title="Queue depth", subtitle=subtitle)
+                path(f"lines-{segment['name']}"), f"{prefix} — {segment['label']} against data entropy",
+                [(label, "Data entropy (100 % = incompressible)", label, dict(zip(rows, data)))
+                 for label, data, dummy in grids], xticks=cols, legend_title="Queue depth", subtitle=subtitle)
     if name == "rw_sweep":
         done = [s for s in result["segments"] if s["rows"]]
         if done:
@@ -154,8 +149,8 @@ def _rw_section(result: dict, plots_rel: dict, number: int) -> list[str]:
         lines += [f"### {number}.{index} {segment['label']}", ""]
         lines += _sections.images(plots_rel, {f"heat-{segment['name']}": f"{segment['label']}: IOPS, MB/s and mean "
                                                                          "latency per queue depth and block size."})
-        for label, key, digits in METRICS:
-            rows, cols, data = _sweep.grid(segment, _qd, lambda c: c["bs_label"], lambda c, k=key: c[k])
+        rows, cols, grids = _sweep.metric_grids(segment, _qd, lambda c: c["bs_label"], METRICS)
+        for label, data, digits in grids:
             lines += [f"{segment['label']}, {label}:", ""] + _sweep.grid_table("QD \\ bs", rows, cols, data, digits) + [""]
     return lines
 
@@ -201,8 +196,8 @@ def _entropy_section(result: dict, plots_rel: dict, number: int) -> list[str]:
         lines += [f"### {number}.{index} {segment['label']}", ""]
         lines += _sections.images(plots_rel, {f"lines-{segment['name']}": f"{segment['label']}: IOPS, MB/s and mean "
                                                                           "latency against data entropy, per queue depth."})
-        for label, key, digits in METRICS[:1] + METRICS[2:]:
-            rows, cols, data = _sweep.grid(segment, _qd, _entropy, lambda c, k=key: c[k])
+        rows, cols, grids = _sweep.metric_grids(segment, _qd, _entropy, METRICS[:1] + METRICS[2:])
+        for label, data, digits in grids:
             lines += [f"{segment['label']}, {label}:", ""] + _sweep.grid_table("QD \\ entropy", rows, cols, data, digits)
             lines.append("")
     return lines

@@ -107,14 +107,22 @@ def images(plots_rel: dict, captions: dict) -> list[str]:
     return lines
 
 
+def purge_row(label: str, purge: dict | None) -> list[str]:
+    purge = purge or {}
+    return [label, f"{purge.get('method', 'not run')}" + (f" ({purge.get('note')})" if purge.get("note") else ""),
+            md.fmt(purge.get("elapsed_s"), 3) + " s" if purge.get("elapsed_s") is not None else md.DASH]
+
+
+def timing_rows(result: dict) -> list[list[str]]:
+    """The fio run time of all rounds and the test's wall time, the last rows of every steps table."""
+    return [["Rounds (fio run time)", f"{result.get('rounds_run')} rounds", md.fmt(result.get("fio_s")) + " s"],
+            ["Whole test (wall time)", f"{result.get('started_at')} – {result.get('finished_at')}",
+             md.fmt(result.get("wall_s")) + " s" if result.get("wall_s") is not None else md.DASH]]
+
+
 def steps_table(result: dict, capacity: int, segments: list[tuple[str, dict]]) -> list[str]:
     """Purge(s), preconditioning and rounds with their times."""
-    rows = []
-    for name, seg in segments:
-        purge = seg.get("purge") or {}
-        label = f"Purge{f' ({name})' if name else ''}"
-        rows.append([label, f"{purge.get('method', 'not run')}" + (f" ({purge.get('note')})" if purge.get("note") else ""),
-                     md.fmt(purge.get("elapsed_s"), 3) + " s" if purge.get("elapsed_s") is not None else md.DASH])
+    rows = [purge_row(f"Purge{f' ({name})' if name else ''}", seg.get("purge")) for name, seg in segments]
     wipc = result.get("wipc")
     if (result["settings"].get("wipc") or wipc) and wipc is not None:
         wanted = int((result["settings"].get("wipc") or {}).get("capacity_multiple", 2)) * capacity
@@ -124,9 +132,7 @@ def steps_table(result: dict, capacity: int, segments: list[tuple[str, dict]]) -
             text += f" — **short of the {wanted:,} bytes asked for**"
         rows.append(["Workload-independent preconditioning", text,
                      md.fmt(wipc.get("elapsed_s")) + " s" if wipc.get("elapsed_s") is not None else md.DASH])
-    rows.append(["Rounds (fio run time)", f"{result.get('rounds_run')} rounds", md.fmt(result.get("fio_s")) + " s"])
-    rows.append(["Whole test (wall time)", f"{result.get('started_at')} – {result.get('finished_at')}",
-                 md.fmt(result.get("wall_s")) + " s" if result.get("wall_s") is not None else md.DASH])
+    rows += timing_rows(result)
     return md.table(["Step", "What", "Time"], rows, numeric=False)
 
 

@@ -143,40 +143,44 @@ def grid(segment: dict, row_key, column_key, pick) -> tuple[list, list, list[lis
     return rows, columns, [[values.get((r, c)) for c in columns] for r in rows]
 
 
+def metric_grids(segment: dict, row_key, column_key, metrics) -> tuple[list, list, list[tuple]]:
+    """One grid per metric (label, cell key, digits) over the same rows and columns: (rows, columns, [(label, grid,
+    digits)])."""
+    rows, columns, grids = [], [], []
+    for label, key, digits in metrics:
+        rows, columns, data = grid(segment, row_key, column_key, lambda item, k=key: item[k])
+        grids.append((label, data, digits))
+    return rows, columns, grids
+
+
 def grid_table(corner: str, row_labels: list[str], column_labels: list[str], data: list[list], digits: int) -> list[str]:
     return md.table([corner] + column_labels,
                     [[label] + [md.fmt(v, digits) if v is not None else md.DASH for v in values]
                      for label, values in zip(row_labels, data)])
 
 
+def _precondition_row(label: str, pre: dict) -> list[str]:
+    return [label, f"{pre['bytes_written']:,} bytes of {pre.get('block_size')} random writes at QD 32, zero fill, "
+                   f"{md.fmt(pre.get('mb_per_s'))} MB/s", md.fmt(pre.get("elapsed_s")) + " s"]
+
+
 def steps_rows(result: dict) -> list[str]:
-    """Purge, preconditioning and rounds per segment, with times."""
+    """Purge, preconditioning and rows: once for the test, or per segment for the tests that purge per part."""
+    segments = result["segments"]
     rows = []
-    if result.get("purge") and not any(s.get("purge") for s in result["segments"]):
-        purge = result["purge"]
-        rows.append(["Purge", f"{purge.get('method')}" + (f" ({purge.get('note')})" if purge.get("note") else ""),
-                     md.fmt(purge.get("elapsed_s"), 3) + " s" if purge.get("elapsed_s") is not None else md.DASH])
-    pre = result.get("wipc")
-    if pre and not any(s.get("precondition") for s in result["segments"]):
-        rows.append(["Preconditioning", f"{pre['bytes_written']:,} bytes of {pre.get('block_size')} random writes at "
-                     f"QD 32, zero fill, {md.fmt(pre.get('mb_per_s'))} MB/s", md.fmt(pre.get("elapsed_s")) + " s"])
-    for segment in result["segments"]:
-        purge = segment.get("purge")
-        where = f" ({segment['label']})" if len(result["segments"]) > 1 and purge else ""
-        if purge:
-            rows.append([f"Purge{where}", f"{purge.get('method')}" + (f" ({purge.get('note')})" if purge.get("note") else ""),
-                         md.fmt(purge.get("elapsed_s"), 3) + " s" if purge.get("elapsed_s") is not None else md.DASH])
-        pre = segment.get("precondition")
-        if pre:
-            rows.append([f"Preconditioning{where}",
-                         f"{pre['bytes_written']:,} bytes of {pre.get('block_size')} random writes at QD 32, zero fill, "
-                         f"{md.fmt(pre.get('mb_per_s'))} MB/s", md.fmt(pre.get("elapsed_s")) + " s"])
-        label = f" ({segment['label']})" if len(result["segments"]) > 1 else ""
+    if result.get("purge") and not any(s.get("purge") for s in segments):
+        rows.append(_sections.purge_row("Purge", result["purge"]))
+    if result.get("wipc") and not any(s.get("precondition") for s in segments):
+        rows.append(_precondition_row("Preconditioning", result["wipc"]))
+    for segment in segments:
+        label = f" ({segment['label']})" if len(segments) > 1 else ""
+        if segment.get("purge"):
+            rows.append(_sections.purge_row(f"Purge{label}", segment["purge"]))
+        if segment.get("precondition"):
+            rows.append(_precondition_row(f"Preconditioning{label}", segment["precondition"]))
         ended = f" — {segment['stop_reason']}" if segment.get("stop_reason") else " — **not finished**"
         rows.append([f"Rows{label}", f"{segment['rounds_run']} rounds{ended}", md.DASH])
-    rows.append(["Rounds (fio run time)", f"{result.get('rounds_run')} rounds", md.fmt(result.get("fio_s")) + " s"])
-    rows.append(["Whole test (wall time)", f"{result.get('started_at')} – {result.get('finished_at')}",
-                 md.fmt(result.get("wall_s")) + " s" if result.get("wall_s") is not None else md.DASH])
+    rows += _sections.timing_rows(result)
     return md.table(["Step", "What", "Time"], rows, numeric=False)
 
 
