@@ -31,7 +31,7 @@ def workers(hostvars, hosts: list[str], limit: str | None = None) -> list[dict]:
     named = _limit_names(limit)
     for host in hosts:
         host_vars = hostvars[host]
-        passed = host_vars.get("pts_raid_guard_passed") or host_vars.get("pts_guard_passed") or {}
+        passed = host_vars.get("pts_guard_passed") or {}
         plan = host_vars.get("pts_run_plan") or {}
         planned = {d["key"] for d in plan.get("drives") or []}
         inputs = {k: host_vars[k] for k in host_vars if k.startswith("pts_") and k not in _SKIP}
