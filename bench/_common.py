@@ -29,6 +29,36 @@ def machine() -> dict:
             "kernel": platform.release(), "python": platform.python_version(), "fio": fio}
 
 
+def tree_memory_kib(root_pid: int) -> dict:
+    """RSS and PSS (kiB) of a process and all its descendants. Forked Ansible workers share most of their pages
+    with the controller, so summed RSS counts those pages once per worker; PSS splits each shared page among
+    the processes that map it, so the sum is what the tree really costs."""
+    parents = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
+                parents[int(pid)] = int(handle.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+    total = {"rss": 0, "pss": 0, "processes": 0}
+    for pid in parents:
+        node = pid
+        while node and node != root_pid:
+            node = parents.get(node, 0)
+        if node != root_pid:
+            continue
+        try:
+            with open(f"/proc/{pid}/smaps_rollup", encoding="utf-8") as handle:
+                for line in handle:
+                    key = line.split(":", 1)[0]
+                    if key in ("Rss", "Pss"):
+                        total[key.lower()] += int(line.split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        total["processes"] += 1
+    return total
+
+
 def table(headers: list[str], rows: list[list]) -> str:
     cells = [[str(c) for c in row] for row in rows]
     widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(headers)]

@@ -29,7 +29,7 @@ import threading
 import time
 
 import yaml
-from _common import ROOT, LoopDevice, machine, save, table
+from _common import ROOT, LoopDevice, machine, save, table, tree_memory_kib
 from netns import SshHost, cleanup_run_netns, make_key
 
 SIZES = [int(n) for n in os.environ.get("PTS_BENCH_HOSTS", "1,4,16").split(",")]
@@ -53,24 +53,8 @@ def _stamp(path: pathlib.Path) -> float:
         return datetime.datetime.fromisoformat(json.load(handle)["recorded_at"]).timestamp()
 
 
-def _tree_rss_kib(root_pid: int) -> int:
-    parents, rss = {}, {}
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/status", encoding="utf-8") as handle:
-                fields = dict(line.split(":", 1) for line in handle if ":" in line)
-            parents[int(pid)] = int(fields["PPid"])
-            rss[int(pid)] = int(fields.get("VmRSS", "0 kB").split()[0])
-        except (OSError, KeyError, ValueError):
-            continue
-    total = 0
-    for pid, size in rss.items():
-        node = pid
-        while node and node != root_pid:
-            node = parents.get(node, 0)
-        if node == root_pid:
-            total += size
-    return total
+def _last_round(wsat: pathlib.Path) -> pathlib.Path:
+    return max((p for p in wsat.glob("round-*.json") if p.stem[6:].isdigit()), key=lambda p: int(p.stem[6:]))
 
 
 def run_fleet(count: int, work: pathlib.Path) -> dict:
@@ -108,11 +92,12 @@ def run_fleet(count: int, work: pathlib.Path) -> dict:
             proc = subprocess.Popen([os.path.join(BIN, "ansible-playbook"), "playbooks/pts.yml", "-i",
                                      str(work / "hosts.yml"), "-e", json.dumps(extra)], cwd=ROOT, env=env,
                                     stdout=log, stderr=subprocess.STDOUT)
-            peak = [0]
+            peak = {"rss": 0, "pss": 0}
 
             def sample():
                 while proc.poll() is None:
-                    peak[0] = max(peak[0], _tree_rss_kib(proc.pid))
+                    memory = tree_memory_kib(proc.pid)
+                    peak.update(rss=max(peak["rss"], memory["rss"]), pss=max(peak["pss"], memory["pss"]))
                     time.sleep(0.5)
             sampler = threading.Thread(target=sample)
             sampler.start()
@@ -127,11 +112,12 @@ def run_fleet(count: int, work: pathlib.Path) -> dict:
         wsat_dirs = [work / "results" / "scale" / h.name / "disk" / "wsat" for h in hosts]
         rounds = sum(len(list(d.glob("round-*.raw.json"))) for d in wsat_dirs)
         first_purge = min(_stamp(d / "purge.json") for d in wsat_dirs)
-        last_round = max(_stamp(max(d.glob("round-[0-9][0-9].json"))) for d in wsat_dirs)
-        drive_spans = [_stamp(max(d.glob("round-[0-9][0-9].json"))) - _stamp(d / "purge.json") for d in wsat_dirs]
+        last_round = max(_stamp(_last_round(d)) for d in wsat_dirs)
+        drive_spans = [_stamp(_last_round(d)) - _stamp(d / "purge.json") for d in wsat_dirs]
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         return {"hosts": count, "wall_s": wall, "rounds": rounds, "controller_cpu_s": cpu,
-                "cpu_per_host_round_s": cpu / rounds, "peak_rss_mib": peak[0] / 1024,
+                "cpu_per_host_round_s": cpu / rounds, "peak_rss_mib": peak["rss"] / 1024,
+                "peak_pss_mib": peak["pss"] / 1024,
                 "prepare_s": first_purge - started_at, "drives_s": last_round - first_purge,
                 "rest_s": ended_at - last_round, "drive_span_mean_s": sum(drive_spans) / len(drive_spans),
                 "machine_busy_pct": 100.0 * (busy1 - busy0) / max(1, total1 - total0)}
@@ -159,22 +145,24 @@ def main() -> dict:
     standard_round_s = 56 * 60.4
     per_host_round = largest["cpu_per_host_round_s"]
     cores_needed = 1000 * per_host_round / standard_round_s
-    per_worker_mib = (largest["peak_rss_mib"] - base["peak_rss_mib"]) / max(1, largest["hosts"] - base["hosts"])
+    # PSS, not RSS: forked workers share most pages with the controller, and summed RSS counts them once per worker.
+    per_worker_mib = (largest["peak_pss_mib"] - base["peak_pss_mib"]) / max(1, largest["hosts"] - base["hosts"])
+    per_worker_rss_mib = (largest["peak_rss_mib"] - base["peak_rss_mib"]) / max(1, largest["hosts"] - base["hosts"])
     result = {"machine": machine(), "round_seconds": ROUND_SECONDS, "rate_iops_per_job": RATE, "runs": rows,
               "rounds_per_host": ROUNDS,
               "extrapolation_1000_hosts": {"controller_cores_busy": cores_needed, "forks": 1000,
-                                           "memory_gib": 1000 * per_worker_mib / 1024,
-                                           "per_worker_mib": per_worker_mib}}
+                                           "memory_gib": (base["peak_pss_mib"] + 999 * per_worker_mib) / 1024,
+                                           "per_worker_mib": per_worker_mib, "per_worker_rss_mib": per_worker_rss_mib}}
     save("fleet_scale", result)
     print(table(["hosts", "wall", "vs 1 host", "prepare / drives / rest", "one drive", "host-rounds", "controller CPU",
-                 "CPU per host-round", "machine busy", "peak RSS"], [
+                 "CPU per host-round", "machine busy", "peak PSS / RSS"], [
         [r["hosts"], f"{r['wall_s']:.0f} s", f"{r['wall_vs_one_host']:.2f} x",
          f"{r['prepare_s']:.0f} / {r['drives_s']:.0f} / {r['rest_s']:.0f} s", f"{r['drive_span_mean_s']:.0f} s",
          r["rounds"], f"{r['controller_cpu_s']:.0f} s", f"{r['cpu_per_host_round_s']:.2f} s",
-         f"{r['machine_busy_pct']:.0f} %", f"{r['peak_rss_mib']:.0f} MiB"] for r in rows]))
+         f"{r['machine_busy_pct']:.0f} %", f"{r['peak_pss_mib']:.0f} / {r['peak_rss_mib']:.0f} MiB"] for r in rows]))
     print(f"1,000 hosts (one drive each) on one controller: {1000 * per_host_round:,.0f} CPU seconds per standard "
           f"IOPS round of {standard_round_s / 60:.0f} min = {cores_needed:.2f} cores busy, forks = 1000, about "
-          f"{1000 * per_worker_mib / 1024:.0f} GiB for the workers ({per_worker_mib:.0f} MiB each)")
+          f"{result['extrapolation_1000_hosts']['memory_gib']:.0f} GiB (PSS; {per_worker_mib:.0f} MiB per running drive)")
     return result
 
 

@@ -3,7 +3,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """`make bench`: every benchmark, one after the other, then docs/performance.md from their results.
 
-Benchmarks, not tests: nothing here fails on a number. PTS_BENCH_ONLY=rounds,report_time,fleet_scale picks some.
+Benchmarks, not tests: nothing here fails on a number. PTS_BENCH_ONLY=rounds,long_run,report_time,fleet_scale picks
+some; the tables of a benchmark not run this time come from its last results in bench/results/.
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ import json
 import os
 
 import fleet_scale
+import long_run
 import report_time
 import rounds
 from _common import ROOT
 
-BENCHES = {"rounds": rounds, "report_time": report_time, "fleet_scale": fleet_scale}
+BENCHES = {"rounds": rounds, "long_run": long_run, "report_time": report_time, "fleet_scale": fleet_scale}
 
 
 def _load(name: str) -> dict | None:
@@ -33,8 +35,8 @@ def _mark(ok: bool) -> str:
 
 
 def write_doc() -> str:
-    r, t, f = _load("rounds"), _load("report_time"), _load("fleet_scale")
-    machine = (r or t or f or {}).get("machine", {})
+    r, t, f, long = _load("rounds"), _load("report_time"), _load("fleet_scale"), _load("long_run")
+    machine = (r or t or f or long or {}).get("machine", {})
     lines = ["# Performance", "",
              f"Measured by `make bench` on {datetime.date.today().isoformat()}: {machine.get('cpu')}, "
              f"{machine.get('cores')} cores, {machine.get('memory_gib')} GiB, kernel {machine.get('kernel')}, "
@@ -70,6 +72,31 @@ def write_doc() -> str:
                   f"{r['round_s']['tkperf_way'] - r['round_s']['bare_fio']:.1f} s more per "
                   f"{r['combinations']}-combination round here; the collection's own overhead is the gap between "
                   "rounds above, not inside them.", ""]
+    if long:
+        rows = long["per_100"]
+        lines += ["## A long test: 1,500 rounds (`bench/long_run.py`)", "",
+                  f"A write saturation of {long['rounds']:,} rounds on a loop device, each round "
+                  f"{long['round_seconds']:g} s of 4k random writes held to {long['rate_iops_per_job']} IOPS per fio "
+                  "job, so the harness, not the drive, sets the pace. *Gap*: from one round's result on disk to the "
+                  "next one's, minus the next one's fio run time - everything the controller does between two "
+                  "rounds (the result crossing from the worker, the callback writing it, the next job file, fio_job "
+                  "started, the polls for its end). *Controller*: ansible-playbook and every process it started, "
+                  "sampled once a second; memory as PSS (shared pages split among the processes mapping them) "
+                  "beside RSS (shared pages counted once per process).", "",
+                  "| rounds | gap mean | gap p95 | fio run time | controller CPU per round | controller PSS | "
+                  "controller RSS |", "|---|---:|---:|---:|---:|---:|---:|"]
+        lines += [f"| {x['rounds']} | {x['gap_mean_s']:.3f} s | {x['gap_p95_s']:.3f} s | {x['fio_mean_s']:.3f} s | "
+                  f"{'-' if x['cpu_per_round_s'] is None else format(x['cpu_per_round_s'], '.3f') + ' s'} | "
+                  f"{'-' if x['pss_mib'] is None else format(x['pss_mib'], '.0f') + ' MiB'} | "
+                  f"{'-' if x['rss_mib'] is None else format(x['rss_mib'], '.0f') + ' MiB'} |" for x in rows]
+        flat = abs(long["gap_change_pct"]) <= 10
+        memory_pct = 100 * (long["pss_last_mib"] / long["pss_first_mib"] - 1)
+        lines += ["", f"Gap before rounds 2-10 {long['gap_rounds_2_10_s']:.3f} s, around round 1,000 "
+                      f"{long['gap_rounds_990_1010_s']:.3f} s ({long['gap_change_pct']:+.1f} %; target within 10 %: "
+                      f"{_mark(flat)}). Controller PSS {long['pss_first_mib']:.0f} MiB in the first 100 rounds, "
+                      f"{long['pss_last_mib']:.0f} MiB in the last ({memory_pct:+.1f} %; target within 10 %: "
+                      f"{_mark(abs(memory_pct) <= 10)}). The drive's report, rebuilt from its {long['rounds']:,} "
+                      f"round files: {long['report_s']:.1f} s.", ""]
     if t:
         lines += ["## Report time (`bench/report_time.py`)", "",
                   f"Synthetic results with the shape of real ones: 4 tests x {t['rounds_per_test']} rounds per drive "
@@ -95,13 +122,13 @@ def write_doc() -> str:
                   "rest (reports, fleet summary). *Machine busy* is the whole machine's CPU use: here the SSH hosts' "
                   "sshd, module runs and fio share the controller's two cores.", "",
                   "| hosts | wall | vs 1 host | prepare / drives / rest | one drive, mean | host-rounds | controller CPU "
-                  "| CPU per host-round | machine busy | peak controller RSS |",
+                  "| CPU per host-round | machine busy | peak controller PSS / RSS |",
                   "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         lines += [f"| {r['hosts']} | {r['wall_s']:.0f} s | {r['wall_vs_one_host']:.2f} x | "
                   f"{r.get('prepare_s', 0):.0f} / {r.get('drives_s', 0):.0f} / {r.get('rest_s', 0):.0f} s | "
                   f"{r.get('drive_span_mean_s', 0):.0f} s | {r['rounds']} | "
                   f"{r['controller_cpu_s']:.0f} s | {r['cpu_per_host_round_s']:.2f} s | {r.get('machine_busy_pct', 0):.0f} % | "
-                  f"{r['peak_rss_mib']:.0f} MiB |" for r in runs]
+                  f"{r.get('peak_pss_mib', 0):.0f} / {r['peak_rss_mib']:.0f} MiB |" for r in runs]
         lines += ["", f"Target: 16 hosts within 1.3 x one host - {_mark(runs[-1]['wall_vs_one_host'] <= 1.3)}.", ""]
         big, cores = runs[-1], float(f["machine"].get("cores") or 2)
         if big["wall_vs_one_host"] > 1.3 and "machine_busy_pct" in big:
@@ -124,9 +151,10 @@ def write_doc() -> str:
             f"1,000 hosts on one controller: at {runs[-1]['cpu_per_host_round_s']:.2f} CPU seconds per host-round "
             f"and a standard IOPS round of about 56 min, the controller keeps {x['controller_cores_busy']:.2f} "
             f"cores busy; it needs `forks` = 1,000 (one per drive running at once) and about "
-            f"{x['memory_gib']:.0f} GiB for the worker processes ({x['per_worker_mib']:.0f} MiB each). Beyond "
-            "that, split the inventory across controllers (job slices) and merge with "
-            "`playbooks/fleet_summary.yml`.", ""]
+            f"{x['memory_gib']:.0f} GiB of memory ({x['per_worker_mib']:.0f} MiB PSS per running drive; summed RSS "
+            f"would say {x.get('per_worker_rss_mib', 0):.0f} MiB, counting the pages the forked workers share with "
+            "the controller once per worker). Beyond that, split the inventory across controllers (job slices) and "
+            "merge with `playbooks/fleet_summary.yml`.", ""]
     path = os.path.join(ROOT, "docs", "performance.md")
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", encoding="utf-8") as handle:

@@ -9,6 +9,7 @@ import os
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import PlanError, run_id
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _fleet
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._callback_options import callback_option
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._verdicts import VERDICTS
@@ -24,13 +25,18 @@ class ActionModule(ActionBase):
             results_dirs=dict(type="list", elements="path"),
             run_ids=dict(type="list", elements="str", required=True),
             output_dir=dict(type="path"),
-            fail_on=dict(type="list", elements="str", default=["FAIL", "INCOMPLETE"]),
+            fail_on=dict(type="list", elements="str"),
             outlier_robust_z=dict(type="float", default=3.5),
             outlier_min_deviation_pct=dict(type="float", default=10.0),
             outlier_min_cohort=dict(type="int", default=3),
             outliers_fail=dict(type="bool", default=False),
         ))
-        bad = sorted(set(args["fail_on"]) - set(VERDICTS))
+        try:
+            for index, run in enumerate(args["run_ids"]):
+                run_id(f"run_ids[{index}] (pts_run_ids[{index}], or pts_run_id)", run)
+        except PlanError as exc:
+            raise AnsibleActionFail(f"fleet_summary: {exc}; nothing was written") from None
+        bad = sorted(set(args["fail_on"] or []) - set(VERDICTS))
         if bad:
             raise AnsibleActionFail(f"fleet_summary: fail_on={args['fail_on']!r}: unknown verdicts {bad}; known: "
                                     f"{', '.join(VERDICTS)}")
@@ -43,8 +49,10 @@ class ActionModule(ActionBase):
         if not run_dirs:
             raise AnsibleActionFail(f"fleet_summary: no run {args['run_ids']} under {roots}")
         out = args["output_dir"] or run_dirs[0]
+        # Not given: as the runs' plans recorded pts_fleet_fail_on (an empty list fails nothing).
+        fail_on = _fleet.recorded_fail_on(run_dirs) if args["fail_on"] is None else args["fail_on"]
         try:
-            summary = _fleet.summarize(run_dirs, out, args["fail_on"], args["outlier_robust_z"],
+            summary = _fleet.summarize(run_dirs, out, fail_on, args["outlier_robust_z"],
                                        args["outlier_min_deviation_pct"], args["outlier_min_cohort"],
                                        args["outliers_fail"])
         except (OSError, ValueError, KeyError, TypeError) as exc:
@@ -55,7 +63,7 @@ class ActionModule(ActionBase):
             failed=summary["failed"],
             msg=(f"{counts['PASS']} PASS, {counts['FAIL']} FAIL, {counts['INCOMPLETE']} INCOMPLETE; fleet summary in "
                  f"{os.path.join(out, 'fleet.md')}"
-                 + (f"; failing on {', '.join(args['fail_on'])}" if summary["failed"] else "")),
+                 + (f"; failing on {', '.join(fail_on)}" if summary["failed"] else "")),
             pts_fleet={"counts": counts, "output_dir": out, "failed": summary["failed"],
                        "verdicts": {d["id"]: d["verdict"] for d in summary["drives"]}},
         )

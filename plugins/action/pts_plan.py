@@ -4,15 +4,39 @@
 
 from __future__ import annotations
 
+import os
+
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
+from ansible.utils.display import Display
+from ansible.utils.vars import load_extra_vars
 
+from ansible_collections.fleetqual.pts.plugins.module_utils import _inputs
 from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import PlanError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import build_plan
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _resume
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._callback_options import callback_option
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _resume, _results, _run_lock
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._callback_options import callback_option, run_id_candidates
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._raid import validate_arrays
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._verdicts import fleet_settings, validate_rules
+
+display = Display()
+
+# pts_run's variables that default to a shorter public one (roles/pts_run/defaults/main.yml): an error names the
+# one the operator set.
+ALIASES = {
+    "pts_run_tests": "pts_tests",
+    "pts_run_profile": "pts_profile",
+    "pts_run_purge_method": "pts_purge_method",
+    "pts_run_write_cache": "pts_write_cache",
+    "pts_run_drive_mode": "pts_drive_mode",
+}
+
+
+def _setting(name: str):
+    try:
+        return callback_option(name)
+    except ValueError:
+        return None
 
 
 class ActionModule(ActionBase):
@@ -21,38 +45,99 @@ class ActionModule(ActionBase):
 
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
+        task_vars = task_vars or {}
         dummy, args = self.validate_argument_spec(
             argument_spec=dict(
                 variables=dict(type="dict", required=True),
                 devices=dict(type="list", elements="dict", default=[]),
-                listed=dict(type="list", elements="dict", default=[]),
+                # raw: a malformed pts_devices is refused below under its own name, not as this option's.
+                listed=dict(type="raw", default=[]),
                 acceptance=dict(type="raw", default=[]),
                 resume=dict(type="dict", options=dict(
                     results_dir=dict(type="path"),
                     run_id=dict(type="str"),
                     host=dict(type="str", required=True),
+                    allow_changed_settings=dict(type="raw", default=False),
                 )),
+                lock=dict(type="bool", default=False),
                 context=dict(type="dict", default={}),
             )
         )
+        variables = args["variables"]
         try:
-            plan = build_plan(args["variables"], args["devices"])
+            listed = _inputs.devices(args["listed"])
+            plan = build_plan(variables, args["devices"])
             plan["acceptance"] = validate_rules(args["acceptance"])
-            plan["fleet"] = fleet_settings(args["variables"])
-            plan["raid"] = validate_arrays(args["variables"].get("pts_raid"), args["listed"])
-        except (PlanError, ValueError) as exc:
+            plan["fleet"] = fleet_settings(variables)
+            plan["raid"] = validate_arrays(variables.get("pts_raid"), listed)
+        except PlanError as exc:
+            raise AnsibleActionFail(f"pts_plan: {self._user_named(exc, variables, task_vars)}; nothing was written") from None
+        except ValueError as exc:
             raise AnsibleActionFail(f"pts_plan: {exc}; nothing was written") from None
-        plan["listed"] = [{k: v for k, v in spec.items() if k in ("path", "name", "serial", "wwn")}
-                          for spec in args["listed"]]
-        resume = args["resume"]
-        if resume:
+        plan["listed"] = [{k: v for k, v in spec.items() if k in ("path", "name", "serial", "wwn")} for spec in listed]
+        resume = args["resume"] or {}
+        run_id = self._run_id(resume.get("run_id") or (args["context"] or {}).get("run_id") or _setting("run_id"))
+        results_dir = resume.get("results_dir") or _setting("output_dir")
+        if run_id and results_dir and args["lock"]:
+            self._lock(os.path.join(results_dir, run_id), run_id, result)
+        if resume and run_id and results_dir:
             try:
-                run_id = resume.get("run_id") or callback_option("run_id")
-                results_dir = resume.get("results_dir") or callback_option("output_dir")
-                if run_id:
-                    _resume.mark_done(plan, results_dir, run_id, resume["host"])
-                    plan["run_id"] = run_id
+                self._resume(plan, results_dir, run_id, resume, args["devices"], listed)
+            except _resume.ResumeRefused as exc:
+                raise AnsibleActionFail(f"pts_plan: {exc}") from None
+            except PlanError as exc:
+                raise AnsibleActionFail(f"pts_plan: {exc}; nothing was written") from None
             except (OSError, ValueError, KeyError) as exc:
-                raise AnsibleActionFail(f"pts_plan: cannot read the results of run {resume.get('run_id')}: {exc}") from None
+                raise AnsibleActionFail(f"pts_plan: cannot read the results of run {run_id}: {exc}") from None
         result.update(changed=False, pts_plan=plan, pts_context=args["context"])
         return result
+
+    @staticmethod
+    def _user_named(exc: PlanError, variables: dict, task_vars: dict) -> str:
+        """The error, naming pts_tests (say) instead of pts_run_tests when that is what the operator set."""
+        alias = ALIASES.get(exc.variable or "")
+        text = str(exc)
+        if alias and alias in task_vars and task_vars[alias] == variables.get(exc.variable) and text.startswith(exc.variable):
+            return alias + text[len(exc.variable):]
+        return text
+
+    def _run_id(self, effective) -> str | None:
+        """The run id in force, refused (naming where it was set) unless it is one safe directory name."""
+        candidates = run_id_candidates(effective, load_extra_vars(self._loader).get("pts_run_id"),
+                                       os.environ.get("PTS_RUN_ID"), _setting("run_id"))
+        try:
+            for name, value in candidates:
+                _inputs.run_id(name, value)
+        except PlanError as exc:
+            raise AnsibleActionFail(f"pts_plan: {exc}; nothing was written") from None
+        return str(effective) if effective not in (None, "") else None
+
+    def _lock(self, run_dir: str, run_id: str, result: dict) -> None:
+        # Actions run in a worker process forked from the ansible-playbook process: that parent owns the run.
+        try:
+            taken = _run_lock.acquire(run_dir, run_id, os.getppid(), check_only=bool(self._task.check_mode))
+        except _run_lock.RunLocked as exc:
+            raise AnsibleActionFail(f"pts_plan: {exc}") from None
+        except OSError as exc:
+            raise AnsibleActionFail(f"pts_plan: cannot lock run {run_id} in {run_dir}: {exc}; nothing was written") from None
+        if taken["message"]:
+            display.warning(f"pts_plan: {taken['message']}")
+            result["pts_run_lock_note"] = taken["message"]
+
+    @staticmethod
+    def _resume(plan: dict, results_dir: str, run_id: str, resume: dict, devices: list[dict], listed: list[dict]) -> None:
+        """Refuse a resume that would mix drives or settings; mark the tests the run already finished."""
+        allow = _inputs.boolean("pts_allow_changed_settings", resume.get("allow_changed_settings", False))
+        previous = _resume.previous_plan(results_dir, run_id, resume["host"])
+        changes = _resume.check_settings(previous, plan, run_id, allow)
+        history = list((previous or {}).get("changed_settings") or [])
+        if changes:
+            history.append({"changes": changes, "allowed_at": _results.now_iso(),
+                            "by": "pts_allow_changed_settings: true"})
+            display.warning(f"pts_plan: run {run_id} resumes with changed settings (pts_allow_changed_settings): "
+                            f"{'; '.join(changes)}")
+        plan["changed_settings"] = history
+        recorded = _resume.recorded_identities(results_dir, run_id, resume["host"], previous)
+        plan["identities"] = _resume.check_identities(devices, recorded, run_id, listed)
+        _resume.mark_done(plan, results_dir, run_id, resume["host"])
+        plan["run_id"] = run_id

@@ -9,6 +9,7 @@ import os
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import RUN_ID_RE, PlanError, run_id
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _report, _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._callback_options import callback_option
 
@@ -23,14 +24,20 @@ class ActionModule(ActionBase):
             results_dir=dict(type="path"),
             run_id=dict(type="str"),
         ))
+        if args["run_id"] is not None:
+            try:
+                run_id("run_id (pts_run_id)", args["run_id"])
+            except PlanError as exc:
+                raise AnsibleActionFail(f"report_rebuild: {exc}; nothing was written") from None
         try:
             root = args["results_dir"] or callback_option("output_dir")
         except ValueError as exc:
             raise AnsibleActionFail(f"report_rebuild: {exc}; give results_dir") from None
         if not os.path.isdir(root):
             raise AnsibleActionFail(f"report_rebuild: results_dir={root!r} is not a directory")
+        # Every run: the directories named like a run id (not hidden ones, not a stray "lost+found").
         runs = [args["run_id"]] if args["run_id"] else sorted(
-            e for e in os.listdir(root) if os.path.isdir(os.path.join(root, e)))
+            e for e in os.listdir(root) if os.path.isdir(os.path.join(root, e)) and RUN_ID_RE.match(e))
         reports, warnings = [], []
         for run in runs:
             run_dir = os.path.join(root, run)

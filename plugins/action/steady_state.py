@@ -4,14 +4,16 @@
 
 from __future__ import annotations
 
+import time
+
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _pts, _steady_state
+from ansible_collections.fleetqual.pts.plugins.module_utils import _pts, _rounds, _steady_state
 
 ARGUMENT_SPEC = dict(
     values=dict(type="list", elements="float"),
-    history=dict(type="dict", default={}),
+    state=dict(type="dict"),
     jobs=dict(type="list", elements="dict"),
     dvs=dict(
         type="list",
@@ -31,23 +33,18 @@ ARGUMENT_SPEC = dict(
 )
 
 
-def _series(args: dict) -> tuple[list[dict], dict]:
-    """The DVs and every round's value of each, this round's last."""
-    if args["jobs"] is None:
-        return [{"name": "dv", "mix": None, "bs": None, "metric": None}], {"dv": list(args["values"])}
-    if not args["dvs"]:
-        raise ValueError("dvs must name at least one dependent variable")
-    dvs, series = [], {}
-    for dv in args["dvs"]:
-        dv = dict(dv, name=dv["name"] or _pts.dv_name(dict(dv, bs=_pts.parse_block_size(dv["bs"]))))
-        previous = args["history"].get(dv["name"], [])
-        if not isinstance(previous, list):
-            raise ValueError(f"history of {dv['name']} is not a list")
-        series[dv["name"]] = [float(v) for v in previous] + [_pts.dv_value(args["jobs"], dv["mix"], dv["bs"], dv["metric"])]
-        dvs.append(dv)
-    if len({len(values) for values in series.values()}) != 1:
-        raise ValueError("the DVs' histories have different lengths")
-    return dvs, series
+def _judge_series(args: dict) -> dict:
+    """A plain series: the verdict over its last window, as after its last round."""
+    values = list(args["values"])
+    if len(values) > args["max_rounds"]:
+        raise ValueError(f"{len(values)} rounds exceed max_rounds {args['max_rounds']}")
+    verdict = _steady_state.evaluate(values, args["window"], args["max_data_excursion_pct"],
+                                     args["max_slope_excursion_pct"])
+    judged = dict(verdict.as_dict(), name="dv", mix=None, bs=None, metric=None,
+                  dv_value=values[-1] if values else None)
+    stop = verdict.steady or len(values) >= args["max_rounds"]
+    return {"round": len(values), "steady": verdict.steady, "stop": stop, "reason": verdict.reason,
+            "max_rounds": args["max_rounds"], "dvs": [judged]}
 
 
 class ActionModule(ActionBase):
@@ -58,35 +55,26 @@ class ActionModule(ActionBase):
         result = super().run(tmp, task_vars)
         dummy, args = self.validate_argument_spec(
             argument_spec=ARGUMENT_SPEC,
-            mutually_exclusive=[("values", "jobs")],
+            mutually_exclusive=[("values", "jobs"), ("values", "state")],
             required_one_of=[("values", "jobs")],
             required_together=[("jobs", "dvs")],
         )
+        rule = {"kind": "steady", "dvs": args["dvs"], "window": args["window"], "max_rounds": args["max_rounds"],
+                "max_data_excursion_pct": args["max_data_excursion_pct"],
+                "max_slope_excursion_pct": args["max_slope_excursion_pct"]}
         try:
-            _steady_state.check_limits(
-                args["window"], args["max_rounds"], args["max_data_excursion_pct"], args["max_slope_excursion_pct"]
-            )
-            dvs, series = _series(args)
-            rounds = len(next(iter(series.values())))
-            if rounds > args["max_rounds"]:
-                raise ValueError(f"{rounds} rounds exceed max_rounds {args['max_rounds']}")
-            judged = []
-            for dv in dvs:
-                values = series[dv["name"]]
-                verdict = _steady_state.evaluate(
-                    values, args["window"], args["max_data_excursion_pct"], args["max_slope_excursion_pct"]
-                )
-                judged.append(dict(verdict.as_dict(), **dv, dv_value=values[-1] if values else None))
+            _steady_state.check_limits(args["window"], args["max_rounds"], args["max_data_excursion_pct"],
+                                       args["max_slope_excursion_pct"])
+            if args["values"] is not None:
+                payload, state = _judge_series(args), None
+            else:
+                _rounds.check_rule(rule)
+                state = args["state"] or _rounds.start("steady_state", "steady", time.time())
+                state, dummy, payload = _rounds.advance(state, rule, args["jobs"], time.time())
         except (KeyError, ValueError) as exc:
             raise AnsibleActionFail(f"steady_state: {exc}") from None
-
-        steady = all(j["steady"] for j in judged)
-        result.update(
-            changed=False,
-            steady=steady,
-            stop=steady or rounds >= args["max_rounds"],
-            dv_values=series,
-            pts_steady_state={"round": rounds, "steady": steady, "max_rounds": args["max_rounds"], "dvs": judged},
-            pts_context=args["context"],
-        )
+        result.update(changed=False, steady=payload["steady"], stop=payload["stop"], pts_steady_state=payload,
+                      pts_context=args["context"])
+        if state is not None:
+            result["state"] = state
         return result

@@ -4,15 +4,12 @@
 
 from __future__ import annotations
 
+import time
+
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _sweeps
-
-
-def _cells(jobs: list[dict]) -> list[dict]:
-    return [{"name": job["name"], "iops": job["total"]["iops"], "mb_s": job["total"]["bw_bytes"] / 1e6,
-             "lat_mean_ns": job["total"]["lat_ns"]["mean"]} for job in jobs]
+from ansible_collections.fleetqual.pts.plugins.module_utils import _rounds
 
 
 class ActionModule(ActionBase):
@@ -23,31 +20,23 @@ class ActionModule(ActionBase):
         result = super().run(tmp, task_vars)
         dummy, args = self.validate_argument_spec(argument_spec=dict(
             jobs=dict(type="list", elements="dict", required=True),
-            round=dict(type="int", required=True),
+            state=dict(type="dict"),
             rounds=dict(type="int", required=True),
             label=dict(type="str", default=""),
             offered_iops=dict(type="int"),
-            delivered=dict(type="list", elements="bool", default=[]),
             tolerance_pct=dict(type="float", default=5),
             misses=dict(type="int", default=2),
             context=dict(type="dict", default={}),
         ))
+        kind = "demand" if args["offered_iops"] else "sweep"
+        rule = {"kind": kind, "rounds": args["rounds"], "tolerance_pct": args["tolerance_pct"], "misses": args["misses"]}
+        row = {"label": args["label"], "offered_iops": args["offered_iops"]}
+        now = time.time()
         try:
-            cells = _cells(args["jobs"])
-        except (KeyError, TypeError) as exc:
-            raise AnsibleActionFail(f"sweep_progress: the round's fio jobs lack {exc}") from None
-        row = {"round": args["round"], "rounds": args["rounds"], "label": args["label"], "cells": cells}
-        delivered = []
-        if args["offered_iops"]:
-            achieved = sum(cell["iops"] for cell in cells)
-            step = _sweeps.demand_step(args["offered_iops"], achieved, args["tolerance_pct"])
-            delivered = list(args["delivered"]) + [step]
-            stop, reason = _sweeps.demand_stop(delivered, args["misses"], args["rounds"])
-            row.update(offered_iops=args["offered_iops"], achieved_iops=achieved, delivered=step,
-                       tolerance_pct=args["tolerance_pct"])
-        else:
-            stop = args["round"] >= args["rounds"]
-            reason = "sweep complete" if stop else f"row {args['round']} of {args['rounds']}"
-        row.update(stop=stop, reason=reason)
-        result.update(changed=False, stop=stop, delivered=delivered, pts_sweep=row, pts_context=args["context"])
+            _rounds.check_rule(rule)
+            state = args["state"] or _rounds.start("sweep_progress", kind, now)
+            state, dummy, payload = _rounds.advance(state, rule, args["jobs"], now, row=row)
+        except (KeyError, ValueError, TypeError) as exc:
+            raise AnsibleActionFail(f"sweep_progress: {exc}") from None
+        result.update(changed=False, stop=payload["stop"], state=state, pts_sweep=payload, pts_context=args["context"])
         return result

@@ -4,11 +4,12 @@
 
 from __future__ import annotations
 
+import time
+
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _pts
-from ansible_collections.fleetqual.pts.plugins.module_utils._fio import find_job
+from ansible_collections.fleetqual.pts.plugins.module_utils import _rounds
 
 
 class ActionModule(ActionBase):
@@ -19,30 +20,19 @@ class ActionModule(ActionBase):
         result = super().run(tmp, task_vars)
         dummy, args = self.validate_argument_spec(argument_spec=dict(
             jobs=dict(type="list", elements="dict", required=True),
-            written=dict(type="int", default=0),
+            state=dict(type="dict"),
             target_bytes=dict(type="int", required=True),
-            elapsed_s=dict(type="float", required=True),
             max_seconds=dict(type="float", required=True),
-            round=dict(type="int", required=True),
             context=dict(type="dict", default={}),
         ))
+        rule = {"kind": "written", "target_bytes": args["target_bytes"], "max_seconds": args["max_seconds"]}
+        now = time.time()
         try:
-            this_round = _pts.written_bytes(args["jobs"])
-            job = find_job(args["jobs"], 0, _pts.WSAT_BLOCK_SIZE)
+            _rounds.check_rule(rule)
+            state = args["state"] or _rounds.start("wsat_progress", "written", now)
+            state, dummy, payload = _rounds.advance(state, rule, args["jobs"], now)
         except (KeyError, ValueError, TypeError) as exc:
             raise AnsibleActionFail(f"wsat_progress: {exc}") from None
-        written = args["written"] + this_round
-        stop, reason = _pts.wsat_stop(written, args["target_bytes"], args["elapsed_s"], args["max_seconds"])
-        result.update(
-            changed=False,
-            stop=stop,
-            written=written,
-            pts_wsat={
-                "round": args["round"], "stop": stop, "reason": reason, "written": written,
-                "round_written": this_round, "target_bytes": args["target_bytes"],
-                "iops": job["total"]["iops"], "lat_mean_ns": job["total"]["lat_ns"]["mean"],
-                "lat_max_ns": job["total"]["lat_ns"]["max"],
-            },
-            pts_context=args["context"],
-        )
+        result.update(changed=False, stop=payload["stop"], written=payload["written"], state=state, pts_wsat=payload,
+                      pts_context=args["context"])
         return result

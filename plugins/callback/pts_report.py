@@ -53,7 +53,7 @@ from ansible import context as ansible_context
 from ansible.plugins.callback import CallbackBase
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import block_size_label
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _fleet, _report, _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _fleet, _markdown, _report, _results, _run_lock
 
 
 def _payload(result) -> dict:
@@ -137,7 +137,12 @@ class CallbackModule(CallbackBase):
         try:
             _results.file_payload(self.run_dir, host, data)
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            self._display.warning(f"pts_report: could not record a result of {host}: {exc}")
+            what = f"round {context['round']} of {_test_label(context)} on {context.get('drive')}" \
+                if context.get("round") else f"a result of {context.get('drive') or 'the host'}"
+            # A round that is not on disk stops its test: pts_round waits for it before the next round starts.
+            self._display.error(_markdown.plain(
+                f"pts_report: could not record {what} ({host}) under {self.run_dir}: {exc}; "
+                "the test stops rather than run a round that is not recorded"))
             return
         for drive in data.get("pts_drives") or []:
             self._touched.add((host, drive["key"]))
@@ -152,6 +157,10 @@ class CallbackModule(CallbackBase):
         if "pts_sweep" in data:
             self._show_sweep(host, context, data["pts_sweep"])
 
+    def _say(self, text: str) -> None:
+        # Drive strings (model, serial, description files) reach the console without terminal escapes.
+        self._display.display(_markdown.plain(text))
+
     def _show_check(self, host: str, data: dict) -> None:
         context = data.get("pts_context") or {}
         host = context.get("host") or host
@@ -159,7 +168,7 @@ class CallbackModule(CallbackBase):
             size = drive.get("size_bytes")
             methods = drive.get("purge_methods") or []
             cache = {True: "enabled", False: "disabled"}.get(drive.get("device_write_cache"), "not applicable")
-            self._display.display(
+            self._say(
                 f"PTS check {host} {drive['key']}: {drive.get('resolved')} {drive.get('vendor') or ''} "
                 f"{drive.get('model') or ''}, serial {drive.get('serial')}, WWN {drive.get('wwn')}, firmware "
                 f"{drive.get('firmware')}, {size:,} bytes, {drive.get('interface')}; purge methods "
@@ -167,23 +176,23 @@ class CallbackModule(CallbackBase):
                 f"write cache {cache}" if size is not None else f"PTS check {host} {drive['key']}: not found")
         for verdict in data.get("pts_guard") or []:
             state = "passes" if verdict.get("passed") else "REFUSES: " + "; ".join(verdict.get("refusals") or [])
-            self._display.display(f"PTS check {host} {verdict.get('key')}: the guard {state}")
+            self._say(f"PTS check {host} {verdict.get('key')}: the guard {state}")
         if (data.get("pts_plan") or {}).get("drives"):
             self._show_plan(host, data["pts_plan"])
             settings = data["pts_plan"].get("settings") or {}
-            self._display.display(f"PTS check {host}: purge method {settings.get('purge_method')}, write cache "
-                                  f"{settings.get('write_cache')}; --check wrote nothing")
+            self._say(f"PTS check {host}: purge method {settings.get('purge_method')}, write cache "
+                      f"{settings.get('write_cache')}; --check wrote nothing")
 
     def _show_plan(self, host: str, plan: dict) -> None:
         for drive in plan.get("drives") or []:
             kept = [f"{t['test']} ({t['status']})" for t in drive["tests"] if t.get("done")]
             if kept:
-                self._display.display(f"PTS resume {host} {drive['key']}: run {plan.get('run_id')} already finished "
-                                      f"{', '.join(kept)}; kept, not run again")
+                self._say(f"PTS resume {host} {drive['key']}: run {plan.get('run_id')} already finished "
+                          f"{', '.join(kept)}; kept, not run again")
             tests = ", ".join(f"{t['test']} {t['combinations']} runs" for t in drive["tests"] if not t.get("done"))
             mode = f"{drive['mode_reason']}; " if drive.get("mode_reason") else ""
             skipped = "".join(f"; {note}" for note in drive.get("skipped") or [])
-            self._display.display(
+            self._say(
                 f"PTS plan {host} {drive['key']}: {mode}{tests or 'no test'}; estimated {drive['min_s'] / 60:.1f}-"
                 f"{drive['max_s'] / 60:.1f} min ({plan.get('estimate_note')}){skipped}"
             )
@@ -198,7 +207,7 @@ class CallbackModule(CallbackBase):
                            f"slope {_pct(dv.get('slope_excursion_pct'))})")
         limits = next(iter(verdict.get("dvs") or []), {})
         state = "STEADY" if verdict.get("steady") else "not steady"
-        self._display.display(
+        self._say(
             f"PTS {host} {context.get('drive')} {_test_label(context)} round {verdict.get('round')}/"
             f"{verdict.get('max_rounds')}: {'; '.join(figures)}; limits {limits.get('max_data_excursion_pct', 20):g} % / "
             f"{limits.get('max_slope_excursion_pct', 10):g} %; {state}"
@@ -206,7 +215,7 @@ class CallbackModule(CallbackBase):
 
     def _show_wsat(self, host: str, context: dict, progress: dict) -> None:
         lat = progress.get("lat_mean_ns")
-        self._display.display(
+        self._say(
             f"PTS {host} {context.get('drive')} wsat round {progress.get('round')}: 4k random write "
             f"{progress.get('iops', 0):,.1f} IOPS, mean latency {'n/a' if lat is None else f'{lat / 1e6:.3f} ms'}; "
             f"{progress.get('reason')}{'; DONE' if progress.get('stop') else ''}"
@@ -222,7 +231,7 @@ class CallbackModule(CallbackBase):
         else:
             shown = [f"{c['name']} {c['iops']:,.0f} IOPS {c['mb_s']:,.1f} MB/s" for c in cells[:4]]
             figures = f"{row.get('label')}: " + "; ".join(shown) + (f"; +{len(cells) - 4} more" if len(cells) > 4 else "")
-        self._display.display(
+        self._say(
             f"PTS {host} {context.get('drive')} {_test_label(context)} round {row.get('round')}/{row.get('rounds')}: "
             f"{figures}; {row.get('reason')}{'; DONE' if row.get('stop') else ''}"
         )
@@ -232,6 +241,10 @@ class CallbackModule(CallbackBase):
 
     def v2_runner_on_failed(self, result, ignore_errors=False):
         self._file(result, failed=True)
+
+    def v2_runner_retry(self, result):
+        # pts_round runs a test's rounds as one task's until loop: every round but the last arrives here.
+        self._file(result)
 
     def v2_runner_item_on_ok(self, result):
         self._file(result)
@@ -253,6 +266,16 @@ class CallbackModule(CallbackBase):
             self._display.warning(f"pts_report: could not record that {real} was lost: {exc}")
 
     def v2_playbook_on_stats(self, stats):
+        try:
+            self._finish()
+        finally:
+            try:
+                # The run lock pts_plan took for this ansible-playbook process at validation; another's is left alone.
+                _run_lock.release(self.run_dir)
+            except OSError as exc:
+                self._display.warning(f"pts_report: could not release the lock of {self.run_dir}: {exc}")
+
+    def _finish(self) -> None:
         for host, drive in sorted(self._touched):
             path = _results.drive_dir(self.run_dir, host, drive)
             if not os.path.exists(os.path.join(path, "drive.json")) or _fleet.fresh(path):
@@ -260,16 +283,17 @@ class CallbackModule(CallbackBase):
             try:
                 written = _report.write_drive_report(path)
             except (OSError, ValueError, KeyError, TypeError) as exc:
-                self._display.warning(f"pts_report: no report for {host} {drive}: {exc}")
+                self._display.warning(_markdown.plain(f"pts_report: no report for {host} {drive}: {exc}"))
                 continue
-            self._display.display(f"PTS report {host} {drive}: {written['report']}")
+            self._say(f"PTS report {host} {drive}: {written['report']}")
         if not self._touched:
             return
         fleet = os.path.join(self.run_dir, "fleet.md")
         if not os.path.exists(fleet) or os.path.getmtime(fleet) < self._started.timestamp():
             # The play stopped before its summary (every host lost, say): write it anyway, for the record.
             try:
-                _fleet.summarize([self.run_dir], self.run_dir, fail_on=["FAIL", "INCOMPLETE"])
+                # The plans' recorded pts_fleet_fail_on, as the play's own summary would have used.
+                _fleet.summarize([self.run_dir], self.run_dir)
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 self._display.warning(f"pts_report: no fleet summary: {exc}")
-        self._display.display(f"PTS results: {self.run_dir} (fleet summary: {fleet})")
+        self._say(f"PTS results: {self.run_dir} (fleet summary: {fleet})")

@@ -33,7 +33,10 @@ options:
         description: World wide name the device must report.
         type: str
       backing_file:
-        description: For loop devices, the file the device must be backed by.
+        description:
+          - For loop devices, the file the device must be backed by.
+          - Whether listed or not, the guard records a loop device's backing file (path, device and inode, offset
+            and size limit), and every later write refuses a loop device that is no longer over that very file.
         type: str
       description_file:
         description:

@@ -14,6 +14,8 @@ can stand in for nvme-cli, hdparm, sg3-utils, sdparm and smartctl. Parsing lives
 from __future__ import annotations
 
 import json
+import os
+import secrets
 import time
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive_tools import (
@@ -33,8 +35,11 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._drive_tools import 
 WRITE_CACHE_MODES = ("disabled", "enabled", "unchanged")
 # Sanitize and ATA security erase run inside the drive; this is how long a purge may take before it is failed.
 PURGE_TIMEOUT_S = 24 * 3600
-# The ATA security password set only to run the erase (the erase clears it again).
-_ATA_PASSWORD = "fleetqual"
+# ATA SECURITY ERASE UNIT needs a user password set first (the erase clears it again). Each erase sets a new random
+# one, written before it is set to a root-only file in the run's remote directory, so a drive an interrupted erase
+# leaves locked can always be unlocked - and the password never appears in a message, a result or a log.
+ATA_SECRET_DIR = "ata-security"
+_ATA_PASSWORD_BYTES = 16  # 32 hex characters: an ATA password is 32 bytes
 
 
 def _json(run, argv: list[str]) -> tuple[dict | None, str | None]:
@@ -136,8 +141,9 @@ def write_cache_commands(info: dict, tool: str | None, enable: bool, which) -> l
     return None
 
 
-def purge_commands(method: str, info: dict, which) -> list[list[str]]:
-    """The commands of one purge method, in order; the last one starts (or is) the erase."""
+def purge_commands(method: str, info: dict, which, password: str | None = None) -> list[list[str]]:
+    """The commands of one purge method, in order; the last one starts (or is) the erase. The ATA security erase
+    methods need the run's password (see ata_security_erase, which runs them)."""
     node = info["resolved"]
     nvme, hdparm = which("nvme"), which("hdparm")
     sanact = {"nvme_sanitize_block": "2", "nvme_sanitize_overwrite": "3", "nvme_sanitize_crypto": "4"}
@@ -147,9 +153,10 @@ def purge_commands(method: str, info: dict, which) -> list[list[str]]:
         ses = "1" if method == "nvme_format_erase" else "2"
         return [[nvme, "format", node, "--ses=" + ses, "--force"]]
     if method in ("ata_security_erase", "ata_security_erase_enhanced"):
-        erase = "--security-erase-enhanced" if method.endswith("enhanced") else "--security-erase"
-        return [[hdparm, "--user-master", "u", "--security-set-pass", _ATA_PASSWORD, node],
-                [hdparm, "--user-master", "u", erase, _ATA_PASSWORD, node]]
+        if not password:
+            raise ValueError(f"{method} needs the run's ATA password")
+        return [ata_security_command("set", info, which, password),
+                ata_security_command("erase_enhanced" if method.endswith("enhanced") else "erase", info, which, password)]
     ata_sanitize = {"ata_sanitize_crypto": "--sanitize-crypto-scramble", "ata_sanitize_block": "--sanitize-block-erase",
                     "ata_sanitize_overwrite": "--sanitize-overwrite"}
     if method in ata_sanitize:
@@ -209,3 +216,110 @@ def ata_frozen_reason(facts: dict) -> str | None:
         return ("the drive's ATA security is frozen (the BIOS froze it at boot): a suspend/resume cycle or a "
                 "hot re-plug unfreezes it")
     return None
+
+
+def ata_password_file(remote_dir: str, info: dict) -> str:
+    """Where the run keeps the ATA password of one drive: <remote dir>/ata-security/<kernel name>.password."""
+    return os.path.join(remote_dir, ATA_SECRET_DIR, f"{os.path.basename(info['resolved'])}.password")
+
+
+def new_ata_password() -> str:
+    return secrets.token_hex(_ATA_PASSWORD_BYTES)
+
+
+def store_secret(path: str, secret: str) -> None:
+    """Write ``secret`` to ``path``, readable by its owner only (0600), in a directory only its owner can enter
+    (0700); written whole (temporary file, fsync, rename) so a crash leaves the old file or the new one."""
+    directory = os.path.dirname(path)
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    if os.path.islink(directory):
+        raise OSError(f"{directory} is a symbolic link: refused for a secret")
+    os.chmod(directory, 0o700)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        os.write(fd, secret.encode("ascii") + b"\n")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
+def read_secret(path: str) -> str:
+    with open(path, encoding="ascii") as handle:
+        return handle.read().strip()
+
+
+def ata_security_command(step: str, info: dict, which, password: str) -> list[str]:
+    """One hdparm security command (user password): set, erase, erase_enhanced, disable or unlock."""
+    flags = {"set": "--security-set-pass", "erase": "--security-erase", "erase_enhanced": "--security-erase-enhanced",
+             "disable": "--security-disable", "unlock": "--security-unlock"}
+    return [which("hdparm"), "--user-master", "u", flags[step], password, info["resolved"]]
+
+
+def ata_unlock_instructions(node: str, password_file: str) -> str:
+    """How to unlock a drive an erase left with security enabled, by the password file - never the password."""
+    return (f"as root on the host: hdparm --user-master u --security-unlock \"$(cat {password_file})\" {node} && "
+            f"hdparm --user-master u --security-disable \"$(cat {password_file})\" {node}; then delete "
+            f"{password_file}")
+
+
+def redact(text: str, secret: str | None) -> str:
+    return text.replace(secret, "********") if secret else text
+
+
+def _security_state(info: dict, run, which) -> dict | None:
+    rc, out, dummy = run([which("hdparm"), "-I", info["resolved"]])
+    return (ata_identity(out).get("security") or {}) if rc == 0 else None
+
+
+def ata_security_erase(method: str, info: dict, run, which, password_file: str, security: dict | None = None,
+                       password: str | None = None) -> tuple[str | None, list[list[str]]]:
+    """Run an ATA security erase with a new per-run password kept in ``password_file``.
+
+    Returns (None, commands run) on success - security is disabled again and the password file removed - or (why it
+    failed, commands run). On failure, security is disabled again when the drive allows it; otherwise the password
+    file stays and the message says how to unlock the drive with it. No message holds the password.
+    """
+    node = info["resolved"]
+    ran: list[list[str]] = []
+    if not which("hdparm"):
+        return f"{method} needs hdparm, which is not installed", ran
+    if (security or {}).get("enabled"):
+        known = (f"; it may be the password an earlier erase left in {password_file}: "
+                 f"{ata_unlock_instructions(node, password_file)}") if os.path.exists(password_file) else (
+            ": its password is not one this collection set")
+        return f"refused {method}: the drive already has ATA security enabled{known}; nothing was written", ran
+    password = password or new_ata_password()
+    try:
+        store_secret(password_file, password)
+    except OSError as exc:
+        return f"refused {method}: cannot keep the drive's ATA password in {password_file} ({exc}); nothing was written", ran
+
+    def step(argv: list[str]) -> str | None:
+        ran.append(argv)
+        rc, out, err = run(argv)
+        if rc == 0:
+            return None
+        shown = " ".join("********" if part == password else part for part in argv)
+        return redact(f"{shown} failed (rc {rc}): {(err or out).strip()[:500]}", password)
+
+    error = None
+    for argv in purge_commands(method, info, which, password):
+        error = step(argv)
+        if error:
+            break
+    if not error:
+        error = verify_ata_erase(info, run, which)
+        if not error:
+            os.unlink(password_file)
+            return None, ran
+    # The erase did not finish: take the password off again if the drive lets us, else say how to.
+    disable_error = step(ata_security_command("disable", info, which, password))
+    state = _security_state(info, run, which)
+    if not disable_error and state is not None and not state.get("enabled") and not state.get("locked"):
+        os.unlink(password_file)
+        return f"{error}; ATA security was disabled again, the drive is unlocked", ran
+    return (f"{error}; the drive may be left with ATA security enabled (and locked after a power cycle) under the "
+            f"run's password, kept in {password_file}: {ata_unlock_instructions(node, password_file)}"), ran

@@ -18,8 +18,9 @@ from ansible_collections.fleetqual.pts.plugins.module_utils import _steady_state
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive_actions import WRITE_CACHE_MODES
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive_tools import PURGE_METHODS as _DRIVE_PURGE_METHODS
 from ansible_collections.fleetqual.pts.plugins.module_utils._fio import find_job
-from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import parse_block_sizes, parse_mixes
+from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import boolean as _boolean, parse_block_sizes, parse_mixes
 from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import fail as _fail, positive as _positive
+from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import seconds as _seconds
 from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import block_size_label, drop_small
 from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import parse_block_size
 
@@ -123,7 +124,7 @@ def _test_inputs(name: str, params: dict, profile: dict) -> dict:
     return {
         "mixes": [0], "block_sizes": [WSAT_BLOCK_SIZE], "wipc": False,
         "numjobs": profile["numjobs"], "iodepth": profile["iodepth"],
-        "round_seconds": _positive("pts_run_wsat_round_seconds", params.get("pts_run_wsat_round_seconds", 60), float),
+        "round_seconds": _seconds("pts_run_wsat_round_seconds", params.get("pts_run_wsat_round_seconds", 60)),
         "capacity_multiple": _positive("pts_run_wsat_capacity_multiple",
                                        params.get("pts_run_wsat_capacity_multiple", 4), float),
         "max_hours": _positive("pts_run_wsat_max_hours", params.get("pts_run_wsat_max_hours", 24), float),
@@ -146,7 +147,7 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
     if profile_name not in PROFILES:
         raise _fail("pts_run_profile", profile_name, f"unknown profile; known: {', '.join(PROFILES)}")
 
-    round_seconds = _positive("pts_run_round_seconds", params.get("pts_run_round_seconds"), float)
+    round_seconds = _seconds("pts_run_round_seconds", params.get("pts_run_round_seconds"))
     max_rounds = int(_positive("pts_run_max_rounds", params.get("pts_run_max_rounds"), int))
     window = int(_positive("pts_run_window", params.get("pts_run_window"), int))
     numjobs = int(_positive("pts_run_numjobs", params.get("pts_run_numjobs"), int))
@@ -205,6 +206,14 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
         drives.append(drive)
     return {
         "profile": profile_name,
+        "variables": _measurement_variables(params, [t["name"] for t in plan_tests], every, dict(
+            pts_run_profile=profile_name, pts_run_round_seconds=round_seconds, pts_run_max_rounds=max_rounds,
+            pts_run_window=window, pts_run_numjobs=numjobs, pts_run_iodepth=iodepth, pts_run_ioengine=ioengine,
+            pts_run_max_data_excursion_pct=data_pct, pts_run_max_slope_excursion_pct=slope_pct,
+            pts_run_rate_iops=settings["rate_iops"], pts_run_purge_method=settings["purge_method"],
+            pts_run_write_cache=settings["write_cache"], pts_run_drive_mode=requested_mode,
+            pts_precondition_block_size=parse_block_size(wipc_bs), pts_precondition_capacity_multiple=wipc_multiple,
+            pts_precondition_iodepth=settings["wipc_iodepth"])),
         "tests": plan_tests,
         "round_seconds": round_seconds,
         "max_rounds": max_rounds,
@@ -226,6 +235,60 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
 
 PURGE_METHODS = ("auto",) + tuple(sorted(_DRIVE_PURGE_METHODS))
 
+# The variables that change what a test measures, by test; a resumed run compares them with the first attempt's.
+# Timeouts (and the preconditioning's minimum rate, a timeout), the remote directory, pts_allow_destroy and the
+# fleet's judging are left out: they change no figure.
+_TEST_VARIABLES = {
+    "iops": {"pts_run_iops_mixes": "mixes", "pts_run_iops_block_sizes": "block_sizes"},
+    "throughput": {"pts_run_throughput_block_sizes": "block_sizes", "pts_run_throughput_numjobs": "numjobs",
+                   "pts_run_throughput_iodepth": "iodepth"},
+    "latency": {"pts_run_latency_mixes": "mixes", "pts_run_latency_block_sizes": "block_sizes"},
+    "wsat": {"pts_run_wsat_round_seconds": "round_seconds", "pts_run_wsat_capacity_multiple": "capacity_multiple",
+             "pts_run_wsat_max_hours": "max_hours"},
+}
+_PRECONDITION = ("sweep_precondition_seconds",)
+_SWEEP_VARIABLES = {
+    "latency_demand": _PRECONDITION + ("demand_workloads", "demand_iodepth", "demand_start_iops", "demand_step_iops",
+                                       "demand_max_iops", "demand_seconds", "demand_tolerance_pct", "demand_misses"),
+    "rw_sweep": _PRECONDITION + ("sweep_seconds", "sweep_workloads", "sweep_queue_depths", "sweep_block_sizes"),
+    "mixed_sweep": _PRECONDITION + ("sweep_seconds", "mixed_mixes", "mixed_queue_depths", "mixed_block_size"),
+    "entropy_sweep": _PRECONDITION + ("sweep_seconds", "entropy_percents", "entropy_mixes", "entropy_queue_depths"),
+    "hdd_iops": ("hdd_zones", "hdd_iops_mixes", "hdd_iops_block_sizes"),
+    "hdd_throughput": ("hdd_zones", "hdd_throughput_block_sizes"),
+}
+_WIPC_VARIABLES = ("pts_precondition_block_size", "pts_precondition_capacity_multiple", "pts_precondition_iodepth")
+
+
+def _canonical(key: str, value: object) -> object:
+    """One spelling per value ("4k" and 4096, "0.5" and 0.5), so only real changes count."""
+    if isinstance(value, (list, tuple)):
+        return [_canonical(key, v) for v in value]
+    if key.endswith(("block_size", "block_sizes")):
+        try:
+            return parse_block_size(value)
+        except ValueError:
+            return value
+    if isinstance(value, str):
+        try:
+            return float(value) if "." in value else int(value)
+        except ValueError:
+            return value
+    return value
+
+
+def _measurement_variables(params: dict, tests: list[str], every: dict, common: dict) -> dict:
+    """The validated value of every variable that shapes the selected tests' measurements, by variable name."""
+    out = {"pts_run_tests": list(tests), **common}
+    if not any(every[name]["wipc"] for name in tests):
+        for name in _WIPC_VARIABLES:
+            out.pop(name)
+    for name in tests:
+        for variable, field in _TEST_VARIABLES.get(name, {}).items():
+            out[variable] = every[name][field]
+        for key in _SWEEP_VARIABLES.get(name, ()):
+            out["pts_run_" + key] = _canonical(key, _sweeps.effective(params, common["pts_run_profile"], key))
+    return out
+
 
 def _step_settings(params: dict) -> dict:
     """What purge, preconditioning and the rounds need besides the matrix, validated once for every worker."""
@@ -238,9 +301,9 @@ def _step_settings(params: dict) -> dict:
     write_cache = params.get("pts_run_write_cache", "unchanged")
     if write_cache not in WRITE_CACHE_MODES:
         raise _fail("pts_run_write_cache", write_cache, f"must be one of {', '.join(WRITE_CACHE_MODES)}")
-    allow = params.get("pts_allow_destroy", False)
-    if not isinstance(allow, bool):
-        allow = str(allow).lower() in ("true", "yes", "1")
+    # The guard and the purge read the same switch; a string ("on", "yes", even "true") is refused here, before
+    # the guard, so no step can read it differently from another.
+    allow = _boolean("pts_allow_destroy", params.get("pts_allow_destroy", False))
     rate = params.get("pts_run_rate_iops", 0)
     rate = int(_positive("pts_run_rate_iops", rate, int)) if rate not in (0, "0", None) else 0
     return {

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import fail, parse_block_sizes, parse_mixes
 from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import positive, positive_ints
+from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import seconds as run_seconds
 from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import drop_small
 
 CHARACTERISATION = ("latency_demand", "rw_sweep", "mixed_sweep", "entropy_sweep")
@@ -94,6 +95,11 @@ def _value(params: dict, profile: str, key: str):
     return value
 
 
+def effective(params: dict, profile: str, key: str):
+    """The value a sweep variable (without pts_run_) takes: the operator's, else the profile's."""
+    return _value(params, profile, key)
+
+
 def _workloads(variable: str, values: object, known: tuple) -> list[str]:
     if not isinstance(values, (list, tuple)) or not values:
         raise fail(variable, values, f"must be a non-empty list of {', '.join(known)}")
@@ -106,7 +112,7 @@ def _workloads(variable: str, values: object, known: tuple) -> list[str]:
 
 
 def _precondition(params: dict, profile: str) -> dict:
-    seconds = positive("pts_run_sweep_precondition_seconds", _value(params, profile, "sweep_precondition_seconds"), float)
+    seconds = run_seconds("pts_run_sweep_precondition_seconds", _value(params, profile, "sweep_precondition_seconds"))
     return {"kind": "random", "seconds": seconds, "block_size": PRECONDITION_BLOCK_SIZE,
             "iodepth": PRECONDITION_IODEPTH, "data": "zero fill"}
 
@@ -133,12 +139,12 @@ def inputs(name: str, params: dict, profile: str, common: dict) -> dict:
             "numjobs": 1, "iodepth": int(positive("pts_run_demand_iodepth", get("demand_iodepth"), int)),
             "steps": steps, "tolerance_pct": tolerance,
             "misses": int(positive("pts_run_demand_misses", get("demand_misses"), int)),
-            "round_seconds": positive("pts_run_demand_seconds", get("demand_seconds"), float),
+            "round_seconds": run_seconds("pts_run_demand_seconds", get("demand_seconds")),
             "precondition": _precondition(params, profile), "purge": "segment", "stop": "demand",
             "block_sizes": [4096], "mixes": [100, 0],
         }
     if name in CHARACTERISATION:
-        seconds = positive("pts_run_sweep_seconds", get("sweep_seconds"), float)
+        seconds = run_seconds("pts_run_sweep_seconds", get("sweep_seconds"))
         base = {"numjobs": 1, "round_seconds": seconds, "precondition": _precondition(params, profile),
                 "stop": "sweep"}
     if name == "rw_sweep":
@@ -291,18 +297,13 @@ def demand_step(offered: int, achieved: float, tolerance_pct: float) -> bool:
     return achieved >= offered * (1 - tolerance_pct / 100.0)
 
 
-def demand_stop(delivered: list[bool], misses: int, steps_total: int) -> tuple[bool, str]:
+def demand_stop(misses_in_a_row: int, misses: int, steps_run: int, steps_total: int) -> tuple[bool, str]:
     """The ramp ends after ``misses`` undelivered steps in a row, or after its last step."""
-    tail = 0
-    for flag in reversed(delivered):
-        if flag:
-            break
-        tail += 1
-    if tail >= misses:
-        return True, f"the drive missed {tail} offered steps in a row: its limit is reached"
-    if len(delivered) >= steps_total:
+    if misses_in_a_row >= misses:
+        return True, f"the drive missed {misses_in_a_row} offered steps in a row: its limit is reached"
+    if steps_run >= steps_total:
         return True, "last offered step run"
-    return False, f"step {len(delivered)} of {steps_total}"
+    return False, f"step {steps_run} of {steps_total}"
 
 
 def knee(steps: list[dict]) -> dict | None:

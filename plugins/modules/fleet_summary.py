@@ -35,7 +35,10 @@ options:
     type: list
     elements: path
   run_ids:
-    description: The runs to summarize (found in every results tree that has them).
+    description:
+      - The runs to summarize (found in every results tree that has them).
+      - Each is a run id - one directory name of letters, digits, C(.), C(_) and C(-), starting and ending with a
+        letter or digit; anything else (a path, C(..), a space) is refused before anything is read or written.
     type: list
     elements: str
     required: true
@@ -43,10 +46,12 @@ options:
     description: Where to write the summary; defaults to the first run's directory.
     type: path
   fail_on:
-    description: Verdicts that fail the task (and so the playbook).
+    description:
+      - Verdicts that fail the task (and so the playbook); an empty list fails on nothing.
+      - When omitted, the C(pts_fleet_fail_on) the runs' plans recorded (their union over hosts), else V(FAIL) and
+        V(INCOMPLETE).
     type: list
     elements: str
-    default: [FAIL, INCOMPLETE]
   outlier_robust_z:
     description: A cohort outlier's robust z-score (0.6745 x deviation / median absolute deviation) must exceed this.
     type: float

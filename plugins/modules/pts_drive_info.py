@@ -17,7 +17,9 @@ description:
     C(hdparm -I) for SATA, C(sg_opcodes) and C(sdparm) for SCSI - the secure purge methods it supports, its
     volatile write cache, and a health snapshot (C(nvme smart-log), C(smartctl)).
   - A drive listed by serial or WWN alone is looked up among the host's disks; a description file fills
-    what neither can read.
+    what neither can read. A malformed description file is named with its line number and what is wrong,
+    never with its content.
+  - Finds every other block device that reaches the drive's medium (see RV(pts_drives[].related)).
   - Never changes anything.
 author:
   - fleetqual.pts contributors (@fleetqual)
@@ -77,6 +79,18 @@ pts_drives:
       description: Identity fields filled from the drive's description file.
       type: list
       elements: str
+    loop:
+      description:
+        - For a loop device, its backing file's path, device (C(backing_dev)) and inode (C(backing_ino)), the
+          block device it is over (C(backing_rdev)), offset and size limit; null for other devices.
+      type: dict
+    related:
+      description:
+        - Every other block device that reaches the drive's medium, with C(name), C(devnum), C(relation)
+          (C(alias) - another path to it, the same serial or WWN or loop backing file - or C(stacked) - a holder
+          or loop device over it) and C(how) in words. M(fleetqual.pts.pts_guard) judges each.
+      type: list
+      elements: dict
 pts_host:
   description: Kernel, OS, CPU, memory and fio version of the host.
   returned: always

@@ -15,14 +15,24 @@ description:
     differs from the one listed, the device or any of its partitions is mounted, it has holders
     (device-mapper, LVM, md, bcache), it is active swap, it is read-only, or the kernel refuses an
     exclusive open (of the disk or any partition) because something else holds it, a process has it open, or
-    two listed entries are the same device or share a results name.
+    two listed entries are the same device, reach the same medium or share a results name.
+  - A loop device over the drive, over one of its partitions or over a file on one of its filesystems (and
+    anything stacked on that, recursively) is judged as a holder, although the loop driver records none.
+  - Every other path to the same medium is judged as part of the drive - another disk with the same serial
+    (per namespace for NVMe) or WWN (dual-path SAS or NVMe without multipath), a loop device over the same
+    backing file, the device a listed loop device is over. A mount, holder, swap, open by a process, exclusive
+    claim or signature on any of them, or on anything stacked on them, is a refusal naming that device and how
+    it reaches the drive.
+  - A path, device path or backing file path with a control character (a newline) is refused before anything
+    is written with it.
   - A drive listed by O(devices[].serial) or O(devices[].wwn) alone is looked up among the host's disks;
     none or more than one match is a refusal.
-  - The device and its partitions must carry no filesystem, partition table, RAID, LVM or other signature
-    (as C(wipefs) lists them) unless O(allow_signatures=true); a mount, holder or swap anywhere on the
+  - The device, its partitions and its other paths must carry no filesystem, partition table, RAID, LVM or other
+    signature (as C(wipefs) lists them) unless O(allow_signatures=true); a mount, holder or swap anywhere on the
     devices stacked on the drive (LVM volumes, md arrays) counts as the drive's own, and a drive holding
     C(/), C(/boot) or C(/usr) is named as the system disk.
-  - Only reads; the exclusive open is read-only and closed at once.
+  - Only reads; the exclusive open is read-only and closed at once, and a listed loop device's backing file is
+    read with a read-only C(LOOP_GET_STATUS64) (never on an autoclear loop device, which the close would detach).
 author:
   - fleetqual.pts contributors (@fleetqual)
 extends_documentation_fragment:
@@ -67,12 +77,58 @@ pts_guard:
     resolved:
       description: The device node it resolves to.
       type: str
+    label:
+      description: The entry as the user wrote it - its path, else C(pts_devices[N]) with its name, serial or WWN.
+      type: str
     key:
       description: Name of the drive's results directory.
       type: str
     devnum:
       description: The device's major:minor number when the guard ran; later writes check it again.
       type: str
+    loop:
+      description:
+        - For a loop device, what it is over when the guard ran; every later write checks all of it again, so a
+          loop device detached and attached to another file in between is refused. Null for other devices.
+      type: dict
+      contains:
+        backing_file:
+          description: The backing file's path, as the kernel shows it.
+          type: str
+        backing_dev:
+          description: The major:minor of the file system holding the backing file (its C(st_dev)).
+          type: str
+        backing_ino:
+          description: The backing file's inode number.
+          type: int
+        backing_rdev:
+          description: The major:minor of the backing file when it is itself a block device, else null.
+          type: str
+        offset:
+          description: The loop device's offset into its backing file, in bytes.
+          type: int
+        sizelimit:
+          description: The loop device's size limit in bytes; 0 means up to the end of the backing file.
+          type: int
+    related:
+      description:
+        - Every other block device that reaches the drive's medium - C(alias) another path to it, C(stacked) a
+          holder or loop device over it - with how it does.
+      type: list
+      elements: dict
+      contains:
+        name:
+          description: Kernel name of the device.
+          type: str
+        devnum:
+          description: Its major:minor number.
+          type: str
+        relation:
+          description: C(alias) or C(stacked).
+          type: str
+        how:
+          description: How it reaches the drive, in words.
+          type: str
     serial:
       description: Serial number the device reports.
       type: str
@@ -105,13 +161,18 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._devices import (
     DEVICE_SPEC,
     drive_key,
     duplicate_refusals,
+    entry_label,
+    guard_record,
+    has_control,
     probe_listed,
     refusals,
+    show,
 )
 
 
 def signatures(module: AnsibleModule, info: dict) -> list[dict] | None:
-    """What wipefs (read-only without options) finds on the device and its partitions; None if it cannot tell."""
+    """What wipefs (read-only without options) finds on the device, its partitions and every other path to it
+    (aliases: the same disk by serial or WWN, loop devices over the same file); None if it cannot tell."""
     if not info.get("is_block"):
         return []
     wipefs = module.get_bin_path("wipefs")
@@ -119,6 +180,7 @@ def signatures(module: AnsibleModule, info: dict) -> list[dict] | None:
         return None
     found = []
     nodes = [info["resolved"]] + [os.path.join("/dev", part) for part in info.get("partitions", [])]
+    nodes += [os.path.join("/dev", r["name"]) for r in info.get("related", []) if r["relation"] == "alias"]
     for node in nodes:
         rc, out, dummy = module.run_command([wipefs, "--json", node])
         if rc != 0:
@@ -129,6 +191,10 @@ def signatures(module: AnsibleModule, info: dict) -> list[dict] | None:
         except (ValueError, AttributeError):
             return None
     return found
+
+
+def _node(verdict: dict) -> str:
+    return f" ({show(verdict['resolved'])})" if verdict["resolved"] else ""
 
 
 def main() -> None:
@@ -143,27 +209,29 @@ def main() -> None:
     specs = module.params["devices"]
     infos = [probe_listed(spec) for spec in specs]
     for info in infos:
-        info["signatures"] = signatures(module, info)
+        # A path with a newline is refused before wipefs or anything else is handed it.
+        info["signatures"] = [] if has_control(info.get("path")) or has_control(info.get("resolved")) else signatures(module, info)
     keys = [drive_key(spec, info) for spec, info in zip(specs, infos)]
-    duplicates = duplicate_refusals(infos, keys)
+    labels = [entry_label(index, spec) for index, spec in enumerate(specs)]
+    duplicates = duplicate_refusals(infos, keys, labels)
     verdicts = []
-    for spec, info, key, duplicate in zip(specs, infos, keys, duplicates):
+    for spec, info, key, label, duplicate in zip(specs, infos, keys, labels, duplicates):
         reasons = refusals(info, spec, module.params["allow_destroy"], module.params["allow_signatures"]) + duplicate
         verdicts.append(dict(
+            guard_record(info),
             path=info["path"] or spec.get("path") or spec.get("serial") or spec.get("wwn"),
+            label=label,
             key=key,
             resolved=info["resolved"],
-            devnum=info.get("devnum"),
-            serial=info.get("serial"),
-            wwn=info.get("wwn"),
             passed=not reasons,
             refusals=reasons,
             signatures=info["signatures"] or [],
             described=info.get("described", []),
+            related=[{k: r.get(k) for k in ("name", "devnum", "relation", "how")} for r in info.get("related", [])],
         ))
     refused = [v for v in verdicts if not v["passed"]]
     if refused:
-        lines = [f"{v['path']} ({v['resolved']}): {'; '.join(v['refusals'])}" for v in refused]
+        lines = [f"{v['label']}{_node(v)}: {'; '.join(v['refusals'])}" for v in refused]
         module.fail_json(msg="pts_guard refused, nothing was written: " + " || ".join(lines), pts_guard=verdicts)
     module.exit_json(changed=False, pts_guard=verdicts)
 

@@ -14,6 +14,13 @@ description:
     durations - and fails naming the variable and the bad value, before any drive is touched.
   - With identified drives, returns per drive the matrix actually run (block sizes below the logical
     sector size dropped, with a note) and an estimate of the wall time.
+  - Refuses a run id that is not one directory name (see O(resume.run_id)), naming where it was set - C(-e pts_run_id),
+    the C(PTS_RUN_ID) environment variable or the report callback's C(run_id) setting.
+  - With O(lock=true), takes the lock on the run's results directory for this C(ansible-playbook) process, so a second
+    live run of the same run id refuses before anything, naming the first's PID and controller.
+  - Resuming a run (a run id with results already) refuses a drive whose identity (serial, WWN, model, firmware,
+    size, sector size, backing file) is not the one the run recorded under its name, and test settings other than the
+    ones the run recorded, naming each change, unless O(resume.allow_changed_settings=true).
   - Runs on the controller only.
 author:
   - fleetqual.pts contributors (@fleetqual)
@@ -38,9 +45,11 @@ options:
     elements: dict
     default: []
   listed:
-    description: The drives listed for the host (C(pts_devices)), recorded so a fleet summary knows what to expect.
-    type: list
-    elements: dict
+    description:
+      - The drives listed for the host (C(pts_devices)), recorded so a fleet summary knows what to expect.
+      - Each entry is checked first - known keys only (a typo is named with the key it resembles), string values
+        without control characters, absolute paths, a path, serial or wwn, unique names.
+    type: raw
     default: []
   acceptance:
     description:
@@ -64,11 +73,26 @@ options:
         description:
           - The run id (the C(pts_run_id) variable); defaults to the report callback's C(run_id) setting
             (C(PTS_RUN_ID)). Without one nothing is resumed.
+          - One directory name - letters, digits, C(.), C(_) and C(-), at most 128, starting and ending with a letter
+            or digit.
         type: str
       host:
         description: The inventory name of the host the plan is for.
         type: str
         required: true
+      allow_changed_settings:
+        description:
+          - Resume with test settings other than the ones the run recorded (C(pts_allow_changed_settings)); the
+            changes are recorded with the plan. A YAML boolean; a string is refused.
+        type: raw
+        default: false
+  lock:
+    description:
+      - Take (or, in check mode, only check) the lock on the run's results directory for the C(ansible-playbook)
+        process running this task. Another live run holding it is a refusal; a lock whose process has ended (or
+        whose PID now belongs to another process) is taken over with a warning.
+    type: bool
+    default: false
   context:
     description: Labels returned unchanged as RV(pts_context) for the report callback.
     type: dict
@@ -108,6 +132,20 @@ pts_plan:
           the run already finished the test (C(done)), and the estimated wall time (min/max s).
       type: list
       elements: dict
+    variables:
+      description: The validated value of every variable that shapes the selected tests' measurements, by name.
+      type: dict
+    identities:
+      description: Per drive key, the identity this run tests under that name (compared when the run is resumed).
+      type: dict
+    changed_settings:
+      description: Settings changed on resume with O(resume.allow_changed_settings=true), each with when.
+      type: list
+      elements: dict
+pts_run_lock_note:
+  description: What the run lock did when it was not simply taken (a stale lock taken over).
+  returned: when a stale lock was found
+  type: str
 pts_context:
   description: The O(context) given, unchanged.
   returned: success

@@ -21,6 +21,10 @@ description:
     disabled again); a purge that fails or cannot finish fails the task, so a test never runs unpurged.
   - Refuses unless O(allow_destroy=true), and when the device is no longer the one the guard passed. Run it
     only on drives that M(fleetqual.pts.pts_guard) passed.
+  - An ATA security erase sets a new random user password for each erase, kept only in a root-only file
+    (C(0600) in a C(0700) directory) under O(remote_dir)C(/ata-security/), and removed once the erase is verified.
+    When the erase fails, security is disabled again if the drive allows it; otherwise the message gives the
+    commands that unlock the drive with that file. The password itself is never in a message or a result.
 author:
   - fleetqual.pts contributors (@fleetqual)
 extends_documentation_fragment:
@@ -47,9 +51,15 @@ options:
               scsi_sanitize_block, scsi_sanitize_crypto, scsi_sanitize_overwrite]
     default: auto
   allow_destroy:
-    description: Must be V(true); purging destroys every byte on the device.
-    type: bool
+    description:
+      - Must be V(true), a YAML boolean; purging destroys every byte on the device. A string (even V("true"),
+        V("yes") or V("on")) is refused, the same rule the run's validation applies to C(pts_allow_destroy).
+    type: raw
     default: false
+  remote_dir:
+    description: The run's directory on the host (C(pts_run_remote_dir)); ATA security erase keeps its password there.
+    type: path
+    default: /var/lib/fleetqual-pts
   expect:
     description:
       - Identity the device must still report right before the purge - C(devnum) (major:minor), C(serial),
@@ -112,12 +122,15 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.fleetqual.pts.plugins.module_utils._devices import probe, recheck
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive_actions import (
     ata_frozen_reason,
+    ata_password_file,
+    ata_security_erase,
+    new_ata_password,
     purge_commands,
     purge_record,
     tool_facts,
-    verify_ata_erase,
     wait_for_sanitize,
 )
+from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import PlanError, boolean
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive_tools import PURGE_METHODS
 
 
@@ -126,7 +139,8 @@ def main() -> None:
         argument_spec=dict(
             path=dict(type="path", required=True),
             method=dict(type="str", choices=["auto"] + sorted(PURGE_METHODS), default="auto"),
-            allow_destroy=dict(type="bool", default=False),
+            allow_destroy=dict(type="raw", default=False),
+            remote_dir=dict(type="path", default="/var/lib/fleetqual-pts"),
             expect=dict(type="dict", default={}),
             timeout=dict(type="int", default=86400),
             context=dict(type="dict", default={}),
@@ -139,8 +153,12 @@ def main() -> None:
     def fail(msg: str, **extra) -> None:
         module.fail_json(msg=f"pts_purge {path}: {msg}", pts_context=context, **extra)
 
-    if not module.params["allow_destroy"]:
-        fail("refused, allow_destroy is not true; nothing was written")
+    try:
+        allowed = boolean("allow_destroy (pts_allow_destroy)", module.params["allow_destroy"])
+    except PlanError as exc:
+        fail(f"refused, {exc}; nothing was written")
+    if not allowed:
+        fail("refused, allow_destroy (pts_allow_destroy) is not true; nothing was written")
     info = probe(path, check_exclusive=False)
     if not info["is_block"]:
         fail("refused, not a block device; nothing was written")
@@ -171,18 +189,22 @@ def main() -> None:
         module.exit_json(changed=False, pts_purge=result, pts_context=context)
 
     started = time.monotonic()
-    for argv in purge_commands(method, info, which):
-        if None in argv:
-            fail(f"{method} needs a tool that is not installed: {argv}")
-        rc, stdout, stderr = module.run_command(argv)
-        if rc != 0:
-            fail(f"{' '.join(argv)} failed (rc {rc}): {(stderr or stdout).strip()[:500]}; the test must not go on",
-                 pts_purge=result)
     error = None
+    if method.startswith("ata_security"):
+        password = new_ata_password()
+        module.no_log_values.add(password)  # belt and braces: no result or log line can carry it
+        error, dummy = ata_security_erase(method, info, run, which, ata_password_file(module.params["remote_dir"], info),
+                                          facts.get("ata_security"), password)
+    else:
+        for argv in purge_commands(method, info, which):
+            if None in argv:
+                fail(f"{method} needs a tool that is not installed: {argv}")
+            rc, stdout, stderr = module.run_command(argv)
+            if rc != 0:
+                fail(f"{' '.join(argv)} failed (rc {rc}): {(stderr or stdout).strip()[:500]}; the test must not go on",
+                     pts_purge=result)
     if "sanitize" in method and method.startswith("nvme"):
         error = wait_for_sanitize(info, run, which, timeout=module.params["timeout"])
-    elif method.startswith("ata_security"):
-        error = verify_ata_erase(info, run, which)
     if method.startswith("nvme_format"):
         # The kernel rescans the namespace after a format; wait for its node before the next write.
         deadline = time.monotonic() + 30

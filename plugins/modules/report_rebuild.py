@@ -28,7 +28,10 @@ options:
     description: Root of the results tree; defaults to the report callback's C(output_dir) setting.
     type: path
   run_id:
-    description: The run to rebuild; every run under O(results_dir) when omitted.
+    description:
+      - The run to rebuild; every run under O(results_dir) when omitted (each directory named like a run id).
+      - A run id is one directory name of letters, digits, C(.), C(_) and C(-), starting and ending with a letter or
+        digit; anything else (a path, C(..), a space) is refused before anything is read or written.
     type: str
 seealso:
   - plugin: fleetqual.pts.pts_report

@@ -9,13 +9,13 @@ module: steady_state
 short_description: Judge SNIA PTS steady state over the last rounds' dependent variables
 version_added: 0.1.0
 description:
-  - Takes the dependent variables (DVs) of every round so far and judges each one's measurement window, the
-    last O(window) rounds, by the SNIA PTS rule - the data excursion (max - min) at most
+  - Judges each dependent variable's (DV's) measurement window, the last O(window) rounds, by the SNIA PTS rule - the data excursion (max - min) at most
     O(max_data_excursion_pct) % of the window average, and the excursion of the least-squares best-fit
     line across the window at most O(max_slope_excursion_pct) % of the average. The round is steady when
     every DV is (the throughput test judges read and write of a block size together).
   - Given a round's parsed fio jobs (RV(fleetqual.pts.fio_job#module:pts_fio.jobs)) and O(dvs), finds each DV by
-    its R/W mix and block size, never by its position, and appends it to its O(history).
+    its R/W mix and block size, never by its position, and judges it with the earlier rounds' values the round
+    loop's O(state) keeps; RV(state) is the state for the next round. Given O(values), judges that plain series.
   - A window average of zero is reported as not steady with its reason, not as an error.
   - Runs on the controller only.
 author:
@@ -33,10 +33,12 @@ options:
     description: One DV's value in every round so far, oldest first. Mutually exclusive with O(jobs).
     type: list
     elements: float
-  history:
-    description: Per DV name, its values in the rounds before this one; used with O(jobs).
+  state:
+    description:
+      - The round loop's state after the previous round, as this action or M(fleetqual.pts.pts_round) returned it
+        (RV(state)); omit it for round 1. It holds only what the rule needs - the DVs' last O(window) values, the bytes
+        written, the undelivered steps in a row - so it is as large at round 1,500 as at round 1.
     type: dict
-    default: {}
   jobs:
     description: This round's parsed fio jobs.
     type: list
@@ -47,7 +49,7 @@ options:
     elements: dict
     suboptions:
       name:
-        description: Key of the DV in O(history) and RV(dv_values); defaults to a label such as C(4k 0/100 iops).
+        description: Key of the DV in the state's window; defaults to a label such as C(4k 0/100 iops).
         type: str
       mix:
         description: Read percentage of the DV combination (V(0) for 100 % write).
@@ -89,7 +91,7 @@ seealso:
 EXAMPLES = r"""
 - name: Judge steady state after this round
   fleetqual.pts.steady_state:
-    history: "{{ dv_history }}"
+    state: "{{ verdict.state | default(omit) }}"
     jobs: "{{ round_result.pts_fio.jobs }}"
     dvs:
       - name: 4k write IOPS
@@ -113,9 +115,11 @@ stop:
   description: Whether the test should stop (steady, or the round limit reached).
   returned: success
   type: bool
-dv_values:
-  description: Per DV name, its value in every round so far, this round's last.
-  returned: success
+state:
+  description:
+    - The state for the next round - its number, whether the loop stops and why, and what the rule keeps (see O(state)).
+    - Pass it back as O(state) with the next round's jobs.
+  returned: success, with O(jobs)
   type: dict
 pts_steady_state:
   description: The verdict and its figures.
@@ -128,6 +132,15 @@ pts_steady_state:
     steady:
       description: Whether every DV is steady.
       type: bool
+    stop:
+      description: Whether the test stops after this round (steady, or the round limit).
+      type: bool
+    reason:
+      description: Why it stops or goes on.
+      type: str
+    max_rounds:
+      description: The round limit.
+      type: int
     dvs:
       description:
         - Per DV its C(name), C(dv_value), C(steady), C(reason), window C(rounds) and C(values), C(average),

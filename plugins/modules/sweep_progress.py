@@ -32,10 +32,12 @@ options:
     type: list
     elements: dict
     required: true
-  round:
-    description: This round's number, from 1.
-    type: int
-    required: true
+  state:
+    description:
+      - The round loop's state after the previous round, as this action or M(fleetqual.pts.pts_round) returned it
+        (RV(state)); omit it for round 1. It holds only what the rule needs - the DVs' last window of values, the bytes
+        written, the undelivered steps in a row - so it is as large at round 1,500 as at round 1.
+    type: dict
   rounds:
     description: Rows in the sweep.
     type: int
@@ -47,11 +49,6 @@ options:
   offered_iops:
     description: The IOPS offered in this step of a demand ramp (fio C(rate_iops)); makes this a demand ramp.
     type: int
-  delivered:
-    description: Whether each earlier step of the demand ramp was delivered.
-    type: list
-    elements: bool
-    default: []
   tolerance_pct:
     description: How far (in % of the offer) the achieved IOPS may fall short for a step to count as delivered.
     type: float
@@ -70,11 +67,10 @@ EXAMPLES = r"""
 - name: Record one step of a demand ramp
   fleetqual.pts.sweep_progress:
     jobs: "{{ round_result.pts_fio.jobs }}"
-    round: 3
+    state: "{{ step.state | default(omit) }}"
     rounds: 120
     label: 3,000 IOPS offered
     offered_iops: 3000
-    delivered: [true, true]
   register: step
 """
 
@@ -83,11 +79,12 @@ stop:
   description: Whether the sweep stops after this round.
   returned: success
   type: bool
-delivered:
-  description: For a demand ramp, whether each step so far was delivered, this one last; else empty.
+state:
+  description:
+    - The state for the next round - its number, whether the loop stops and why, and what the rule keeps (see O(state)).
+    - Pass it back as O(state) with the next round's jobs.
   returned: success
-  type: list
-  elements: bool
+  type: dict
 pts_sweep:
   description: >-
     This row - round, label, stop and its reason, and per cell (fio job) its name, IOPS, MB/s and mean latency (ns);

@@ -9,9 +9,10 @@ module: wsat_progress
 short_description: Count what the SNIA PTS write saturation test has written and decide when it stops
 version_added: 0.1.0
 description:
-  - Adds the bytes fio wrote in this round (from its parsed jobs) to the total so far, and says whether the
+  - Adds the bytes fio wrote in this round (from its parsed jobs) to the total the round loop's O(state) keeps, and
+    says whether the
     write saturation test stops - O(target_bytes) (the capacity multiple times the user capacity, 4 in the
-    PTS) written, or O(max_seconds) (24 h in the PTS) passed.
+    PTS) written, or O(max_seconds) (24 h in the PTS) passed since the loop's first round.
   - Write saturation has no steady state; this replaces M(fleetqual.pts.steady_state) for it.
   - Runs on the controller only.
 author:
@@ -30,25 +31,19 @@ options:
     type: list
     elements: dict
     required: true
-  written:
-    description: Bytes written by the earlier rounds.
-    type: int
-    default: 0
+  state:
+    description:
+      - The round loop's state after the previous round, as this action or M(fleetqual.pts.pts_round) returned it
+        (RV(state)); omit it for round 1. It holds only what the rule needs - the DVs' last window of values, the bytes
+        written, the undelivered steps in a row - so it is as large at round 1,500 as at round 1.
+    type: dict
   target_bytes:
-    description: Stop once this many bytes are written.
+    description: Stop once this many bytes are written (capacity multiple x user capacity).
     type: int
-    required: true
-  elapsed_s:
-    description: Seconds since the test started.
-    type: float
     required: true
   max_seconds:
     description: Stop once this many seconds have passed.
     type: float
-    required: true
-  round:
-    description: This round's number, from 1.
-    type: int
     required: true
   context:
     description: Labels returned unchanged as RV(pts_context) for the report callback.
@@ -59,12 +54,10 @@ options:
 EXAMPLES = r"""
 - name: Count the bytes written so far
   fleetqual.pts.wsat_progress:
+    state: "{{ progress.state | default(omit) }}"
     jobs: "{{ round_result.pts_fio.jobs }}"
-    written: "{{ written_so_far }}"
     target_bytes: "{{ 4 * capacity }}"
-    elapsed_s: 3600
     max_seconds: 86400
-    round: 60
   register: progress
 """
 
@@ -77,6 +70,12 @@ written:
   description: Bytes written so far, this round included.
   returned: success
   type: int
+state:
+  description:
+    - The state for the next round - its number, whether the loop stops and why, and what the rule keeps (see O(state)).
+    - Pass it back as O(state) with the next round's jobs.
+  returned: success
+  type: dict
 pts_wsat:
   description: This round's figures for the progress line - IOPS, mean and max latency (ns), bytes written.
   returned: success

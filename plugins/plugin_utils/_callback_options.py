@@ -27,3 +27,20 @@ def callback_option(name: str):
         except Exception:  # pylint: disable=broad-exception-caught  # AnsibleError subclasses vary by core version
             continue
     raise ValueError(f"the {CALLBACK} callback has no setting {name!r}")
+
+
+def run_id_candidates(effective: object, extra: object, env: object, configured: object) -> list[tuple[str, object]]:
+    """Every run id this run could take as a path, each named as the operator set it: the one in force (from
+    -e pts_run_id, the PTS_RUN_ID environment variable, the callback's run_id setting or an inventory pts_run_id),
+    then the environment's and the configuration's when they differ from it. Unset sources are left out."""
+    sources = (("pts_run_id", extra), ("PTS_RUN_ID (environment)", env),
+               ("run_id of the [callback_pts_report] section of ansible.cfg", configured))
+    candidates: list[tuple[str, object]] = []
+    if effective not in (None, ""):
+        name = next((label for label, value in sources if value not in (None, "") and str(value) == str(effective)),
+                    "pts_run_id")
+        candidates.append((name, effective))
+    for label, value in sources[1:]:
+        if value not in (None, "") and all(str(value) != str(seen) for dummy, seen in candidates):
+            candidates.append((label, value))
+    return candidates

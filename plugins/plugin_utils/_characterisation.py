@@ -128,12 +128,13 @@ def _demand_section(result: dict, plots_rel: dict, number: int) -> list[str]:
                                                     "the knee (left); mean and maximum latency (right, log scale)."})
     for index, ramp in enumerate(result.get("ramps") or [], 3):
         lines += [f"### {number}.{index} {ramp['label']} steps", ""]
+        shown, note = _sections.sampled(ramp["steps"])
         lines += md.table(["Round", "Offered IOPS", "Achieved IOPS", "% of offer", "Mean latency (ms)",
                            "Max latency (ms)", "Delivered"], [
             [str(s["round"]), f"{s['offered_iops']:,}", md.fmt(s["achieved_iops"]),
              md.fmt(100.0 * s["achieved_iops"] / s["offered_iops"], 1), md.fmt(s["lat_mean_ms"], 3),
-             md.fmt(s["lat_max_ms"], 3), "yes" if s["delivered"] else "**no**"] for s in ramp["steps"]])
-        lines.append("")
+             md.fmt(s["lat_max_ms"], 3), "yes" if s["delivered"] else "**no**"] for s in shown])
+        lines += (["", note] if note else []) + [""]
     return lines
 
 

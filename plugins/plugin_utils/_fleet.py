@@ -10,6 +10,7 @@ headline figures and cohort outliers, as fleet.md, fleet.json and junit.xml."""
 
 from __future__ import annotations
 
+import glob
 import os
 from xml.etree import ElementTree
 
@@ -101,8 +102,30 @@ def collect(run_dirs: list[str]) -> list[dict]:
     return records
 
 
-def summarize(run_dirs: list[str], out_dir: str, fail_on: list[str], outlier_threshold: float = 3.5,
+DEFAULT_FAIL_ON = [_verdicts.FAIL, _verdicts.INCOMPLETE]
+
+
+def recorded_fail_on(run_dirs: list[str]) -> list[str]:
+    """The verdicts that fail the run as the runs' plans recorded them (pts_fleet_fail_on, validated with the plan):
+    the union over every host's plan, and FAIL, INCOMPLETE when no plan recorded any."""
+    found: list[str] | None = None
+    for run_dir in run_dirs:
+        for plan_file in sorted(glob.glob(os.path.join(run_dir, "*", "plan.json"))):
+            try:
+                fleet = (_results.read_json(plan_file).get("plan") or {}).get("fleet") or {}
+            except (OSError, ValueError):
+                continue
+            if isinstance(fleet.get("fail_on"), list):
+                found = sorted(set(found or []) | {v for v in fleet["fail_on"] if v in _verdicts.VERDICTS})
+    return list(DEFAULT_FAIL_ON) if found is None else found
+
+
+def summarize(run_dirs: list[str], out_dir: str, fail_on: list[str] | None = None, outlier_threshold: float = 3.5,
               outlier_min_deviation_pct: float = 10.0, outlier_min_cohort: int = 3, outliers_fail: bool = False) -> dict:
+    """Judge every drive and write fleet.md, fleet.json and junit.xml; ``fail_on`` None means as the plans recorded
+    it (the run's own pts_fleet_fail_on), so a summary written without the playbook's judging play still honours it."""
+    if fail_on is None:
+        fail_on = recorded_fail_on(run_dirs)
     records = collect(run_dirs)
     flagged = _verdicts.cohort_outliers([r for r in records if r.get("model")], outlier_threshold,
                                         outlier_min_deviation_pct, outlier_min_cohort)
@@ -152,13 +175,14 @@ def _cohort_plots(summary: dict, out_dir: str) -> dict:
                 panels.append((label, points))
         if panels:
             path = os.path.join(out_dir, "plots", f"cohort-{index:02d}.png")
-            paths[name] = os.path.relpath(_plots.cohort(path, f"Cohort {name}: {len(drives)} drive(s)", panels), out_dir)
+            title = md.plot_label(f"Cohort {name}: {len(drives)} drive(s)")
+            paths[name] = os.path.relpath(_plots.cohort(path, title, panels), out_dir)
     return paths
 
 
 def render_markdown(summary: dict, plots: dict) -> str:
     counts = summary["counts"]
-    lines = [f"# Fleet summary — {', '.join(summary['runs'])}", "",
+    lines = [f"# Fleet summary — {', '.join(md.text(r) for r in summary['runs'])}", "",
              f"**{counts['PASS']} PASS · {counts['FAIL']} FAIL · {counts['INCOMPLETE']} INCOMPLETE** of "
              f"{len(summary['drives'])} drive(s). The run fails on: {', '.join(summary['fail_on']) or 'nothing'}"
              f" — {'**failed**' if summary['failed'] else 'passed'}.", ""]
@@ -170,8 +194,8 @@ def render_markdown(summary: dict, plots: dict) -> str:
         verdict = f"**{drive['verdict']}**" + (" ⚑" if drive["outliers"] else "")
         figures = [_figure_cell(drive, f) for f in FIGURE_LABELS]
         link = f"[report]({drive['report']})" if drive["report"] else md.DASH
-        rows.append([drive["host"], drive["drive"], drive.get("model") or md.DASH, drive.get("firmware") or md.DASH,
-                     verdict] + figures + [link])
+        rows.append([md.text(drive["host"]), md.text(drive["drive"]), md.text(drive.get("model") or None),
+                     md.text(drive.get("firmware") or None), verdict] + figures + [link])
     lines += md.table(headers, rows, numeric=False)
     lines += ["", "Figures are measurement-window averages (MB/s = 10⁶ bytes/s); *italic* ones come from a window that was "
                   "not steady (the test stopped, failed or reached its round limit). ⚑ marks a cohort outlier.", ""]
@@ -179,7 +203,7 @@ def render_markdown(summary: dict, plots: dict) -> str:
     if problems:
         lines += ["## Why not PASS", ""]
         for drive in problems:
-            lines.append(f"- **{drive['id']}** {drive['verdict']}: " + "; ".join(drive["reasons"]))
+            lines.append(f"- **{md.text(drive['id'])}** {drive['verdict']}: " + "; ".join(md.text(r) for r in drive["reasons"]))
         lines.append("")
     outliers = [d for d in summary["drives"] if d["outliers"]]
     settings = summary["outlier_settings"]
@@ -191,7 +215,7 @@ def render_markdown(summary: dict, plots: dict) -> str:
               ""]
     for drive in outliers:
         for outlier in drive["outliers"]:
-            lines.append(f"- ⚑ **{drive['id']}**: {_outlier_text(outlier)}")
+            lines.append(f"- ⚑ **{md.text(drive['id'])}**: {md.text(_outlier_text(outlier))}")
     if outliers:
         lines.append("")
     for name, path in plots.items():
@@ -212,9 +236,10 @@ def render_junit(summary: dict) -> str:
     suite = ElementTree.Element("testsuite", name="fleetqual.pts", timestamp=summary["generated_at"])
     tests = failures = errors = 0
     for drive in summary["drives"]:
-        classname = f"pts.{drive['host']}.{drive['drive']}"
-        cases = [(c["criterion"], c["passed"], c["text"]) for c in drive["checks"]]
-        cases += [(f"cohort {o['figure']}", not summary["outlier_settings"]["fail"], _outlier_text(o))
+        classname = md.plain(f"pts.{drive['host']}.{drive['drive']}")
+        # XML 1.0 cannot carry control characters at all: drive strings reach junit.xml as plain text.
+        cases = [(c["criterion"], c["passed"], md.plain(c["text"])) for c in drive["checks"]]
+        cases += [(f"cohort {o['figure']}", not summary["outlier_settings"]["fail"], md.plain(_outlier_text(o)))
                   for o in drive["outliers"]]
         for name, passed, text in cases:
             case = ElementTree.SubElement(suite, "testcase", classname=classname, name=name)
@@ -226,7 +251,7 @@ def render_junit(summary: dict) -> str:
                 ElementTree.SubElement(case, "system-out").text = text
         case = ElementTree.SubElement(suite, "testcase", classname=classname, name="verdict")
         tests += 1
-        text = f"{drive['verdict']}: " + "; ".join(drive["reasons"]) if drive["reasons"] else drive["verdict"]
+        text = md.plain(f"{drive['verdict']}: " + "; ".join(drive["reasons"]) if drive["reasons"] else drive["verdict"])
         if drive["verdict"] == "FAIL":
             failures += 1
             ElementTree.SubElement(case, "failure", message=text).text = text

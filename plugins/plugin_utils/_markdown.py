@@ -9,7 +9,58 @@
 
 from __future__ import annotations
 
+import re
+
 DASH = "—"
+
+# ANSI escape sequences (CSI ... final byte, OSC ... BEL/ST, and two-byte ESC x), then any control character left.
+_ANSI_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])|\x9b[0-?]*[ -/]*[@-~]")
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_SPACE_RE = re.compile(r"[\t\n\r]+")
+# Markdown that would change how the text reads: HTML, code spans, links, emphasis, table cell edges.
+_MARKUP = {"\\": "\\\\", "`": "\\`", "*": "\\*", "[": "\\[", "]": "\\]", "|": "\\|", "<": "&lt;", ">": "&gt;",
+           "&": "&amp;"}
+_MARKUP_RE = re.compile("|".join(re.escape(k) for k in _MARKUP) + r"|(?<!\w)_|_(?!\w)")
+
+
+def plain(value: object) -> str:
+    """Text from a drive, a description file or the inventory with its terminal escapes and control characters
+    taken out, for the console: a model name cannot recolour, move the cursor or clear the operator's screen."""
+    stripped = _ANSI_RE.sub("", str(value))
+    return _CONTROL_RE.sub("\ufffd", _SPACE_RE.sub(" ", stripped))
+
+
+def plot_label(value: object) -> str:
+    """Untrusted text for a plot title: plain, and $ escaped, which matplotlib would otherwise read as math."""
+    return plain(value).replace("$", "\\$")
+
+
+def text(value: object) -> str:
+    """Drive-, host- or operator-provided text for Markdown (table cells, list items, headings): shown as written,
+    never as markup - a | cannot shift a table's columns, <...> is no HTML, [x](y) no link."""
+    if value is None:
+        return DASH
+    return _MARKUP_RE.sub(lambda m: _MARKUP.get(m.group(0), "\\_"), plain(value))
+
+
+def code(value: object) -> str:
+    """Untrusted text as an inline code span (a path, a device): a fence longer than any backtick run inside, and
+    | escaped, which GitHub's tables require even inside code."""
+    if value is None:
+        return DASH
+    body = plain(value).replace("|", "\\|")
+    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if body.startswith("`") or body.endswith("`") or not body.strip() else ""
+    return f"{fence}{pad}{body}{pad}{fence}"
+
+
+def code_block(lines: list[str]) -> list[str]:
+    """Untrusted lines (a tool's stderr) as a fenced block no line can close early."""
+    body = [plain(line) for line in lines]
+    longest = max((len(run) for line in body for run in re.findall(r"`{3,}", line)), default=2)
+    fence = "`" * (longest + 1)
+    return [fence, *body, fence]
 
 
 def fmt(value, digits: int = 1) -> str:
@@ -41,6 +92,8 @@ def grid(result_table: dict, row_labels: list[str], columns: list[int], digits: 
 
 
 def image(path: str, caption: str) -> list[str]:
+    """A plot with its caption; the caption is escaped here (it may hold a model name)."""
+    caption = text(caption)
     return [f"![{caption.split(':', maxsplit=1)[0]}]({path})", "", f"*{caption}*", ""]
 
 

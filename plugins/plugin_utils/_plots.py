@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import statistics
+import tempfile
 
 try:
     import matplotlib
@@ -70,14 +71,56 @@ def _log_y(ax) -> None:
     ax.tick_params(axis="y", which="minor", labelsize=7)
 
 
+# Up to this many rounds every round gets a tick and a marker; longer runs (a write saturation of 1,500 rounds)
+# get a handful of integer ticks and plain lines.
+EVERY_ROUND_UP_TO = 30
+MARKERS_UP_TO = 150
+
+
+def _round_ticks(ax, rounds: int) -> None:
+    if rounds <= EVERY_ROUND_UP_TO:
+        ax.set_xticks(range(1, rounds + 1))
+    else:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+
+
+def _marker(points: int, size: float) -> dict:
+    return {"marker": "o", "markersize": size} if points <= MARKERS_UP_TO else {"marker": None}
+
+
+def _running_mean(values: list[float], span: int) -> list[float]:
+    """The mean of each ``span`` values ending at each point from the ``span``-th on."""
+    out, total = [], 0.0
+    for index, value in enumerate(values):
+        total += value
+        if index >= span:
+            total -= values[index - span]
+        if index >= span - 1:
+            out.append(total / span)
+    return out
+
+
 def _finish(fig, path: str, subtitle: str | None) -> str:
     if subtitle:
         # A figure-level label below every axis: constrained layout keeps room for it.
         fig.supxlabel(subtitle, x=0.99, ha="right", fontsize=8, color="#b00020")
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    # Fast PNG compression: the plots are small and a drive report draws about a dozen of them.
-    fig.savefig(path, dpi=DPI, pil_kwargs={"compress_level": 1})
-    plt.close(fig)
+    directory = os.path.dirname(path)
+    os.makedirs(directory, exist_ok=True)
+    # Whole or not at all: drawn to a temporary file, then renamed over the plot (a full disk leaves the old one).
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".png", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            # Fast PNG compression: the plots are small and a drive report draws about a dozen of them.
+            fig.savefig(handle, format="png", dpi=DPI, pil_kwargs={"compress_level": 1})
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    finally:
+        plt.close(fig)
     return path
 
 
@@ -100,7 +143,7 @@ def convergence(path: str, title: str, ylabel: str, panels: dict, highlight: str
             values_all.extend(points)
             longest = max(longest, len(values))
             bold = label == highlight and (highlight_panel is None or panel == highlight_panel)
-            ax.plot(rounds, points, marker="o", markersize=5 if bold else 3.5, linewidth=2.6 if bold else 1.2,
+            ax.plot(rounds, points, **_marker(len(points), 5 if bold else 3.5), linewidth=2.6 if bold else 1.2,
                     color="black" if bold else cmap(index % 10), label=f"{label} (DV)" if bold else label,
                     zorder=3 if bold else 2)
         if window_rounds:
@@ -115,7 +158,7 @@ def convergence(path: str, title: str, ylabel: str, panels: dict, highlight: str
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(title=legend_title, loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=9)
     axes[-1, 0].set_xlabel("Round")
-    axes[-1, 0].set_xticks(range(1, longest + 1))
+    _round_ticks(axes[-1, 0], longest)
     fig.suptitle(title)
     return _finish(fig, path, subtitle)
 
@@ -127,7 +170,7 @@ def verification(path: str, title: str, ylabel: str, all_values: list[float], ve
     rounds = list(range(1, len(all_values) + 1))
     window_rounds = verdict.get("rounds") or []
     in_window = [r for r in rounds if r in window_rounds]
-    ax.plot(rounds, all_values, color="#9e9e9e", marker="o", markersize=3.5, linewidth=1, label="DV, all rounds")
+    ax.plot(rounds, all_values, color="#9e9e9e", **_marker(len(rounds), 3.5), linewidth=1, label="DV, all rounds")
     ax.plot(in_window, [all_values[r - 1] for r in in_window], color="#0d47a1", marker="o", markersize=7,
             linewidth=2, label="DV, measurement window")
     average = verdict.get("average")
@@ -150,7 +193,7 @@ def verification(path: str, title: str, ylabel: str, all_values: list[float], ve
         top = max(*all_values, average * (1 + limit))
         ax.set_ylim(0, top * 1.12)
     ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
-    ax.set_xticks(rounds)
+    _round_ticks(ax, len(rounds))
     ax.set_xlabel("Round")
     ax.set_ylabel(ylabel)
     ax.set_title(title)
@@ -234,8 +277,15 @@ def xy_panels(path: str, title: str, panels: list[tuple], subtitle: str | None =
         for index, (label, ys) in enumerate(series.items()):
             points = [(x, y) for x, y in zip(xs, ys) if y is not None]
             color, line = styles.get(label, (plt.get_cmap("tab10")(index), "-"))
-            ax.plot([p[0] for p in points], [p[1] for p in points], color=color, linestyle=line, marker="o",
-                    markersize=2.5, linewidth=1.2, label=label)
+            xs_, ys_ = [p[0] for p in points], [p[1] for p in points]
+            if len(points) <= MARKERS_UP_TO or label == "max":
+                ax.plot(xs_, ys_, color=color, linestyle=line, **_marker(len(points), 2.5), linewidth=1.2, label=label)
+                continue
+            # Hundreds of rounds: every round as a thin line, and a running mean that shows the trend through the noise.
+            span = max(3, len(points) // 50)
+            ax.plot(xs_, ys_, color=color, linestyle=line, linewidth=0.6, alpha=0.45, label=f"{label}, each round")
+            ax.plot(xs_[span - 1:], _running_mean(ys_, span), color=color, linestyle=line, linewidth=2.0,
+                    label=f"{label}, running mean of {span} rounds")
         ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
         if log:
             _log_y(ax)

@@ -12,11 +12,11 @@ from __future__ import annotations
 import os
 import re
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import PTS_TESTS, TESTS
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import PTS_TESTS, TESTS, TITLES
 from ansible_collections.fleetqual.pts.plugins.module_utils._sweeps import CHARACTERISATION, HDD
 from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import format_bytes
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _characterisation, _hdd, _iops, _latency, _plots
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _throughput, _wsat
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _identity, _results, _throughput, _wsat
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _markdown as md
 
 QUICK_BANNER = "quick profile — not a qualification"
@@ -48,12 +48,15 @@ def build_model(drive_dir: str) -> dict:
         "drive": drive,
         "host_info": identity.get("host_info") or {},
         "guard": loaded["guard"],
+        "guard_refused": loaded.get("guard_refused"),
+        "drive_refused": loaded.get("drive_refused"),
         "write_cache": loaded.get("write_cache"),
         "health_after": loaded.get("health_after"),
         "raid": raid,
         "raid_member": loaded.get("raid_member"),
         "quick_profile": quick,
         "tests": tests,
+        "failed_before_rounds": failed_before_rounds(drive_dir, loaded["tests"]),
     }
 
 
@@ -85,11 +88,11 @@ def _member_caches(events: list[dict]) -> str:
     parts = []
     for member in dict.fromkeys(e["member"] for e in events):
         own = [e for e in events if e["member"] == member]
-        text = f"{member}: {own[0].get('note') or DASH}"
+        text = f"{md.text(member)}: {md.text(own[0].get('note') or None)}"
         restored = [e for e in own if e.get("phase") == "restore"]
         if restored:
             text += "; restored after the array was taken down" + (
-                " **failed**: " + str(restored[-1].get("msg")) if restored[-1].get("failed") else "")
+                " **failed**: " + md.text(restored[-1].get("msg")) if restored[-1].get("failed") else "")
         parts.append(text)
     return "; ".join(parts)
 
@@ -100,15 +103,15 @@ def _write_cache(model: dict) -> str:
     members = [e for e in events if e.get("member")]
     if members:
         return _member_caches(members)
-    kernel = f"kernel queue mode: {drive.get('write_cache') or 'not reported'}"
+    kernel = f"kernel queue mode: {md.text(drive.get('write_cache') or 'not reported')}"
     if not events:
         state = {True: "enabled", False: "disabled"}.get(drive.get("device_write_cache"), "not read")
         return f"{state} before the run, not set by it ({kernel})"
-    text = events[0].get("note") or DASH
+    text = md.text(events[0].get("note") or None)
     restored = [e for e in events if e.get("phase") == "restore"]
     if restored:
-        text += "; restored after the tests" + (" **failed**: " + str(restored[-1].get("msg")) if restored[-1].get("failed")
-                                                else "")
+        text += "; restored after the tests" + (" **failed**: " + md.text(restored[-1].get("msg"))
+                                                if restored[-1].get("failed") else "")
     text = text if "kernel queue mode" in text else f"{text} ({kernel})"
     if model.get("raid"):
         text += "; **the members' own volatile write caches were not set in this run**"
@@ -136,11 +139,11 @@ def _health_table(model: dict) -> list[str]:
             return f"{value:,} ({format_bytes(value)})"
         if isinstance(value, bool):
             return "passed" if value else "**FAILED**"
-        return f"{value:,}" if isinstance(value, int) else str(value)
+        return f"{value:,}" if isinstance(value, int) else md.text(value)
 
     rows = [[label, shown(key, before.get(key)), shown(key, after.get(key))] for key, label in HEALTH_ROWS
             if before.get(key) is not None or after.get(key) is not None]
-    tool = before.get("tool") or after.get("tool") or DASH
+    tool = md.text(before.get("tool") or after.get("tool") or None)
     lines = ["", f"Drive health as the drive reports it ({tool}), before and after this run:", ""]
     return lines + md.table(["Item", "Before", "After"], rows, numeric=False)
 
@@ -148,28 +151,31 @@ def _health_table(model: dict) -> list[str]:
 def _device_rows(model: dict) -> list[list[str]]:
     drive = model["drive"]
     size = drive.get("size_bytes")
-    interface = drive.get("interface") or DASH
+    interface = md.text(drive.get("interface") or None)
     if drive.get("backing_file"):
-        interface += f" (backing file `{drive['backing_file']}`, direct I/O {'on' if drive.get('direct_io') else 'off'})"
+        interface += f" (backing file {md.code(drive['backing_file'])}, direct I/O {'on' if drive.get('direct_io') else 'off'})"
     controller = drive.get("controller") or {}
     rows = [
-        ["Vendor", drive.get("vendor") or DASH],
-        ["Model", drive.get("model") or DASH],
-        ["Serial number", drive.get("serial") or DASH],
-        ["WWN", drive.get("wwn") or DASH],
-        ["Firmware", drive.get("firmware") or DASH],
+        ["Vendor", md.text(drive.get("vendor") or None)],
+        ["Model", md.text(drive.get("model") or None)],
+        ["Serial number", md.text(drive.get("serial") or None)],
+        ["WWN", md.text(drive.get("wwn") or None)],
+        ["Firmware", md.text(drive.get("firmware") or None)],
         ["User capacity", f"{size:,} bytes ({format_bytes(size)})" if size else DASH],
         ["Interface", interface],
-        ["Host bus adapter", ", ".join(f"{k} {v}" for k, v in controller.items() if v) or "not visible"],
-        ["Device", f"`{drive.get('path', DASH)}` → `{drive.get('resolved', DASH)}`"],
-        ["Logical / physical sector", f"{drive.get('logical_block_size', DASH)} / {drive.get('physical_block_size', DASH)} bytes"],
+        ["Host bus adapter", ", ".join(f"{md.text(k)} {md.text(v)}" for k, v in controller.items() if v) or "not visible"],
+        ["Device", f"{md.code(drive.get('path', DASH))} → {md.code(drive.get('resolved', DASH))}"],
+        ["Logical / physical sector", f"{md.text(drive.get('logical_block_size', DASH))} / "
+                                      f"{md.text(drive.get('physical_block_size', DASH))} bytes"],
         ["Rotational (as the kernel reports it)", "yes" if drive.get("rotational") else "no"],
         ["Volatile write cache", _write_cache(model)],
         ["Purge method", _purge_methods(model)],
         ["Purge methods the drive supports", ", ".join(f"`{m}`" for m in drive.get("purge_methods") or []) or DASH],
     ]
     if drive.get("described"):
-        rows.append(["From the description file", ", ".join(drive["described"])])
+        rows.append(["From the description file", ", ".join(md.text(f) for f in drive["described"])])
+    if drive.get("notes"):
+        rows.append(["Notes (description file)", md.text(drive["notes"])])
     return rows + _raid_rows(model)
 
 
@@ -216,27 +222,30 @@ def _raid_rows(model: dict) -> list[list[str]]:
     rows = []
     if raid:
         chunk = f", chunk {raid['chunk_kib']} KiB" if raid.get("chunk_kib") else ""
-        rows.append(["RAID layout", f"Linux md `{raid.get('path')}` ({raid.get('resolved')}): {raid.get('level')}, "
-                                    f"{raid.get('raid_devices')} members{chunk}, metadata {raid.get('metadata')}, "
-                                    f"bitmap {raid.get('bitmap') or 'none'}, built with "
+        rows.append(["RAID layout", f"Linux md {md.code(raid.get('path'))} ({md.text(raid.get('resolved'))}): "
+                                    f"{md.text(raid.get('level'))}, {md.text(raid.get('raid_devices'))} members{chunk}, "
+                                    f"metadata {md.text(raid.get('metadata'))}, "
+                                    f"bitmap {md.text(raid.get('bitmap') or 'none')}, built with "
                                     f"{'--assume-clean (no initial resync)' if raid.get('assume_clean') else 'a resync'}"])
         for index, member in enumerate(record.get("member_drives") or [], 1):
-            rows.append([f"RAID member {index}", f"{member['key']}: `{member.get('resolved')}` {member.get('vendor') or ''} "
-                                                 f"{member.get('model') or ''}, serial {member.get('serial') or DASH}, "
-                                                 f"firmware {member.get('firmware') or DASH}"])
+            rows.append([f"RAID member {index}", f"{md.text(member['key'])}: {md.code(member.get('resolved'))} "
+                                                 f"{md.text(member.get('vendor') or '')} {md.text(member.get('model') or '')}, "
+                                                 f"serial {md.text(member.get('serial') or None)}, "
+                                                 f"firmware {md.text(member.get('firmware') or None)}"])
         teardown = record.get("teardown")
         if not teardown:
             done = "not recorded (the run stopped before it)"
         elif teardown.get("failed"):
-            done = f"failed: {teardown.get('msg')}"
+            done = f"failed: {md.text(teardown.get('msg'))}"
         else:
-            done = (f"stopped {', '.join(teardown.get('stopped') or []) or 'nothing'}; superblocks zeroed on "
-                    f"{', '.join(teardown.get('zeroed') or []) or 'no member'}"
-                    + "".join(f"; skipped {s}" for s in teardown.get("skipped") or []) + f" ({teardown.get('recorded_at')})")
+            done = (f"stopped {', '.join(md.text(a) for a in teardown.get('stopped') or []) or 'nothing'}; superblocks "
+                    f"zeroed on {', '.join(md.text(m) for m in teardown.get('zeroed') or []) or 'no member'}"
+                    + "".join(f"; skipped {md.text(s)}" for s in teardown.get("skipped") or [])
+                    + f" ({md.text(teardown.get('recorded_at'))})")
         rows.append(["RAID teardown", done])
     controller = (drive.get("spec") or {}).get("raid_controller")
     if controller:
-        rows.append(["Hardware RAID (as the operator describes it)", controller])
+        rows.append(["Hardware RAID (as the operator describes it)", md.text(controller)])
     return rows
 
 
@@ -244,22 +253,23 @@ def _setup_rows(model: dict) -> list[list[str]]:
     host = model["host_info"]
     memory = host.get("memory_bytes")
     rows = [
-        ["Run", f"`{model['run_id']}`"],
-        ["Host", f"{model['host']} ({host.get('hostname') or DASH})"],
-        ["Operating system", f"{host.get('os') or DASH}, kernel {host.get('kernel') or DASH} ({host.get('architecture') or DASH})"],
-        ["CPU", f"{host.get('cpu_model') or DASH} × {host.get('cpu_count') or DASH}"],
+        ["Run", md.code(model["run_id"])],
+        ["Host", f"{md.text(model['host'])} ({md.text(host.get('hostname') or None)})"],
+        ["Operating system", f"{md.text(host.get('os') or None)}, kernel {md.text(host.get('kernel') or None)} "
+                             f"({md.text(host.get('architecture') or None)})"],
+        ["CPU", f"{md.text(host.get('cpu_model') or None)} × {md.text(host.get('cpu_count') or None)}"],
         ["Memory", format_bytes(memory) if memory else DASH],
     ]
     tests = model["tests"]
     if not tests:
-        return rows + [["fio", host.get("fio_version") or DASH]]
+        return rows + [["fio", md.text(host.get("fio_version") or None)]]
     fio = next((t.get("fio_version") for t in tests.values() if t.get("fio_version")), None)
     options = next((t.get("fio_options") for t in tests.values() if t.get("fio_options")), {}) or {}
     settings = next((t.get("settings") for t in tests.values() if t.get("settings")), {}) or {}
     started = [t["started_at"] for t in tests.values() if t.get("started_at")]
     finished = [t["finished_at"] for t in tests.values() if t.get("finished_at")]
     return rows + [
-        ["Test software", f"fleetqual.pts {_versions(model)}, {fio or host.get('fio_version') or 'fio'}"],
+        ["Test software", f"fleetqual.pts {md.text(_versions(model))}, {md.text(fio or host.get('fio_version') or 'fio')}"],
         ["Test specification", _specifications(tests)],
         ["Test mode", next((t["settings"]["mode_reason"] for t in tests.values()
                             if (t.get("settings") or {}).get("mode_reason")), "SSD")],
@@ -287,6 +297,38 @@ def _tests_table(model: dict) -> list[str]:
     return md.table(["Test", "Threads × QD = OIO", "Per run", "Rounds", "Result", "Wall time"], rows, numeric=False)
 
 
+def failed_step_text(test: str, failure: dict) -> str:
+    """A test that failed before its first round (its purge, as a rule), in words; the caller escapes it."""
+    where = failure.get("phase") or "purge"
+    segment = f" {failure['segment']}" if failure.get("segment") else ""
+    return f"{test}{segment}: the {where} failed before the first round: {failure.get('msg') or 'no reason recorded'}"
+
+
+def _failed_step(test: str, failure: dict) -> str:
+    return md.text(failed_step_text(TITLES.get(test, test), failure)) + (
+        f" ({md.text(failure['recorded_at'])})" if failure.get("recorded_at") else "")
+
+
+def failed_before_rounds(drive_dir: str, loaded: dict) -> dict:
+    """Per test, the failure recorded in a test (or segment) directory that holds nothing else: a purge that was
+    refused or failed leaves only failure.json, which the results loader does not count as a test."""
+    found = {}
+    for name in TESTS:
+        if name in loaded:
+            continue
+        test_dir = os.path.join(drive_dir, name)
+        if not os.path.isdir(test_dir):
+            continue
+        candidates = [("", test_dir)] + [(entry, os.path.join(test_dir, entry)) for entry in sorted(os.listdir(test_dir))
+                                         if os.path.isdir(os.path.join(test_dir, entry))]
+        for segment, path in candidates:
+            failure_file = os.path.join(path, "failure.json")
+            if os.path.exists(failure_file):
+                found[name] = dict(_results.read_json(failure_file), segment=segment or None)
+                break
+    return found
+
+
 def _verdict_summary(result: dict) -> str:
     text = f"{result['title']}: **{result['status']}**"
     if result.get("steady_round"):
@@ -295,7 +337,7 @@ def _verdict_summary(result: dict) -> str:
 
 
 def render_markdown(model: dict, plots: dict) -> str:
-    lines = [f"# PTS report — {model['drive_key']} on {model['host']}", ""]
+    lines = [f"# PTS report — {md.text(model['drive_key'])} on {md.text(model['host'])}", ""]
     if model["quick_profile"]:
         lines += [f"> **{QUICK_BANNER.capitalize()}.** Seconds per combination run on a small device: the "
                   "figures show the harness works; they do not qualify a drive.", ""]
@@ -304,21 +346,41 @@ def render_markdown(model: dict, plots: dict) -> str:
     if throttled:
         lines += [f"> **Throttled** (fio rate_iops={', '.join(throttled)} per job): a harness benchmark, not a "
                   "qualification.", ""]
-    lines += [f"Run `{model['run_id']}`" + "".join(" · " + _verdict_summary(r) for r in model["tests"].values()), ""]
+    lines += [f"Run {md.code(model['run_id'])}" + "".join(" · " + _verdict_summary(r) for r in model["tests"].values()), ""]
     guard = model.get("guard") or {}
     member = model.get("raid_member")
     if member and not model["tests"]:
-        lines += [f"> **Tested as a member of the md array `{member['array']}`** (RAID mode): see "
-                  f"[its report](../{member['array']}/report.md).", ""]
+        lines += [f"> **Tested as a member of the md array {md.code(member['array'])}** (RAID mode): see "
+                  f"[its report](../{_results.safe_name(member['array'])}/report.md).", ""]
     elif guard and not guard.get("passed"):
         lines += ["> **Refused by the guard — nothing was written to this drive:**", ">"]
-        lines += [f"> - {reason}" for reason in guard.get("refusals") or []]
+        lines += [f"> - {md.text(reason)}" for reason in guard.get("refusals") or []]
+        lines.append("")
+    elif not model["tests"] and model.get("failed_before_rounds"):
+        lines += ["> **No test ran on this drive:** a step before the first round failed, so no figure was measured:",
+                  ">"]
+        lines += [f"> - {_failed_step(name, failure)}" for name, failure in model["failed_before_rounds"].items()]
         lines.append("")
     elif not model["tests"]:
         lines += ["> **No test ran on this drive.** " + (
             "The guard passed it, but the run stopped before its tests (another drive of the host was refused, or "
             "an earlier step failed: see the playbook output)." if guard else
             "The guard did not run for it in this run."), ""]
+    later = model.get("guard_refused")
+    if later:
+        lines += [f"> **A later attempt of this run was refused by the guard** ({md.text(later.get('recorded_at'))}); "
+                  "nothing was written then, and the results below are from the attempt the guard passed:", ">"]
+        lines += [f"> - {md.text(reason)}" for reason in later.get("refusals") or []]
+        lines.append("")
+    other = model.get("drive_refused")
+    if other:
+        lines += [f"> **Another drive was listed under this name in a later attempt** "
+                  f"({md.text(_identity.describe(other.get('drive') or {}))}); the run refused it before any write, "
+                  "and the results below are this drive's.", ""]
+    if model["tests"] and model.get("failed_before_rounds"):
+        lines += ["> **Tests that did not start:**", ">"]
+        lines += [f"> - {_failed_step(name, failure)}" for name, failure in model["failed_before_rounds"].items()]
+        lines.append("")
     # The steady-state rule matters to the PTS tests; a report of sweeps alone (characterisation, HDD) leaves it out.
     steady_rule = not model["tests"] or any(name in PTS_TESTS for name in model["tests"])
     sections = ["Device information", "Setup information"] + (["Steady state"] if steady_rule else []) + \
@@ -363,7 +425,7 @@ def write_drive_report(drive_dir: str) -> dict:
     """Rebuild report.md, plots/*.png and result.json for one drive; return their paths."""
     model = build_model(drive_dir)
     subtitle = f"{QUICK_BANNER} · run {model['run_id']}" if model["quick_profile"] else f"run {model['run_id']}"
-    prefix = f"{model['drive_key']} ({model['drive'].get('model') or 'drive'})"
+    prefix = md.plot_label(f"{model['drive_key']} ({model['drive'].get('model') or 'drive'})")
     plot_dir = os.path.join(drive_dir, "plots")
     plots = {}
     if _plots.available():

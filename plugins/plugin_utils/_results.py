@@ -10,8 +10,9 @@
     <root>/<run-id>/<host>/plan.json
     <root>/<run-id>/<host>/<drive>/drive.json, guard.json, write-cache.json, health-after.json
     <root>/<run-id>/<host>/<drive>/<test>/purge.json, wipc.json, wipc.fio
-    <root>/<run-id>/<host>/<drive>/<test>/round-NN.json (+ .fio job file, .raw.json fio output)
-    <root>/<run-id>/<host>/<drive>/<test>/steady-state.json (the verdicts as the run saw them)
+    <root>/<run-id>/<host>/<drive>/<test>/round-NN.json (+ .fio job file, .raw.json fio output); each round file
+        holds the stop rule's verdict as the run saw it after that round
+    <root>/<run-id>/<host>/<drive>/<test>/steady-state.json (the last verdict: where the loop stands)
     <root>/<run-id>/<host>/<drive>/throughput/<block size>/... (throughput: one such set per block size)
     <root>/<run-id>/<host>/<drive>/superseded/<test>-N/ (an earlier attempt of a test started again)
 """
@@ -24,6 +25,8 @@ import json
 import os
 import re
 import tempfile
+
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._identity import identity_changes
 
 _NAME_RE = re.compile(r"[^A-Za-z0-9._-]+")
 SCHEMA = 1
@@ -52,7 +55,7 @@ def safe_name(text: object) -> str:
 
 
 def now_iso() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
 
 
 def atomic_write_text(path: str, text: str) -> None:
@@ -90,6 +93,15 @@ def drive_dir(run_dir: str, host: str, drive: str) -> str:
     return os.path.join(run_dir, safe_name(host), safe_name(drive))
 
 
+def segment_dir(run_dir: str, host: str, drive: str, test: str, segment: str = "") -> str:
+    """Where one segment's rounds go: the test's directory, or its block size's / part's below it."""
+    test_dir = os.path.join(drive_dir(run_dir, host, drive), safe_name(test))
+    return os.path.join(test_dir, safe_name(segment)) if segment else test_dir
+
+
+VERDICT_KEYS = ("pts_steady_state", "pts_wsat", "pts_sweep")
+
+
 def file_payload(run_dir: str, host: str, data: dict) -> list[str]:
     """Write one task result's pts_* payload where it belongs; return the paths written."""
     context = data.get("pts_context") or {}
@@ -106,12 +118,22 @@ def file_payload(run_dir: str, host: str, data: dict) -> list[str]:
     if "pts_plan" in data:
         put(os.path.join(run_dir, safe_name(host), "plan.json"), {"host": host, "plan": data["pts_plan"]})
     for drive in data.get("pts_drives") or []:
-        put(os.path.join(drive_dir(run_dir, host, drive["key"]), "drive.json"), {
-            "schema": SCHEMA, "host": host, "drive": drive, "host_info": data.get("pts_host") or {},
-            "recorded_at": now_iso(),
-        })
+        path = drive_dir(run_dir, host, drive["key"])
+        record = {"schema": SCHEMA, "host": host, "drive": drive, "host_info": data.get("pts_host") or {},
+                  "recorded_at": now_iso()}
+        if _measured(path) and identity_changes(read_json(os.path.join(path, "drive.json")).get("drive") or {}, drive):
+            # Another drive under a name that has results (a resume, refused by the plan): the results keep theirs.
+            put(os.path.join(path, "drive-refused.json"), record)
+            continue
+        put(os.path.join(path, "drive.json"), record)
     for verdict in data.get("pts_guard") or []:
-        put(os.path.join(drive_dir(run_dir, host, verdict["key"]), "guard.json"), dict(verdict, recorded_at=now_iso()))
+        path = drive_dir(run_dir, host, verdict["key"])
+        passed = os.path.join(path, "guard.json")
+        if not verdict.get("passed") and _measured(path) and os.path.exists(passed) and read_json(passed).get("passed"):
+            # A later attempt refused (a resume of a drive now in use): the rounds stay under the guard that passed them.
+            put(os.path.join(path, "guard-refused.json"), dict(verdict, recorded_at=now_iso()))
+            continue
+        put(passed, dict(verdict, recorded_at=now_iso()))
 
     drive = context.get("drive")
     test = context.get("test")
@@ -155,6 +177,7 @@ def file_payload(run_dir: str, host: str, data: dict) -> list[str]:
             "rc": data.get("rc"), "stderr": (data.get("stderr") or "")[-4000:], "job_file": data.get("job_file"),
             "job_text": data.get("job_text"), "recorded_at": now_iso(),
         })
+    verdict = next((data[key] for key in VERDICT_KEYS if key in data), None)
     if "pts_fio" in data:
         fio = dict(data["pts_fio"])
         job_text = fio.pop("job_text", "")
@@ -164,22 +187,35 @@ def file_payload(run_dir: str, host: str, data: dict) -> list[str]:
             put(os.path.join(segment_dir, stem + ".fio"), job_text)
         if data.get("pts_fio_raw"):
             put(os.path.join(segment_dir, stem + ".raw.json"), data["pts_fio_raw"])
-        # The parsed round last: its presence means the round is complete on disk.
-        put(os.path.join(segment_dir, stem + ".json"), {
+        # The parsed round last: its presence means the round is complete on disk, with its verdict.
+        record = {
             "schema": SCHEMA, "host": host, "drive": drive, "test": test, "segment": segment, "phase": phase,
             "round": context.get("round"), "row": context.get("row"), "settings": context.get("settings") or {},
-            "fio": fio, "recorded_at": now_iso(), "collection_version": collection_version(),
-        })
-    if "pts_steady_state" in data or "pts_wsat" in data or "pts_sweep" in data:
-        path = os.path.join(segment_dir, "steady-state.json")
-        state = read_json(path) if os.path.exists(path) else {"test": test, "verdicts": []}
-        verdict = data.get("pts_steady_state") or data.get("pts_wsat") or data["pts_sweep"]
-        state["verdicts"] = [v for v in state["verdicts"] if v.get("round") != verdict.get("round")] + [verdict]
-        state["verdicts"].sort(key=lambda v: v.get("round") or 0)
-        state.update(last_round=verdict.get("round"), steady=verdict.get("steady"), stop=verdict.get("stop"),
-                     recorded_at=now_iso())
-        put(path, state)
+            "loop": context.get("loop"), "fio": fio, "recorded_at": now_iso(),
+            "collection_version": collection_version(),
+        }
+        if verdict is not None and phase == "round":
+            record["verdict"] = verdict
+        put(os.path.join(segment_dir, stem + ".json"), record)
+    elif verdict is not None and context.get("round"):
+        # A stop rule judged apart from its fio run: its verdict joins the round file it judges.
+        path = os.path.join(segment_dir, f"round-{int(context['round']):02d}.json")
+        if os.path.exists(path):
+            put(path, dict(read_json(path), verdict=verdict))
+    if verdict is not None:
+        # Where the loop stands, not its history (that is in the round files): the same size at every round.
+        put(os.path.join(segment_dir, "steady-state.json"), {
+            "test": test, "last_round": verdict.get("round"), "steady": verdict.get("steady"),
+            "stop": verdict.get("stop"), "reason": verdict.get("reason"), "loop": context.get("loop"),
+            "recorded_at": now_iso()})
     return written
+
+
+def _measured(path: str) -> bool:
+    """Whether a drive directory holds a drive record and anything a test recorded."""
+    if not os.path.exists(os.path.join(path, "drive.json")):
+        return False
+    return any(os.path.isdir(os.path.join(path, e)) and e not in ("plots", "superseded") for e in os.listdir(path))
 
 
 def _supersede(test_dir: str) -> None:
@@ -206,6 +242,13 @@ def round_files(directory: str) -> list[str]:
 
 def _has_results(directory: str) -> bool:
     return bool(round_files(directory)) or os.path.exists(os.path.join(directory, "purge.json"))
+
+
+def live_verdicts(segment: dict) -> list[dict]:
+    """The stop rule's verdict after each round, as the run saw it: from the round files (older results trees
+    kept them all in steady-state.json)."""
+    verdicts = [dict(r["verdict"], round=r.get("round")) for r in segment.get("rounds") or [] if r.get("verdict")]
+    return verdicts or list((segment.get("steady_state") or {}).get("verdicts") or [])
 
 
 def load_segment(directory: str) -> dict:
@@ -254,6 +297,8 @@ def load_drive(path: str) -> dict:
         "dir": path,
         "identity": read_json(drive_file) if os.path.exists(drive_file) else {},
         "guard": read_json(guard_file) if os.path.exists(guard_file) else None,
+        "guard_refused": _optional_json(os.path.join(path, "guard-refused.json")),
+        "drive_refused": _optional_json(os.path.join(path, "drive-refused.json")),
         "write_cache": _optional_json(os.path.join(path, "write-cache.json")),
         "health_after": _optional_json(os.path.join(path, "health-after.json")),
         "raid": _optional_json(os.path.join(path, "raid.json")),

@@ -18,6 +18,24 @@ VERIFICATION_CAPTION = (
     "average and a best-fit excursion ≤ 10 %."
 )
 UNITS = {"iops": ("IOPS", 1.0, 1), "bw_bytes": ("MB/s", 1e6, 2), "lat_mean_ns": ("ms", 1e6, 3)}
+# A round table longer than this (a write saturation runs hundreds of rounds) shows its first and last rounds and
+# evenly spaced ones between; every round stays in the round files and result.json.
+TABLE_ROWS = 60
+_EDGE_ROWS = 10
+# More job files than this in one segment are linked by their first and last ones.
+LINKED_FILES = 12
+
+
+def sampled(rows: list, limit: int = TABLE_ROWS) -> tuple[list, str]:
+    """At most about ``limit`` of ``rows`` - the first and last ten and evenly spaced ones between - and a note
+    saying which; all of them and no note when they fit."""
+    if len(rows) <= limit:
+        return rows, ""
+    middle = len(rows) - 2 * _EDGE_ROWS
+    step = -(-middle // (limit - 2 * _EDGE_ROWS))
+    picked = rows[:_EDGE_ROWS] + rows[_EDGE_ROWS + step - 1:len(rows) - _EDGE_ROWS:step] + rows[-_EDGE_ROWS:]
+    return picked, (f"{len(picked)} of {len(rows):,} rows: the first and last {_EDGE_ROWS} and one in every {step} "
+                    "between; every round is in result.json and its round file.")
 
 
 def verdict_line(result: dict, what: str = "") -> str:
@@ -43,9 +61,9 @@ def status_notes(result: dict) -> list[str]:
         where = failure.get("phase") or "step"
         if failure.get("round"):
             where += f" {failure['round']}"
-        lines += [f"> **Failed** in {where}: {failure.get('msg')}", ""]
+        lines += [f"> **Failed** in {where}: {md.text(failure.get('msg'))}", ""]
         if failure.get("stderr"):
-            lines += ["```", *failure["stderr"].strip().splitlines()[-12:], "```", ""]
+            lines += md.code_block(failure["stderr"].strip().splitlines()[-12:]) + [""]
     for path in result.get("superseded") or []:
         lines += [f"> Note: this test started again from its purge after an interrupted attempt; the earlier "
                   f"attempt is kept in `{path}` and not used here.", ""]
@@ -87,7 +105,8 @@ def round_table(dvs: list[dict], units: dict) -> list[str]:
             steady = steady and verdict["steady"]
         row.append("**yes**" if steady else "no")
         rows.append(row)
-    return md.table(headers, rows)
+    shown, note = sampled(rows)
+    return md.table(headers, shown) + (["", note] if note else [])
 
 
 def mismatch_warning(result: dict) -> list[str]:
@@ -140,7 +159,10 @@ def file_links(test: str, segments: list[tuple[str, list[str]]], wipc: bool) -> 
     parts = [f"[WIPC]({test}/wipc.fio)"] if wipc else []
     for name, stems in segments:
         base = f"{test}/{name}/" if name else f"{test}/"
-        links = ", ".join(f"[{stem.split('-', 1)[1]}]({base}{stem}.fio)" for stem in stems)
-        parts.append(f"{name + ' ' if name else ''}rounds {links}")
+        linked = stems if len(stems) <= LINKED_FILES else stems[:3] + stems[-3:]
+        links = [f"[{stem.split('-', 1)[1]}]({base}{stem}.fio)" for stem in linked]
+        if len(linked) < len(stems):
+            links = links[:3] + [f"… ({len(stems):,} job files in `{base}`)"] + links[3:]
+        parts.append(f"{name + ' ' if name else ''}rounds {', '.join(links)}")
     return ["", f"fio job files: {'; '.join(parts)}. Each round's parsed results are in `round-NN.json` next to its job "
                 "file, fio's own output in `round-NN.raw.json`.", ""]

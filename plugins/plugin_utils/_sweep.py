@@ -14,6 +14,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils import _sweeps
 from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import block_size_label
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _sections, _tests
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._results import live_verdicts
 
 MS = 1e6
 SEGMENT_LABELS = {
@@ -62,7 +63,7 @@ def _segment(name: str, segment: dict) -> dict:
         _tests.check_consecutive(rounds)
     rows = [{"round": int(r["round"]), "row": r.get("row") or {}, "label": (r.get("row") or {}).get("label", ""),
              "cells": [cell(job) for job in r["fio"]["jobs"]]} for r in rounds]
-    live = (segment.get("steady_state") or {}).get("verdicts") or []
+    live = live_verdicts(segment)
     last = live[-1] if live else {}
     done = bool(last.get("stop")) and last.get("round") == len(rounds)
     return {"name": name, "label": segment_label(name), "rows": rows, "rounds_run": len(rounds),

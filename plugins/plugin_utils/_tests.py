@@ -15,6 +15,7 @@ import datetime
 from ansible_collections.fleetqual.pts.plugins.module_utils import _pts, _steady_state
 from ansible_collections.fleetqual.pts.plugins.module_utils._fio import find_job
 from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import block_size_label, parse_block_size
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._results import live_verdicts
 
 
 def mean(values: list[float]) -> float:
@@ -107,7 +108,7 @@ def per_round(rounds: list[dict], mix: int, bs: int, pick) -> list[float | None]
 
 def live_mismatch(segment: dict, dv_results: list[dict]) -> list[int]:
     """Rounds whose verdict as the run saw it (steady-state.json) differs from the one the files give."""
-    live = (segment.get("steady_state") or {}).get("verdicts") or []
+    live = live_verdicts(segment)
     computed = {}
     for dv in dv_results:
         for verdict in dv["verdicts"]:

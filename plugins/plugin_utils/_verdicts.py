@@ -11,6 +11,7 @@ fleet-relative check: drives far from the median of their model and firmware coh
 from __future__ import annotations
 
 import fnmatch
+import math
 import statistics
 
 PASS, FAIL, INCOMPLETE = "PASS", "FAIL", "INCOMPLETE"
@@ -44,7 +45,8 @@ def validate_rules(rules: object) -> list[dict]:
             raise ValueError(f"{where}: unknown keys {unknown}; known: {', '.join(RULE_KEYS)}")
         for key in CRITERIA:
             value = rule.get(key)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                      or not math.isfinite(value) or value <= 0):
                 raise ValueError(f"{where}.{key}={value!r}: must be a positive number")
         if "require_steady" in rule and not isinstance(rule["require_steady"], bool):
             raise ValueError(f"{where}.require_steady={rule['require_steady']!r}: must be true or false")
@@ -62,10 +64,10 @@ def fleet_settings(params: dict) -> dict:
                                 ("outlier_min_cohort", 3, int)):
         value = params.get(f"pts_fleet_{name}", default)
         try:
-            value = kind(value)
-        except (TypeError, ValueError):
+            value = None if isinstance(value, bool) else kind(value)
+        except (TypeError, ValueError, OverflowError):
             value = None
-        if value is None or value <= 0:
+        if value is None or not math.isfinite(value) or value <= 0:
             raise ValueError(f"pts_fleet_{name}={params.get(f'pts_fleet_{name}')!r}: must be a positive number")
         settings[name] = value
     outliers_fail = params.get("pts_fleet_outliers_fail", False)
@@ -138,7 +140,12 @@ def verdict(model: dict | None, planned: list[str], rule: dict | None, lost: str
     for name in planned:
         result = tests.get(name)
         if result is None:
-            if not incomplete:
+            failure = (model.get("failed_before_rounds") or {}).get(name)
+            if failure:
+                where = failure.get("phase") or "purge"
+                incomplete.append(f"{name}: the {where} failed before the first round: "
+                                  f"{failure.get('msg') or 'no reason recorded'}")
+            elif not incomplete:
                 incomplete.append(f"{name}: not run" + (f" ({lost})" if lost else ""))
             continue
         status = result.get("status")

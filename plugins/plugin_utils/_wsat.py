@@ -16,6 +16,7 @@ import os
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import WSAT_BLOCK_SIZE
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _plots, _sections, _tests
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._results import live_verdicts
 
 GB = 1e9
 MS = 1e6
@@ -46,7 +47,7 @@ def build(test: dict) -> dict:
             "written_bytes": written, "elapsed_s": elapsed_ms / 1000.0,
         })
     target = int(plan.get("target_bytes") or 0)
-    live = (segment.get("steady_state") or {}).get("verdicts") or []
+    live = live_verdicts(segment)
     stopped = bool(live and live[-1].get("stop") and live[-1].get("round") == len(rounds))
     if target and written >= target:
         status = "complete"
@@ -149,12 +150,12 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
         lines += [f"### {number}.3 By capacity written", "",
                   "Round averages per quarter of the user capacity written (max: the worst single IO):", ""]
         lines += md.table(["Written", "Rounds", "IOPS", "Mean latency (ms)", "Max latency (ms)"], milestones)
-    if len(rows) <= 60:
-        lines += ["", "<details><summary>Every round</summary>", ""]
-        lines += md.table(["Round", "IOPS", "MB/s", "Mean latency (ms)", "Max latency (ms)", "Written (GB)"], [
-            [str(r["round"]), md.fmt(r["iops"]), md.fmt(r["mb_per_s"], 2), md.fmt(r["lat_mean_ms"], 3),
-             md.fmt(r["lat_max_ms"], 3), md.fmt(r["written_bytes"] / GB, 3)] for r in rows])
-        lines += ["", "</details>"]
+    shown, note = _sections.sampled(rows)
+    lines += ["", f"<details><summary>{'Every round' if not note else 'Rounds'}</summary>", ""]
+    lines += md.table(["Round", "IOPS", "MB/s", "Mean latency (ms)", "Max latency (ms)", "Written (GB)"], [
+        [str(r["round"]), md.fmt(r["iops"]), md.fmt(r["mb_per_s"], 2), md.fmt(r["lat_mean_ms"], 3),
+         md.fmt(r["lat_max_ms"], 3), md.fmt(r["written_bytes"] / GB, 3)] for r in shown])
+    lines += (["", note] if note else []) + ["", "</details>"]
     lines += ["", f"### {number}.4 Purge and files", ""]
     lines += _sections.steps_table(result, capacity, [("", result)])
     lines += _sections.file_links("wsat", [("", result["round_files"])], wipc=False)

@@ -233,24 +233,38 @@ def _drives(workdir: str, specs: dict) -> tuple[list[dict], list[str]]:
         props, drv = {k: str(v) for k, v in spec.items()}, f"d{len(drives)}"
         d = {"kind": kind, "serial": props.pop("serial", f"{kind.upper()}{len(drives) + 1:04d}"),
              "size": props.pop("size", "256M")}
+        # paths=2: one medium seen by the guest as two disks with one serial (dual-path SAS without multipath).
+        paths = int(props.pop("paths", 1))
+        if paths > 1 and kind == "nvme":
+            raise GuestError("paths= is for sata and scsi drives; two NVMe controllers with one serial (one subsystem "
+                             "NQN) are not supported here")
         d["backing_file"] = os.path.join(workdir, f"{drv}-{kind}-{d['serial']}.img")
         with open(d["backing_file"], "wb") as fh:
             fh.truncate(parse_size(d["size"]))  # sparse
+        if paths > 1:
+            d["paths"] = paths
         drives.append(d)
         extra = "".join(f",{k}={v}" for k, v in props.items())  # e.g. logical_block_size=4096
-        args += ["-drive", f"file={d['backing_file']},if=none,id={drv},format=raw,discard=unmap"]
-        if kind == "nvme":
-            args += ["-device", f"nvme,serial={d['serial']},drive={drv}{extra}"]
-        elif kind == "sata":
-            if sata % 6 == 0:  # an AHCI controller has six ports
-                args += ["-device", f"ahci,id=ahci{sata // 6}"]
-            args += ["-device", f"ide-hd,drive={drv},bus=ahci{sata // 6}.{sata % 6},serial={d['serial']}{extra}"]
-            sata += 1
+        if paths > 1:
+            # One block node that several devices attach to; each must let the others write (share-rw).
+            args += ["-blockdev", f"driver=file,filename={d['backing_file']},node-name={drv}f,discard=unmap",
+                     "-blockdev", f"driver=raw,file={drv}f,node-name={drv},discard=unmap"]
+            extra += ",share-rw=on"
         else:
-            if scsi == 0:
-                args += ["-device", "virtio-scsi-pci,id=scsi0"]
-            args += ["-device", f"scsi-hd,drive={drv},bus=scsi0.0,serial={d['serial']}{extra}"]
-            scsi += 1
+            args += ["-drive", f"file={d['backing_file']},if=none,id={drv},format=raw,discard=unmap"]
+        for dummy in range(paths):
+            if kind == "nvme":
+                args += ["-device", f"nvme,serial={d['serial']},drive={drv}{extra}"]
+            elif kind == "sata":
+                if sata % 6 == 0:  # an AHCI controller has six ports
+                    args += ["-device", f"ahci,id=ahci{sata // 6}"]
+                args += ["-device", f"ide-hd,drive={drv},bus=ahci{sata // 6}.{sata % 6},serial={d['serial']}{extra}"]
+                sata += 1
+            else:
+                if scsi == 0:
+                    args += ["-device", "virtio-scsi-pci,id=scsi0"]
+                args += ["-device", f"scsi-hd,drive={drv},bus=scsi0.0,serial={d['serial']}{extra}"]
+                scsi += 1
     return drives, args
 
 

@@ -29,11 +29,18 @@ N_DM, N_MOUNTED, N_RUN = "GNVMEDM01", "GNVMEMNT1", "GNVMERUN1"
 N_R1, N_R2 = "GNVMERD01", "GNVMERD02"
 S_MD1, S_MD2, S_RUN = "GSATAMD01", "GSATAMD02", "GSATARUN1"
 C_LVM = "GSCSILVM1"
+# Dual path without multipath: one disk image attached as two SCSI disks with one serial (the guest sees sdX, sdY).
+C_DUAL = "GSCSIDUAL1"
 QUICK = {"pts_run_tests": ["iops"], "pts_run_iops_mixes": [0], "pts_run_iops_block_sizes": ["4k"],
          "pts_run_hdd_iops_mixes": [0], "pts_run_hdd_iops_block_sizes": ["4k"],
          "pts_run_round_seconds": 1, "pts_run_max_rounds": 5, "pts_run_window": 5}
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the guest needs root (debootstrap, apt-get)")
+
+@pytest.fixture(autouse=True)
+def _needs_root():
+    # A skip would read as a pass.
+    if os.geteuid() != 0:
+        pytest.fail("the guest needs root (debootstrap, apt-get)")
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +49,7 @@ def vm():
         nvme=[f"serial={N_DM},size=128M", f"serial={N_MOUNTED},size=128M", f"serial={N_RUN},size=128M",
               f"serial={N_R1},size=128M", f"serial={N_R2},size=128M"],
         sata=[f"serial={S_MD1},size=128M", f"serial={S_MD2},size=128M", f"serial={S_RUN},size=128M"],
-        scsi=[f"serial={C_LVM},size=128M"],
+        scsi=[f"serial={C_LVM},size=128M", f"serial={C_DUAL},size=128M,paths=2"],
     ) as desc:
         yield desc
 
@@ -63,7 +70,8 @@ def checksums(vm: dict, serials: list[str]) -> dict:
     return {line.split()[1]: line.split()[0] for line in out.splitlines()}
 
 
-def run_pts(vm: dict, tmp_path, host_vars: dict, extra: dict, run_id: str) -> tuple[subprocess.CompletedProcess, str]:
+def run_pts(vm: dict, tmp_path, host_vars: dict, extra: dict, run_id: str,
+            check: bool = False) -> tuple[subprocess.CompletedProcess, str]:
     inventory = tmp_path / f"inventory-{run_id}.yml"
     hostvars = {
         "ansible_host": vm["ssh_host"], "ansible_port": vm["ssh_port"], "ansible_user": vm["ssh_user"],
@@ -80,8 +88,8 @@ def run_pts(vm: dict, tmp_path, host_vars: dict, extra: dict, run_id: str) -> tu
                ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-local"), ANSIBLE_REMOTE_TMP="/tmp/.ansible-tmp",
                ANSIBLE_NOCOLOR="1", MPLCONFIGDIR=str(tmp_path / "mpl"), PTS_RESULTS_DIR=results, PTS_RUN_ID=run_id)
     proc = subprocess.run([os.path.join(BIN, "ansible-playbook"), "playbooks/pts.yml", "-i", str(inventory),
-                           "-e", json.dumps(extra)], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=3600, check=False)
+                           "-e", json.dumps(extra)] + ["--check"] * check, cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=3600, check=False)
     (tmp_path / f"playbook-{run_id}.log").write_text(proc.stdout + proc.stderr)
     return proc, os.path.join(results, run_id, "ptsguest")
 
@@ -209,3 +217,43 @@ def test_raid_mode_builds_tests_and_tears_down_an_md_array(vm, tmp_path):
     for node in nodes:
         assert sh(vm, f"mdadm --examine {node} >/dev/null 2>&1; echo $?").strip() != "0", node
         assert sh(vm, f"nvme get-feature {node} -f 6").strip().endswith("0x00000001")  # cache restored (QEMU: on)
+
+
+def test_a_dual_path_disk_is_refused_when_its_other_path_is_mounted(vm, tmp_path):
+    paths = sorted(line.split()[0] for line in sh(vm, "lsblk -dn -o NAME,SERIAL").splitlines()
+                   if line.split()[1:] == [C_DUAL])
+    assert len(paths) == 2, paths
+    mounted, listed = paths
+    # One medium: what one path writes, the other reads.
+    sh(vm, f"dd if=/dev/urandom of=/dev/{mounted} bs=64k count=1 oflag=direct status=none")
+    assert sh(vm, f"dd if=/dev/{mounted} bs=64k count=1 iflag=direct status=none | sha256sum") == \
+        sh(vm, f"dd if=/dev/{listed} bs=64k count=1 iflag=direct status=none | sha256sum")
+
+    def checksums() -> list[str]:
+        # Direct reads: each path has its own page cache, and one path's cache does not see the other's writes.
+        return [sh(vm, f"dd if=/dev/{node} bs=1M iflag=direct status=none | sha256sum").split()[0]
+                for node in (mounted, listed)]
+
+    sh(vm, f"mkfs.ext4 -q /dev/{mounted} && mkdir -p /mnt/fq_dual && mount -o ro /dev/{mounted} /mnt/fq_dual")
+    try:
+        before = checksums()
+        assert before[0] == before[1]
+        # The ext4 signature is allowed: the mount on the other path alone must refuse the drive.
+        devices = [{"path": f"/dev/{listed}", "name": "dual"}]
+        proc, host_dir = run_pts(vm, tmp_path, {"pts_devices": devices, "pts_allow_signatures": True}, QUICK, "dual")
+        output = proc.stdout + proc.stderr
+        assert proc.returncode != 0, output[-3000:]
+        assert "pts_guard refused, nothing was written" in output, output[-3000:]
+        assert (f"{mounted} (another path to this drive: the same serial '{C_DUAL}' as {listed}) is mounted on "
+                f"/mnt/fq_dual (ext4)") in output, output[-3000:]
+        assert checksums() == before
+        assert not glob.glob(os.path.join(host_dir, "*", "iops", "round-*"))
+    finally:
+        sh(vm, "umount /mnt/fq_dual; true")
+    # Unmounted, the other path no longer stands in the way (check mode: the guard runs, nothing is written).
+    proc, dummy = run_pts(vm, tmp_path, {"pts_devices": devices, "pts_allow_signatures": True}, QUICK, "dual-check",
+                          check=True)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output[-3000:]
+    assert "PTS check ptsguest dual: the guard passes" in output, output[-3000:]
+    assert checksums() == before

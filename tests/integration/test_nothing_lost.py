@@ -131,38 +131,39 @@ def _env(tmp_path, run_id):
                 MPLCONFIGDIR=str(tmp_path / "mpl"), PTS_RESULTS_DIR=str(tmp_path / "results"), PTS_RUN_ID=run_id)
 
 
-def test_kill_the_controller_then_resume(loop_device, tmp_path):
+def test_kill_the_controller_in_the_middle_of_a_long_test_then_resume(loop_device, tmp_path):
     import yaml
-    device = loop_device("64M")
+    device = loop_device("16M")
+    # A write saturation of about 70 short rounds (two rate-limited 4k writes each), after a finished IOPS test.
+    wsat = {"pts_run_wsat_round_seconds": 0.01, "pts_run_rate_iops": 50, "pts_run_wsat_max_hours": 1,
+            "pts_run_wsat_capacity_multiple": round(69.5 * 8192 / (16 << 20), 5)}
     inventory = tmp_path / "inventory.yml"
     inventory.write_text(yaml.safe_dump({"all": {"hosts": {"localhost": {
         "ansible_connection": "local", "ansible_python_interpreter": "/usr/bin/python3",
         "pts_run_remote_dir": str(tmp_path / "remote"), "pts_devices": [spec(device)], "pts_allow_destroy": True,
-        "pts_profile": "quick", "pts_tests": ["iops", "latency"], "pts_fleet_fail_on": []}}}}))
+        "pts_profile": "quick", "pts_tests": ["iops", "wsat"], "pts_fleet_fail_on": []}}}}))
     command = [os.path.join(BIN, "ansible-playbook"), "playbooks/pts.yml", "-i", str(inventory),
-               "-e", json.dumps(dict(TINY, pts_run_round_seconds=1))]
+               "-e", json.dumps(dict(TINY, **wsat))]
     env = _env(tmp_path, "resume-1")
     drive = tmp_path / "results" / "resume-1" / "localhost" / "victim"
 
-    # 1. kill the whole controller (SIGKILL) while latency round 3 runs
+    # 1. kill the whole controller (SIGKILL) while write saturation round 31 runs
     with open(tmp_path / "first.log", "w", encoding="utf-8") as log:
         first = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
                                  start_new_session=True)
         deadline = time.monotonic() + 600
-        while not (drive / "latency" / "round-02.json").exists() or not _fio_on(device.path):
-            assert first.poll() is None and time.monotonic() < deadline, "the run ended before latency round 3"
-            time.sleep(0.05)
+        while not (drive / "wsat" / "round-30.json").exists() or not _fio_on(device.path):
+            assert first.poll() is None and time.monotonic() < deadline, "the run ended before wsat round 31"
+            time.sleep(0.02)
         os.killpg(first.pid, signal.SIGKILL)
         first.wait()
-    leftover = _fio_on(device.path)
-    assert leftover, "fio runs detached on the host: it outlives the controller"
 
-    # 2. every finished round is on disk and whole
+    # 2. every finished round is on disk and whole, with its verdict
     iops_rounds = _round_files(drive / "iops")
-    latency_rounds = _round_files(drive / "latency")
-    assert len(iops_rounds) >= 5 and len(latency_rounds) == 2
-    for path in iops_rounds + latency_rounds:
-        assert load(path)["fio"]["jobs"]
+    wsat_rounds = _round_files(drive / "wsat")
+    assert len(iops_rounds) >= 5 and 30 <= len(wsat_rounds) <= 31
+    for path in iops_rounds + wsat_rounds:
+        assert load(path)["fio"]["jobs"] and load(path)["verdict"]["stop"] is (path in iops_rounds[-1:])
     assert not list(drive.rglob(".*.json.*"))  # no half-written temporary files
     iops_before = {p.name: p.read_bytes() for p in (drive / "iops").iterdir() if p.is_file()}
 
@@ -177,11 +178,11 @@ def test_kill_the_controller_then_resume(loop_device, tmp_path):
     assert "PTS resume localhost victim: run resume-1 already finished iops" in second.stdout
     assert " iops round " not in second.stdout  # IOPS was not run again
     assert {p.name: p.read_bytes() for p in (drive / "iops").iterdir() if p.is_file()} == iops_before
-    # latency started again from its purge; the interrupted attempt is kept aside, not mixed in
-    assert len(_round_files(drive / "superseded" / "latency-1")) == 2
+    # write saturation started again from its purge and ran to its target; the interrupted attempt is kept aside
+    assert len(_round_files(drive / "superseded" / "wsat-1")) == len(wsat_rounds)
     result = load(drive / "result.json")
-    assert result["tests"]["latency"]["status"] in ("steady", "not steady")
-    assert result["tests"]["latency"]["superseded"] == ["superseded/latency-1"]
+    assert result["tests"]["wsat"]["status"] == "complete" and result["tests"]["wsat"]["rounds_run"] >= 60
+    assert result["tests"]["wsat"]["superseded"] == ["superseded/wsat-1"]
     report = (drive / "report.md").read_text(encoding="utf-8")
     assert "started again from its purge after an interrupted attempt" in report
 

@@ -112,8 +112,10 @@ def test_iops(full_run):
         for mix in (100, 65, 0):
             assert result["tables"]["iops"][label][str(mix)] == pytest.approx(
                 statistics.fmean(iops(raw, mix, bs) for raw in rounds[-WINDOW:]))
-    live = load(os.path.join(test_dir, "steady-state.json"))["verdicts"]
+    # Each round file holds the verdict the run judged after it; steady-state.json says where the loop stopped.
+    live = [load(os.path.join(test_dir, f"round-{n:02d}.json"))["verdict"] for n in range(1, count + 1)]
     assert [v["steady"] for v in live] == [n in steady_at for n in range(1, count + 1)]
+    assert load(os.path.join(test_dir, "steady-state.json"))["last_round"] == count
 
     report = open(os.path.join(drive_dir, "report.md"), encoding="utf-8").read()
     row = re.search(r"^\| \*\*4k\*\* \| (.+) \|$", report, re.M).group(1)

@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 
 import pytest
 
@@ -109,10 +111,12 @@ def test_purge_commands_for_nvme(method, argvs):
     assert got == argvs
 
 
-def test_ata_security_erase_sets_a_password_then_erases():
-    got = _drive_actions.purge_commands("ata_security_erase_enhanced", SATA, lambda name: name)
-    assert got[0][:4] == ["hdparm", "--user-master", "u", "--security-set-pass"]
-    assert got[1][:4] == ["hdparm", "--user-master", "u", "--security-erase-enhanced"] and got[1][-1] == "/dev/sda"
+def test_ata_security_erase_sets_the_runs_password_then_erases():
+    got = _drive_actions.purge_commands("ata_security_erase_enhanced", SATA, lambda name: name, "c0ffee")
+    assert got == [["hdparm", "--user-master", "u", "--security-set-pass", "c0ffee", "/dev/sda"],
+                   ["hdparm", "--user-master", "u", "--security-erase-enhanced", "c0ffee", "/dev/sda"]]
+    with pytest.raises(ValueError, match="needs the run's ATA password"):
+        _drive_actions.purge_commands("ata_security_erase", SATA, lambda name: name)
     with pytest.raises(ValueError, match="unknown purge method 'shred'"):
         _drive_actions.purge_commands("shred", SATA, lambda name: name)
 
@@ -144,3 +148,108 @@ def test_purge_record_says_when_a_purge_is_not_secure():
     assert _drive_actions.purge_record("discard")["note"] == "blkdiscard of the whole device: not a secure purge"
     record = _drive_actions.purge_record("nvme_format_erase", 1.5)
     assert record["secure"] is True and "not a secure purge" not in record["note"] and record["elapsed_s"] == 1.5
+
+
+HDPARM_ENABLED = HDPARM_SECURE.replace("\tnot\tenabled", "\t\tenabled")
+PASSWORD = "0123456789abcdef0123456789abcdef"
+
+
+def _erase(tmp_path, answers, method="ata_security_erase_enhanced", security=None):
+    tools = _Answers(answers)
+    secret = str(tmp_path / "remote" / "ata-security" / "sda.password")
+    error, ran = _drive_actions.ata_security_erase(method, SATA, tools.run, tools.which, secret, security, PASSWORD)
+    return error, ran, secret
+
+
+def _argv(step, password=PASSWORD):
+    flags = {"set": "--security-set-pass", "erase": "--security-erase-enhanced", "disable": "--security-disable"}
+    return ["/usr/sbin/hdparm", "--user-master", "u", flags[step], password, "/dev/sda"]
+
+
+def test_a_security_erase_keeps_its_password_root_only_until_it_is_verified(tmp_path):
+    seen = {}
+
+    def watch(argv):
+        # While the erase runs, the password is on disk, readable by its owner only, in a directory only it enters.
+        path = str(tmp_path / "remote" / "ata-security" / "sda.password")
+        seen["mode"] = stat.S_IMODE(os.stat(path).st_mode)
+        seen["dir"] = stat.S_IMODE(os.stat(os.path.dirname(path)).st_mode)
+        with open(path, encoding="ascii") as handle:
+            seen["content"] = handle.read().strip()
+        return (0, "", "")
+
+    error, ran, secret = _erase(tmp_path, {"hdparm --user-master": [(0, "", ""), watch], "hdparm -I": (0, HDPARM_SECURE, "")})
+    assert error is None
+    assert ran == [_argv("set"), _argv("erase")]
+    assert seen == {"mode": 0o600, "dir": 0o700, "content": PASSWORD}
+    assert not os.path.exists(secret)
+
+
+class _Answers(Tools):
+    """Tools whose answers may be functions of the command (to look at the disk while a step runs)."""
+
+    def run(self, argv):
+        self.calls.append(argv)
+        key = " ".join([argv[0].rsplit("/", 1)[-1]] + argv[1:2])
+        answer = self.answers.get(key, (1, "", f"no answer for {key}"))
+        answer = answer.pop(0) if isinstance(answer, list) else answer
+        return answer(argv) if callable(answer) else answer
+
+
+@pytest.mark.parametrize("answers, steps, disabled", [
+    # set-pass fails: security is taken off again (it may have been set), the file goes.
+    ({"hdparm --user-master": [(5, "", "SG_IO: bad/missing sense data"), (0, "", "")],
+      "hdparm -I": (0, HDPARM_SECURE, "")}, ["set", "disable"], True),
+    # the erase fails, disabling works: unlocked, the file goes.
+    ({"hdparm --user-master": [(0, "", ""), (5, "", "erase failed " + PASSWORD), (0, "", "")],
+      "hdparm -I": (0, HDPARM_SECURE, "")}, ["set", "erase", "disable"], True),
+    # the erase fails and so does disabling: the file stays and the message says how to unlock.
+    ({"hdparm --user-master": [(0, "", ""), (5, "", "erase failed"), (5, "", "disable failed")],
+      "hdparm -I": (0, HDPARM_ENABLED, "")}, ["set", "erase", "disable"], False),
+    # the erase ends but the drive still reports security enabled, and will not disable it.
+    ({"hdparm --user-master": [(0, "", ""), (0, "", ""), (5, "", "")], "hdparm -I": (0, HDPARM_ENABLED, "")},
+     ["set", "erase", "disable"], False),
+])
+def test_a_failed_security_erase_disables_security_or_says_how_to_unlock(tmp_path, answers, steps, disabled):
+    tools = _Answers(answers)
+    secret = str(tmp_path / "remote" / "ata-security" / "sda.password")
+    error, ran = _drive_actions.ata_security_erase("ata_security_erase_enhanced", SATA, tools.run, tools.which, secret,
+                                                   None, PASSWORD)
+    assert ran == [_argv(step) for step in steps]
+    assert error and PASSWORD not in error
+    if disabled:
+        assert "ATA security was disabled again, the drive is unlocked" in error
+        assert not os.path.exists(secret)
+    else:
+        assert os.path.exists(secret) and _drive_actions.read_secret(secret) == PASSWORD
+        assert (f'hdparm --user-master u --security-unlock "$(cat {secret})" /dev/sda && '
+                f'hdparm --user-master u --security-disable "$(cat {secret})" /dev/sda') in error
+
+
+def test_a_drive_with_security_already_enabled_is_refused_before_any_command(tmp_path):
+    error, ran, secret = _erase(tmp_path, {}, security={"enabled": True})
+    assert ran == [] and "already has ATA security enabled" in error and "not one this collection set" in error
+    assert not os.path.exists(secret)
+    _drive_actions.store_secret(secret, "5ecret-0f-an-old-run")
+    error, ran, dummy = _erase(tmp_path, {}, security={"enabled": True})
+    assert ran == [] and f'"$(cat {secret})"' in error and "5ecret-0f-an-old-run" not in error
+    assert _drive_actions.read_secret(secret) == "5ecret-0f-an-old-run"  # the only way to unlock it is kept
+
+
+def test_each_erase_gets_a_new_password_and_a_file_per_drive():
+    assert _drive_actions.new_ata_password() != _drive_actions.new_ata_password()
+    assert len(_drive_actions.new_ata_password()) == 32
+    assert _drive_actions.ata_password_file("/var/lib/fleetqual-pts", SATA) == \
+        "/var/lib/fleetqual-pts/ata-security/sda.password"
+
+
+def test_a_secret_replaces_an_older_one_and_never_follows_a_link(tmp_path):
+    secret = str(tmp_path / "d" / "x.password")
+    _drive_actions.store_secret(secret, "one")
+    os.chmod(os.path.dirname(secret), 0o755)
+    _drive_actions.store_secret(secret, "two")
+    assert _drive_actions.read_secret(secret) == "two"
+    assert stat.S_IMODE(os.stat(os.path.dirname(secret)).st_mode) == 0o700
+    os.symlink(str(tmp_path / "d"), str(tmp_path / "link"))
+    with pytest.raises(OSError, match="symbolic link"):
+        _drive_actions.store_secret(str(tmp_path / "link" / "y.password"), "three")

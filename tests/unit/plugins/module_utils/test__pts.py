@@ -167,3 +167,44 @@ def test_dv_value_finds_4k_write_by_value():
     assert _pts.dv_value(list(reversed(jobs)), 0, "4k") == expected
     with pytest.raises(ValueError, match="unknown DV metric"):
         _pts.dv_value(jobs, 0, "4k", "speed")
+
+
+@pytest.mark.parametrize("variable, value, message", [
+    ("pts_run_round_seconds", 0.0001, "pts_run_round_seconds=0.0001: must be at least 0.01 s"),
+    ("pts_run_round_seconds", float("nan"), "pts_run_round_seconds=nan: must be a positive number"),
+    ("pts_run_round_seconds", float("inf"), "pts_run_round_seconds=inf: must be a positive number"),
+    ("pts_run_wsat_round_seconds", 0.001, "pts_run_wsat_round_seconds=0.001: must be at least 0.01 s"),
+    ("pts_run_wsat_max_hours", float("nan"), "pts_run_wsat_max_hours=nan: must be a positive number"),
+    ("pts_run_max_data_excursion_pct", float("nan"), "pts_run_max_data_excursion_pct=nan: must be a positive number"),
+    ("pts_run_reconnect_timeout_s", float("inf"), "pts_run_reconnect_timeout_s=inf: must be a positive number"),
+    ("pts_allow_destroy", "on", "pts_allow_destroy='on': must be a YAML boolean, not a string: write true or false "
+                                "without quotes"),
+    ("pts_allow_destroy", "true", "pts_allow_destroy='true': must be a YAML boolean, not a string"),
+    ("pts_allow_destroy", 1, "pts_allow_destroy=1: must be true or false"),
+])
+def test_non_finite_too_short_and_non_boolean_inputs_are_refused(variable, value, message):
+    with pytest.raises(_inputs.PlanError) as caught:
+        _pts.build_plan(dict(GOOD, **{variable: value}))
+    assert str(caught.value).startswith(message), str(caught.value)
+    assert caught.value.variable == variable
+
+
+@pytest.mark.parametrize("allow", [True, False])
+def test_a_boolean_allow_destroy_reaches_the_settings_unchanged(allow):
+    assert _pts.build_plan(dict(GOOD, pts_allow_destroy=allow))["settings"]["allow_destroy"] is allow
+
+
+def test_the_plan_records_the_measurement_variables_of_the_selected_tests_in_one_spelling():
+    spelled = _pts.build_plan(dict(GOOD, pts_run_iops_block_sizes=["4096", "1m"], pts_run_round_seconds="60"))
+    plain = _pts.build_plan(dict(GOOD, pts_run_iops_block_sizes=["4k", "1024k"], pts_run_round_seconds=60.0))
+    assert spelled["variables"] == plain["variables"]
+    variables = plain["variables"]
+    assert variables["pts_run_tests"] == ["iops"] and variables["pts_run_iops_block_sizes"] == [4096, 1048576]
+    assert variables["pts_precondition_block_size"] == 131072  # iops preconditions (WIPC)
+    # Unselected tests and what changes no figure are left out.
+    assert "pts_run_latency_mixes" not in variables and "pts_run_remote_dir" not in variables
+    assert "pts_run_round_timeout_s" not in variables and "pts_allow_destroy" not in variables
+    sweep = _pts.build_plan(dict(GOOD, pts_run_tests=["rw_sweep"], pts_run_profile="quick",
+                                 pts_run_sweep_block_sizes=["4k"]))["variables"]
+    assert sweep["pts_run_sweep_block_sizes"] == [4096] and sweep["pts_run_sweep_seconds"] == 0.5
+    assert "pts_precondition_block_size" not in sweep and "pts_run_iops_mixes" not in sweep

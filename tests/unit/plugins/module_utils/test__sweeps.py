@@ -142,9 +142,9 @@ def test_a_drive_too_small_for_its_zones_is_refused():
 
 def test_the_demand_ramp_stops_after_misses_and_its_knee_is_the_last_step_delivered_before_them():
     assert _sweeps.demand_step(1000, 950, 5) and not _sweeps.demand_step(1000, 949.9, 5)
-    assert _sweeps.demand_stop([True, False], 2, 10) == (False, "step 2 of 10")
-    assert _sweeps.demand_stop([True, False, False], 2, 10)[0] is True
-    assert _sweeps.demand_stop([True, True], 2, 2) == (True, "last offered step run")
+    assert _sweeps.demand_stop(1, 2, 2, 10) == (False, "step 2 of 10")
+    assert _sweeps.demand_stop(2, 2, 3, 10)[0] is True
+    assert _sweeps.demand_stop(0, 2, 2, 2) == (True, "last offered step run")
     steps = [{"offered_iops": o, "delivered": d}
              for o, d in ((1, True), (2, True), (3, False), (4, True), (5, False), (6, False))]
     # An isolated miss the ramp tolerated does not make the knee; the misses that ended it do.
@@ -165,3 +165,13 @@ def test_estimates_count_preconditioning_and_rows():
     # Two ramps, each purged and preconditioned; the shortest ramp ends after two missed steps.
     assert demand["min_s"] == pytest.approx(200 + 2 * 2 * step)
     assert demand["max_s"] == pytest.approx(200 + 2 * 120 * step)
+
+
+@pytest.mark.parametrize("variable", ["pts_run_sweep_seconds", "pts_run_demand_seconds",
+                                      "pts_run_sweep_precondition_seconds"])
+@pytest.mark.parametrize("value, why", [(0.0001, "must be at least 0.01 s"), (float("nan"), "must be a positive number")])
+def test_sweep_run_times_below_fios_resolution_or_not_finite_are_refused(variable, value, why):
+    params = {"pts_run_tests": ["latency_demand", "rw_sweep"], variable: value}
+    with pytest.raises(_inputs.PlanError) as caught:
+        _pts.build_plan(dict(GOOD, **params))
+    assert str(caught.value).startswith(f"{variable}={value!r}: {why}")

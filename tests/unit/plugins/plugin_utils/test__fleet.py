@@ -79,3 +79,52 @@ def test_slices_of_several_controllers_merge_into_one_summary(tmp_path):
     assert summary["runs"] == ["slice1", "slice2"]
     assert sorted(d["id"] for d in summary["drives"]) == ["h1/d0", "h2/d0"]
     assert {d["run"] for d in summary["drives"]} == {"slice1", "slice2"}
+
+
+def _failed_purge(run_dir, host, drive, msg):
+    _results.file_payload(run_dir, host, {"pts_guard": [{"key": drive, "path": f"/dev/{drive}", "passed": True}]})
+    _results.file_payload(run_dir, host, {"failed": True, "msg": msg,
+                                          "pts_context": {"drive": drive, "test": "iops", "settings": {}}})
+
+
+def test_every_drive_failed_and_fail_on_as_the_plan_recorded_it(tmp_path):
+    run_dir = str(tmp_path / "run-1")
+    _results.file_payload(run_dir, "h1", {"pts_plan": {"tests": [{"name": "iops"}], "listed": [], "drives": [],
+                                                       "fleet": {"fail_on": []}}})
+    write_drive(run_dir, "h1", "d1")
+    _failed_purge(run_dir, "h1", "d1", "blkdiscard /dev/d1 failed (rc 1): Operation not supported")
+    # The callback's summary after a play that lost every drive: no fail_on given, the plan's empty one applies.
+    summary = _fleet.summarize([run_dir], run_dir)
+    assert summary["fail_on"] == [] and summary["failed"] is False
+    (drive,) = summary["drives"]
+    assert drive["verdict"] == "INCOMPLETE"
+    assert drive["reasons"] == ["iops: the purge failed before the first round: blkdiscard /dev/d1 failed (rc 1): "
+                                "Operation not supported"]
+    with open(os.path.join(run_dir, "fleet.md"), encoding="utf-8") as handle:
+        markdown = handle.read()
+    assert "The run fails on: nothing — passed." in markdown
+    assert "iops: the purge failed before the first round: blkdiscard /dev/d1 failed" in markdown
+    assert "not run" not in markdown
+
+
+def test_fail_on_recorded_by_several_plans_and_none_recorded(tmp_path):
+    run_dir = str(tmp_path / "run-1")
+    assert _fleet.recorded_fail_on([run_dir]) == ["FAIL", "INCOMPLETE"]
+    _results.file_payload(run_dir, "h1", {"pts_plan": {"fleet": {"fail_on": ["FAIL"]}}})
+    _results.file_payload(run_dir, "h2", {"pts_plan": {"fleet": {"fail_on": []}}})
+    assert _fleet.recorded_fail_on([run_dir]) == ["FAIL"]
+
+
+def test_drive_strings_cannot_shift_the_verdict_column_or_inject_markup(tmp_path):
+    run_dir = str(tmp_path / "run-1")
+    _plan(run_dir, "h1", [{"path": "/dev/d0"}], [])
+    # $...$ would be matplotlib math in the plots' titles (an unknown command fails the whole report).
+    _drive(run_dir, "h1", "d0", 1.0, model="X1 | PASS | <img src=x>\x1b[2J $\\nocommand$")
+    summary = _fleet.summarize([run_dir], run_dir, fail_on=[])
+    with open(os.path.join(run_dir, "fleet.md"), encoding="utf-8") as handle:
+        markdown = handle.read()
+    row = next(line for line in markdown.splitlines() if line.startswith("| h1 | d0 |"))
+    assert row.startswith("| h1 | d0 | X1 \\| PASS \\| &lt;img src=x&gt; $\\\\nocommand$ | 2.1 | **PASS** |")
+    assert "\x1b" not in markdown and "<img" not in markdown
+    assert summary["drives"][0]["model"].startswith("X1 | PASS | <img src=x>\x1b[2J")  # fleet.json keeps the drive's own
+    ElementTree.parse(os.path.join(run_dir, "junit.xml"))  # no control character breaks the XML

@@ -206,3 +206,46 @@ def test_every_test_has_a_section_and_plots(all_tests):
             with open(os.path.join(drive_dir, path), "rb") as handle:
                 assert handle.read(8) == PNG, (test, path)
     assert set(written["plots"]) == {"iops", "throughput", "latency", "wsat"}
+
+
+HOSTILE = {"vendor": "ACME <b>", "model": "X1 | PASS", "serial": "\x1b[31mS1\x1b[0m", "firmware": "[1.0](http://x)",
+           "notes": "bay `3`\nrow 2", "backing_file": "/srv/a|b.img", "described": ["notes"]}
+
+
+def test_drive_strings_reach_the_report_escaped(tmp_path):
+    run_dir = str(tmp_path / "run")
+    _results.file_payload(run_dir, "h1", {
+        "pts_drives": [dict(HOSTILE, key="d9", path="/dev/loop9", resolved="/dev/loop9", size_bytes=10**9)],
+        "pts_host": {"hostname": "h1<script>", "os": "Debian | 12"}})
+    _results.file_payload(run_dir, "h1", {"pts_guard": [{"key": "d9", "path": "/dev/loop9", "passed": False,
+                                                         "refusals": ["loop9 carries <xfs> | on /mnt"]}]})
+    written = _report.write_drive_report(_results.drive_dir(run_dir, "h1", "d9"))
+    with open(written["report"], encoding="utf-8") as handle:
+        markdown = handle.read()
+    assert "| Vendor | ACME &lt;b&gt; |" in markdown and "| Model | X1 \\| PASS |" in markdown
+    assert "| Serial number | S1 |" in markdown and "\x1b" not in markdown
+    assert "| Firmware | \\[1.0\\](http://x) |" in markdown
+    assert "| Notes (description file) | bay \\`3\\` row 2 |" in markdown
+    assert "(backing file `/srv/a\\|b.img`, direct I/O off)" in markdown
+    assert "| Host | h1 (h1&lt;script&gt;) |" in markdown and "Debian \\| 12" in markdown
+    assert "> - loop9 carries &lt;xfs&gt; \\| on /mnt" in markdown
+    assert "<b>" not in markdown and "<script>" not in markdown
+
+
+def test_a_purge_that_failed_before_any_round_is_shown_with_its_reason(tmp_path):
+    from conftest import write_drive
+    run_dir = str(tmp_path / "run")
+    drive_dir = write_drive(run_dir, "h1", "d1")
+    _results.file_payload(run_dir, "h1", {"pts_guard": [{"key": "d1", "path": "/dev/loop9", "passed": True}]})
+    _results.file_payload(run_dir, "h1", {
+        "failed": True, "msg": "pts_purge /dev/loop9: refused, nothing was written: loop9 is mounted on /mnt (ext4)",
+        "pts_context": {"drive": "d1", "test": "iops", "settings": {}}})
+    model = _report.write_drive_report(drive_dir)["model"]
+    assert model["tests"] == {}
+    assert model["failed_before_rounds"]["iops"]["msg"].startswith("pts_purge /dev/loop9: refused")
+    with open(os.path.join(drive_dir, "report.md"), encoding="utf-8") as handle:
+        markdown = handle.read()
+    assert "> **No test ran on this drive:** a step before the first round failed" in markdown
+    assert ("> - IOPS: the purge failed before the first round: pts_purge /dev/loop9: refused, nothing was written: "
+            "loop9 is mounted on /mnt (ext4)") in markdown
+    assert "see the playbook output" not in markdown

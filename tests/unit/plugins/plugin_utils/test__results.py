@@ -9,7 +9,9 @@ import os
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _report, _results
+
+from conftest import scaled_round, write_drive, write_segment
 
 
 def test_layout_of_a_filed_run(make_run):
@@ -37,14 +39,40 @@ def test_a_test_started_again_supersedes_the_earlier_attempt(make_run):
     assert list(_results.load_drive(second)["tests"]) == ["iops"]
 
 
-def test_steady_state_verdicts_accumulate_per_round(tmp_path):
-    context = {"drive": "d1", "test": "iops"}
-    for number, steady in ((1, False), (2, False), (2, True)):
-        payload = {"pts_steady_state": {"round": number, "steady": steady}, "pts_context": context}
-        _results.file_payload(str(tmp_path), "h", payload)
-    state = _results.read_json(str(tmp_path / "h" / "d1" / "iops" / "steady-state.json"))
-    assert [(v["round"], v["steady"]) for v in state["verdicts"]] == [(1, False), (2, True)]
-    assert state["last_round"] == 2 and state["steady"] is True
+def test_each_round_file_holds_its_verdict_and_steady_state_json_only_where_the_loop_stands(tmp_path):
+    run_dir = str(tmp_path)
+    write_drive(run_dir, "h", "d1")
+    context = {"drive": "d1", "test": "iops", "loop": "d1/iops@1"}
+    sizes = []
+    for number in range(1, 41):
+        fio = scaled_round("fio-3.33-iops-round.json", 1.0)
+        verdict = {"round": number, "steady": number == 40, "stop": number == 40, "reason": f"after {number}"}
+        _results.file_payload(run_dir, "h", {"pts_fio": fio, "pts_steady_state": verdict,
+                                             "pts_context": dict(context, phase="round", round=number)})
+        sizes.append(os.path.getsize(tmp_path / "h" / "d1" / "iops" / "steady-state.json"))
+    segment = _results.load_segment(str(tmp_path / "h" / "d1" / "iops"))
+    live = _results.live_verdicts(segment)
+    assert [v["round"] for v in live] == list(range(1, 41)) and live[-1]["steady"] is True
+    assert segment["rounds"][6]["loop"] == "d1/iops@1"
+    state = segment["steady_state"]
+    assert state["last_round"] == 40 and state["stop"] is True and "verdicts" not in state
+    # Where the loop stands is the same size at round 40 as at round 2 (no history in it).
+    assert max(sizes) - min(sizes) < 16
+
+
+def test_a_verdict_judged_apart_from_its_round_joins_the_round_file(tmp_path):
+    run_dir = str(tmp_path)
+    write_segment(run_dir, "h", "d1", "iops", [1.0, 1.0], purge=False)
+    _results.file_payload(run_dir, "h", {"pts_steady_state": {"round": 2, "steady": False, "stop": False},
+                                         "pts_context": {"drive": "d1", "test": "iops", "round": 2}})
+    segment = _results.load_segment(str(tmp_path / "h" / "d1" / "iops"))
+    assert [v["round"] for v in _results.live_verdicts(segment)] == [2]
+    assert segment["rounds"][1]["fio"]["jobs"]  # the round's figures stay
+
+
+def test_live_verdicts_of_an_older_results_tree_come_from_steady_state_json():
+    segment = {"rounds": [{"round": 1}], "steady_state": {"verdicts": [{"round": 1, "steady": False}]}}
+    assert _results.live_verdicts(segment) == [{"round": 1, "steady": False}]
 
 
 def test_atomic_write_leaves_no_temporary_files_and_keeps_the_old_file_on_failure(tmp_path):
@@ -65,3 +93,32 @@ def test_safe_name(name, safe):
 def test_payloads_without_pts_keys_write_nothing(tmp_path):
     assert _results.file_payload(str(tmp_path), "h", {"changed": True}) == []
     assert os.listdir(tmp_path) == []
+
+
+def test_a_later_refusal_never_overwrites_the_records_of_a_drive_with_results(make_run):
+    drive_dir = make_run([1.0, 1.0])
+    run_dir = os.path.dirname(os.path.dirname(drive_dir))
+    guard = {"key": "d1", "passed": True, "refusals": []}
+    _results.file_payload(run_dir, "h1", {"pts_guard": [guard]})
+    drive = _results.read_json(os.path.join(drive_dir, "drive.json"))
+    # A resume: the guard refuses the drive (mounted meanwhile), and another drive is listed under its name.
+    _results.file_payload(run_dir, "h1", {"pts_guard": [dict(guard, passed=False, refusals=["mounted on /mnt"])]})
+    other = dict(drive["drive"], backing_file="/var/tmp/other.img", size_bytes=1 << 30)
+    _results.file_payload(run_dir, "h1", {"pts_drives": [other]})
+    assert _results.read_json(os.path.join(drive_dir, "guard.json"))["passed"] is True
+    assert _results.read_json(os.path.join(drive_dir, "drive.json"))["drive"] == drive["drive"]
+    loaded = _results.load_drive(drive_dir)
+    assert loaded["guard_refused"]["refusals"] == ["mounted on /mnt"]
+    assert loaded["drive_refused"]["drive"]["backing_file"] == "/var/tmp/other.img"
+    report = _report.write_drive_report(drive_dir)["report"]
+    with open(report, encoding="utf-8") as handle:
+        text = handle.read()
+    assert "A later attempt of this run was refused by the guard" in text and "mounted on /mnt" in text
+    assert "Another drive was listed under this name" in text and "Refused by the guard — nothing was written" not in text
+
+
+def test_a_refused_drive_without_results_records_its_refusal(tmp_path):
+    run_dir = str(tmp_path)
+    write_drive(run_dir, "h1", "d1")
+    _results.file_payload(run_dir, "h1", {"pts_guard": [{"key": "d1", "passed": False, "refusals": ["x"]}]})
+    assert _results.read_json(str(tmp_path / "h1" / "d1" / "guard.json"))["passed"] is False

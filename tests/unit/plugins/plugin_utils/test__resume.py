@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import os
 
-from conftest import write_segment
+import pytest
+from conftest import CAPACITY, write_segment
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _report, _results, _resume
 
@@ -42,3 +43,81 @@ def test_a_failure_is_recorded_as_evidence_and_the_test_reads_failed(tmp_path):
         markdown = handle.read()
     assert "> **Failed** in round 3: fio exited with rc 1" in markdown
     assert "No space left on device" in markdown
+
+
+LOOP_A = {"key": "victim", "path": "/dev/loop5", "vendor": "Linux", "model": "loop device", "size_bytes": 67108864,
+          "logical_block_size": 512, "backing_file": "/srv/a.img", "spec": {"path": "/dev/loop5", "name": "victim"}}
+NVME = {"key": "bay0", "model": "SAMSUNG MZQL2", "serial": "S1", "wwn": "eui.0025388", "firmware": "GDC5",
+        "size_bytes": 3840755982336, "logical_block_size": 4096}
+
+
+@pytest.mark.parametrize("recorded, now, changes", [
+    (LOOP_A, dict(LOOP_A), []),
+    (LOOP_A, dict(LOOP_A, path="/dev/loop9", resolved="/dev/loop9"), []),  # the node is not the drive
+    (LOOP_A, dict(LOOP_A, backing_file="/srv/b.img"), ["backing_file '/srv/a.img' → '/srv/b.img'"]),
+    (LOOP_A, dict(LOOP_A, size_bytes=134217728), ["size_bytes 67108864 → 134217728"]),
+    (LOOP_A, {k: v for k, v in LOOP_A.items() if k != "backing_file"}, ["backing_file '/srv/a.img' → None"]),
+    (NVME, dict(NVME, serial="S2"), ["serial 'S1' → 'S2'"]),
+    (NVME, dict(NVME, wwn="0x0025388"), []),  # one WWN, written two ways
+    (NVME, dict(NVME, firmware="GDC7"), ["firmware 'GDC5' → 'GDC7'"]),
+    (NVME, dict(NVME, serial=None), []),  # a serial this attempt could not read is no evidence of another drive
+    (NVME, dict(NVME, serial="S1 "), []),
+])
+def test_identity_changes(recorded, now, changes):
+    assert _resume.identity_changes(_resume.identity(recorded), now) == changes
+
+
+def test_another_device_under_a_recorded_name_is_refused_naming_both():
+    other = dict(LOOP_A, backing_file="/srv/b.img")
+    listed = [{"path": "/dev/loop4", "name": "other"}, {"path": "/dev/loop5", "name": "victim"}]
+    with pytest.raises(_resume.ResumeRefused) as caught:
+        _resume.check_identities([other], {"victim": _resume.identity(LOOP_A)}, "it-1", listed)
+    message = str(caught.value)
+    assert "pts_devices[1] (name 'victim'): run it-1 recorded model 'loop device', size_bytes 67108864, backing_file " \
+           "'/srv/a.img' under the name 'victim', but /dev/loop5 is now model 'loop device', size_bytes 67108864, " \
+           "backing_file '/srv/b.img'" in message
+    assert "Nothing was written" in message
+
+
+def test_the_same_drives_pass_and_new_ones_are_recorded_from_now_on():
+    recorded = {"victim": _resume.identity(LOOP_A)}
+    merged = _resume.check_identities([dict(LOOP_A, path="/dev/loop7"), NVME], recorded, "it-1", [])
+    assert merged == {"victim": _resume.identity(LOOP_A), "bay0": _resume.identity(NVME)}
+
+
+def test_recorded_identities_come_from_the_plan_else_drive_json_and_only_for_drives_with_results(make_run, tmp_path):
+    drive_dir = make_run([1.0, 1.0])  # h1/d1 with a purge and two rounds, a loop device of CAPACITY bytes
+    from conftest import write_drive
+    write_drive(str(tmp_path / "run-1"), "h1", "refused")  # identified, never tested: binds nothing
+    found = _resume.recorded_identities(str(tmp_path), "run-1", "h1", None)
+    assert list(found) == ["d1"] and found["d1"]["model"] == "loop device" and found["d1"]["size_bytes"] == CAPACITY
+    # The plan's record wins: drive.json may have been rewritten by this attempt's identification.
+    plan = {"identities": {"d1": {"model": "loop device", "size_bytes": 1, "backing_file": "/srv/a.img"}}}
+    assert _resume.recorded_identities(str(tmp_path), "run-1", "h1", plan)["d1"]["size_bytes"] == 1
+    assert _resume.recorded_identities(str(tmp_path), "run-2", "h1", plan) == {}
+    assert os.path.isdir(drive_dir)
+
+
+@pytest.mark.parametrize("recorded, now, changes", [
+    (None, {"pts_run_max_rounds": 6}, []),  # a first attempt (or a run from before variables were recorded)
+    ({"pts_run_max_rounds": 6}, {"pts_run_max_rounds": 6}, []),
+    ({"pts_run_max_rounds": 6, "pts_run_iops_block_sizes": [4096]},
+     {"pts_run_max_rounds": 8, "pts_run_iops_block_sizes": [4096, 8192]},
+     ["pts_run_iops_block_sizes: [4096] → [4096, 8192]", "pts_run_max_rounds: 6 → 8"]),
+    ({"pts_run_tests": ["iops"], "pts_run_iops_mixes": [0]},
+     {"pts_run_tests": ["iops", "latency"], "pts_run_iops_mixes": [0], "pts_run_latency_mixes": [0]},
+     ['pts_run_tests: ["iops"] → ["iops", "latency"]']),
+])
+def test_variable_changes(recorded, now, changes):
+    assert _resume.variable_changes(recorded, now) == changes
+
+
+def test_changed_settings_are_refused_unless_allowed():
+    previous = {"variables": {"pts_run_max_rounds": 6, "pts_run_round_seconds": 0.5}}
+    plan = {"variables": {"pts_run_max_rounds": 6, "pts_run_round_seconds": 1.0}}
+    with pytest.raises(_resume.ResumeRefused) as caught:
+        _resume.check_settings(previous, plan, "it-1", allow_changes=False)
+    assert "pts_run_round_seconds: 0.5 → 1.0" in str(caught.value)
+    assert "plan.json is unchanged" in str(caught.value) and "pts_allow_changed_settings: true" in str(caught.value)
+    assert _resume.check_settings(previous, plan, "it-1", allow_changes=True) == ["pts_run_round_seconds: 0.5 → 1.0"]
+    assert _resume.check_settings(previous, dict(plan, variables=previous["variables"]), "it-1", False) == []

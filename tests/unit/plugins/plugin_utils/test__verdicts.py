@@ -136,3 +136,27 @@ def test_a_finished_sweep_passes_without_a_steady_state():
     assert v.verdict(drive, ["hdd_iops"], None)["verdict"] == "PASS"
     drive["tests"]["hdd_iops"]["status"] = "incomplete"
     assert v.verdict(drive, ["hdd_iops"], None)["verdict"] == "INCOMPLETE"
+
+
+@pytest.mark.parametrize("rules, message", [
+    ([{"model": "X*", "min_iops_4k_write": float("nan")}], "pts_acceptance[0].min_iops_4k_write=nan: must be a positive"),
+    ([{"model": "X*", "max_latency_4k_write_mean_ms": float("inf")}], "max_latency_4k_write_mean_ms=inf: must be a "),
+])
+def test_non_finite_limits_are_refused(rules, message):
+    with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        v.validate_rules(rules)
+
+
+@pytest.mark.parametrize("name, value", [("outlier_robust_z", float("nan")), ("outlier_min_deviation_pct", "inf"),
+                                         ("outlier_min_cohort", float("nan")), ("outlier_robust_z", True)])
+def test_non_finite_fleet_settings_are_refused(name, value):
+    with pytest.raises(ValueError, match=f"pts_fleet_{name}="):
+        v.fleet_settings({f"pts_fleet_{name}": value})
+
+
+def test_a_test_that_failed_before_its_first_round_is_incomplete_with_the_reason():
+    model = {"tests": {}, "guard": {"passed": True},
+             "failed_before_rounds": {"iops": {"phase": None, "msg": "pts_purge /dev/x: refused, it is mounted"}}}
+    judged = v.verdict(model, ["iops", "latency"], None)
+    assert judged["verdict"] == v.INCOMPLETE
+    assert judged["reasons"] == ["iops: the purge failed before the first round: pts_purge /dev/x: refused, it is mounted"]

@@ -1,0 +1,164 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+
+from ansible.errors import AnsibleActionFail
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.fleetqual.pts.plugins.module_utils import _rounds
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._callback_options import callback_option
+
+try:
+    from ansible.template import trust_as_template
+except ImportError:  # ansible-core before 2.19 trusts every template
+    def trust_as_template(value):
+        return value
+
+_TEMPLATE_RE = re.compile(r"^[A-Za-z0-9._-]+$")
+# How long a round may wait for the callback to have put the round before it on disk.
+RECORD_WAIT_S = 60.0
+
+ARGUMENT_SPEC = dict(
+    loop_id=dict(type="str", required=True),
+    test=dict(type="dict", required=True),
+    segment=dict(type="dict", required=True),
+    limits=dict(type="dict", default={}),
+    template=dict(type="str", default="round.fio.j2"),
+    job_dir=dict(type="path", required=True),
+    device=dict(type="path", required=True),
+    expect=dict(type="dict", required=True),
+    timeout=dict(type="int", default=0),
+    reconnect_timeout=dict(type="float", default=300),
+    expected_seconds=dict(type="float", default=0),
+    record_wait=dict(type="float", default=RECORD_WAIT_S),
+    context=dict(type="dict", default={}),
+)
+
+
+def _row_label(row: dict | None) -> dict | None:
+    """A sweep row as the round file records it: its label, queue depth or offer, without its fio sections."""
+    return None if row is None else {k: v for k, v in row.items() if k != "combinations"}
+
+
+class ActionModule(ActionBase):
+    """One round of a PTS test: render the round's job file, run fio on the host, judge the test's stop rule.
+
+    Meant for ``until`` with ``retries`` and ``delay: 0``: ansible-core runs it again in the same worker while
+    the rule says go on, registering each attempt's result before the next. The arguments are templated once
+    for the whole loop, so the next round's state comes from that registered result (the previous attempt of
+    this loop), never from a variable that grows with the rounds.
+    """
+
+    _supports_async = True
+    _supports_check_mode = False
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        task_vars = task_vars or {}
+        dummy, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+        if not self._task.register:
+            raise AnsibleActionFail("pts_round: register the task's result; the next round's state is read from it")
+        if not _TEMPLATE_RE.match(args["template"]):
+            raise AnsibleActionFail(f"pts_round: template {args['template']!r} must be a file name in the role's templates")
+        try:
+            rule = _rounds.check_rule(_rounds.rule_for(args["test"], args["segment"], args["limits"]))
+            state = _rounds.check_state(self._state(args["loop_id"], rule["kind"], task_vars))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise AnsibleActionFail(f"pts_round: {exc}") from None
+
+        number = state["round"]
+        rows = args["segment"].get("rounds")
+        row = rows[number - 1] if rows else None
+        if rows and number > len(rows):
+            raise AnsibleActionFail(f"pts_round: round {number} is past the {len(rows)} rows of the sweep")
+        context = dict(args["context"], phase="round", round=number, row=_row_label(row), loop=state["id"])
+        if number > 1:
+            self._wait_recorded(context, number - 1, state["id"], args["record_wait"])
+
+        job_file = os.path.join(args["job_dir"], f"round-{number:02d}.fio")
+        job_text = self._render(args["template"], task_vars, {"number": number, "row": row, "state": state})
+        expected = state["last_elapsed_s"] or args["expected_seconds"]
+        fio = self._fio_job(task_vars, {
+            "job_file": job_file, "job_text": job_text, "device": args["device"], "expect": args["expect"],
+            "expected_seconds": expected, "reconnect_timeout": args["reconnect_timeout"],
+            "timeout": args["timeout"], "context": context,
+        })
+        if fio.get("failed") or fio.get("unreachable") or "pts_fio" not in fio:
+            # The round's evidence goes to the callback as a failure; the loop ends here.
+            result.update(fio)
+            result["pts_round"] = {"round": number, "stop": True, "state": dict(state, stop=True, reason="fio failed")}
+            return result
+        try:
+            nxt, key, verdict = _rounds.advance(state, rule, fio["pts_fio"]["jobs"], time.time(),
+                                                fio["pts_fio"].get("elapsed_s"), row)
+        except (KeyError, TypeError, ValueError) as exc:
+            result.update(failed=True, msg=f"pts_round: round {number}: {exc}", pts_context=context)
+            result["pts_round"] = {"round": number, "stop": True, "state": dict(state, stop=True, reason=str(exc))}
+            return result
+        result.update(changed=bool(fio.get("changed")), pts_fio=fio["pts_fio"], pts_fio_raw=fio.get("pts_fio_raw"),
+                      pts_context=context, pts_round={"round": number, "stop": nxt["stop"], "state": nxt})
+        result[key] = verdict
+        return result
+
+    def _state(self, loop_id: str, rule: str, task_vars: dict) -> dict:
+        """This loop's state after its last round: the registered result of the previous attempt, else a start."""
+        previous = task_vars.get(self._task.register)
+        if isinstance(previous, dict):
+            state = (previous.get("pts_round") or {}).get("state")
+            if isinstance(state, dict) and state.get("id") == loop_id:
+                return dict(state)
+        return _rounds.start(loop_id, rule, time.time())
+
+    def _render(self, template: str, task_vars: dict, pts_round: dict) -> str:
+        """The role's job template for this round; it sees the round as ``pts_round`` (number, row, state)."""
+        variables = dict(task_vars, pts_round=pts_round, __pts_round_template=template)
+        templar = self._templar.copy_with_new_env(available_variables=variables)
+        return templar.template(trust_as_template("{{ lookup('ansible.builtin.template', __pts_round_template) }}"))
+
+    def _fio_job(self, task_vars: dict, module_args: dict) -> dict:
+        """Run the round through the fio_job action, which runs fio detached on the host and waits for it."""
+        task = self._task.copy(exclude_parent=True, exclude_tasks=True)
+        task._parent = self._task._parent  # pylint: disable=protected-access  # as ansible-core's loop does
+        task.args = module_args
+        action = self._shared_loader_obj.action_loader.get(
+            "fleetqual.pts.fio_job", task=task, connection=self._connection, play_context=self._play_context,
+            loader=self._loader, templar=self._templar, shared_loader_obj=self._shared_loader_obj)
+        try:
+            return action.run(task_vars=task_vars)
+        finally:
+            action.cleanup()
+
+    def _wait_recorded(self, context: dict, number: int, loop_id: str, limit: float) -> None:
+        """Nothing lost: round N+1 starts only once the callback has round N on disk, in this loop's attempt."""
+        if limit <= 0:
+            return
+        try:
+            run_dir = os.path.join(callback_option("output_dir"), _results.safe_name(context["run_id"]))
+        except (KeyError, ValueError) as exc:
+            raise AnsibleActionFail(f"pts_round: cannot find the results tree to check round {number}: {exc}") from None
+        path = os.path.join(_results.segment_dir(run_dir, context["host"], context["drive"], context["test"],
+                                                 context.get("segment") or ""), f"round-{number:02d}.json")
+        deadline = time.monotonic() + limit
+        pause = 0.005
+        while True:
+            try:
+                with open(path, encoding="utf-8") as handle:
+                    if json.load(handle).get("loop") == loop_id:
+                        return
+            except (OSError, ValueError):
+                pass
+            if time.monotonic() >= deadline:
+                raise AnsibleActionFail(
+                    f"pts_round: round {number} of {context['test']} on {context['drive']} is not on disk at {path} "
+                    f"{limit:g} s after it ended, so round {number + 1} does not start; see the pts_report warning "
+                    "above (a full or read-only results filesystem?). Free the space and resume with the same run id.")
+            time.sleep(pause)
+            pause = min(pause * 2, 0.1)

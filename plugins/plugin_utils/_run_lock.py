@@ -1,0 +1,235 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this plugin util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins!
+
+"""The controller-side lock on a run directory (results/<run-id>/): one live ansible-playbook per run id.
+
+The lock is a JSON file naming its owner - the ansible-playbook main process: PID, start time (field 22 of
+/proc/PID/stat, clock ticks since boot), boot id and controller host name - written atomically. An owner is alive
+when a process with that PID exists on this controller, in this boot, with that start time; a PID the kernel
+reused for another process, a process that ended, or a reboot makes the lock stale, and the next run takes it over
+and says so. A lock held by another controller (a shared results tree) cannot be checked from here and is honoured.
+Every read-judge-write is done under flock() on the run directory itself, so two runs starting together cannot
+both take the lock.
+"""
+
+from __future__ import annotations
+
+import datetime
+import errno
+import fcntl
+import json
+import os
+import socket
+import tempfile
+
+LOCK_FILE = ".pts-run.lock"
+
+
+class RunLocked(ValueError):
+    """Another live ansible-playbook holds the run (or its lock cannot be judged); the message says who."""
+
+
+def lock_path(run_dir: str) -> str:
+    return os.path.join(run_dir, LOCK_FILE)
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+def process_start(pid: int, proc_root: str = "/proc") -> int | None:
+    """Field 22 of /proc/PID/stat (starttime), or None when there is no such process."""
+    text = _read(os.path.join(proc_root, str(pid), "stat"))
+    if not text or ")" not in text:
+        return None
+    # The command name (field 2) is in parentheses and may hold spaces and ")": split after the last one.
+    fields = text[text.rindex(")") + 1:].split()
+    try:
+        return int(fields[19])  # fields[0] is field 3 (state)
+    except (IndexError, ValueError):
+        return None
+
+
+def boot_id(proc_root: str = "/proc") -> str | None:
+    text = _read(os.path.join(proc_root, "sys", "kernel", "random", "boot_id"))
+    return text.strip() if text else None
+
+
+def command_line(pid: int, proc_root: str = "/proc") -> str:
+    """The program and its playbooks ("ansible-playbook playbooks/pts.yml"): enough to recognise the run, and never
+    its other arguments, which may carry extra variables with secrets."""
+    parts = [part for part in (_read(os.path.join(proc_root, str(pid), "cmdline")) or "").split("\0") if part]
+    program = next((os.path.basename(p) for p in parts if os.path.basename(p).startswith("ansible")),
+                   os.path.basename(parts[0]) if parts else "")
+    # Positional arguments only: the value after an option (-i inventory.yml, -e @vars.yml) is not a playbook.
+    playbooks = [p for i, p in enumerate(parts) if p.endswith((".yml", ".yaml")) and not p.startswith(("-", "@"))
+                 and not (i and parts[i - 1].startswith("-") and "=" not in parts[i - 1])]
+    return " ".join([program] + playbooks)[:500].strip()
+
+
+def owner_record(pid: int, run_id: str, proc_root: str = "/proc", hostname: str | None = None) -> dict:
+    """Who holds the lock: enough to tell later whether that very process still runs."""
+    return {
+        "pid": pid,
+        "start_time": process_start(pid, proc_root),
+        "boot_id": boot_id(proc_root),
+        "controller": hostname or socket.gethostname(),
+        "command": command_line(pid, proc_root),
+        "run_id": run_id,
+        "user": os.environ.get("USER") or str(os.getuid()),
+        "acquired_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def same_owner(record: dict, pid: int, proc_root: str = "/proc", hostname: str | None = None) -> bool:
+    """Is ``record`` this very process (not merely one with the same PID)?"""
+    return (record.get("pid") == pid and record.get("controller") == (hostname or socket.gethostname())
+            and record.get("boot_id") == boot_id(proc_root) and record.get("start_time") is not None
+            and record.get("start_time") == process_start(pid, proc_root))
+
+
+def liveness(record: dict, proc_root: str = "/proc", hostname: str | None = None) -> tuple[bool, str]:
+    """Whether the lock's owner still runs, and why it is judged so."""
+    pid = record.get("pid")
+    if record.get("controller") != (hostname or socket.gethostname()):
+        return True, f"it was taken on controller {record.get('controller')}, whose processes cannot be checked from here"
+    if not isinstance(pid, int) or isinstance(pid, bool):
+        return False, "it names no PID"
+    if record.get("boot_id") != boot_id(proc_root):
+        return False, f"PID {pid} ran before this controller last booted"
+    started = process_start(pid, proc_root)
+    if started is None:
+        return False, f"PID {pid} is no longer running"
+    if started != record.get("start_time"):
+        return False, f"PID {pid} is now another process (started at tick {started}, the owner at {record.get('start_time')})"
+    return True, f"PID {pid} is still running"
+
+
+def describe(record: dict) -> str:
+    command = f" ({record['command']})" if record.get("command") else ""
+    return (f"ansible-playbook PID {record.get('pid')} on {record.get('controller')}{command}, run "
+            f"{record.get('run_id')} since {record.get('acquired_at')}")
+
+
+def read(run_dir: str) -> dict | None:
+    """The lock's owner record, None when there is no lock; ValueError when the file is not a lock."""
+    text = _read(lock_path(run_dir))
+    if text is None:
+        return None
+    try:
+        record = json.loads(text)
+    except ValueError:
+        record = None
+    if not isinstance(record, dict):
+        raise ValueError(f"{lock_path(run_dir)} is not a run lock this collection wrote")
+    return record
+
+
+def _write(run_dir: str, record: dict) -> None:
+    fd, tmp = tempfile.mkstemp(prefix="." + LOCK_FILE + ".", dir=run_dir)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(record, handle, indent=2, sort_keys=True)
+            handle.write("\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, lock_path(run_dir))
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+class _DirLock:
+    """flock() on the run directory for one read-judge-write; released when the block ends."""
+
+    def __init__(self, run_dir: str):
+        self._fd = os.open(run_dir, os.O_RDONLY | os.O_DIRECTORY)
+
+    def __enter__(self):
+        fcntl.flock(self._fd, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc):
+        fcntl.flock(self._fd, fcntl.LOCK_UN)
+        os.close(self._fd)
+
+
+def _judge(run_dir: str, run_id: str, pid: int, proc_root: str, hostname: str | None) -> tuple[str, dict | None, str]:
+    """("own", "free", "stale") with the record found and why; RunLocked for a live or unreadable lock."""
+    try:
+        record = read(run_dir)
+    except ValueError as exc:
+        raise RunLocked(f"run {run_id} cannot be locked: {exc}; if no other run of this id is going on, delete it and "
+                        "run again. Nothing was written") from None
+    if record is None:
+        return "free", None, ""
+    if same_owner(record, pid, proc_root, hostname):
+        return "own", record, ""
+    alive, why = liveness(record, proc_root, hostname)
+    if alive:
+        raise RunLocked(f"run {run_id} is in use by {describe(record)}: {why}. Two runs of one run id would overwrite "
+                        f"each other's results: wait for it to end, or give this run another pts_run_id. If that run "
+                        f"is gone, delete {lock_path(run_dir)}. Nothing was written")
+    return "stale", record, why
+
+
+def acquire(run_dir: str, run_id: str, pid: int, proc_root: str = "/proc", hostname: str | None = None,
+            check_only: bool = False) -> dict:
+    """Take the run's lock for the ansible-playbook process ``pid`` (or, with check_only, only judge it).
+
+    Returns {"status": "acquired" | "held" (already ours) | "took_over" (a stale lock) | "free" (check_only, no
+    lock or a stale one), "owner": the record now in force, "previous": the stale record, "message": what to say}.
+    Raises RunLocked when another live run holds it.
+    """
+    if check_only:
+        if not os.path.isdir(run_dir):
+            return {"status": "free", "owner": None, "previous": None, "message": None}
+        state, record, why = _judge(run_dir, run_id, pid, proc_root, hostname)
+        return {"status": "held" if state == "own" else "free", "owner": record if state == "own" else None,
+                "previous": record if state == "stale" else None,
+                "message": f"a stale lock of {describe(record)} would be taken over: {why}" if state == "stale" else None}
+    os.makedirs(run_dir, exist_ok=True)
+    with _DirLock(run_dir):
+        state, record, why = _judge(run_dir, run_id, pid, proc_root, hostname)
+        if state == "own":
+            return {"status": "held", "owner": record, "previous": None, "message": None}
+        owner = owner_record(pid, run_id, proc_root, hostname)
+        if owner["start_time"] is None:
+            raise RunLocked(f"run {run_id} cannot be locked: the ansible-playbook process (PID {pid}) cannot be read "
+                            f"in {proc_root}. Nothing was written")
+        _write(run_dir, owner)
+    if state == "stale":
+        return {"status": "took_over", "owner": owner, "previous": record,
+                "message": f"took over the lock of run {run_id} from {describe(record)}: {why}"}
+    return {"status": "acquired", "owner": owner, "previous": None, "message": None}
+
+
+def release(run_dir: str, pid: int | None = None, proc_root: str = "/proc", hostname: str | None = None) -> bool:
+    """Remove the run's lock if this process (``pid``, by default the caller) holds it; True when removed.
+
+    The report callback calls it at the end of the playbook, from the ansible-playbook process the lock names.
+    """
+    pid = os.getpid() if pid is None else pid
+    try:
+        with _DirLock(run_dir):
+            try:
+                record = read(run_dir)
+            except ValueError:
+                return False
+            if record is None or not same_owner(record, pid, proc_root, hostname):
+                return False
+            os.unlink(lock_path(run_dir))
+            return True
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            return False
+        raise

@@ -1,0 +1,149 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+import json
+import os
+from unittest.mock import MagicMock
+
+import pytest
+from ansible.errors import AnsibleActionFail
+
+from ansible_collections.fleetqual.pts.plugins.action import pts_plan
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run_lock
+
+VARIABLES = {
+    "pts_run_tests": ["iops"], "pts_run_profile": "quick", "pts_run_round_seconds": 0.5, "pts_run_max_rounds": 6,
+    "pts_run_window": 5, "pts_run_numjobs": 2, "pts_run_iodepth": 16, "pts_run_max_data_excursion_pct": 20,
+    "pts_run_max_slope_excursion_pct": 10, "pts_run_iops_mixes": [0], "pts_run_iops_block_sizes": ["4k"],
+    "pts_allow_destroy": True,
+}
+LOOP = {"key": "victim", "path": "/dev/loop5", "model": "loop device", "size_bytes": 67108864, "logical_block_size": 512,
+        "backing_file": "/srv/a.img", "spec": {"path": "/dev/loop5", "name": "victim"}}
+
+
+@pytest.fixture
+def settings(monkeypatch, tmp_path):
+    """The callback's settings and the command line's extra variables, as the action sees them."""
+    values = {"output_dir": str(tmp_path / "results"), "run_id": None, "extra": {}}
+    monkeypatch.setattr(pts_plan, "callback_option", lambda name: values[name])
+    monkeypatch.setattr(pts_plan, "load_extra_vars", lambda loader: values["extra"])
+    monkeypatch.delenv("PTS_RUN_ID", raising=False)
+    return values
+
+
+def run(args, task_vars=None, check=False):
+    task = MagicMock()
+    task.async_val = 0
+    task.check_mode = check
+    task.args = args
+    connection = MagicMock()
+    connection._shell.tmpdir = "/unused"
+    action = pts_plan.ActionModule(task, connection, MagicMock(), MagicMock(), MagicMock(), MagicMock())
+    return action.run(task_vars=task_vars or {})
+
+
+def plan_args(**extra):
+    args = {"variables": dict(VARIABLES), "listed": [{"path": "/dev/loop5", "name": "victim"}], "lock": True,
+            "resume": {"run_id": "it-1", "host": "h1"}, "context": {"host": "h1", "run_id": "it-1"}}
+    args.update(extra)
+    return args
+
+
+def fail_message(args, task_vars=None, check=False) -> str:
+    with pytest.raises(AnsibleActionFail) as caught:
+        run(args, task_vars, check)
+    return str(caught.value)
+
+
+def test_a_typo_in_pts_devices_is_named_as_written(settings):
+    message = fail_message(plan_args(listed=[{"path": "/dev/loop5", "seral": "S1"}]))
+    assert message == ("pts_plan: pts_devices[0]: unknown key 'seral' (did you mean 'serial'?); nothing was written")
+    assert "listed" not in fail_message(plan_args(listed="/dev/loop5"))
+
+
+def test_an_error_names_pts_tests_when_that_is_what_the_operator_set(settings):
+    args = plan_args(variables=dict(VARIABLES, pts_run_tests=["iops", "iosp"]))
+    assert fail_message(args, {"pts_tests": ["iops", "iosp"]}).startswith("pts_plan: pts_tests='iosp': unknown test")
+    assert fail_message(args, {}).startswith("pts_plan: pts_run_tests='iosp': unknown test")
+
+
+@pytest.mark.parametrize("source, value, name", [
+    ("extra", "/tmp/x", "pts_run_id"),
+    ("env", "../../x", "PTS_RUN_ID (environment)"),
+    ("run_id", "a b", "run_id of the [callback_pts_report] section of ansible.cfg"),
+])
+def test_a_bad_run_id_is_refused_naming_where_it_was_set(settings, monkeypatch, tmp_path, source, value, name):
+    if source == "extra":
+        settings["extra"] = {"pts_run_id": value}
+    elif source == "env":
+        monkeypatch.setenv("PTS_RUN_ID", value)
+    else:
+        settings["run_id"] = value
+    effective = value if source == "extra" else None
+    args = plan_args(resume={"host": "h1", **({"run_id": effective} if effective else {})},
+                     context={"host": "h1", "run_id": effective})
+    message = fail_message(args)
+    assert message.startswith(f"pts_plan: {name}={value!r}: a run id is one directory name")
+    assert not os.path.exists(tmp_path / "results")
+
+
+def test_the_first_host_takes_the_lock_for_the_playbook_and_the_others_find_it_theirs(settings, tmp_path):
+    result = run(plan_args())
+    assert result["pts_plan"]["run_id"] == "it-1"
+    record = _run_lock.read(str(tmp_path / "results" / "it-1"))
+    assert record["pid"] == os.getppid() and record["run_id"] == "it-1"
+    assert run(plan_args(resume={"run_id": "it-1", "host": "h2"}))["pts_plan"]["run_id"] == "it-1"
+
+
+def test_a_second_live_run_of_the_id_is_refused_naming_the_first(settings, tmp_path):
+    run_dir = str(tmp_path / "results" / "it-1")
+    _run_lock.acquire(run_dir, "it-1", os.getpid())  # this test process stands for the first, live, run
+    for check in (False, True):
+        message = fail_message(plan_args(), check=check)
+        assert f"pts_plan: run it-1 is in use by ansible-playbook PID {os.getpid()} on " in message
+    assert _run_lock.read(run_dir)["pid"] == os.getpid()
+
+
+def _first_attempt(tmp_path, **variables):
+    """What a first attempt leaves: its plan (written by the callback) and the drive it tested, with a round."""
+    plan = run(plan_args(variables=dict(VARIABLES, **variables), devices=[LOOP]))["pts_plan"]
+    run_dir = str(tmp_path / "results" / "it-1")
+    _results.file_payload(run_dir, "h1", {"pts_plan": plan})
+    _results.file_payload(run_dir, "h1", {"pts_drives": [LOOP]})
+    _results.file_payload(run_dir, "h1", {"pts_purge": {"method": "discard"},
+                                          "pts_context": {"drive": "victim", "test": "iops"}})
+    _run_lock.release(run_dir, os.getppid())
+    return run_dir
+
+
+def test_resuming_with_changed_settings_is_refused_and_plan_json_is_left_alone(settings, tmp_path):
+    run_dir = _first_attempt(tmp_path)
+    plan_file = os.path.join(run_dir, "h1", "plan.json")
+    with open(plan_file, encoding="utf-8") as handle:
+        before = handle.read()
+    args = plan_args(variables=dict(VARIABLES, pts_run_max_rounds=8, pts_run_iops_block_sizes=["4k", "8k"]))
+    message = fail_message(args)
+    assert "pts_run_iops_block_sizes: [4096] → [4096, 8192]; pts_run_max_rounds: 6 → 8" in message
+    with open(plan_file, encoding="utf-8") as handle:
+        assert handle.read() == before
+    args["resume"]["allow_changed_settings"] = "yes"
+    assert "pts_allow_changed_settings='yes': must be a YAML boolean" in fail_message(args)
+    args["resume"]["allow_changed_settings"] = True
+    allowed = run(args)["pts_plan"]["changed_settings"]
+    assert allowed[0]["changes"] == ["pts_run_iops_block_sizes: [4096] → [4096, 8192]", "pts_run_max_rounds: 6 → 8"]
+
+
+def test_resuming_with_another_device_under_the_name_is_refused_naming_both(settings, tmp_path):
+    run_dir = _first_attempt(tmp_path)
+    # This attempt's identification has already rewritten drive.json; the plan's record still knows the first drive.
+    _results.file_payload(run_dir, "h1", {"pts_drives": [dict(LOOP, backing_file="/srv/b.img")]})
+    message = fail_message(plan_args(devices=[dict(LOOP, backing_file="/srv/b.img")]))
+    assert "pts_devices[0] (name 'victim'): run it-1 recorded model 'loop device', size_bytes 67108864, backing_file " \
+           "'/srv/a.img'" in message and "is now model 'loop device', size_bytes 67108864, backing_file '/srv/b.img'" in message
+    same = run(plan_args(devices=[dict(LOOP, path="/dev/loop7")]))["pts_plan"]
+    assert same["identities"]["victim"]["backing_file"] == "/srv/a.img"
+    with open(os.path.join(run_dir, "h1", "plan.json"), encoding="utf-8") as handle:
+        assert json.load(handle)["plan"]["identities"]["victim"]["backing_file"] == "/srv/a.img"
