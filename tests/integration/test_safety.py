@@ -143,7 +143,7 @@ def test_not_the_expected_drive(loop_device, run_pts, tmp_path):
         ({"pts_run_entropy_percents": [5, 150]}, "pts_run_entropy_percents=150: must be at most 100"),
         ({"pts_run_demand_start_iops": 5000, "pts_run_demand_max_iops": 1000},
          "pts_run_demand_max_iops=1000: is below pts_run_demand_start_iops=5000"),
-        ({"pts_drive_mode": "sdd"}, "pts_run_drive_mode"),
+        ({"pts_drive_mode": "sdd"}, "pts_drive_mode='sdd': unknown drive mode"),
         ({"pts_raid": [{"name": "fq0", "level": 7, "members": ["victim"]}]}, "pts_raid[0].level='7'"),
         ({"pts_raid": [{"name": "fq0", "level": 1, "members": ["victim", "other"]}]},
          "pts_raid[0].members[1]='other': is not a pts_devices entry"),
