@@ -43,8 +43,10 @@ lint: venv
 units: venv
 	pytest -q tests/unit
 
+# Two workers, each taking whole files (a file's tests share fixtures such as one playbook run); the slowest
+# tests are listed at the end.
 integration: venv
-	pytest -q -p no:cacheprovider tests/integration
+	pytest -q -p no:cacheprovider -n 2 --dist loadfile --durations=10 tests/integration
 
 # The roles' molecule scenarios (extensions/molecule/) against this machine, as root; S=<scenario> runs one.
 molecule: venv

@@ -20,6 +20,14 @@ command -v ip >/dev/null || missing+=(iproute2)
 command -v ssh >/dev/null || missing+=(openssh-client)
 test -x /usr/sbin/sshd || missing+=(openssh-server)
 "${PYTHON:-python3}" -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
+# report.pdf: WeasyPrint lays pages out with Pango (and a font); the report tests read PDFs with poppler's
+# pdftotext/pdftoppm and load report.html in headless Chromium.
+libs=$(/sbin/ldconfig -p 2>/dev/null || true)
+[[ $libs == *libpango-1.0.so.0* ]] || missing+=(libpango-1.0-0)
+[[ $libs == *libpangoft2-1.0.so.0* ]] || missing+=(libpangoft2-1.0-0)
+test -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf || missing+=(fonts-dejavu-core)
+command -v pdftotext >/dev/null || missing+=(poppler-utils)
+command -v chromium >/dev/null || missing+=(chromium)
 
 if ((${#missing[@]})); then
   if ! command -v apt-get >/dev/null; then

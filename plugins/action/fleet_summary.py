@@ -63,6 +63,8 @@ class ActionModule(ActionBase):
             failed=summary["failed"],
             msg=(f"{counts['PASS']} PASS, {counts['FAIL']} FAIL, {counts['INCOMPLETE']} INCOMPLETE; fleet summary in "
                  f"{os.path.join(out, 'fleet.md')}"
+                 + "".join(f"; fleet.{kind} not made: {why}" for kind, why in
+                           (summary.get("outputs") or {}).get("not_produced", {}).items() if "not asked for" not in why)
                  + (f"; failing on {', '.join(fail_on)}" if summary["failed"] else "")),
             pts_fleet={"counts": counts, "output_dir": out, "failed": summary["failed"],
                        "verdicts": {d["id"]: d["verdict"] for d in summary["drives"]}},

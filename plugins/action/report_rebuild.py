@@ -23,6 +23,7 @@ class ActionModule(ActionBase):
         dummy, args = self.validate_argument_spec(argument_spec=dict(
             results_dir=dict(type="path"),
             run_id=dict(type="str"),
+            formats=dict(type="list", elements="str", choices=["html", "pdf"]),
         ))
         if args["run_id"] is not None:
             try:
@@ -38,16 +39,25 @@ class ActionModule(ActionBase):
         # Every run: the directories named like a run id (not hidden ones, not a stray "lost+found").
         runs = [args["run_id"]] if args["run_id"] else sorted(
             e for e in os.listdir(root) if os.path.isdir(os.path.join(root, e)) and RUN_ID_RE.match(e))
-        reports, warnings = [], []
+        reports, warnings, not_produced = [], [], {}
+        formats = None if args["formats"] is None else tuple(args["formats"])
         for run in runs:
             run_dir = os.path.join(root, run)
             if not os.path.isdir(run_dir):
                 raise AnsibleActionFail(f"report_rebuild: run_id={run!r} has no directory under {root}")
             for drive_dir in _results.drive_dirs(run_dir):
                 try:
-                    reports.append(_report.write_drive_report(drive_dir)["report"])
+                    written = _report.write_drive_report(drive_dir, formats)
                 except (OSError, ValueError, KeyError, TypeError) as exc:
                     warnings.append(f"no report for {drive_dir}: {exc}")
-        result.update(changed=bool(reports), pts_reports=reports, failed=bool(warnings), msg="; ".join(warnings)
-                      or f"{len(reports)} report(s) rebuilt from {root}")
+                    continue
+                reports.append(written["report"])
+                for kind, why in written["not_produced"].items():
+                    not_produced.setdefault(f"report.{kind}: {why}", []).append(drive_dir)
+        # A missing HTML or PDF library is said, never a failure: report.md is the report.
+        skipped = "".join(f"; {what} (not made for {len(dirs)} drive(s))" for what, dirs in not_produced.items()
+                          if "not asked for" not in what)
+        result.update(changed=bool(reports), pts_reports=reports, failed=bool(warnings),
+                      pts_not_produced=dict(not_produced),
+                      msg="; ".join(warnings) or f"{len(reports)} report(s) rebuilt from {root}{skipped}")
         return result

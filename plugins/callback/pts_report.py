@@ -286,6 +286,9 @@ class CallbackModule(CallbackBase):
                 self._display.warning(_markdown.plain(f"pts_report: no report for {host} {drive}: {exc}"))
                 continue
             self._say(f"PTS report {host} {drive}: {written['report']}")
+            for kind, why in (written.get("not_produced") or {}).items():
+                if "not asked for" not in why:
+                    self._display.warning(_markdown.plain(f"pts_report: {host} {drive}: report.{kind} not produced: {why}"))
         if not self._touched:
             return
         fleet = os.path.join(self.run_dir, "fleet.md")

@@ -16,6 +16,10 @@ holders (device-mapper, md, bcache), loop devices over it or over files on its f
 driver records no holder and takes no claim), and other paths to the same disk (dual-path SAS/NVMe
 without multipath: one serial, two nodes; two loop devices over one file). probe() finds them all
 ("related" devices) and refusals() judges each like the drive itself.
+
+A run holds each drive it passed with a detached holder process (see _hold): another run's holder on the drive or on
+anything related to it is a refusal naming that run, and recheck() with the run's own hold in its record proves the
+holder and leaves it out of the drive's users.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ import os
 import re
 import stat
 import struct
+
+from ansible_collections.fleetqual.pts.plugins.module_utils import _hold
 
 _KEY_RE = re.compile(r"[^A-Za-z0-9._-]+")
 _PCI_RE = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
@@ -350,14 +356,16 @@ def controller_of(disk_dir: str) -> dict:
     }
 
 
-def openers_of(devnums: set[int], proc_root: str = "/proc", files: frozenset = frozenset()) -> list[dict]:
+def openers_of(devnums: set[int], proc_root: str = "/proc", files: frozenset = frozenset(),
+               ignore_pids: frozenset = frozenset()) -> list[dict]:
     """Processes holding any of the devices open (an exclusive open does not see plain opens).
 
     ``files`` are (st_dev, st_ino) of loop backing files: a process with the file open reaches the medium too.
+    ``ignore_pids``: processes not to count (this run's own holder of the drive, once proved).
     """
     found = []
     try:
-        pids = [p for p in os.listdir(proc_root) if p.isdigit() and int(p) != os.getpid()]
+        pids = [p for p in os.listdir(proc_root) if p.isdigit() and int(p) != os.getpid() and int(p) not in ignore_pids]
     except OSError:
         return found
     for pid in pids:
@@ -632,9 +640,14 @@ def related_devices(name: str, devices: dict[str, dict], mountinfo: list[dict], 
 
 
 def probe(path: str, sys_root: str = "/sys", proc_root: str = "/proc", check_exclusive: bool = True,
-          dev_root: str = "/dev") -> dict:
+          dev_root: str = "/dev", ignore_pids: frozenset = frozenset(), held: bool = False) -> dict:
     """Identity and usage of the block device at ``path`` (a /dev node, by-id link or symlink), and of every
-    device related to its medium (see related_devices())."""
+    device related to its medium (see related_devices()).
+
+    ``held``: this run's holder has the drive open exclusively (proved by the caller, its PID in ``ignore_pids``), so
+    the drive's own exclusive-open probe is skipped - it would fail on our own claim, and that claim already proves
+    nobody else has one on the drive or its partitions. Other paths to the medium are still probed.
+    """
     info: dict = {"path": path, "resolved": os.path.realpath(path), "exists": False, "is_block": False}
     try:
         st = _stat(info["resolved"])
@@ -719,12 +732,15 @@ def probe(path: str, sys_root: str = "/sys", proc_root: str = "/proc", check_exc
         mounts=_mounts_matching(mountinfo, all_devnums, names),
         swaps=swaps_of(names, proc_root),
         stacked=sorted(r["name"] for r in related if r["relation"] == "stacked"),
-        in_use=_exclusive_errors(info["resolved"], partitions) if check_exclusive else None,
-        openers=openers_of({st.st_rdev} | _rdevs(all_devnums), proc_root, frozenset(files)),
+        in_use=_exclusive_errors(info["resolved"], partitions) if check_exclusive and not held else None,
+        openers=openers_of({st.st_rdev} | _rdevs(all_devnums), proc_root, frozenset(files), frozenset(ignore_pids)),
     )
     for opener in info["openers"]:
         if "file" in opener:
             opener["file"] = files.get(tuple(opener["file"]), "?")
+        hold = _hold.holder_args(opener["pid"], proc_root)
+        if hold:
+            opener["hold"] = hold
     return info
 
 
@@ -799,8 +815,46 @@ def _label(name: str, related: dict[str, dict]) -> str:
     return f"{name} ({entry['how']})" if entry else name
 
 
-def refusals(info: dict, expected: dict, allow_destroy: bool, allow_signatures: bool = False) -> list[str]:
-    """Every reason not to write to this device; an empty list means the guard passes."""
+def _held_words(what: str, opener: dict, run_id: str | None) -> str:
+    hold, pid = opener["hold"], opener["pid"]
+    owner, lock = show(hold["run_id"]), show(hold.get("lock"))
+    if run_id and hold["run_id"] == run_id:
+        why = hold.get("unproved") or "it holds another path to the drive or a device stacked on it, not the listed device"
+        return (f"{what} is held by a drive holder of this run ({owner}), process {pid} (lock file {lock}), which cannot "
+                f"be taken over: {why}; release it as root on this host with `kill {pid}`")
+    return (f"{what} is held for run {owner} by its drive holder, process {pid} (lock file {lock}): that run has the "
+            f"drive until its tests end; {_hold.release_words(pid, owner)}")
+
+
+def claim_own_hold(info: dict, run_id: str | None, lock_dir: str = _hold.LOCK_DIR, proc_root: str = "/proc") -> dict | None:
+    """A resumed run finds its own holder on the listed drive (the controller died, the holder did not).
+
+    When that holder is proved to be this run's (lock file, command line, the device open), it is no refusal: it leaves
+    the drive's openers, and its exclusive claim explains the drive's exclusive-open failure (while it holds the disk the
+    kernel lets nobody else claim it or a partition). It is returned, to be taken over by pts_drive_hold. A holder of this
+    run that is not proved stays an opener, with why, and is refused.
+    """
+    if not run_id or not info.get("is_block"):
+        return None
+    for opener in info.get("openers", []):
+        hold = opener.get("hold")
+        if not hold or hold["run_id"] != run_id or opener.get("device") != info.get("devnum"):
+            continue
+        problem = _hold.holder_problem(opener["pid"], info["devnum"], run_id, lock_dir, proc_root)
+        if problem:
+            hold["unproved"] = problem
+            continue
+        info["openers"] = [o for o in info["openers"] if o is not opener]
+        info["in_use"] = None
+        info["takeover"] = {"pid": opener["pid"], "run_id": run_id, "lock": _hold.lock_path(info["devnum"], lock_dir)}
+        return info["takeover"]
+    return None
+
+
+def refusals(info: dict, expected: dict, allow_destroy: bool, allow_signatures: bool = False,
+             run_id: str | None = None) -> list[str]:
+    """Every reason not to write to this device; an empty list means the guard passes. ``run_id`` is the run the
+    guard is for: a drive holder of another run is named as that run's."""
     reasons = []
     if not allow_destroy:
         reasons.append("pts_allow_destroy is not true for this host: destroying data needs an explicit yes")
@@ -853,6 +907,7 @@ def refusals(info: dict, expected: dict, allow_destroy: bool, allow_signatures: 
         reasons.append(f"{_label(os.path.basename(swap), related)} is active swap" if os.path.basename(swap) in related
                        else f"{swap} is active swap")
     names = {r["devnum"]: r["name"] for r in related.values()}
+    held_related, held_here = set(), False
     for opener in info.get("openers", []):
         if "file" in opener:
             what = f"the backing file {opener['file']}"
@@ -860,12 +915,21 @@ def refusals(info: dict, expected: dict, allow_destroy: bool, allow_signatures: 
             what = _label(names[opener["device"]], related)
         else:
             what = info.get("name") or "it"
-        reasons.append(f"{what} is open by process {opener['pid']} ({opener['command']})")
-    if info.get("in_use") and not info.get("mounts") and not info.get("holders") and not info.get("swaps"):
+        if opener.get("hold"):
+            reasons.append(_held_words(what, opener, run_id))
+            if opener.get("device") in names:
+                held_related.add(names[opener["device"]])
+            else:
+                held_here = True
+        else:
+            reasons.append(f"{what} is open by process {opener['pid']} ({opener['command']})")
+    # A holder's exclusive claim is what the exclusive open runs into: it is named above.
+    if info.get("in_use") and not info.get("mounts") and not info.get("holders") and not info.get("swaps") \
+            and not held_here:
         reasons.append(info["in_use"])
     # An alias the kernel will not open exclusively, when no mount, swap or holder above already says why.
     claimed = {m["device"] for m in info.get("mounts", [])} | {os.path.basename(s) for s in info.get("swaps", [])}
-    claimed |= {e["on"] for e in related.values() if e["kind"] == "holder"}
+    claimed |= {e["on"] for e in related.values() if e["kind"] == "holder"} | held_related
     for entry in related.values():
         family = {entry["name"]} | {r["name"] for r in related.values() if r["on"] == entry["name"]}
         if entry.get("in_use") and not family & claimed:
@@ -908,13 +972,30 @@ def identity_refusals(info: dict, expect: dict) -> list[str]:
     return reasons
 
 
-def recheck(path: str, expect: dict, sys_root: str = "/sys", proc_root: str = "/proc", dev_root: str = "/dev") -> list[str]:
+def recheck(path: str, expect: dict, sys_root: str = "/sys", proc_root: str = "/proc", dev_root: str = "/dev",
+            lock_dir: str = _hold.LOCK_DIR) -> list[str]:
     """Right before a write: is the device still free, still the one the guard passed, and is nothing stacked on it
-    or on another path to it?"""
-    info = probe(path, sys_root, proc_root, dev_root=dev_root)
+    or on another path to it?
+
+    With this run's hold in ``expect`` (see pts_drive_hold), the holder must still be alive, ours and holding the
+    device; it is then the one opener that does not count, and the drive's own exclusive-open probe is skipped (the
+    holder's claim is the proof that nobody else has one). Any other opener is a refusal as before.
+    """
+    hold = expect.get("hold")
+    if hold:
+        problem = _hold.verify(hold, expect.get("devnum"), lock_dir, proc_root)
+        if problem:
+            rid = show(hold.get("run_id")) if isinstance(hold, dict) else "?"
+            return [show(f"{path}: this run's hold on the drive is lost - {problem}; something else may have claimed "
+                         f"the drive since, so nothing more is written to it: run again with the same run id "
+                         f"(pts_run_id={rid}) to guard it and hold it again")]
+        info = probe(path, sys_root, proc_root, dev_root=dev_root, ignore_pids=frozenset([hold["pid"]]), held=True)
+    else:
+        info = probe(path, sys_root, proc_root, dev_root=dev_root)
     # A serial the description file gave cannot be read back from the device; the devnum check covers it.
     fields = [k for k in ("serial", "wwn") if k not in expect.get("described", [])]
-    reasons = refusals(info, {k: v for k, v in expect.items() if k in fields}, allow_destroy=True)
+    reasons = refusals(info, {k: v for k, v in expect.items() if k in fields}, allow_destroy=True,
+                       run_id=hold.get("run_id") if hold else None)
     if info.get("is_block"):
         reasons += identity_refusals(info, expect)
     return reasons

@@ -141,9 +141,10 @@ def write_cache_commands(info: dict, tool: str | None, enable: bool, which) -> l
     return None
 
 
-def purge_commands(method: str, info: dict, which, password: str | None = None) -> list[list[str]]:
+def purge_commands(method: str, info: dict, which, password: str | None = None, held: bool = False) -> list[list[str]]:
     """The commands of one purge method, in order; the last one starts (or is) the erase. The ATA security erase
-    methods need the run's password (see ata_security_erase, which runs them)."""
+    methods need the run's password (see ata_security_erase, which runs them). ``held``: this run's holder has the
+    device open exclusively, and the caller has just verified it (see _devices.recheck)."""
     node = info["resolved"]
     nvme, hdparm = which("nvme"), which("hdparm")
     sanact = {"nvme_sanitize_block": "2", "nvme_sanitize_overwrite": "3", "nvme_sanitize_crypto": "4"}
@@ -169,8 +170,10 @@ def purge_commands(method: str, info: dict, which, password: str | None = None) 
     if method == "scsi_format_unit":
         return [[which("sg_format"), "--format", "--quick", "--wait", node]]
     if method == "discard":
-        # No --force: blkdiscard then opens the device O_EXCL and refuses a device someone else holds.
-        return [[which("blkdiscard"), node]]
+        # blkdiscard (util-linux 2.36+) opens the device O_EXCL unless --force, and so refuses a device someone else
+        # claims. While this run's verified holder has the claim that open would fail on our own hold, and the hold
+        # itself is the proof nobody else has one: only then --force (a plain O_RDWR open).
+        return [[which("blkdiscard"), "--force", node]] if held else [[which("blkdiscard"), node]]
     raise ValueError(f"unknown purge method {method!r}")
 
 

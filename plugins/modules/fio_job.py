@@ -77,7 +77,10 @@ options:
         swap or open by any process, and still reports the identity in O(expect).
     type: path
   expect:
-    description: Identity the device must still report - C(devnum) (major:minor), C(serial), C(wwn).
+    description:
+      - Identity the device must still report - C(devnum) (major:minor), C(serial), C(wwn).
+      - With the run's C(hold) (see M(fleetqual.pts.pts_drive_hold)), its holder must still be alive, this run's and
+        holding the device; it is then the one process whose open does not count.
     type: dict
     default: {}
   context:

@@ -14,8 +14,11 @@ description:
     failed or stopped, refused by the guard, not identified) - from the acceptance rules recorded with each
     host's plan (C(pts_acceptance)), and flags drives whose headline figures sit far from the median of their
     model and firmware cohort.
-  - Writes C(fleet.md) (table host x drive x model x firmware x verdict x headline figures, links to each drive's
-    report, cohort plots), C(fleet.json) and C(junit.xml) (one test case per drive and criterion).
+  - Writes C(fleet.md) (table host x drive x serial x model x firmware x verdict x headline figures x write saturation
+    x test time, links to each drive's report, one plot per model overlaying its drives' DVs, cohort plots),
+    C(fleet.json) and C(junit.xml) (one test case per drive and criterion with the tests' wall times, write
+    saturation included), and C(fleet.html) and C(fleet.pdf) where the controller has markdown-it-py and WeasyPrint.
+  - A quick-profile drive's verdict reads C(FAIL (quick profile — not a qualification)) everywhere, JUnit included.
   - Fails when a drive's verdict is one of O(fail_on), so the playbook's exit code tells a pipeline.
   - Several runs, or the results trees of several controllers (job slices), merge into one summary.
   - Runs on the controller only.

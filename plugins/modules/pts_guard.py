@@ -31,8 +31,17 @@ description:
     signature (as C(wipefs) lists them) unless O(allow_signatures=true); a mount, holder or swap anywhere on the
     devices stacked on the drive (LVM volumes, md arrays) counts as the drive's own, and a drive holding
     C(/), C(/boot) or C(/usr) is named as the system disk.
-  - Only reads; the exclusive open is read-only and closed at once, and a listed loop device's backing file is
-    read with a read-only C(LOOP_GET_STATUS64) (never on an autoclear loop device, which the close would detach).
+  - A drive holder of another run (see M(fleetqual.pts.pts_drive_hold)) on the drive, another path to it or a device
+    stacked on it is a refusal naming that run id, the holder's PID and lock file, and how to release it - resume that
+    run, or C(kill PID) when it is gone (a holder left behind by a controller that died holds the drive until then).
+  - A drive holder of this same O(run_id) on the listed drive itself - a resumed run whose controller died - is proved
+    to be this run's (its lock file names the run and the PID, its command line is a holder's of that device and run,
+    and it has the device open) and is then no refusal; the verdict names it in RV(pts_guard[].takeover), and
+    M(fleetqual.pts.pts_drive_hold) replaces it with the new holder. One that cannot be proved is a refusal.
+  - A hold lock file whose process has ended or is not its holder is stale. It is removed, and listed in
+    RV(stale_holds) and as a warning (in check mode only listed).
+  - Only reads the drives; the exclusive open is read-only and closed at once, and a listed loop device's backing file
+    is read with a read-only C(LOOP_GET_STATUS64) (never on an autoclear loop device, which the close would detach).
 author:
   - fleetqual.pts contributors (@fleetqual)
 extends_documentation_fragment:
@@ -55,6 +64,11 @@ options:
       - Only for drives known to hold nothing of value; the signatures are listed in the verdict either way.
     type: bool
     default: false
+  run_id:
+    description:
+      - The run the guard is for (C(pts_run_id)). A drive holder of this run on a listed drive is taken over instead
+        of refused (see above); without it, every drive holder is refused as another run's.
+    type: str
 """
 
 EXAMPLES = r"""
@@ -150,6 +164,42 @@ pts_guard:
       description: Identity fields that came from the drive's description file, not from the device.
       type: list
       elements: str
+    takeover:
+      description:
+        - The drive holder of this O(run_id) that holds the drive and is proved to be this run's, to be replaced by
+          M(fleetqual.pts.pts_drive_hold); null when there is none.
+      type: dict
+      contains:
+        pid:
+          description: The holder's PID.
+          type: int
+        run_id:
+          description: The run it holds the drive for (this run).
+          type: str
+        lock:
+          description: Its lock file.
+          type: str
+stale_holds:
+  description: Hold lock files whose holder had ended or was not a holder, removed (in check mode, to be removed).
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    lock:
+      description: The lock file.
+      type: str
+    devnum:
+      description: The major:minor of the device it named.
+      type: str
+    run_id:
+      description: The run it named, if it could be read.
+      type: str
+    pid:
+      description: The PID it named, if it could be read.
+      type: int
+    why:
+      description: Why it is stale.
+      type: str
 """
 
 from ansible.module_utils.basic import AnsibleModule
@@ -157,8 +207,10 @@ from ansible.module_utils.basic import AnsibleModule
 import json
 import os
 
+from ansible_collections.fleetqual.pts.plugins.module_utils import _hold
 from ansible_collections.fleetqual.pts.plugins.module_utils._devices import (
     DEVICE_SPEC,
+    claim_own_hold,
     drive_key,
     duplicate_refusals,
     entry_label,
@@ -203,11 +255,21 @@ def main() -> None:
             devices=dict(type="list", elements="dict", required=True, options=DEVICE_SPEC),
             allow_destroy=dict(type="bool", default=False),
             allow_signatures=dict(type="bool", default=False),
+            run_id=dict(type="str"),
         ),
         supports_check_mode=True,
     )
     specs = module.params["devices"]
+    run_id = module.params["run_id"] or None
+    if module.check_mode:
+        stale = [e for e in _hold.scan_locks() if not e["live"]]
+    else:
+        stale = _hold.remove_stale()
+    for entry in stale:
+        module.warn(f"pts_guard: {'would remove' if module.check_mode else 'removed'} {_hold.stale_words(entry)}")
     infos = [probe_listed(spec) for spec in specs]
+    for info in infos:
+        claim_own_hold(info, run_id)
     for info in infos:
         # A path with a newline is refused before wipefs or anything else is handed it.
         info["signatures"] = [] if has_control(info.get("path")) or has_control(info.get("resolved")) else signatures(module, info)
@@ -216,7 +278,8 @@ def main() -> None:
     duplicates = duplicate_refusals(infos, keys, labels)
     verdicts = []
     for spec, info, key, label, duplicate in zip(specs, infos, keys, labels, duplicates):
-        reasons = refusals(info, spec, module.params["allow_destroy"], module.params["allow_signatures"]) + duplicate
+        reasons = refusals(info, spec, module.params["allow_destroy"], module.params["allow_signatures"],
+                           run_id=run_id) + duplicate
         verdicts.append(dict(
             guard_record(info),
             path=info["path"] or spec.get("path") or spec.get("serial") or spec.get("wwn"),
@@ -228,12 +291,15 @@ def main() -> None:
             signatures=info["signatures"] or [],
             described=info.get("described", []),
             related=[{k: r.get(k) for k in ("name", "devnum", "relation", "how")} for r in info.get("related", [])],
+            takeover=info.get("takeover"),
         ))
+    stale_holds = [{k: e[k] for k in ("lock", "devnum", "run_id", "pid", "why")} for e in stale]
     refused = [v for v in verdicts if not v["passed"]]
     if refused:
         lines = [f"{v['label']}{_node(v)}: {'; '.join(v['refusals'])}" for v in refused]
-        module.fail_json(msg="pts_guard refused, nothing was written: " + " || ".join(lines), pts_guard=verdicts)
-    module.exit_json(changed=False, pts_guard=verdicts)
+        module.fail_json(msg="pts_guard refused, nothing was written: " + " || ".join(lines), pts_guard=verdicts,
+                         stale_holds=stale_holds)
+    module.exit_json(changed=bool(stale) and not module.check_mode, pts_guard=verdicts, stale_holds=stale_holds)
 
 
 if __name__ == "__main__":

@@ -88,6 +88,9 @@ options:
         M(fleetqual.pts.pts_purge)'s O(fleetqual.pts.pts_purge#module:expect) - C(devnum), C(serial), C(wwn)).
       - When given, every member is checked again right before the array is created; a member that is no longer the
         device the guard passed, or is mounted, held, swap or open, fails the task without running mdadm.
+      - A member whose record carries the run's C(hold) (see M(fleetqual.pts.pts_drive_hold)) is released right
+        before mdadm runs, which opens every member exclusively; md's own claim holds them from then on. Not in check
+        mode.
     type: list
     elements: dict
   uuid:
@@ -219,6 +222,12 @@ pts_md_array:
       description: With O(state=absent), members left alone and why.
       type: list
       elements: str
+    released_holds:
+      description:
+        - With O(state=present), the run's member holders stopped right before mdadm ran, each with C(member),
+          C(pid) and C(run_id).
+      type: list
+      elements: dict
 cmd:
   description: The C(mdadm --create) argv that ran, or would run in check mode.
   returned: when the array is created
@@ -243,6 +252,7 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.fleetqual.pts.plugins.module_utils import _hold
 from ansible_collections.fleetqual.pts.plugins.module_utils._devices import recheck
 from ansible_collections.fleetqual.pts.plugins.module_utils._md_raid import (
     CHUNK_LEVELS,
@@ -270,6 +280,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._md_raid import (
 _DEV_MD = "/dev/md"
 _SYS_ROOT = "/sys"
 _PROC_ROOT = "/proc"
+_LOCK_DIR = _hold.LOCK_DIR
 # How long to wait for udev (or mdadm itself) to make /dev/md/<name> after the array started.
 _LINK_WAIT_S = 10.0
 
@@ -421,6 +432,7 @@ def _present(module: AnsibleModule, runner: _Runner, mdadm: str, path: str) -> N
     if module.check_mode:
         module.exit_json(changed=True, pts_md_array=record, cmd=argv, commands=[argv], pts_context=context)
 
+    record["released_holds"] = _release_member_holds(runner, members, expect or [])
     runner.change(argv, cmd=argv)
     runner.settle()
     deadline = time.monotonic() + _LINK_WAIT_S
@@ -435,6 +447,23 @@ def _present(module: AnsibleModule, runner: _Runner, mdadm: str, path: str) -> N
     if level not in CHUNK_LEVELS:
         record["chunk_kib"] = None
     module.exit_json(changed=True, pts_md_array=record, cmd=argv, commands=runner.commands, pts_context=context)
+
+
+def _release_member_holds(runner: _Runner, members: list[str], expect: list[dict]) -> list[dict]:
+    """Stop the run's holder of each member whose record has one: mdadm --create opens every member O_EXCL."""
+    released = []
+    for member, record_expected in zip(members, expect):
+        hold = (record_expected or {}).get("hold")
+        if not isinstance(hold, dict) or not hold.get("run_id"):
+            continue
+        devnum = hold.get("devnum") or (record_expected or {}).get("devnum")
+        try:
+            done = _hold.release(hold["run_id"], devnum, hold.get("pid"), _LOCK_DIR, _PROC_ROOT)
+        except (_hold.HoldError, OSError) as exc:
+            runner.fail(f"refused, nothing was written: cannot release the run's hold on member {member} before "
+                        f"mdadm opens it: {exc}")
+        released += [{"member": member, "pid": h["pid"], "run_id": h["run_id"]} for h in done["stopped"]]
+    return released
 
 
 def _same_uuid(found: str | None, wanted: str) -> bool:

@@ -64,6 +64,9 @@ options:
     description:
       - Identity the device must still report right before the purge - C(devnum) (major:minor), C(serial),
         C(wwn); the purge is also refused if the device is by then mounted, held, swap or open by a process.
+      - With the run's C(hold) (see M(fleetqual.pts.pts_drive_hold)), its holder must still be alive, this run's and
+        holding the device; C(discard) then runs C(blkdiscard --force), since plain C(blkdiscard) opens the device
+        exclusively and would fail on the run's own hold.
     type: dict
     default: {}
   timeout:
@@ -165,6 +168,8 @@ def main() -> None:
     reasons = recheck(path, module.params["expect"])
     if reasons:
         fail(f"refused, nothing was written: {'; '.join(reasons)}")
+    # recheck() has just proved this run's holder alive and holding the device, when the record carries a hold.
+    held = bool(module.params["expect"].get("hold"))
 
     def run(argv):
         return module.run_command(argv)
@@ -196,7 +201,7 @@ def main() -> None:
         error, dummy = ata_security_erase(method, info, run, which, ata_password_file(module.params["remote_dir"], info),
                                           facts.get("ata_security"), password)
     else:
-        for argv in purge_commands(method, info, which):
+        for argv in purge_commands(method, info, which, held=held):
             if None in argv:
                 fail(f"{method} needs a tool that is not installed: {argv}")
             rc, stdout, stderr = module.run_command(argv)

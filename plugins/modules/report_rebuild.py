@@ -11,6 +11,9 @@ version_added: 0.1.0
 description:
   - Renders C(report.md), C(plots/*.png) and C(result.json) again for every drive of one run (or of every run)
     under O(results_dir), from the round files, purge, preconditioning and identity records there. Touches no host.
+  - Also renders C(report.html) (self-contained, plots embedded) and C(report.pdf) from it where the controller has
+    markdown-it-py and WeasyPrint (C(requirements.txt)); without them the report says what it did not make and why,
+    and so does the task's message. Neither is a failure.
   - Fails, naming each drive, when a drive's files cannot be made into a report.
   - Runs on the controller only.
 author:
@@ -33,6 +36,13 @@ options:
       - A run id is one directory name of letters, digits, C(.), C(_) and C(-), starting and ending with a letter or
         digit; anything else (a path, C(..), a space) is refused before anything is read or written.
     type: str
+  formats:
+    description:
+      - The outputs to make besides C(report.md), C(result.json) and the plots; V([]) for none.
+      - When omitted, the C(PTS_REPORT_FORMATS) environment variable (comma-separated), else both.
+    type: list
+    elements: str
+    choices: [html, pdf]
 seealso:
   - plugin: fleetqual.pts.pts_report
     plugin_type: callback
@@ -51,4 +61,8 @@ pts_reports:
   returned: always
   type: list
   elements: str
+pts_not_produced:
+  description: For each output not made, with why (C(report.pdf) and the reason), the drive directories.
+  returned: always
+  type: dict
 """

@@ -77,7 +77,8 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
                 rows, cols, data = _sweep.grid(segment, lambda c: c["bs_label"], _qd, lambda c: c["iops"])
                 panels.append((segment["label"], "Queue depth", "IOPS", dict(zip(rows, data))))
             drawn["lines"] = _sweep_plots.line_panels(path("lines"), f"{prefix} — IOPS against queue depth per block size",
-                                                      panels, xticks=cols, legend_title="Block size", subtitle=subtitle)
+                                                      panels, xticks=cols, legend_title="Block size", subtitle=subtitle,
+                                                      share=True)
     return drawn
 
 

@@ -15,29 +15,32 @@ import os
 from xml.etree import ElementTree
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _markdown as md
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _plots, _report, _results, _verdicts
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _fleet_plots, _headline, _html, _judge, _plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _report, _results, _verdicts
 
-FIGURE_LABELS = {
-    "iops_4k_write": ("4k write IOPS", 0),
-    "throughput_1024k_write_mb_s": ("1024k write MB/s", 1),
-    "throughput_1024k_read_mb_s": ("1024k read MB/s", 1),
-    "latency_4k_write_mean_ms": ("4k write mean lat. ms", 3),
-    "latency_4k_write_p9999_ms": ("4k write p99.99 ms", 3),
-}
+FIGURE_LABELS = {figure: (spec["short"], spec["digits"]) for figure, spec in _headline.FIGURES.items()}
 
 
 def fresh(drive_dir: str) -> bool:
-    """Is result.json newer than every file it is built from?"""
+    """Is result.json newer than every file it is built from (the host's plan and lost record among them: the
+    verdict depends on them)?"""
     result = os.path.join(drive_dir, "result.json")
     if not os.path.exists(result):
         return False
     built = os.path.getmtime(result)
+    host_dir = os.path.dirname(drive_dir)
+    for name in ("plan.json", "lost.json"):
+        if os.path.exists(os.path.join(host_dir, name)) and os.path.getmtime(os.path.join(host_dir, name)) > built:
+            return False
     for root, dirs, files in os.walk(drive_dir):
         dirs[:] = [d for d in dirs if d not in ("plots", "superseded")]
         for name in files:
-            if name not in ("result.json", "report.md") and os.path.getmtime(os.path.join(root, name)) > built:
+            if name not in _OUTPUTS and os.path.getmtime(os.path.join(root, name)) > built:
                 return False
     return True
+
+
+_OUTPUTS = ("result.json", "report.md", "report.html", "report.pdf")
 
 
 def drive_model(drive_dir: str, render: bool = True) -> dict:
@@ -49,26 +52,31 @@ def drive_model(drive_dir: str, render: bool = True) -> dict:
     return _report.build_model(drive_dir)
 
 
-def _lost(path: str) -> str | None:
-    lost = os.path.join(path, "lost.json")
-    if not os.path.exists(lost):
-        return None
-    return "host lost: " + str(_results.read_json(lost).get("msg") or "unreachable")
+def _drive_time(model: dict) -> float | None:
+    """A drive's test time: the sum of its tests' wall times (purge to last round)."""
+    walls = [t["wall_s"] for t in (model.get("tests") or {}).values() if t.get("wall_s") is not None]
+    return sum(walls) if walls else None
+
+
+def _report_link(drive_dir: str) -> str:
+    """The drive's report to link: report.html when it was made (one self-contained file), else report.md."""
+    page = os.path.join(drive_dir, "report.html")
+    return page if os.path.exists(page) else os.path.join(drive_dir, "report.md")
 
 
 def collect(run_dirs: list[str]) -> list[dict]:
-    """One record per listed or identified drive: host, drive, identity, verdict, headline figures, report path."""
+    """One record per listed or identified drive: host, drive, identity, verdict, headline figures, report path.
+    Each record carries its per-round series under "_series" for the fleet plots (not written to fleet.json)."""
     records = []
     for run_dir in run_dirs:
         for host in sorted(os.listdir(run_dir)) if os.path.isdir(run_dir) else []:
             host_dir = os.path.join(run_dir, host)
-            plan_file = os.path.join(host_dir, "plan.json")
-            if not os.path.isdir(host_dir) or not os.path.exists(plan_file):
+            recorded = _judge.plan(host_dir) if os.path.isdir(host_dir) else None
+            if recorded is None:
                 continue
-            plan = _results.read_json(plan_file).get("plan") or {}
+            plan = recorded.get("plan") or {}
             planned = [t["name"] for t in plan.get("tests") or []]
-            rules = plan.get("acceptance") or []
-            host_lost = _lost(host_dir)
+            host_lost = _judge.lost(host_dir)
             seen_paths = set()
             for drive_dir in sorted(d for d in (os.path.join(host_dir, e) for e in os.listdir(host_dir))
                                     if os.path.exists(os.path.join(d, "drive.json"))):
@@ -77,16 +85,14 @@ def collect(run_dirs: list[str]) -> list[dict]:
                 seen_paths.add((drive.get("spec") or {}).get("path") or drive.get("path"))
                 if model.get("raid_member") and not model.get("tests"):
                     continue  # judged as part of its md array (RAID mode)
-                rule = _verdicts.matching_rule(rules, drive.get("model"), drive.get("firmware"))
-                # A drive's own plan says which tests its mode (SSD or HDD) runs.
-                own = next((d for d in plan.get("drives") or [] if d.get("key") == os.path.basename(drive_dir)), None)
-                tests = [t["test"] for t in own["tests"]] if own else planned
-                judged = _verdicts.verdict(model, tests, rule, lost=_lost(drive_dir) or host_lost)
+                judged = _judge.judge(drive_dir, model, recorded)
                 records.append({
                     "id": f"{host}/{os.path.basename(drive_dir)}", "host": host, "drive": os.path.basename(drive_dir),
                     "run": os.path.basename(run_dir), "model": drive.get("model"), "firmware": drive.get("firmware"),
                     "serial": drive.get("serial"), "quick_profile": model.get("quick_profile"),
-                    "report": os.path.join(drive_dir, "report.md"), **judged,
+                    "report": _report_link(drive_dir), "time_s": _drive_time(model),
+                    "test_times": {name: t.get("wall_s") for name, t in (model.get("tests") or {}).items()},
+                    "wsat": _headline.wsat_end(model), "_series": _fleet_plots.series(model), **judged,
                 })
             seen_names = set(os.listdir(host_dir))
             for spec in plan.get("listed") or []:
@@ -98,6 +104,7 @@ def collect(run_dirs: list[str]) -> list[dict]:
                 judged = _verdicts.verdict(None, planned, None, lost=host_lost)
                 records.append({"id": f"{host}/{name}", "host": host, "drive": name, "run": os.path.basename(run_dir),
                                 "model": None, "firmware": None, "serial": spec.get("serial"), "report": None,
+                                "time_s": None, "test_times": {}, "wsat": None, "_series": {},
                                 "headline": dict.fromkeys(_verdicts.HEADLINES), **judged})
     return records
 
@@ -133,6 +140,7 @@ def summarize(run_dirs: list[str], out_dir: str, fail_on: list[str] | None = Non
         record["outliers"] = flagged.get(record["id"], [])
         if record["outliers"] and outliers_fail and record["verdict"] == _verdicts.PASS:
             record["verdict"] = _verdicts.FAIL
+            record["label"] = _verdicts.label(_verdicts.FAIL, bool(record.get("quick_profile")))
             record["reasons"] = [_outlier_text(o) for o in record["outliers"]]
     counts = {v: sum(1 for r in records if r["verdict"] == v) for v in _verdicts.VERDICTS}
     summary = {
@@ -140,13 +148,27 @@ def summarize(run_dirs: list[str], out_dir: str, fail_on: list[str] | None = Non
         "counts": counts, "fail_on": fail_on, "failed": any(r["verdict"] in fail_on for r in records),
         "outlier_settings": {"robust_z": outlier_threshold, "min_deviation_pct": outlier_min_deviation_pct,
                              "min_cohort": outlier_min_cohort, "fail": outliers_fail},
-        "drives": [dict(r, report=os.path.relpath(r["report"], out_dir) if r["report"] else None) for r in records],
+        "drives": [dict({k: v for k, v in r.items() if k != "_series"},
+                        report=os.path.relpath(r["report"], out_dir) if r["report"] else None) for r in records],
     }
     os.makedirs(out_dir, exist_ok=True)
     plots = _cohort_plots(summary, out_dir)
+    models = _fleet_plots.by_model(records, out_dir) if _plots.available() else {}
+    formats = _report.formats_from_env()
+    outputs = {"not_produced": _html.not_produced(formats)}
+    outputs["not_produced"].update({k: "not asked for (PTS_REPORT_FORMATS)" for k in _report.FORMATS if k not in formats})
+    summary["outputs"] = outputs
     _results.atomic_write_json(os.path.join(out_dir, "fleet.json"), summary)
-    _results.atomic_write_text(os.path.join(out_dir, "fleet.md"), render_markdown(summary, plots))
+    fleet_md = os.path.join(out_dir, "fleet.md")
+    _results.atomic_write_text(fleet_md, render_markdown(summary, plots, models))
     _results.atomic_write_text(os.path.join(out_dir, "junit.xml"), render_junit(summary))
+    if "html" not in outputs["not_produced"]:
+        made = _html.write(fleet_md, "Fleet summary — " + ", ".join(summary["runs"]), pdf="pdf" in formats)
+        made["not_produced"] = dict(outputs["not_produced"], **made["not_produced"])
+        summary["outputs"] = {"html": made["html"] and os.path.basename(made["html"]),
+                              "pdf": made["pdf"] and os.path.basename(made["pdf"]), "not_produced": made["not_produced"]}
+        if made["not_produced"] != outputs["not_produced"]:
+            _results.atomic_write_json(os.path.join(out_dir, "fleet.json"), summary)
     return summary
 
 
@@ -180,31 +202,86 @@ def _cohort_plots(summary: dict, out_dir: str) -> dict:
     return paths
 
 
-def render_markdown(summary: dict, plots: dict) -> str:
-    counts = summary["counts"]
+def _exit_line(summary: dict) -> str:
+    """Whether the run's exit status fails, and on what: pts_fleet_fail_on in words."""
+    fail_on = summary["fail_on"]
+    if not fail_on:
+        return ("Exit status: **passes** — `pts_fleet_fail_on` is empty, so no verdict fails the run (the verdicts "
+                "above still stand).")
+    failing = [d for d in summary["drives"] if d["verdict"] in fail_on]
+    if failing:
+        return (f"Exit status: **fails** — {md.plural(len(failing), 'drive')} with a verdict in `pts_fleet_fail_on` "
+                f"({', '.join(fail_on)}).")
+    return f"Exit status: **passes** — no drive has a verdict in `pts_fleet_fail_on` ({', '.join(fail_on)})."
+
+
+def _counts_line(summary: dict) -> str:
+    drives = summary["drives"]
+    parts = []
+    for verdict in _verdicts.VERDICTS:
+        quick = sum(1 for d in drives if d["verdict"] == verdict and d.get("quick_profile"))
+        full = sum(1 for d in drives if d["verdict"] == verdict and not d.get("quick_profile"))
+        if full or not quick:
+            parts.append(f"{full} {verdict}")
+        if quick:
+            parts.append(f"{quick} {_verdicts.label(verdict, True)}")
+    return f"**{' · '.join(parts)}** of {md.plural(len(drives), 'drive')}."
+
+
+def _quick_line(summary: dict) -> list[str]:
+    drives = summary["drives"]
+    quick = sum(1 for d in drives if d.get("quick_profile"))
+    if not quick:
+        return []
+    who = "every drive" if quick == len(drives) else f"{quick} of {len(drives)} drives"
+    return [f"> **Quick profile — not a qualification**: {who} ran the quick profile (seconds per run, a few "
+            "rounds). Their verdicts say whether the harness works, not whether a drive qualifies.", ""]
+
+
+def _outputs_lines(summary: dict) -> list[str]:
+    missing = (summary.get("outputs") or {}).get("not_produced") or {}
+    made = [f"[fleet.{kind}](fleet.{kind})" for kind in ("html", "pdf") if kind not in missing]
+    lines = [f"This summary is also {' and '.join(made)}."] if made else []
+    lines += [f"> **fleet.{kind} was not produced**: {md.text(reason)}" for kind, reason in missing.items()]
+    return lines + [""] if lines else []
+
+
+def render_markdown(summary: dict, plots: dict, models: dict | None = None) -> str:
     lines = [f"# Fleet summary — {', '.join(md.text(r) for r in summary['runs'])}", "",
-             f"**{counts['PASS']} PASS · {counts['FAIL']} FAIL · {counts['INCOMPLETE']} INCOMPLETE** of "
-             f"{len(summary['drives'])} drive(s). The run fails on: {', '.join(summary['fail_on']) or 'nothing'}"
-             f" — {'**failed**' if summary['failed'] else 'passed'}.", ""]
-    if any(d.get("quick_profile") for d in summary["drives"]):
-        lines += ["> **Quick profile — not a qualification**: some drives ran the quick profile.", ""]
-    headers = ["Host", "Drive", "Model", "Firmware", "Verdict"] + [FIGURE_LABELS[f][0] for f in FIGURE_LABELS] + ["Report"]
+             _counts_line(summary) + " " + _exit_line(summary), ""]
+    lines += _quick_line(summary) + _outputs_lines(summary)
+    headers = ["Host", "Drive", "Serial", "Model", "Firmware", "Verdict"] + \
+        [FIGURE_LABELS[f][0] for f in FIGURE_LABELS] + ["Write saturation", "Test time", "Report"]
     rows = []
     for drive in summary["drives"]:
-        verdict = f"**{drive['verdict']}**" + (" ⚑" if drive["outliers"] else "")
+        verdict = f"**{drive.get('label') or drive['verdict']}**" + (" ⚑" if drive["outliers"] else "")
         figures = [_figure_cell(drive, f) for f in FIGURE_LABELS]
         link = f"[report]({drive['report']})" if drive["report"] else md.DASH
-        rows.append([md.text(drive["host"]), md.text(drive["drive"]), md.text(drive.get("model") or None),
-                     md.text(drive.get("firmware") or None), verdict] + figures + [link])
+        wsat = drive.get("wsat")
+        wsat_cell = md.DASH if not wsat else md.text(
+            f"{wsat['status']}, {wsat['capacity_written']:.2f} ×" if wsat.get("capacity_written") is not None
+            else wsat["status"])
+        rows.append([md.text(drive["host"]), md.text(drive["drive"]), md.text(drive.get("serial") or None),
+                     md.text(drive.get("model") or None), md.text(drive.get("firmware") or None), verdict] + figures
+                    + [wsat_cell, _headline.duration(drive.get("time_s")), link])
     lines += md.table(headers, rows, numeric=False)
     lines += ["", "Figures are measurement-window averages (MB/s = 10⁶ bytes/s); *italic* ones come from a window that was "
-                  "not steady (the test stopped, failed or reached its round limit). ⚑ marks a cohort outlier.", ""]
+                  "not steady (the test stopped, failed or reached its round limit). ⚑ marks a cohort outlier. "
+                  f"\\* p99.99: the {_headline.P9999_NOTE}. Write saturation: how it ended and the user capacity "
+                  "written (× capacity). Test time: the drive's tests' wall times added up.", ""]
     problems = [d for d in summary["drives"] if d["verdict"] != "PASS"]
     if problems:
         lines += ["## Why not PASS", ""]
         for drive in problems:
-            lines.append(f"- **{md.text(drive['id'])}** {drive['verdict']}: " + "; ".join(md.text(r) for r in drive["reasons"]))
+            lines.append(f"- **{md.text(drive['id'])}** {md.text(drive.get('label') or drive['verdict'])}: "
+                         + "; ".join(md.text(r) for r in drive["reasons"]))
         lines.append("")
+    if models:
+        lines += ["## Drives by model", "",
+                  "Every drive of a model on one plot per headline figure: the IOPS, throughput and latency DVs round "
+                  "by round, and write saturation's IOPS against the capacity written.", ""]
+        for name, path in models.items():
+            lines += md.image(path, f"Model {name}: each drive's DV per round, one colour per drive.")
     outliers = [d for d in summary["drives"] if d["outliers"]]
     settings = summary["outlier_settings"]
     lines += ["## Cohorts", "",
@@ -231,37 +308,48 @@ def _figure_cell(drive: dict, figure: str) -> str:
     return text if (drive.get("headline_steady") or {}).get(figure) else f"*{text}*"
 
 
+def _case(suite, classname: str, name: str, passed: bool | None, text: str, seconds: float | None):
+    """A test case: passed (system-out), failed (failure) or not judged (error: it did not finish)."""
+    case = ElementTree.SubElement(suite, "testcase", classname=classname, name=name,
+                                  time=f"{seconds:.3f}" if seconds is not None else "0")
+    if passed is None:
+        ElementTree.SubElement(case, "error", message=text).text = text
+    elif not passed:
+        ElementTree.SubElement(case, "failure", message=text).text = text
+    else:
+        ElementTree.SubElement(case, "system-out").text = text
+    return case
+
+
 def render_junit(summary: dict) -> str:
-    """One test case per drive and criterion, for CI systems."""
+    """One test case per drive and criterion (each PTS test's own - steady state, write saturation - with the test's
+    wall time), per cohort outlier, and the drive's verdict with its total test time; the suite's time is the sum."""
     suite = ElementTree.Element("testsuite", name="fleetqual.pts", timestamp=summary["generated_at"])
-    tests = failures = errors = 0
+    counts = {"tests": 0, "failures": 0, "errors": 0}
+    total = 0.0
     for drive in summary["drives"]:
         classname = md.plain(f"pts.{drive['host']}.{drive['drive']}")
+        times = drive.get("test_times") or {}
         # XML 1.0 cannot carry control characters at all: drive strings reach junit.xml as plain text.
-        cases = [(c["criterion"], c["passed"], md.plain(c["text"])) for c in drive["checks"]]
-        cases += [(f"cohort {o['figure']}", not summary["outlier_settings"]["fail"], md.plain(_outlier_text(o)))
+        cases = [(c["criterion"], c["passed"], md.plain(c["text"]), times.get(c.get("test")) if "figure" not in c
+                  else None) for c in drive["checks"]]
+        cases += [(f"cohort {o['figure']}", not summary["outlier_settings"]["fail"], md.plain(_outlier_text(o)), None)
                   for o in drive["outliers"]]
-        for name, passed, text in cases:
-            case = ElementTree.SubElement(suite, "testcase", classname=classname, name=name)
-            tests += 1
-            if not passed:
-                failures += 1
-                ElementTree.SubElement(case, "failure", message=text).text = text
-            else:
-                ElementTree.SubElement(case, "system-out").text = text
-        case = ElementTree.SubElement(suite, "testcase", classname=classname, name="verdict")
-        tests += 1
-        text = md.plain(f"{drive['verdict']}: " + "; ".join(drive["reasons"]) if drive["reasons"] else drive["verdict"])
-        if drive["verdict"] == "FAIL":
-            failures += 1
-            ElementTree.SubElement(case, "failure", message=text).text = text
-        elif drive["verdict"] == "INCOMPLETE":
-            errors += 1
-            ElementTree.SubElement(case, "error", message=text).text = text
-        else:
-            ElementTree.SubElement(case, "system-out").text = text
-    suite.set("tests", str(tests))
-    suite.set("failures", str(failures))
-    suite.set("errors", str(errors))
+        label = drive.get("label") or drive["verdict"]
+        text = md.plain(f"{label}: " + "; ".join(drive["reasons"]) if drive["reasons"] else label)
+        outcome = {"PASS": True, "FAIL": False}.get(drive["verdict"])
+        cases.append(("verdict", outcome, text, drive.get("time_s")))
+        for name, passed, message, seconds in cases:
+            case = _case(suite, classname, name, passed, message, seconds)
+            counts["tests"] += 1
+            counts["failures"] += passed is False
+            counts["errors"] += passed is None
+            if name == "verdict" and drive.get("quick_profile"):
+                properties = ElementTree.SubElement(case, "properties")
+                ElementTree.SubElement(properties, "property", name="profile", value="quick (not a qualification)")
+        total += drive.get("time_s") or 0.0
+    for key, value in counts.items():
+        suite.set(key, str(value))
+    suite.set("time", f"{total:.3f}")
     ElementTree.indent(suite)
     return ElementTree.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"

@@ -62,7 +62,7 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
                                 lambda c, d=direction: c["mb_s"] if _direction(c) == d else None)
         panels.append((f"sequential {direction}", "LBA zone (1 = outer)", "MB/s", series))
     return {"zones": _sweep_plots.line_panels(path, f"{prefix} — HDD throughput by LBA zone", panels, xticks=zones,
-                                              legend_title="Block size", subtitle=subtitle)}
+                                              legend_title="Block size", subtitle=subtitle, share=True)}
 
 
 def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[str]:
@@ -82,7 +82,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
               f"{sweep.get('zones')} zones from the outer edge (LBA 0, fastest) to the inner edge.", "", "```",
               "For zone in 1 .. " + str(sweep.get("zones")), f"  {what}, confined to the zone (fio offset/size)", "```",
               "", f"Each run: {md.fmt(settings.get('round_seconds'), 1)} s, direct I/O, random data, "
-              f"{settings.get('numjobs')} thread(s) × queue depth {settings.get('iodepth')}.", ""]
+              f"{md.plural(int(settings.get('numjobs') or 1), 'thread')} × queue depth {settings.get('iodepth')}.", ""]
     lines += _sections.images(plots_rel, {"zones": "Figures per LBA zone, outer (1) to inner."})
     segment = next(s for s in result["segments"] if s["rows"])
     zones = [_zone(row) for row in segment["rows"]]

@@ -53,3 +53,12 @@ def describe(drive: dict) -> str:
     """A drive's identity in a few words, for messages."""
     ident = identity(drive)
     return ", ".join(f"{field} {ident[field]!r}" for field in _SHOWN if field in ident) or "no identity recorded"
+
+
+# What a loop device, zram or a virtio disk reports where a drive reports its maker and model: kernel placeholders.
+_PLACEHOLDERS = {("vendor", "Linux"), ("model", "loop device"), ("model", "zram"), ("vendor", "Virtio")}
+
+
+def placeholder(drive: dict, field: str) -> bool:
+    """Is this identity field a placeholder of a virtual device rather than something a drive reported?"""
+    return (field, drive.get(field)) in _PLACEHOLDERS and drive.get("interface") in ("loop", "zram", "virtio", None)

@@ -16,7 +16,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils import _pts
 from ansible_collections.fleetqual.pts.plugins.module_utils._fio import PERCENTILES
 from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import block_size_label
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _markdown as md
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _plots, _sections, _tests
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _iops, _plots, _sections, _tests
 
 MS = 1e6  # ns per ms
 
@@ -85,9 +85,22 @@ def build(test: dict) -> dict:
             "iops": grid(in_window, mixes, sizes, lambda j: j["total"]["iops"]),
         },
         percentiles_ms=percentiles,
+        per_round=_every_round(rounds, mixes, sizes),
         round_files=[f"round-{int(r['round']):02d}" for r in rounds],
     )
     return result
+
+
+def _every_round(rounds: list[dict], mixes: list[int], sizes: list[int]) -> list[dict]:
+    """OakGate's Latency Rounds Data: per round and block size, mean and max latency (ms) of every mix."""
+    out = []
+    for rnd in rounds:
+        for bs in sorted(sizes, reverse=True):
+            jobs = {m: _tests.job_or_none(rnd, m, bs) for m in mixes}
+            out.append({"round": int(rnd["round"]), "block_size": block_size_label(bs),
+                        "mean_ms": {str(m): _ms(j["total"]["lat_ns"]["mean"]) if j else None for m, j in jobs.items()},
+                        "max_ms": {str(m): _ms(j["total"]["lat_ns"]["max"]) if j else None for m, j in jobs.items()}})
+    return out
 
 
 def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
@@ -111,13 +124,51 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
             os.path.join(plot_dir, "latency-measurement.png"),
             f"{prefix} — mean latency window average vs block size",
             "mean latency (ms)", result["block_sizes"], result["tables"]["mean_ms"], result["mixes"], subtitle=subtitle),
-        "bars": _plots.bars_3d(
-            os.path.join(plot_dir, "latency-3d.png"),
-            f"{prefix} — latency window average (top) and maximum (bottom)",
-            [("mean latency (ms)", result["block_sizes"], result["tables"]["mean_ms"]),
-             ("max latency (ms)", result["block_sizes"], result["tables"]["max_ms"])],
-            result["mixes"], subtitle=subtitle),
+        "max": _plots.measurement_2d(
+            os.path.join(plot_dir, "latency-max.png"),
+            f"{prefix} — maximum latency in the window vs block size",
+            "max latency (ms)", result["block_sizes"], result["tables"]["max_ms"], result["mixes"], subtitle=subtitle),
+        "percentiles": _plots.percentiles(
+            os.path.join(plot_dir, "latency-percentiles.png"),
+            f"{prefix} — latency percentiles per block size (window)", _percentile_panels(result), subtitle=subtitle),
+        "heatmap": _iops.mix_heatmap(
+            os.path.join(plot_dir, "latency-heatmap.png"),
+            f"{prefix} — latency window average and maximum (ms), R/W mix × block size",
+            [("mean latency (ms)", result["tables"]["mean_ms"], 3), ("max latency (ms)", result["tables"]["max_ms"], 2)],
+            result["block_sizes"], result["mixes"], subtitle),
     }
+
+
+def _percentile_panels(result: dict) -> list[tuple[str, dict]]:
+    """Per block size: per mix and direction, the percentiles and the max over the window (ms)."""
+    panels = []
+    for bs in _plots.by_block_size(result["block_sizes"]):
+        series = {}
+        for mix in sorted(result["mixes"], reverse=True):
+            for direction in ("read", "write"):
+                values = result["percentiles_ms"].get(f"{bs} {md.mix(mix)} {direction}")
+                if not values:
+                    continue
+                series[f"{md.mix(mix)} {direction}"] = (
+                    [(f"p{p}", values.get(p)) for p in PERCENTILES]
+                    + [("max", (result["tables"]["max_ms"].get(bs) or {}).get(str(mix)) if mix in (0, 100) else None)])
+        panels.append((f"block size {bs}", series))
+    return panels
+
+
+def _rounds_table(result: dict) -> list[str]:
+    """Every round × block size, mean and max latency per mix, in a collapsed section (OakGate's rounds data)."""
+    mixes = sorted(result["mixes"], reverse=True)
+    by_round: dict = {}
+    for row in result.get("per_round") or []:
+        by_round.setdefault(row["round"], []).append(row)
+    shown, note = _sections.sampled(list(by_round.values()))
+    rows = [[str(row["round"]), f"**{row['block_size']}**"] + [md.fmt(row["mean_ms"].get(str(m)), 3) for m in mixes]
+            + [md.fmt(row["max_ms"].get(str(m)), 3) for m in mixes] for group in shown for row in group]
+    headers = ["Round", "Block size"] + [f"mean {md.mix(m)}" for m in mixes] + [f"max {md.mix(m)}" for m in mixes]
+    return (["", "<details><summary>Latency rounds data: every round's mean and maximum latency (ms) per block size "
+                 "and R/W mix (OakGate)</summary>", ""] + md.table(headers, rows)
+            + (["", note.replace("rows", "rounds")] if note else []) + ["", "</details>"])
 
 
 def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[str]:
@@ -147,8 +198,12 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
                        "R/W mix; the DV in bold, the measurement window shaded.",
         "verification": _sections.VERIFICATION_CAPTION,
         "measurement": "Measurement Plot: window-average mean latency against block size, one line per R/W mix.",
-        "bars": "Measurement 3D Plot: window-average mean latency (top) and the maximum latency seen in the window "
-                "(bottom) per R/W mix and block size.",
+        "max": "Maximum latency: the largest single IO latency fio saw in the window's rounds, against block size, "
+               "one line per R/W mix.",
+        "percentiles": "Latency percentiles: per block size, each R/W mix and direction across p50 … p99.99 (means of "
+                       "the window rounds' own percentiles) and, for pure reads or writes, the window's max.",
+        "heatmap": "Measurement heat maps: window-average mean latency and the maximum latency per R/W mix and block "
+                   "size, each cell's value printed (in place of TKperf's 3D bars, which hide their back rows).",
     })
     window = ", ".join(str(r) for r in result["window_rounds"])
     sizes, mixes = result["block_sizes"], result["mixes"]
@@ -161,10 +216,12 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     lines += md.grid(result["tables"]["read_mean_ms"], sizes, [m for m in mixes if m > 0], 3)
     lines += ["", "Average write latency, ms (mixes with writes):", ""]
     lines += md.grid(result["tables"]["write_mean_ms"], sizes, [m for m in mixes if m < 100], 3)
-    lines += ["", "Latency percentiles, ms: the window average of each round's percentile, per direction:", ""]
+    lines += ["", "Latency percentiles, ms: the mean of the window rounds' own percentiles (fio reports them per round; "
+                  "the window's percentile over all its IOs is not computed), per direction:", ""]
     rows = [[key] + [md.fmt(values.get(p), 3) for p in PERCENTILES]
             for key, values in result["percentiles_ms"].items()]
     lines += md.table(["Block size, mix, direction"] + [f"p{p}" for p in PERCENTILES], rows)
+    lines += _rounds_table(result)
     lines += ["", f"### {number}.4 Purge, preconditioning and files", ""]
     lines += _sections.steps_table(result, capacity, [("", result)])
     lines += _sections.file_links("latency", [("", result["round_files"])], wipc=True)

@@ -63,6 +63,17 @@ def code_block(lines: list[str]) -> list[str]:
     return [fence, *body, fence]
 
 
+def anchor(title: str) -> str:
+    """A heading's anchor as GitHub makes it (lower case, punctuation dropped, spaces to hyphens); report.html gives
+    its headings the same ids, so the contents links work in both."""
+    return re.sub(r"[^a-z0-9 -]", "", title.lower()).replace(" ", "-")
+
+
+def plural(count: int, word: str) -> str:
+    """1 thread, 2 threads."""
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
 def fmt(value, digits: int = 1) -> str:
     """A figure for a table: thousands separators, fixed decimals, a dash for nothing measured."""
     if value is None:

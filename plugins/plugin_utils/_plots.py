@@ -9,7 +9,9 @@
 
 from __future__ import annotations
 
+import math
 import os
+import re
 import statistics
 import tempfile
 
@@ -18,16 +20,25 @@ try:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator
+    from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullLocator
 except ImportError as exc:
     MATPLOTLIB_IMPORT_ERROR: ImportError | None = exc
 else:
     MATPLOTLIB_IMPORT_ERROR = None
 
 DPI = 110
+# One colour per R/W mix and one per block size, the same in every plot of every report; legends list mixes from
+# all reads to all writes and block sizes from the largest down.
 MIX_COLORS = {
-    100: "#1f77b4", 95: "#17becf", 65: "#2ca02c", 50: "#bcbd22", 35: "#ff7f0e", 5: "#d62728", 0: "#7f1d1d",
+    100: "#1f77b4", 99: "#4e9ed6", 95: "#17becf", 90: "#3fb5a0", 70: "#66a61e", 65: "#2ca02c", 50: "#bcbd22",
+    35: "#ff7f0e", 5: "#d62728", 0: "#7f1d1d",
 }
+BS_COLORS = {
+    "1024k": "#4c2a85", "128k": "#1f77b4", "64k": "#17becf", "32k": "#2ca02c", "16k": "#bcbd22", "8k": "#ff7f0e",
+    "4k": "#d62728", "2k": "#e377c2", "1k": "#8c564b", "512": "#7f7f7f",
+}
+DIRECTION_COLORS = {"read": "#1f77b4", "write": "#c62828"}
+LOG_NOTE = " (log scale)"
 
 
 def available() -> bool:
@@ -40,6 +51,25 @@ def _mix_label(mix: int) -> str:
 
 def _color(mix: int, index: int):
     return MIX_COLORS.get(mix, plt.get_cmap("tab10")(index % 10))
+
+
+def bs_color(label: str, index: int = 0):
+    """A block size's colour in every plot (the sweeps' odd sizes take the rest of tab10 by position)."""
+    return BS_COLORS.get(label, plt.get_cmap("tab10")(index % 10))
+
+
+def _bs_bytes(label: str) -> float:
+    units = {"k": 1024, "m": 1024 ** 2}
+    text = str(label).lower()
+    try:
+        return float(text[:-1]) * units[text[-1]] if text[-1] in units else float(text)
+    except (ValueError, IndexError):
+        return 0.0
+
+
+def by_block_size(labels) -> list:
+    """Block size labels from the largest down, the order of every legend and table."""
+    return sorted(labels, key=_bs_bytes, reverse=True)
 
 
 def _thousands(value, dummy):
@@ -62,13 +92,52 @@ def _figure(value: float) -> str:
     return f"{value:.3f}" if abs(value) >= 1 else f"{value:.4f}"
 
 
-def _log_y(ax) -> None:
-    """Log scale with plain tick labels (1k, 2, 0.5) instead of 2×10^0 on the minor ticks."""
+_STEPS = (1.0, 2.0, 5.0)
+
+
+def _nice_log(value: float, up: bool) -> float:
+    """The 1-2-5 value at or beyond ``value`` (above it when ``up``), so the axis ends on a labelled tick."""
+    exponent = math.floor(math.log10(value))
+    candidates = [step * 10.0 ** e for e in (exponent - 1, exponent, exponent + 1) for step in _STEPS]
+    return min(c for c in candidates if c >= value * (1 - 1e-9)) if up else \
+        max(c for c in candidates if c <= value * (1 + 1e-9))
+
+
+def _log_y(ax, values=None) -> None:
+    """Log scale labelled at 1, 2, 5 × 10^n with plain labels (1k, 2, 0.5), ending on a labelled tick at both
+    ends so every plotted value lies between two labels; the axis label says it is logarithmic."""
     ax.set_yscale("log")
+    positive = [v for v in values or [] if v and v > 0]
+    if positive:
+        ax.set_ylim(_nice_log(min(positive), up=False), _nice_log(max(positive), up=True))
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=_STEPS))
     ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
-    ax.yaxis.set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0)))
-    ax.yaxis.set_minor_formatter(FuncFormatter(_thousands))
-    ax.tick_params(axis="y", which="minor", labelsize=7)
+    ax.yaxis.set_minor_locator(NullLocator())
+    label = ax.get_ylabel()
+    if label and not label.endswith(LOG_NOTE):
+        ax.set_ylabel(label + LOG_NOTE)
+
+
+def _zero_y(ax, values) -> None:
+    """A linear axis from zero up to a labelled tick at or above the largest value."""
+    top = max([v for v in values if v is not None] or [1.0])
+    top = top * 1.03 if top > 0 else 1.0  # a little headroom: a line at the very top would merge with the frame
+    ticks = [t for t in MaxNLocator(nbins=6).tick_values(0, top) if t >= top]
+    ax.set_ylim(0, min(ticks) if ticks else top * 1.1)
+    ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
+
+
+def _scale(axes, values, ylabel: str) -> bool:
+    """The same y scale on every panel that is compared: log (labelled) when the values span decades, else linear
+    from zero; returns whether it is log."""
+    log = _spans_decades(values)
+    for ax in axes:
+        ax.set_ylabel(ylabel)
+        if log:
+            _log_y(ax, values)
+        else:
+            _zero_y(ax, values)
+    return log
 
 
 # Up to this many rounds every round gets a tick and a marker; longer runs (a write saturation of 1,500 rounds)
@@ -126,125 +195,188 @@ def _finish(fig, path: str, subtitle: str | None) -> str:
 
 def convergence(path: str, title: str, ylabel: str, panels: dict, highlight: str | None = None,
                 highlight_panel: str | None = None, window_rounds: list[int] | None = None,
-                legend_title: str = "Block size", subtitle: str | None = None) -> str:
-    """A DV family over all rounds, one panel per entry of ``panels`` ({panel title: {label: values}}).
+                legend_title: str = "Block size", subtitle: str | None = None, windows: dict | None = None,
+                steady_at: dict | None = None) -> str:
+    """A DV family over all rounds, one panel per entry of ``panels`` ({panel title: {block size: values}}), the
+    panels on one shared y scale (zero-based, or log when the values span decades).
 
-    The DV's line (label ``highlight`` in panel ``highlight_panel``, or in the only panel) is drawn bold.
+    The DV's line (label ``highlight`` in panel ``highlight_panel``, or in the only panel) is drawn bold in its block
+    size's colour. ``window_rounds`` shades one measurement window; ``windows`` ({label: rounds}) draws each
+    series' own window with filled markers instead, and ``steady_at`` ({(panel, label): round}) stars the round where
+    a DV became steady.
     """
     fig, axes = plt.subplots(len(panels), 1, figsize=(9.5, 3.2 + 2.6 * len(panels)), layout="constrained",
-                             sharex=True, squeeze=False)
-    cmap = plt.get_cmap("tab10")
+                             sharex=True, sharey=True, squeeze=False)
     longest = 1
+    values_all = []
     for ax, (panel, series) in zip(axes[:, 0], panels.items()):
-        values_all = []
-        for index, (label, values) in enumerate(series.items()):
+        for index, label in enumerate(by_block_size(series)):
+            values = series[label]
             rounds = [i + 1 for i, v in enumerate(values) if v is not None]
             points = [v for v in values if v is not None]
             values_all.extend(points)
             longest = max(longest, len(values))
+            color = bs_color(label, index)
             bold = label == highlight and (highlight_panel is None or panel == highlight_panel)
-            ax.plot(rounds, points, **_marker(len(points), 5 if bold else 3.5), linewidth=2.6 if bold else 1.2,
-                    color="black" if bold else cmap(index % 10), label=f"{label} (DV)" if bold else label,
-                    zorder=3 if bold else 2)
+            ax.plot(rounds, points, **_marker(len(points), 5 if bold else 3.5), linewidth=2.8 if bold else 1.2,
+                    color=color, markeredgecolor="black" if bold else color,
+                    label=f"{label} (DV)" if bold else label, zorder=3 if bold else 2)
+            own = (windows or {}).get(label)
+            if own:
+                inside = [(r, values[r - 1]) for r in own if r - 1 < len(values) and values[r - 1] is not None]
+                ax.plot([r for r, dummy in inside], [v for dummy, v in inside], linestyle="none", marker="o",
+                        markersize=7, color=color, markeredgecolor="black", zorder=4)
+            star = (steady_at or {}).get((panel, label))
+            if star and star - 1 < len(values) and values[star - 1] is not None:
+                ax.plot([star], [values[star - 1]], linestyle="none", marker="*", markersize=15, color=color,
+                        markeredgecolor="black", zorder=5)
         if window_rounds:
             ax.axvspan(min(window_rounds) - 0.4, max(window_rounds) + 0.4, color="#90a4ae", alpha=0.15,
                        label="measurement window")
-        ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
-        if _spans_decades(values_all):
-            _log_y(ax)
-        ax.set_ylabel(ylabel)
         if panel:
             ax.set_title(panel, fontsize=10, loc="left")
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(title=legend_title, loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=9)
+    _scale(axes[:, 0], values_all, ylabel)
+    for ax in axes[:, 0]:
+        handles, labels = ax.get_legend_handles_labels()
+        if windows:
+            handles.append(plt.Line2D([], [], linestyle="none", marker="o", markersize=7, color="white",
+                                      markeredgecolor="black"))
+            labels.append("its measurement window")
+        if steady_at:
+            handles.append(plt.Line2D([], [], linestyle="none", marker="*", markersize=13, color="white",
+                                      markeredgecolor="black"))
+            labels.append("steady from this round")
+        ax.legend(handles, labels, title=legend_title, loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=9)
     axes[-1, 0].set_xlabel("Round")
     _round_ticks(axes[-1, 0], longest)
     fig.suptitle(title)
     return _finish(fig, path, subtitle)
 
 
-def verification(path: str, title: str, ylabel: str, all_values: list[float], verdict: dict,
-                 subtitle: str | None = None) -> str:
-    """The DV across the window with its average, the +/-10 % band (20 % range) and the best-fit line."""
-    fig, ax = plt.subplots(figsize=(9.5, 5.2), layout="constrained")
+def _verification_panel(ax, all_values: list[float], verdict: dict) -> list[float]:
+    """One DV across its rounds with the stop rule drawn as it is: the allowed max − min band (20 % of the window
+    average wide, centred between the window's max and min: every window value inside it means the data excursion
+    holds), the least-squares best fit and the steepest fits allowed (10 % of the average across the window)."""
     rounds = list(range(1, len(all_values) + 1))
     window_rounds = verdict.get("rounds") or []
     in_window = [r for r in rounds if r in window_rounds]
-    ax.plot(rounds, all_values, color="#9e9e9e", **_marker(len(rounds), 3.5), linewidth=1, label="DV, all rounds")
+    ax.plot(rounds, all_values, color="#9e9e9e", **_marker(len(rounds), 3.5), linewidth=1, label="DV, every round")
     ax.plot(in_window, [all_values[r - 1] for r in in_window], color="#0d47a1", marker="o", markersize=7,
             linewidth=2, label="DV, measurement window")
+    shown = list(all_values)
     average = verdict.get("average")
-    if average is not None and in_window:
+    if average is not None and in_window and verdict.get("slope") is not None:
         lo, hi = min(in_window) - 0.3, max(in_window) + 0.3
-        limit = verdict["max_data_excursion_pct"] / 200.0
-        ax.hlines(average, lo, hi, colors="#2e7d32", linewidth=2, label=f"window average {_figure(average)}")
-        ax.fill_between([lo, hi], average * (1 - limit), average * (1 + limit), color="#66bb6a", alpha=0.18,
-                        label=f"average ±{verdict['max_data_excursion_pct'] / 2:g} % (orientation)")
-        xs = [min(in_window), max(in_window)]
-        ax.plot(xs, [verdict["intercept"] + verdict["slope"] * x for x in xs], color="#c62828", linestyle="--",
-                linewidth=2, label="least-squares best fit")
-        steady = "STEADY" if verdict.get("steady") else "NOT STEADY"
-        lines = [steady]
+        window = [all_values[r - 1] for r in in_window]
+        allowed = verdict["max_data_excursion_pct"] / 100.0 * average
+        middle = (max(window) + min(window)) / 2
+        ax.fill_between([lo, hi], middle - allowed / 2, middle + allowed / 2, color="#66bb6a", alpha=0.22,
+                        label=f"allowed max − min: {verdict['max_data_excursion_pct']:g} % of average")
+        ax.hlines([max(window), min(window)], lo, hi, colors="#1b5e20", linewidth=0.9, linestyles=":",
+                  label=f"window max and min ({verdict.get('data_excursion_pct', 0):.1f} % apart)")
+        ax.hlines(average, lo, hi, colors="#2e7d32", linewidth=1.6, label=f"window average {_figure(average)}")
+        first, last = min(in_window), max(in_window)
+        centre_x = (first + last) / 2
+        centre_y = verdict["intercept"] + verdict["slope"] * centre_x
+        steepest = verdict["max_slope_excursion_pct"] / 100.0 * average / max(1, last - first)
+        for sign in (1, -1):
+            ax.plot([first, last], [centre_y - sign * steepest * (centre_x - first),
+                                    centre_y + sign * steepest * (last - centre_x)], color="#ef9a9a", linewidth=1,
+                    linestyle="-", label=f"steepest fit allowed: ±{verdict['max_slope_excursion_pct']:g} % across "
+                                         "the window" if sign == 1 else None)
+        ax.plot([first, last], [verdict["intercept"] + verdict["slope"] * x for x in (first, last)], color="#c62828",
+                linestyle="--", linewidth=2, label=f"least-squares best fit ({verdict.get('slope_excursion_pct', 0):.1f} %)")
+        shown += [middle + allowed / 2, centre_y + steepest * (last - first) / 2]
+        lines = ["STEADY" if verdict.get("steady") else "NOT STEADY"]
         if verdict.get("data_excursion_pct") is not None:
             lines.append(f"max − min {verdict['data_excursion_pct']:.1f} % of average (≤ {verdict['max_data_excursion_pct']:g} %)")
             lines.append(f"best-fit excursion {verdict['slope_excursion_pct']:.1f} % (≤ {verdict['max_slope_excursion_pct']:g} %)")
         ax.text(0.01, 0.03, "\n".join(lines), transform=ax.transAxes, fontsize=9, va="bottom",
                 bbox=dict(boxstyle="round", facecolor="white", edgecolor="#2e7d32" if verdict.get("steady") else "#c62828"))
-        top = max(*all_values, average * (1 + limit))
-        ax.set_ylim(0, top * 1.12)
-    ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
     _round_ticks(ax, len(rounds))
     ax.set_xlabel("Round")
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=9)
+    return shown
+
+
+def verification(path: str, title: str, ylabel: str, all_values: list[float], verdict: dict,
+                 subtitle: str | None = None) -> str:
+    """Steady State Verification Plot of one DV (see _verification_panel), on a zero-based axis."""
+    return verification_panels(path, title, ylabel, [("", all_values, verdict)], subtitle=subtitle)
+
+
+def verification_panels(path: str, title: str, ylabel: str, panels: list, subtitle: str | None = None) -> str:
+    """Verification plots: one row of (name, values, verdict) panels sharing one zero-based y axis (throughput:
+    read and write of one block size), or several such rows (a list of rows: every block size in one figure)."""
+    rows = panels if panels and isinstance(panels[0], list) else [panels]
+    columns = max(len(row) for row in rows)
+    single = len(rows) == 1 and columns == 1
+    fig, axes = plt.subplots(len(rows), columns, figsize=(9.5 if single else 6.4 * columns, 4.6 * len(rows) + 0.8),
+                             layout="constrained", squeeze=False)
+    for line, row in zip(axes, rows):
+        shown = []
+        for ax, (name, values, verdict) in zip(line, row):
+            shown += _verification_panel(ax, values, verdict)
+            if name:
+                ax.set_title(name, fontsize=10, loc="left")
+        for ax in line:
+            _zero_y(ax, [v * 1.08 for v in shown if v is not None])
+            ax.set_ylabel(ylabel)
+    if single:
+        axes[0][0].legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8.5)
+    else:
+        handles, labels = axes[0][0].get_legend_handles_labels()
+        # One legend for all panels: the per-panel figures (average, excursions) are in each panel's box.
+        generic = [re.sub(r" \(?[\d.,]+( %)?( apart)?\)?$", "", label) for label in labels]
+        fig.legend(handles, generic, loc="outside lower center", ncol=3, fontsize=8.5)
+    fig.suptitle(title)
     return _finish(fig, path, subtitle)
 
 
 def measurement_2d(path: str, title: str, ylabel: str, block_sizes: list[str], table: dict,
                    mixes: list[int], subtitle: str | None = None) -> str:
-    """Window averages: value against block size, one line per R/W mix (log scale where it spans decades)."""
+    """Window averages: value against block size (largest first), one line per R/W mix."""
     fig, ax = plt.subplots(figsize=(9.5, 5.2), layout="constrained")
-    xs = list(range(len(block_sizes)))
+    ordered = by_block_size(block_sizes)
+    xs = list(range(len(ordered)))
     values_all = []
-    for index, mix in enumerate(mixes):
-        ys = [table[bs].get(str(mix)) for bs in block_sizes]
+    for index, mix in enumerate(sorted(mixes, reverse=True)):
+        ys = [(table.get(bs) or {}).get(str(mix)) for bs in ordered]
         points = [(x, y) for x, y in zip(xs, ys) if y is not None]
         values_all.extend(y for dummy, y in points)
         ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", color=_color(mix, index),
                 label=_mix_label(mix))
-    ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
-    if _spans_decades(values_all):
-        _log_y(ax)
-    ax.set_xticks(xs, block_sizes)
+    _scale([ax], values_all, ylabel)
+    ax.set_xticks(xs, ordered)
     ax.set_xlabel("Block size")
-    ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(title="R/W mix %", loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=9)
     return _finish(fig, path, subtitle)
 
 
-def bars_3d(path: str, title: str, panels: list[tuple[str, list[str], dict]], mixes: list[int],
-            subtitle: str | None = None) -> str:
-    """Window averages as 3D bars (R/W mix x block size x value), one panel per (zlabel, block sizes, table)."""
-    fig = plt.figure(figsize=(9.5, 6.0 * len(panels)), layout="constrained")
-    for number, (zlabel, block_sizes, table) in enumerate(panels, 1):
-        ax = fig.add_subplot(len(panels), 1, number, projection="3d")
-        for mi, mix in enumerate(mixes):
-            for bi, bs in enumerate(block_sizes):
-                value = table[bs].get(str(mix))
-                if value is None:
-                    continue
-                ax.bar3d(bi, mi, 0, 0.6, 0.6, value, color=_color(mix, mi), alpha=0.9, shade=True)
-        ax.set_xticks([i + 0.3 for i in range(len(block_sizes))], block_sizes)
-        ax.set_yticks([i + 0.3 for i in range(len(mixes))], [_mix_label(m) for m in mixes])
-        ax.zaxis.set_major_formatter(FuncFormatter(_thousands))
-        ax.set_xlabel("Block size")
-        ax.set_ylabel("R/W mix %")
-        ax.set_zlabel(zlabel)
-        ax.view_init(elev=24, azim=-58)
+def percentiles(path: str, title: str, panels: list[tuple[str, dict]], subtitle: str | None = None) -> str:
+    """Latency percentiles: per panel (a block size), one line per R/W mix and direction across p50 … p99.99 and
+    max, on one shared axis."""
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels) + 1.6, 4.9), layout="constrained",
+                             sharey=True, squeeze=False)
+    values_all = []
+    for ax, (name, series) in zip(axes[0], panels):
+        for index, (label, points) in enumerate(series.items()):
+            mix = int(label.split("/")[0])
+            xs = [i for i, (dummy, v) in enumerate(points) if v is not None]
+            ys = [v for dummy, v in points if v is not None]
+            values_all += ys
+            ax.plot(xs, ys, marker="o", markersize=4, color=_color(mix, index),
+                    linestyle="-" if label.endswith("write") else "--", label=label)
+        ticks = [k for k, dummy in next(iter(series.values()), [])]
+        ax.set_xticks(range(len(ticks)), ticks)
+        ax.set_title(name, fontsize=10)
+        ax.set_xlabel("Percentile over the window")
+        ax.grid(True, which="both", alpha=0.3)
+    _scale(axes[0], values_all, "latency (ms)")
+    axes[0][-1].legend(title="R/W mix, direction", loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
     fig.suptitle(title)
     return _finish(fig, path, subtitle)
 
@@ -269,13 +401,18 @@ def grouped_bars(path: str, title: str, ylabel: str, categories: list[str], seri
     return _finish(fig, path, subtitle)
 
 
-def xy_panels(path: str, title: str, panels: list[tuple], subtitle: str | None = None) -> str:
-    """Side-by-side line panels, each (xlabel, ylabel, xs, {label: ys}, log y)."""
-    fig, axes = plt.subplots(1, len(panels), figsize=(6.0 * len(panels), 4.8), layout="constrained", squeeze=False)
+def xy_panels(path: str, title: str, panels: list[tuple], subtitle: str | None = None,
+              markers: list[list[tuple[float, str]]] | None = None) -> str:
+    """Side-by-side line panels on one shared y scale, each (xlabel, ylabel, xs, {label: ys}, log y); ``markers``
+    per panel draws labelled vertical lines (write saturation: 1 ×, 2 × … the user capacity written)."""
+    fig, axes = plt.subplots(1, len(panels), figsize=(6.0 * len(panels), 4.8), layout="constrained", squeeze=False,
+                             sharey=True)
     styles = {"mean": ("#0d47a1", "-"), "max": ("#c62828", "--")}
-    for ax, (xlabel, ylabel, xs, series, log) in zip(axes[0], panels):
+    values_all = []
+    for ax, (xlabel, dummy, xs, series, dummy2) in zip(axes[0], panels):
         for index, (label, ys) in enumerate(series.items()):
             points = [(x, y) for x, y in zip(xs, ys) if y is not None]
+            values_all += [y for dummy3, y in points]
             color, line = styles.get(label, (plt.get_cmap("tab10")(index), "-"))
             xs_, ys_ = [p[0] for p in points], [p[1] for p in points]
             if len(points) <= MARKERS_UP_TO or label == "max":
@@ -286,17 +423,23 @@ def xy_panels(path: str, title: str, panels: list[tuple], subtitle: str | None =
             ax.plot(xs_, ys_, color=color, linestyle=line, linewidth=0.6, alpha=0.45, label=f"{label}, each round")
             ax.plot(xs_[span - 1:], _running_mean(ys_, span), color=color, linestyle=line, linewidth=2.0,
                     label=f"{label}, running mean of {span} rounds")
-        ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
-        if log:
-            _log_y(ax)
-        else:
-            ax.set_ylim(bottom=0)
         if xs and all(isinstance(x, int) for x in xs):
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # rounds: no 1.5th round
         ax.set_xlabel(xlabel)
-        ax.set_ylabel(ylabel)
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=9)
+    if panels[0][4]:
+        for ax in axes[0]:
+            ax.set_ylabel(panels[0][1])
+            _log_y(ax, values_all)
+    else:
+        _scale(axes[0], values_all, panels[0][1])
+    for ax, marks in zip(axes[0], markers or []):
+        for x, label in marks:
+            ax.axvline(x, color="#6a1b9a", linewidth=0.9, linestyle=":", zorder=1)
+            ax.annotate(label, (x, 1.0), xycoords=("data", "axes fraction"), xytext=(2, -10),
+                        textcoords="offset points", fontsize=8, color="#6a1b9a")
+    for ax in axes[0]:
+        ax.legend(fontsize=9, loc="lower right" if not panels[0][4] else "best")
     fig.suptitle(title)
     return _finish(fig, path, subtitle)
 

@@ -10,13 +10,13 @@
 from __future__ import annotations
 
 import os
-import re
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import PTS_TESTS, TESTS, TITLES
 from ansible_collections.fleetqual.pts.plugins.module_utils._sweeps import CHARACTERISATION, HDD
 from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import format_bytes
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _characterisation, _hdd, _iops, _latency, _plots
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _identity, _results, _throughput, _wsat
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _characterisation, _hdd, _headline, _iops, _latency
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _html, _identity, _judge, _plots, _results, _summary
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _throughput, _wsat
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _markdown as md
 
 QUICK_BANNER = "quick profile — not a qualification"
@@ -40,7 +40,8 @@ def build_model(drive_dir: str) -> dict:
                                                      f"{', '.join(models)}")
     tests = {name: TEST_MODULES[name].build(loaded["tests"][name]) for name in TESTS if name in loaded["tests"]}
     quick = any((t.get("settings") or {}).get("profile") == "quick" for t in tests.values())
-    return {
+    recorded = _judge.plan(os.path.dirname(drive_dir))
+    model = {
         "schema": _results.SCHEMA,
         "host": identity.get("host") or os.path.basename(os.path.dirname(drive_dir)),
         "drive_key": os.path.basename(drive_dir),
@@ -57,7 +58,12 @@ def build_model(drive_dir: str) -> dict:
         "quick_profile": quick,
         "tests": tests,
         "failed_before_rounds": failed_before_rounds(drive_dir, loaded["tests"]),
+        "command": (recorded or {}).get("command"),
+        "report_date": _results.now_iso()[:16].replace("T", " ") + " UTC",
     }
+    model["headline"] = _headline.block(model)
+    model["verdict"] = _judge.judge(drive_dir, model, recorded)
+    return model
 
 
 def _raid_model(drive_dir: str, raid: dict | None) -> dict | None:
@@ -148,6 +154,30 @@ def _health_table(model: dict) -> list[str]:
     return lines + md.table(["Item", "Before", "After"], rows, numeric=False)
 
 
+def _identity_cell(drive: dict, key: str) -> str:
+    value = drive.get(key)
+    if _identity.placeholder(drive, key):
+        return f"{md.text(value)} (a placeholder: a {md.text(drive.get('interface') or 'virtual')} device has none)"
+    return md.text(value or None)
+
+
+def _device_path(drive: dict) -> str:
+    path, resolved = drive.get("path"), drive.get("resolved")
+    if not resolved or resolved == path:
+        return md.code(path or resolved or DASH)
+    return f"{md.code(path or DASH)} → {md.code(resolved)}"
+
+
+def _media(drive: dict) -> str:
+    """Media type as far as the drive and kernel tell it (PTS common reporting: media type, e.g. MLC NAND)."""
+    if drive.get("media_type"):
+        return md.text(drive["media_type"])
+    if drive.get("interface") in ("loop", "zram"):
+        return f"not a drive (a {md.text(drive['interface'])} device over {'a file' if drive.get('backing_file') else 'memory'})"
+    kind = "rotating (HDD)" if drive.get("rotational") else "solid state"
+    return f"{kind}, as the kernel's rotational flag says; NAND type not reported by the drive"
+
+
 def _device_rows(model: dict) -> list[list[str]]:
     drive = model["drive"]
     size = drive.get("size_bytes")
@@ -156,15 +186,18 @@ def _device_rows(model: dict) -> list[list[str]]:
         interface += f" (backing file {md.code(drive['backing_file'])}, direct I/O {'on' if drive.get('direct_io') else 'off'})"
     controller = drive.get("controller") or {}
     rows = [
-        ["Vendor", md.text(drive.get("vendor") or None)],
-        ["Model", md.text(drive.get("model") or None)],
+        ["Vendor", _identity_cell(drive, "vendor")],
+        ["Model", _identity_cell(drive, "model")],
         ["Serial number", md.text(drive.get("serial") or None)],
         ["WWN", md.text(drive.get("wwn") or None)],
         ["Firmware", md.text(drive.get("firmware") or None)],
         ["User capacity", f"{size:,} bytes ({format_bytes(size)})" if size else DASH],
         ["Interface", interface],
+        ["Link speed", md.text(drive.get("link_speed") or "not reported by the drive")],
+        ["Form factor", md.text(drive.get("form_factor") or "not reported by the drive")],
+        ["Media type", _media(drive)],
         ["Host bus adapter", ", ".join(f"{md.text(k)} {md.text(v)}" for k, v in controller.items() if v) or "not visible"],
-        ["Device", f"{md.code(drive.get('path', DASH))} → {md.code(drive.get('resolved', DASH))}"],
+        ["Device", _device_path(drive)],
         ["Logical / physical sector", f"{md.text(drive.get('logical_block_size', DASH))} / "
                                       f"{md.text(drive.get('physical_block_size', DASH))} bytes"],
         ["Rotational (as the kernel reports it)", "yes" if drive.get("rotational") else "no"],
@@ -249,15 +282,55 @@ def _raid_rows(model: dict) -> list[list[str]]:
     return rows
 
 
+def _host_cell(model: dict) -> str:
+    hostname = model["host_info"].get("hostname")
+    if not hostname or hostname == model["host"]:
+        return md.text(model["host"])
+    return f"{md.text(model['host'])} (inventory name); hostname {md.text(hostname)}"
+
+
+def _cpu_cell(host: dict) -> str:
+    count = host.get("cpu_count")
+    return md.text(host.get("cpu_model") or None) + (f", {md.plural(int(count), 'logical CPU')}" if count else "")
+
+
+def _system_cell(host: dict) -> str:
+    """Test system manufacturer and model (PTS common reporting), from DMI where the host records it."""
+    parts = [host.get(k) for k in ("system_vendor", "system_model", "product_name") if host.get(k)]
+    return md.text(" ".join(parts)) if parts else "not recorded (the host's identity probe does not read DMI)"
+
+
+def _command_cell(model: dict) -> str:
+    command = model.get("command") or {}
+    argv = command.get("argv")
+    if not argv:
+        return "not recorded"
+    shown = [md.code(" ".join(str(a) for a in argv))]
+    extra = command.get("extra_vars") or []
+    if extra:
+        shown.append("extra variables " + ", ".join(md.code(e) for e in extra))
+    return "; ".join(shown) + f" (the command that wrote the plan, {md.text(command.get('recorded_at'))})"
+
+
+def _profile_cell(model: dict, settings: dict) -> str:
+    profile = settings.get("profile", DASH)
+    if model["quick_profile"]:
+        return f"{md.text(profile)} (**not a qualification**: seconds per run, a few rounds)"
+    return md.text(profile)
+
+
 def _setup_rows(model: dict) -> list[list[str]]:
     host = model["host_info"]
     memory = host.get("memory_bytes")
     rows = [
         ["Run", md.code(model["run_id"])],
-        ["Host", f"{md.text(model['host'])} ({md.text(host.get('hostname') or None)})"],
+        ["Report date", md.text(model.get("report_date"))],
+        ["Command line", _command_cell(model)],
+        ["Host", _host_cell(model)],
+        ["Test system (manufacturer / model)", _system_cell(host)],
         ["Operating system", f"{md.text(host.get('os') or None)}, kernel {md.text(host.get('kernel') or None)} "
                              f"({md.text(host.get('architecture') or None)})"],
-        ["CPU", f"{md.text(host.get('cpu_model') or None)} × {md.text(host.get('cpu_count') or None)}"],
+        ["CPU", _cpu_cell(host)],
         ["Memory", format_bytes(memory) if memory else DASH],
     ]
     tests = model["tests"]
@@ -277,7 +350,7 @@ def _setup_rows(model: dict) -> list[list[str]]:
         ["I/O engine", f"{options.get('ioengine', DASH)}, direct={options.get('direct', '0')}"],
         ["Data pattern", _data_pattern(options)],
         ["Active range", _active_range(options)],
-        ["Profile", f"{settings.get('profile', DASH)}" + (f" — **{QUICK_BANNER}**" if model["quick_profile"] else "")],
+        ["Profile", _profile_cell(model, settings)],
     ]
 
 
@@ -291,9 +364,8 @@ def _tests_table(model: dict) -> list[str]:
         oio = f"{numjobs} × {iodepth} = {numjobs * iodepth}" if numjobs and iodepth else DASH
         if depths:
             oio = f"{numjobs} × {min(depths)}–{max(depths)} (swept)"
-        wall = result.get("wall_s")
         rows.append([result["title"], oio, f"{settings.get('round_seconds', DASH)} s", str(result.get("rounds_run", 0)),
-                     result["status"], f"{wall / 60:,.1f} min" if wall is not None else DASH])
+                     result["status"], _headline.duration(result.get("wall_s"))])
     return md.table(["Test", "Threads × QD = OIO", "Per run", "Rounds", "Result", "Wall time"], rows, numeric=False)
 
 
@@ -329,14 +401,20 @@ def failed_before_rounds(drive_dir: str, loaded: dict) -> dict:
     return found
 
 
-def _verdict_summary(result: dict) -> str:
-    text = f"{result['title']}: **{result['status']}**"
-    if result.get("steady_round"):
-        text += f" (round {result['steady_round']})"
-    return text
+def _outputs_note(outputs: dict | None) -> list[str]:
+    """Which of report.html and report.pdf were made, and why one was not."""
+    missing = (outputs or {}).get("not_produced") or {}
+    if outputs is None:
+        return []
+    made = [f"[report.{kind}](report.{kind})" for kind in ("html", "pdf") if kind not in missing]
+    lines = []
+    if made:
+        lines.append(f"This report is also {' and '.join(made)} (self-contained: plots embedded).")
+    lines += [f"> **report.{kind} was not produced**: {md.text(reason)}" for kind, reason in missing.items()]
+    return lines + [""] if lines else []
 
 
-def render_markdown(model: dict, plots: dict) -> str:
+def render_markdown(model: dict, plots: dict, outputs: dict | None = None) -> str:
     lines = [f"# PTS report — {md.text(model['drive_key'])} on {md.text(model['host'])}", ""]
     if model["quick_profile"]:
         lines += [f"> **{QUICK_BANNER.capitalize()}.** Seconds per combination run on a small device: the "
@@ -346,7 +424,7 @@ def render_markdown(model: dict, plots: dict) -> str:
     if throttled:
         lines += [f"> **Throttled** (fio rate_iops={', '.join(throttled)} per job): a harness benchmark, not a "
                   "qualification.", ""]
-    lines += [f"Run {md.code(model['run_id'])}" + "".join(" · " + _verdict_summary(r) for r in model["tests"].values()), ""]
+    lines += _outputs_note(outputs)
     guard = model.get("guard") or {}
     member = model.get("raid_member")
     if member and not model["tests"]:
@@ -381,15 +459,14 @@ def render_markdown(model: dict, plots: dict) -> str:
         lines += ["> **Tests that did not start:**", ">"]
         lines += [f"> - {_failed_step(name, failure)}" for name, failure in model["failed_before_rounds"].items()]
         lines.append("")
+    lines += _summary.section(model)
     # The steady-state rule matters to the PTS tests; a report of sweeps alone (characterisation, HDD) leaves it out.
     steady_rule = not model["tests"] or any(name in PTS_TESTS for name in model["tests"])
     sections = ["Device information", "Setup information"] + (["Steady state"] if steady_rule else []) + \
         [t["title"] for t in model["tests"].values()]
-    lines += ["## Contents", ""]
+    lines += ["## Contents", "", f"[{_summary.TITLE}](#{md.anchor(_summary.TITLE)}) (above), then:", ""]
     for number, title in enumerate(sections, 1):
-        # GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens.
-        anchor = re.sub(r"[^a-z0-9 -]", "", f"{number} {title}".lower()).replace(" ", "-")
-        lines.append(f"{number}. [{title}](#{anchor})")
+        lines.append(f"{number}. [{title}](#{md.anchor(f'{number} {title}')})")
     lines += ["", "## 1 Device information", ""]
     lines += md.table(["Item", "Value"], _device_rows(model), numeric=False)
     lines += _health_table(model)
@@ -421,8 +498,30 @@ def render_markdown(model: dict, plots: dict) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def write_drive_report(drive_dir: str) -> dict:
-    """Rebuild report.md, plots/*.png and result.json for one drive; return their paths."""
+FORMATS = ("html", "pdf")
+
+
+def formats_from_env() -> tuple[str, ...]:
+    """PTS_REPORT_FORMATS (say "html", or "" for report.md alone) picks the extra outputs; both by default."""
+    text = os.environ.get("PTS_REPORT_FORMATS")
+    if text is None:
+        return FORMATS
+    return tuple(f for f in FORMATS if f in {part.strip().lower() for part in text.split(",")})
+
+
+def _drop_stale_plots(plot_dir: str, plots: dict) -> None:
+    """A plot an earlier render drew and this one does not (a 3D plot of an older version, a test since removed)
+    would sit beside the report as if it belonged to it."""
+    drawn = {os.path.basename(p) for names in plots.values() for p in names.values()}
+    for name in os.listdir(plot_dir) if os.path.isdir(plot_dir) else []:
+        if name.endswith(".png") and not name.startswith(".") and name not in drawn:
+            os.unlink(os.path.join(plot_dir, name))
+
+
+def write_drive_report(drive_dir: str, formats: tuple[str, ...] | None = None) -> dict:
+    """Rebuild report.md, plots/*.png, result.json - and report.html and report.pdf where the controller has the
+    libraries - for one drive; return their paths and, per output not made, why."""
+    formats = formats_from_env() if formats is None else formats
     model = build_model(drive_dir)
     subtitle = f"{QUICK_BANNER} · run {model['run_id']}" if model["quick_profile"] else f"run {model['run_id']}"
     prefix = md.plot_label(f"{model['drive_key']} ({model['drive'].get('model') or 'drive'})")
@@ -433,9 +532,24 @@ def write_drive_report(drive_dir: str) -> dict:
             if result.get("rounds_run"):
                 drawn = TEST_MODULES[name].plots(result, plot_dir, prefix, subtitle)
                 plots[name] = {k: os.path.relpath(v, drive_dir) for k, v in drawn.items()}
+        _drop_stale_plots(plot_dir, plots)
     model["plots"] = plots
     report = os.path.join(drive_dir, "report.md")
     result_json = os.path.join(drive_dir, "result.json")
-    _results.atomic_write_text(report, render_markdown(model, plots))
+    # Say in the report itself what will not be made, and why; a failure while making it is added afterwards.
+    expected = {"not_produced": _html.not_produced(formats)}
+    expected["not_produced"].update({k: "not asked for (PTS_REPORT_FORMATS)" for k in FORMATS if k not in formats})
+    _results.atomic_write_text(report, render_markdown(model, plots, expected))
+    outputs = {"html": None, "pdf": None, "not_produced": dict(expected["not_produced"])}
+    if "html" in formats and "html" not in expected["not_produced"]:
+        title = f"PTS report — {model['drive_key']} on {model['host']}"
+        outputs = _html.write(report, title) if "pdf" in formats else _html.write(report, title, pdf=False)
+        outputs["not_produced"] = dict(expected["not_produced"], **outputs["not_produced"])
+        if outputs["not_produced"] != expected["not_produced"]:
+            # The engine failed on this report: the Markdown says so too.
+            _results.atomic_write_text(report, render_markdown(model, plots, outputs))
+    model["outputs"] = {k: os.path.basename(v) if v else None for k, v in outputs.items() if k != "not_produced"}
+    model["outputs"]["not_produced"] = outputs["not_produced"]
     _results.atomic_write_json(result_json, model)
-    return {"report": report, "result": result_json, "plots": plots, "model": model}
+    return {"report": report, "result": result_json, "plots": plots, "model": model, "html": outputs.get("html"),
+            "pdf": outputs.get("pdf"), "not_produced": outputs["not_produced"]}

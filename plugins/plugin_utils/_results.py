@@ -24,6 +24,7 @@ import glob
 import json
 import os
 import re
+import sys
 import tempfile
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._identity import identity_changes
@@ -58,14 +59,14 @@ def now_iso() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
 
 
-def atomic_write_text(path: str, text: str) -> None:
+def _atomic_write(path: str, data: str | bytes, binary: bool) -> None:
     """Write, fsync, rename, fsync the directory: after return the file survives a crash whole."""
     directory = os.path.dirname(path)
     os.makedirs(directory, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", dir=directory)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
@@ -78,6 +79,14 @@ def atomic_write_text(path: str, text: str) -> None:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+
+
+def atomic_write_bytes(path: str, data: bytes) -> None:
+    _atomic_write(path, data, binary=True)
+
+
+def atomic_write_text(path: str, text: str) -> None:
+    _atomic_write(path, text, binary=False)
 
 
 def atomic_write_json(path: str, data: object) -> None:
@@ -100,6 +109,33 @@ def segment_dir(run_dir: str, host: str, drive: str, test: str, segment: str = "
 
 
 VERDICT_KEYS = ("pts_steady_state", "pts_wsat", "pts_sweep")
+# An extra variable or option that may carry a secret is recorded as hidden (a become password given with -e, say).
+_SECRET_RE = re.compile(r"pass(word)?\b|passwd|secret|token|vault|private_key|api_key", re.I)
+_EXTRA_FLAGS = ("-e", "--extra-vars")
+HIDDEN = "(hidden: it names a secret)"
+
+
+def command_line(argv: list[str] | None = None) -> dict | None:
+    """The ansible-playbook command line of this run and its extra variables (PTS common reporting), with anything
+    that may be a secret hidden; None outside an ansible-playbook process (unit tests, benchmarks)."""
+    argv = list(sys.argv if argv is None else argv)
+    if not argv or not os.path.basename(argv[0]).startswith("ansible"):
+        return None
+    shown, extra = [os.path.basename(argv[0])], []
+    expect_extra = False
+    for arg in argv[1:]:
+        safe = HIDDEN if _SECRET_RE.search(arg) else arg
+        if expect_extra:
+            expect_extra = False
+            extra.append(safe)
+        elif arg in _EXTRA_FLAGS:
+            expect_extra = True
+        elif arg.startswith("--extra-vars="):
+            value = arg.split("=", 1)[1]
+            extra.append(HIDDEN if _SECRET_RE.search(value) else value)
+            safe = "--extra-vars=" + extra[-1]
+        shown.append(safe)
+    return {"argv": shown, "extra_vars": extra, "recorded_at": now_iso()}
 
 
 def file_payload(run_dir: str, host: str, data: dict) -> list[str]:
@@ -116,7 +152,8 @@ def file_payload(run_dir: str, host: str, data: dict) -> list[str]:
         written.append(path)
 
     if "pts_plan" in data:
-        put(os.path.join(run_dir, safe_name(host), "plan.json"), {"host": host, "plan": data["pts_plan"]})
+        put(os.path.join(run_dir, safe_name(host), "plan.json"),
+            {"host": host, "plan": data["pts_plan"], "command": command_line()})
     for drive in data.get("pts_drives") or []:
         path = drive_dir(run_dir, host, drive["key"])
         record = {"schema": SCHEMA, "host": host, "drive": drive, "host_info": data.get("pts_host") or {},

@@ -13,11 +13,24 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import format
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _markdown as md
 
 VERIFICATION_CAPTION = (
-    "Steady State Verification Plot: the DV in the window, its average and the least-squares best-fit line; the "
-    "±10 % band around the average is for orientation (OakGate's form), the rule itself is max − min ≤ 20 % of the "
-    "average and a best-fit excursion ≤ 10 %."
+    "Steady State Verification Plot: the DV in every round and in the window, with the rule drawn as it is: the "
+    "green band is as wide as the allowed max − min (20 % of the window average) and centred between the window's "
+    "max and min (dotted), so the data excursion holds when every window value lies inside it; the dashed red line "
+    "is the least-squares best fit, and the two thin red lines the steepest fits allowed (a change of 10 % of the "
+    "average across the window)."
 )
 UNITS = {"iops": ("IOPS", 1.0, 1), "bw_bytes": ("MB/s", 1e6, 2), "lat_mean_ns": ("ms", 1e6, 3)}
+# What a DV measures, for column headers: "4k 0/100 IOPS", "4k 0/100 mean latency (ms)", "1024k write MB/s".
+METRIC_WORDS = {"iops": "IOPS", "bw_bytes": "MB/s", "lat_mean_ns": "mean latency (ms)"}
+
+
+def dv_header(dv: dict) -> str:
+    """A DV as a column header, in words and its unit."""
+    if dv["metric"] == "bw_bytes":
+        return f"{dv['name']} MB/s"
+    return f"{dv['bs']} {md.mix(dv['mix'])} {METRIC_WORDS.get(dv['metric'], dv['metric'])}"
+
+
 # A round table longer than this (a write saturation runs hundreds of rounds) shows its first and last rounds and
 # evenly spaced ones between; every round stays in the round files and result.json.
 TABLE_ROWS = 60
@@ -80,7 +93,7 @@ def loop_description(result: dict, steps: list[str], loop: list[str]) -> list[st
             step += f" ({wipc.get('capacity_multiple')} × user capacity, {wipc.get('block_size')} sequential writes)"
         described.append(step)
     numjobs, iodepth = settings.get("numjobs"), settings.get("iodepth")
-    oio = f"{numjobs} thread(s) × queue depth {iodepth} = OIO {numjobs * iodepth}" if numjobs and iodepth else ""
+    oio = f"{md.plural(numjobs, 'thread')} × queue depth {iodepth} = OIO {numjobs * iodepth}" if numjobs and iodepth else ""
     return [", then ".join(described) + (", then rounds of:" if described else "Rounds of:"), "", "```",
             "While not steady state and round < max rounds", *[f"  {line}" for line in loop], "```", "",
             f"Each combination runs with direct I/O, random data, {oio}.", ""]
@@ -90,9 +103,9 @@ def round_table(dvs: list[dict], units: dict) -> list[str]:
     """Every round as the stop rule saw it: each DV's value, and the window figures once there is a window."""
     headers = ["Round"]
     for dv in dvs:
-        unit = units[dv["metric"]][0]
-        headers += [f"{dv['name']} ({unit})", "Data exc. %", "Slope exc. %"]
-    headers.append("Steady")
+        headers += [dv_header(dv), "Data exc. %", "Slope exc. %"]
+    # With several DVs (throughput: read and write) a round is steady only when all of them are.
+    headers.append("Steady (read and write)" if len(dvs) > 1 else "Steady")
     rows = []
     for index in range(len(dvs[0]["values"])):
         row = [str(index + 1)]

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._plots import _finish, _log_y, _spans_decades, _thousands
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._plots import (
+    MIX_COLORS, _finish, _log_y, _spans_decades, _thousands, bs_color, by_block_size)
 
 try:
     import matplotlib.pyplot as plt
@@ -29,6 +30,14 @@ def _cell_text(value: float | None, digits: int) -> str:
     return f"{value:,.{digits}f}"
 
 
+def _two_five(value, dummy):
+    """Minor log ticks labelled at 2 and 5 only (a colour bar full of 0.6, 0.7, 0.8 cannot be read)."""
+    if value <= 0:
+        return ""
+    mantissa = value / 10 ** math.floor(math.log10(value))
+    return _thousands(value, dummy) if round(mantissa, 6) in (2.0, 5.0) else ""
+
+
 def heatmaps(path: str, title: str, xlabel: str, ylabel: str, xticks: list[str], yticks: list[str],
              panels: list[tuple[str, list[list[float | None]], int]], subtitle: str | None = None) -> str:
     """One heat map per panel (title, grid[row][column], digits), every cell annotated with its value.
@@ -39,6 +48,8 @@ def heatmaps(path: str, title: str, xlabel: str, ylabel: str, xticks: list[str],
     height = 0.55 * len(yticks) + 2.2
     # Wide grids stack their panels so the page stays readable.
     stacked = len(xticks) > 4
+    # Wide enough for the title too: a narrow grid (two block sizes) must not cut it off.
+    width = max(width, (0.085 * len(title) + 0.6) / (1 if stacked else max(1, len(panels))))
     shape = (len(panels), 1) if stacked else (1, len(panels))
     fig, axes = plt.subplots(*shape, figsize=(width, height * len(panels) + 0.6) if stacked else
                              (width * len(panels), height + 0.4), layout="constrained", squeeze=False)
@@ -47,8 +58,9 @@ def heatmaps(path: str, title: str, xlabel: str, ylabel: str, xticks: list[str],
         data = [[math.nan if v is None else v for v in row] for row in grid]
         norm = LogNorm(min(values), max(values)) if values and max(values) / min(values) > 10 else None
         image = ax.imshow(data, cmap="viridis", aspect="auto", origin="lower", norm=norm)
-        scale = fig.colorbar(image, ax=ax, shrink=0.85, format=FuncFormatter(_thousands))
-        scale.ax.yaxis.set_minor_formatter(FuncFormatter(_thousands))
+        scale = fig.colorbar(image, ax=ax, shrink=0.85, format=FuncFormatter(_thousands),
+                             label="log colour scale" if norm else None)
+        scale.ax.yaxis.set_minor_formatter(FuncFormatter(_two_five))
         scale.ax.tick_params(which="minor", labelsize=7)
         low, high = (min(values), max(values)) if values else (0, 1)
         for r, row in enumerate(grid):
@@ -68,30 +80,43 @@ def heatmaps(path: str, title: str, xlabel: str, ylabel: str, xticks: list[str],
     return _finish(fig, path, subtitle)
 
 
+def _series_color(legend_title: str | None, label: str, index: int, count: int):
+    """Block sizes and R/W mixes keep the colour they have in every plot; other series (queue depths) a ramp."""
+    if legend_title == "Block size":
+        return bs_color(label, index)
+    if legend_title == "R/W mix" and label.split("/")[0].isdigit() and int(label.split("/")[0]) in MIX_COLORS:
+        return MIX_COLORS[int(label.split("/")[0])]
+    return plt.get_cmap("viridis")(index / max(1, count - 1) * 0.9)
+
+
 def line_panels(path: str, title: str, panels: list[tuple], xticks: list[str] | None = None,
-                legend_title: str | None = None, subtitle: str | None = None) -> str:
+                legend_title: str | None = None, subtitle: str | None = None, share: bool = False) -> str:
     """Side-by-side line panels, each (panel title, xlabel, ylabel, {label: ys}); the x axis is categorical
-    (``xticks``, one point per tick) and y is logarithmic where a panel's values span decades."""
-    fig, axes = plt.subplots(1, len(panels), figsize=(5.6 * len(panels), 4.8), layout="constrained", squeeze=False)
-    cmap = plt.get_cmap("viridis")
+    (``xticks``, one point per tick) and y is logarithmic (and labelled so) where a panel's values span decades.
+    ``share``: the panels show one quantity and are compared, so they share one y scale."""
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.6 * len(panels), 4.8), layout="constrained", squeeze=False,
+                             sharey=share)
+    every = [y for panel in panels for ys in panel[3].values() for y in ys if y is not None]
     for ax, (panel, xlabel, ylabel, series) in zip(axes[0], panels):
         values = []
-        for index, (label, ys) in enumerate(series.items()):
-            points = [(x, y) for x, y in enumerate(ys) if y is not None]
+        labels = by_block_size(series) if legend_title == "Block size" else list(series)
+        for index, label in enumerate(labels):
+            points = [(x, y) for x, y in enumerate(series[label]) if y is not None]
             values.extend(y for dummy, y in points)
             ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=3.5, linewidth=1.4,
-                    color=cmap(index / max(1, len(series) - 1) * 0.9), label=label)
+                    color=_series_color(legend_title, label, index, len(series)), label=label)
+        values = every if share else values
+        ax.set_ylabel(ylabel)
         if _spans_decades(values):
-            _log_y(ax)
+            _log_y(ax, values)
         else:
-            ax.set_ylim(bottom=0)
+            ax.set_ylim(bottom=0, top=max(values or [1]) * 1.08)
             ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
         if xticks:
             step = max(1, math.ceil(len(xticks) / 12))
             ax.set_xticks(range(0, len(xticks), step), xticks[::step])
         ax.set_title(panel, fontsize=10)
         ax.set_xlabel(xlabel)
-        ax.set_ylabel(ylabel)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8, title=legend_title, title_fontsize=8)
     fig.suptitle(title)
@@ -136,6 +161,6 @@ def demand(path: str, title: str, ramps: list[dict], subtitle: str | None = None
     right.set_ylabel("Latency (ms)")
     right.set_title("Mean and maximum latency against offered IOPS", fontsize=10)
     if latencies:
-        _log_y(right)
+        _log_y(right, latencies)
     fig.suptitle(title)
     return _finish(fig, path, subtitle)

@@ -32,14 +32,13 @@ def _segment(name: str, segment: dict) -> dict:
     dvs = [_tests.dv_series(rounds, {"name": f"{name} {direction}", "mix": mix, "bs": bs, "metric": "bw_bytes"})
            for direction, mix in DIRECTIONS]
     steady = all(dv["steady"] for dv in dvs)
-    rounds_steady = [dv["steady_round"] for dv in dvs]
     in_window = _tests.window_rounds(rounds, window)
     return {
         "name": name,
         "status": _tests.status(steady, len(rounds), max_rounds, segment.get("failure")),
         "failure": segment.get("failure"),
         "steady": steady,
-        "steady_round": max(rounds_steady) if steady and None not in rounds_steady else None,
+        "steady_round": both_steady_round(dvs) if steady else None,
         "rounds_run": len(rounds),
         "settings": settings,
         "dvs": dvs,
@@ -50,6 +49,15 @@ def _segment(name: str, segment: dict) -> dict:
         "live_verdict_mismatch": _tests.live_mismatch(segment, dvs),
         "round_files": [f"round-{int(r['round']):02d}" for r in rounds],
     }
+
+
+def both_steady_round(dvs: list[dict]) -> int | None:
+    """The first round after which every DV (read and write) was steady in the same round: the later of the two
+    directions' own first steady rounds can name a round where the other had left steady state again."""
+    for index in range(min(len(dv["verdicts"]) for dv in dvs)):
+        if all(dv["verdicts"][index]["steady"] for dv in dvs):
+            return index + 1
+    return None
 
 
 def build(test: dict) -> dict:
@@ -90,28 +98,40 @@ def build(test: dict) -> dict:
 
 def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
     measured = [s for s in result["segments"] if s["rounds_run"]]
-    panels = {
-        f"Sequential {direction}": {s["name"]: [v / 1e6 for v in s["dvs"][index]["values"]] for s in measured}
-        for index, (direction, dummy) in reversed(list(enumerate(DIRECTIONS)))
-    }
-    headline = result["headline"]
+    panels, windows, stars = {}, {}, {}
+    for index, (direction, dummy) in reversed(list(enumerate(DIRECTIONS))):
+        panel = f"Sequential {direction}"
+        panels[panel] = {s["name"]: [v / 1e6 for v in s["dvs"][index]["values"]] for s in measured}
+        for seg in measured:
+            if seg["dvs"][index]["steady_round"]:
+                stars[(panel, seg["name"])] = seg["dvs"][index]["steady_round"]
+    for seg in measured:
+        windows[seg["name"]] = seg["window_rounds"]
+    shared = {tuple(w) for w in windows.values()}
     bars = {direction: [result["tables"]["mb_per_s"][s["name"]].get(direction) for s in measured]
             for direction, dummy in DIRECTIONS}
-    return {
+    drawn = {
         "convergence": _plots.convergence(
             os.path.join(plot_dir, "throughput-convergence.png"),
             f"{prefix} — throughput steady-state convergence (write top, read below)",
-            "MB/s (10⁶ B/s)", panels, legend_title="Block size", subtitle=subtitle),
-        "verification": _plots.verification(
-            os.path.join(plot_dir, "throughput-verification.png"),
-            f"{prefix} — throughput steady-state verification, {headline['block_size']} sequential write",
-            "MB/s (10⁶ B/s)", [v / 1e6 for v in headline["dv"]["values"]], _scaled(headline["dv"]["window"], 1e6),
-            subtitle=subtitle),
+            "MB/s (10⁶ B/s)", panels, legend_title="Block size", subtitle=subtitle,
+            # One window for all block sizes: shaded; windows that differ: each series' own, as filled markers.
+            window_rounds=list(next(iter(shared))) if len(shared) == 1 else None,
+            windows=windows if len(shared) > 1 else None, steady_at=stars),
         "measurement": _plots.grouped_bars(
             os.path.join(plot_dir, "throughput-measurement.png"),
             f"{prefix} — throughput window average per block size",
             "MB/s (10⁶ B/s)", [s["name"] for s in measured], bars, subtitle=subtitle),
     }
+    # A verification plot for every DV that decides a stop: read and write of every block size, a row each.
+    drawn["verification"] = _plots.verification_panels(
+        os.path.join(plot_dir, "throughput-verification.png"),
+        f"{prefix} — throughput steady-state verification, every block size, sequential read and write",
+        "MB/s (10⁶ B/s)",
+        [[(f"{seg['name']} {direction}", [v / 1e6 for v in seg["dvs"][index]["values"]],
+           _scaled(seg["dvs"][index]["window"], 1e6)) for index, (direction, dummy) in enumerate(DIRECTIONS)]
+         for seg in measured], subtitle=subtitle)
+    return drawn
 
 
 def _scaled(verdict: dict, scale: float) -> dict:
@@ -122,6 +142,30 @@ def _scaled(verdict: dict, scale: float) -> dict:
             out[key] = out[key] / scale
     out["values"] = [v / scale for v in verdict.get("values") or []]
     return out
+
+
+def _state(seg: dict, index: int) -> str:
+    """One direction's window: steady (from which round) or not, whatever the other direction did."""
+    if not seg.get("rounds_run"):
+        return md.DASH
+    dv = seg["dvs"][index]
+    return f"steady (from round {dv['steady_round']})" if dv["steady"] else "**not steady**"
+
+
+def _verdict(result: dict) -> str:
+    """The test's verdict; the round limit applies to each block size on its own."""
+    limit = result["settings"].get("max_rounds")
+    if result["status"] == "steady":
+        return "**Steady state reached for every block size, read and write.**"
+    if result["status"] == "not steady":
+        missed = [dv["name"] for s in result["segments"] if s["rounds_run"] for dv in s["dvs"] if not dv["steady"]]
+        return (f"**Not steady**: {', '.join(missed)} did not reach steady state within the limit of {limit} rounds per "
+                "block size; those figures are the last rounds' averages and are not steady-state figures.")
+    if result["status"] == "incomplete":
+        done = ", ".join(f"{s['name']} {s['rounds_run']}" for s in result["segments"])
+        return (f"**Incomplete**: the test stopped before every block size was steady or at its limit of {limit} "
+                f"rounds (rounds run per block size: {done or 'none'}).")
+    return _sections.verdict_line(result)
 
 
 def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[str]:
@@ -135,20 +179,18 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
               "  While read or write not steady and round < max rounds",
               f"    sequential read (100/0) for {settings.get('round_seconds')} s",
               f"    sequential write (0/100) for {settings.get('round_seconds')} s", "```", "",
-              f"Each run uses direct I/O, random data, {settings.get('numjobs')} thread(s) × queue depth "
+              f"Each run uses direct I/O, random data, {md.plural(int(settings.get('numjobs') or 1), 'thread')} × queue depth "
               f"{settings.get('iodepth')}. Dependent variables: MB/s (10⁶ bytes/s) of sequential read and of sequential "
               "write per block size, each judged on its own window; a block size is done when both are steady. "
               "Headline (TKperf): 1024k sequential write.", ""]
     lines += [f"> Note: {note}" for note in result.get("notes") or []]
     headline = result["headline"]
-    lines += ["", f"### {number}.1 Steady state information", "",
-              _sections.verdict_line(result) if result["status"] != "steady" else
-              "**Steady state reached for every block size, read and write.**", ""]
+    lines += ["", f"### {number}.1 Steady state information", "", _verdict(result), ""]
     lines += ["Steady State Validation Table per block size and direction (OakGate):", ""]
     rows = []
     for seg in result["segments"]:
         if not seg["rounds_run"]:
-            rows.append([f"**{seg['name']}**", "—", md.DASH, md.DASH, md.DASH, md.DASH, "not run"])
+            rows.append([f"**{seg['name']}**", "—", md.DASH, md.DASH, md.DASH, md.DASH, "not run", md.DASH])
             continue
         for dv in seg["dvs"]:
             window = dv["window"]
@@ -157,9 +199,10 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
                 md.fmt(window["average"] / 1e6 if window.get("average") is not None else None, 2),
                 md.fmt(window.get("data_excursion_pct"), 2), md.fmt(window.get("slope_excursion_pct"), 2),
                 f"round {dv['steady_round']}" if dv["steady"] else f"not steady after {seg['rounds_run']}",
+                f"round {seg['steady_round']}" if seg.get("steady_round") else "not steady together",
             ])
     lines += md.table(["Block size", "Direction", "Window rounds", "Avg MB/s", "Data exc. % (≤ 20)",
-                       "Slope exc. % (≤ 10)", "Steady at"], rows)
+                       "Slope exc. % (≤ 10)", "This direction steady from", "Read and write steady at"], rows)
     lines += ["", f"Headline, {headline['block_size']} sequential write (TKperf's DV):", ""]
     lines += md.validation_table(_scaled(headline["dv"]["window"], 1e6), "MB/s", 1.0, 2, settings.get("max_rounds"),
                                  headline["dv"]["steady_round"], len(headline["dv"]["values"]))
@@ -174,17 +217,21 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     lines += ["", f"### {number}.2 Measurement plots", ""]
     lines += _sections.images(plots_rel, {
         "convergence": "Steady State Convergence Plot: MB/s of every block size per round, sequential write on top, "
-                       "sequential read below.",
-        "verification": _sections.VERIFICATION_CAPTION,
+                       "sequential read below, on one zero-based (or log) axis; the measurement window shaded (or, "
+                       "where block sizes' windows differ, each series' window as filled markers), a star where a "
+                       "direction became steady.",
         "measurement": "Measurement Plot: window-average MB/s of sequential read and write per block size.",
+        "verification": (_sections.VERIFICATION_CAPTION + " One row per block size, read left and write right on "
+                         "one axis: every DV that decides when a block size stops."),
     })
     lines += [f"### {number}.3 Measurement window summary table", "",
               "Average MB/s (10⁶ bytes/s) over each block size's measurement window:", ""]
     rows = [[f"**{seg['name']}**", md.fmt((seg.get("mb_per_s") or {}).get("read"), 2),
-             md.fmt((seg.get("mb_per_s") or {}).get("write"), 2),
+             md.fmt((seg.get("mb_per_s") or {}).get("write"), 2), _state(seg, 0), _state(seg, 1),
              ", ".join(str(r) for r in seg.get("window_rounds", [])) or md.DASH, seg["status"]]
             for seg in result["segments"]]
-    lines += md.table(["Block size", "Read MB/s", "Write MB/s", "Window rounds", "Status"], rows)
+    lines += md.table(["Block size", "Read MB/s", "Write MB/s", "Read window", "Write window", "Window rounds",
+                       "Block size (read and write)"], rows)
     lines += ["", f"### {number}.4 Purges and files", ""]
     lines += _sections.steps_table(result, capacity, [(s["name"], s) for s in result["segments"]])
     lines += _sections.file_links("throughput", [(s["name"], s["round_files"]) for s in result["segments"]],

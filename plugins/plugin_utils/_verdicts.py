@@ -14,8 +14,18 @@ import fnmatch
 import math
 import statistics
 
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline
+
 PASS, FAIL, INCOMPLETE = "PASS", "FAIL", "INCOMPLETE"
 VERDICTS = (PASS, FAIL, INCOMPLETE)
+# A quick-profile run shows the harness works on a small device; its verdict must never read as a qualification's.
+QUICK_WORDING = "quick profile — not a qualification"
+
+
+def label(verdict: str, quick: bool) -> str:
+    """A verdict as every report, summary and JUnit message shows it: "FAIL (quick profile — not a qualification)"."""
+    return f"{verdict} ({QUICK_WORDING})" if quick else verdict
+
 
 # criterion -> (headline figure, direction, unit); "min" passes at or above the limit, "max" at or below.
 CRITERIA = {
@@ -25,8 +35,7 @@ CRITERIA = {
     "max_latency_4k_write_mean_ms": ("latency_4k_write_mean_ms", "max", "ms"),
     "max_latency_4k_write_p9999_ms": ("latency_4k_write_p9999_ms", "max", "ms"),
 }
-HEADLINES = ("iops_4k_write", "throughput_1024k_write_mb_s", "throughput_1024k_read_mb_s", "latency_4k_write_mean_ms",
-             "latency_4k_write_p9999_ms")
+HEADLINES = _headline.HEADLINES
 RULE_KEYS = ("name", "model", "firmware", "require_steady", *CRITERIA)
 
 
@@ -90,31 +99,30 @@ def matching_rule(rules: list[dict], model: str | None, firmware: str | None) ->
 
 def headline(model: dict) -> dict:
     """The figures verdicts and cohorts look at, from the drive's report model (window averages)."""
-    tests = model.get("tests") or {}
-    figures: dict = dict.fromkeys(HEADLINES)
-    iops = tests.get("iops") or {}
-    figures["iops_4k_write"] = ((iops.get("tables") or {}).get("iops") or {}).get("4k", {}).get("0")
-    for segment in (tests.get("throughput") or {}).get("segments") or []:
-        if segment["name"] == "1024k":
-            figures["throughput_1024k_write_mb_s"] = (segment.get("mb_per_s") or {}).get("write")
-            figures["throughput_1024k_read_mb_s"] = (segment.get("mb_per_s") or {}).get("read")
-    latency = tests.get("latency") or {}
-    figures["latency_4k_write_mean_ms"] = ((latency.get("tables") or {}).get("mean_ms") or {}).get("4k", {}).get("0")
-    figures["latency_4k_write_p9999_ms"] = ((latency.get("percentiles_ms") or {}).get("4k 0/100 write") or {}).get("99.99")
-    return figures
+    return _headline.values(model)
 
 
 def headline_steady(model: dict) -> dict:
     """Per headline figure, whether it comes from a steady measurement window."""
-    tests = model.get("tests") or {}
-    tp = next((s for s in (tests.get("throughput") or {}).get("segments") or [] if s["name"] == "1024k"), {})
-    return {
-        "iops_4k_write": (tests.get("iops") or {}).get("status") == "steady",
-        "throughput_1024k_write_mb_s": tp.get("status") == "steady",
-        "throughput_1024k_read_mb_s": tp.get("status") == "steady",
-        "latency_4k_write_mean_ms": (tests.get("latency") or {}).get("status") == "steady",
-        "latency_4k_write_p9999_ms": (tests.get("latency") or {}).get("status") == "steady",
-    }
+    return _headline.steady(model)
+
+
+def _not_steady_text(name: str, result: dict) -> str:
+    """Which DVs missed steady state, within which limit: throughput's limit is per block size."""
+    limit = (result.get("settings") or {}).get("max_rounds")
+    if name == "throughput":
+        missed = [f"{dv['name']}" for seg in result.get("segments") or [] if seg.get("rounds_run")
+                  for dv in seg.get("dvs") or [] if not dv.get("steady")]
+        return (f"{name}: steady state required, not reached by {', '.join(missed) or 'every block size'} within the "
+                f"{limit}-round limit per block size")
+    return f"{name}: steady state required, not reached in {result.get('rounds_run')} rounds (limit {limit})"
+
+
+def _criterion_text(figure: str, measured: float, passed: bool, sign: str, limit: float) -> str:
+    spec = _headline.FIGURES[figure]
+    note = f" ({spec['note']})" if spec.get("note") else ""
+    return (f"{spec['label']} {measured:,.{max(spec['digits'], 1)}f} {spec['unit']}{note} "
+            f"{'meets' if passed else 'misses'} {sign} {limit:,} {spec['unit']} ({figure})")
 
 
 def _drive_error(failure: dict) -> bool:
@@ -129,7 +137,8 @@ def verdict(model: dict | None, planned: list[str], rule: dict | None, lost: str
     incomplete: list[str] = []
     if model is None:
         incomplete.append(lost or "no results: the host was not reached or stopped before identifying the drive")
-        return {"verdict": INCOMPLETE, "reasons": incomplete, "checks": checks, "rule": rule and rule.get("name")}
+        return {"verdict": INCOMPLETE, "label": INCOMPLETE, "quick_profile": False, "reasons": incomplete,
+                "checks": checks, "rule": rule and rule.get("name"), "limits": limits(rule)}
     guard = model.get("guard") or {}
     if guard and not guard.get("passed"):
         incomplete.append("refused by the guard: " + "; ".join(guard.get("refusals") or []))
@@ -149,10 +158,11 @@ def verdict(model: dict | None, planned: list[str], rule: dict | None, lost: str
                 incomplete.append(f"{name}: not run" + (f" ({lost})" if lost else ""))
             continue
         status = result.get("status")
+        seconds = result.get("wall_s")
         if status == "failed":
             failure = result.get("failure") or {}
             if _drive_error(failure):
-                checks.append({"criterion": f"{name}: no I/O errors", "passed": False,
+                checks.append({"criterion": f"{name}: no I/O errors", "passed": False, "test": name, "seconds": seconds,
                                "text": f"{name}: the drive returned I/O errors: {failure.get('msg')}"})
             else:
                 incomplete.append(f"{name}: failed ({failure.get('msg')})")
@@ -160,13 +170,18 @@ def verdict(model: dict | None, planned: list[str], rule: dict | None, lost: str
             incomplete.append(f"{name}: stopped after {result.get('rounds_run', 0)} round(s)" + (f" ({lost})" if lost else ""))
         elif status == "not steady":
             if require_steady:
-                checks.append({"criterion": f"{name}: steady state", "passed": False,
-                               "text": f"{name}: steady state required, not reached in {result.get('rounds_run')} rounds"})
+                checks.append({"criterion": f"{name}: steady state", "passed": False, "test": name, "seconds": seconds,
+                               "text": _not_steady_text(name, result)})
             else:
                 incomplete.append(f"{name}: not steady (figures are not steady-state figures)")
         elif status == "steady" and require_steady:
-            checks.append({"criterion": f"{name}: steady state", "passed": True,
-                           "text": f"{name}: steady at round {result.get('steady_round') or '-'}"})
+            at = f"at round {result['steady_round']}" if result.get("steady_round") else "for every block size, read and write"
+            checks.append({"criterion": f"{name}: steady state", "passed": True, "test": name, "seconds": seconds,
+                           "text": f"{name}: steady {at}"})
+        elif status in ("complete", "time limit") and name == "wsat":
+            # The PTS's end of a write saturation: the capacity multiple written, or the time limit, whichever first.
+            checks.append({"criterion": "wsat: write saturation", "passed": True, "test": name, "seconds": seconds,
+                           "text": f"wsat: {_headline.wsat_text(_headline.wsat_end(model))}"})
     figures = headline(model)
     for key, (figure, direction, unit) in CRITERIA.items():
         limit = (rule or {}).get(key)
@@ -179,7 +194,8 @@ def verdict(model: dict | None, planned: list[str], rule: dict | None, lost: str
         passed = measured >= limit if direction == "min" else measured <= limit
         sign = "≥" if direction == "min" else "≤"
         checks.append({"criterion": key, "passed": passed, "measured": measured, "limit": limit, "unit": unit,
-                       "text": f"{figure} {measured:,.3f} {unit} {'meets' if passed else 'misses'} {sign} {limit:,} {unit}"})
+                       "figure": figure, "test": _headline.FIGURES[figure]["test"],
+                       "text": _criterion_text(figure, measured, passed, sign, limit)})
     failed = [c["text"] for c in checks if not c["passed"]]
     if failed:
         outcome = FAIL
@@ -187,8 +203,25 @@ def verdict(model: dict | None, planned: list[str], rule: dict | None, lost: str
         outcome = INCOMPLETE
     else:
         outcome = PASS
-    return {"verdict": outcome, "reasons": failed or incomplete, "checks": checks, "rule": rule and rule.get("name"),
+    quick = bool(model.get("quick_profile"))
+    return {"verdict": outcome, "label": label(outcome, quick), "quick_profile": quick, "reasons": failed or incomplete,
+            "checks": checks, "rule": rule and rule.get("name"), "limits": limits(rule),
             "headline": figures, "headline_steady": headline_steady(model)}
+
+
+def limits(rule: dict | None) -> list[dict]:
+    """A rule's acceptance limits in words and numbers, for the summary page and result.json."""
+    out = []
+    for key, (figure, direction, unit) in CRITERIA.items():
+        if (rule or {}).get(key) is not None:
+            spec = _headline.FIGURES[figure]
+            out.append({"criterion": key, "figure": figure, "limit": rule[key], "unit": unit,
+                        "text": f"{spec['label']} {'≥' if direction == 'min' else '≤'} {rule[key]:,} {unit}"
+                                + (f" ({spec['note']})" if spec.get("note") else "")})
+    if rule is not None:
+        out.append({"criterion": "require_steady", "limit": rule.get("require_steady", True),
+                    "text": "every test steady" if rule.get("require_steady", True) else "steady state not required"})
+    return out
 
 
 def cohort_outliers(drives: list[dict], threshold: float = 3.5, min_deviation_pct: float = 10.0,

@@ -10,12 +10,11 @@ capacity multiple (4) x user capacity is written or the time limit (24 h) passes
 
 from __future__ import annotations
 
-import math
 import os
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import WSAT_BLOCK_SIZE
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _markdown as md
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _plots, _sections, _tests
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline, _plots, _sections, _tests
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._results import live_verdicts
 
 GB = 1e9
@@ -63,42 +62,68 @@ def build(test: dict) -> dict:
     return result
 
 
+def _capacity(result: dict) -> float:
+    multiple = float(result.get("capacity_multiple") or 0)
+    return (result.get("target_bytes") or 0) / multiple if multiple else 0.0
+
+
+def _capacity_marks(result: dict) -> tuple[list, list]:
+    """Where 1 ×, 2 × … the user capacity had been written: the round that crossed it, and the GB."""
+    capacity = _capacity(result)
+    rows = result["per_round"]
+    if not capacity or not rows:
+        return [], []
+    by_round, by_gb = [], []
+    for multiple in range(1, int(rows[-1]["written_bytes"] // capacity) + 1):
+        crossed = next(r for r in rows if r["written_bytes"] >= multiple * capacity)
+        by_round.append((crossed["round"], f"{multiple} ×"))
+        by_gb.append((multiple * capacity / GB, f"{multiple} ×"))
+    return by_round, by_gb
+
+
 def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
     rows = result["per_round"]
     rounds = [r["round"] for r in rows]
     gigabytes = [r["written_bytes"] / GB for r in rows]
     iops = {"4k random write IOPS": [r["iops"] for r in rows]}
     lat = {"mean": [r["lat_mean_ms"] for r in rows], "max": [r["lat_max_ms"] for r in rows]}
+    marks = list(_capacity_marks(result))
     return {
         "iops": _plots.xy_panels(
             os.path.join(plot_dir, "wsat-iops.png"), f"{prefix} — write saturation, 4k random write IOPS",
             [("Round", "IOPS", rounds, iops, False), ("GB written (10⁹ bytes)", "IOPS", gigabytes, iops, False)],
-            subtitle=subtitle),
+            subtitle=subtitle, markers=marks),
         "latency": _plots.xy_panels(
             os.path.join(plot_dir, "wsat-latency.png"), f"{prefix} — write saturation, 4k random write latency",
             [("Round", "latency (ms)", rounds, lat, True), ("GB written (10⁹ bytes)", "latency (ms)", gigabytes, lat, True)],
-            subtitle=subtitle),
+            subtitle=subtitle, markers=marks),
     }
 
 
+def _rounds_label(first: int, last: int) -> str:
+    return str(first) if first == last else f"{first}–{last}"
+
+
 def _milestones(result: dict) -> list[list[str]]:
-    """Averages per quarter of the user capacity written: how the drive degrades as it fills."""
+    """Averages per quarter of the user capacity written: how the drive degrades as it fills. A round belongs to the
+    quarter its last byte fell in; rounds past the target make quarters of their own (4–4.25 ×, ...), and each row
+    says how much had been written from its first round's start to its last round's end."""
     rows = result["per_round"]
-    multiple = float(result.get("capacity_multiple") or 0)
-    target = result.get("target_bytes") or 0
-    if not multiple or not target:
+    capacity = _capacity(result)
+    if not capacity:
         return []
-    step = target / multiple / 4
-    buckets = max(1, math.ceil(multiple * 4))
+    step = capacity / 4
     grouped: dict[int, list[dict]] = {}
     for row in rows:
-        # A round belongs to the quarter its last byte fell in; overshoot past the target joins the last one.
-        grouped.setdefault(min(int((row["written_bytes"] - 1) // step), buckets - 1), []).append(row)
+        grouped.setdefault(int((row["written_bytes"] - 1) // step), []).append(row)
     out = []
+    previous = {r["round"]: before for r, before in zip(rows, [0] + [r["written_bytes"] for r in rows[:-1]])}
     for index, bucket in sorted(grouped.items()):
         means = [r["lat_mean_ms"] for r in bucket if r["lat_mean_ms"] is not None]
         maxima = [r["lat_max_ms"] for r in bucket if r["lat_max_ms"] is not None]
-        out.append([f"{index / 4:g}–{(index + 1) / 4:g} ×", f"{bucket[0]['round']}–{bucket[-1]['round']}",
+        start, end = previous[bucket[0]["round"]] / capacity, bucket[-1]["written_bytes"] / capacity
+        out.append([f"{index / 4:g}–{(index + 1) / 4:g} ×", f"{start:.2f}–{end:.2f} ×",
+                    _rounds_label(bucket[0]["round"], bucket[-1]["round"]),
                     md.fmt(_tests.mean([r["iops"] for r in bucket])),
                     md.fmt(_tests.mean(means), 3) if means else md.DASH,
                     md.fmt(max(maxima), 3) if maxima else md.DASH])
@@ -112,15 +137,15 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     lines = [f"## {number} Write Saturation", "", *_sections.status_notes(result),
              "Purge, then rounds of:", "", "```",
              f"While less than {result.get('capacity_multiple'):g} × user capacity written and less than "
-             f"{result.get('max_hours'):g} h passed",
+             f"{_headline.hours(result.get('max_hours'))} passed",
              f"  4k random write (0/100) for {settings.get('round_seconds')} s", "```", "",
-             f"Each round uses direct I/O, random data, {settings.get('numjobs')} thread(s) × queue depth "
+             f"Each round uses direct I/O, random data, {md.plural(int(settings.get('numjobs') or 1), 'thread')} × queue depth "
              f"{settings.get('iodepth')}. There is no steady state: the test shows how the drive behaves as it fills "
              "and its spare area is used up.", ""]
     verdict = {
         "complete": f"**Complete**: {result['written_bytes']:,} bytes written, the target of "
                     f"{result['target_bytes']:,} bytes ({result.get('capacity_multiple'):g} × user capacity) reached.",
-        "time limit": f"**Time limit reached** ({result.get('max_hours'):g} h) with {result['written_bytes']:,} of "
+        "time limit": f"**Time limit reached** ({_headline.hours(result.get('max_hours'))}) with {result['written_bytes']:,} of "
                       f"{result['target_bytes']:,} bytes written.",
         "incomplete": f"**Incomplete**: the test stopped with {result['written_bytes']:,} of "
                       f"{result['target_bytes']:,} bytes written.",
@@ -133,6 +158,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
         ["Rounds", str(result["rounds_run"])],
         ["Total written", f"{result['written_bytes']:,} bytes ({result['written_bytes'] / GB:,.2f} GB)"],
         ["Target", f"{result['target_bytes']:,} bytes ({result.get('capacity_multiple'):g} × user capacity)"],
+        ["Written, × user capacity", f"{result['written_bytes'] / _capacity(result):.2f} ×" if _capacity(result) else md.DASH],
         ["IOPS, first / last round", f"{md.fmt(rows[0]['iops'])} / {md.fmt(rows[-1]['iops'])}"],
         ["IOPS, min / max round", f"{md.fmt(min(r['iops'] for r in rows))} / {md.fmt(max(r['iops'] for r in rows))}"],
         ["Mean latency, first / last round (ms)",
@@ -142,14 +168,16 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     lines += ["", f"### {number}.2 Measurement plots", ""]
     lines += _sections.images(plots_rel, {
         "iops": "Write Saturation IOPS Plot: 4k random write IOPS per round, against round (left) and against the "
-                "data written so far (right).",
+                "data written so far (right); dotted purple lines mark where 1 ×, 2 × … the user capacity had been written.",
         "latency": "Write Saturation Latency Plot: mean and maximum 4k random write latency per round (log scale).",
     })
     milestones = _milestones(result)
     if milestones:
         lines += [f"### {number}.3 By capacity written", "",
-                  "Round averages per quarter of the user capacity written (max: the worst single IO):", ""]
-        lines += md.table(["Written", "Rounds", "IOPS", "Mean latency (ms)", "Max latency (ms)"], milestones)
+                  "Round averages per quarter of the user capacity written, a round counted in the quarter its last byte "
+                  "fell in (max: the worst single IO):", ""]
+        lines += md.table(["Quarter", "Written by its rounds", "Rounds", "IOPS", "Mean latency (ms)", "Max latency (ms)"],
+                          milestones)
     shown, note = _sections.sampled(rows)
     lines += ["", f"<details><summary>{'Every round' if not note else 'Rounds'}</summary>", ""]
     lines += md.table(["Round", "IOPS", "MB/s", "Mean latency (ms)", "Max latency (ms)", "Written (GB)"], [

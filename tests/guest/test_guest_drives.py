@@ -9,6 +9,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -172,6 +173,14 @@ def test_nvme_by_serial_and_sata_through_purge_write_cache_and_a_round(vm, tmp_p
     zones = sorted(glob.glob(os.path.join(host_dir, "sata", "hdd_iops", "round-[0-9][0-9].json")))
     assert len(zones) == 4
     assert read_json(zones[-1])["fio"]["jobs"][0]["options"]["offset"] == str(3 * (128 * 2 ** 20 // 4))
+    # Both drives were held by the run (the NVMe format ran under the hold) and released after their tests.
+    assert re.search(r"Hold each drive that passed the guard until its tests end\] \*+\n(changed: .*\n){2}", proc.stdout)
+    assert_no_hold_left(vm)
+
+
+def assert_no_hold_left(vm: dict) -> None:
+    """No drive holder process and no hold lock file on the guest."""
+    assert sh(vm, "pgrep -af 'fleetqual-pts-hol[d]'; ls /run/fleetqual-pts 2>/dev/null; true").strip() == ""
 
 
 def read_json(*parts: str) -> dict:
@@ -212,6 +221,13 @@ def test_raid_mode_builds_tests_and_tears_down_an_md_array(vm, tmp_path):
     fleet = read_json(os.path.dirname(host_dir), "fleet.json")
     assert [d["drive"] for d in fleet["drives"]] == ["fq0"], fleet["drives"]
 
+    # The members' holds were released right before mdadm built the array (it opens them exclusively); the array
+    # was held for its tests and released before its teardown; nothing is held any more.
+    assert [h["member"] for h in array["released_holds"]] == nodes and \
+        {h["run_id"] for h in array["released_holds"]} == {"raid"}, array.get("released_holds")
+    assert re.search(r"Hold the array for this run until its tests end - fq0\] \*+\nchanged: ", proc.stdout)
+    assert re.search(r"Release the run's hold on the drive\] \*+\nchanged: \[ptsguest/fq0 -> ptsguest[](]", proc.stdout)
+    assert_no_hold_left(vm)
     # Torn down: no array left, and neither member carries an md superblock any more.
     assert "fq0" not in sh(vm, "cat /proc/mdstat; ls /dev/md 2>/dev/null; true")
     for node in nodes:

@@ -161,7 +161,8 @@ def test_kill_the_controller_in_the_middle_of_a_long_test_then_resume(loop_devic
     # 2. every finished round is on disk and whole, with its verdict
     iops_rounds = _round_files(drive / "iops")
     wsat_rounds = _round_files(drive / "wsat")
-    assert len(iops_rounds) >= 5 and 30 <= len(wsat_rounds) <= 31
+    # Killed mid-way: at least 30 rounds on disk, the test not finished (about 70 to go).
+    assert len(iops_rounds) >= 5 and 30 <= len(wsat_rounds) < 60
     for path in iops_rounds + wsat_rounds:
         assert load(path)["fio"]["jobs"] and load(path)["verdict"]["stop"] is (path in iops_rounds[-1:])
     assert not list(drive.rglob(".*.json.*"))  # no half-written temporary files

@@ -4,13 +4,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from types import SimpleNamespace
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _devices
+from ansible_collections.fleetqual.pts.plugins.module_utils import _devices, _hold
 
 FREE = {
     "path": "/dev/disk/by-id/x", "resolved": "/dev/sdb", "exists": True, "is_block": True, "serial": "S1",
@@ -262,14 +263,16 @@ class FakeHost:
     def __init__(self, tmp_path, monkeypatch):
         self.root = tmp_path
         self.sys, self.proc, self.dev = tmp_path / "sys", tmp_path / "proc", tmp_path / "dev"
+        self.locks = tmp_path / "run"
         for folder in (self.sys / "block", self.sys / "class" / "block", self.sys / "dev" / "block", self.proc / "self",
-                       self.dev):
+                       self.dev, self.locks):
             folder.mkdir(parents=True)
         self.mountinfo, self.swaps = [], []
         self.nodes: dict[str, SimpleNamespace] = {}
         self.kernel: dict[str, dict] = {}  # node -> what LOOP_GET_STATUS64 would answer
         self._write_proc()
         monkeypatch.setattr(_devices, "_stat", self._stat)
+        monkeypatch.setattr(_hold, "_stat", self._stat)
         monkeypatch.setattr(_devices, "_loop_status", self.kernel.get)
 
     def _stat(self, path):
@@ -360,6 +363,23 @@ class FakeHost:
         (self.proc / str(pid) / "comm").write_text(command + "\n")
         (self.proc / str(pid) / "fd" / "0").symlink_to(target)
 
+    def holder(self, pid, name, devnum, run_id, start_time=500, lock_pid=None):
+        """A drive holder process of ``run_id`` with ``name`` open, and its lock file (naming ``lock_pid`` if given)."""
+        lock = _hold.lock_path(devnum, str(self.locks))
+        if not (self.proc / str(pid)).exists():
+            self.opener(pid, "python3", self.dev / name)
+        args = ["/usr/bin/python3", "-I", "-S", "-c", _hold.BOOTSTRAP, _hold.MARKER, f"/dev/{name}", devnum, run_id, lock]
+        (self.proc / str(pid) / "cmdline").write_bytes("\0".join(args).encode() + b"\0")
+        self.state(pid, "S", start_time)
+        record = {"format": _hold.LOCK_FORMAT, "run_id": run_id, "pid": lock_pid or pid, "start_time": start_time,
+                  "device": f"/dev/{name}", "devnum": devnum}
+        with open(lock, "w", encoding="utf-8") as handle:
+            handle.write(json.dumps(record))
+        return {"pid": pid, "run_id": run_id, "devnum": devnum, "start_time": start_time, "lock": lock}
+
+    def state(self, pid, letter, start_time=500):
+        (self.proc / str(pid) / "stat").write_text(f"{pid} (python3) {letter} " + "0 " * 18 + f"{start_time} 0\n")
+
     def probe(self, name):
         return _devices.probe(str(self.dev / name), str(self.sys), str(self.proc), check_exclusive=False,
                               dev_root=str(self.dev))
@@ -368,7 +388,8 @@ class FakeHost:
         return _devices.refusals(self.probe(name), {}, allow_destroy=True, **kwargs)
 
     def recheck(self, name, expect):
-        return _devices.recheck(str(self.dev / name), expect, str(self.sys), str(self.proc), str(self.dev))
+        return _devices.recheck(str(self.dev / name), expect, str(self.sys), str(self.proc), str(self.dev),
+                                str(self.locks))
 
 
 @pytest.fixture
@@ -664,3 +685,69 @@ def test_a_loop_device_status_from_the_kernel_is_decoded():
 def _devnum_of(path):
     number = os.stat(path).st_dev
     return f"{os.major(number)}:{os.minor(number)}"
+
+
+def test_recheck_with_the_runs_hold_counts_its_holder_and_nothing_else_out(host):
+    host.disk("loop4", "7:4", loop={"backing_file": host.image("a.img")})
+    hold = host.holder(70, "loop4", "7:4", "r1")
+    record = dict(_devices.guard_record(host.probe("loop4")), hold=hold)
+    assert host.recheck("loop4", record) == []
+    # Without the hold in the record, the holder is what it is to anyone else: another run's claim on the drive.
+    reasons = host.recheck("loop4", {k: v for k, v in record.items() if k != "hold"})
+    assert reasons == [f"loop4 is held for run r1 by its drive holder, process 70 (lock file {hold['lock']}): that run "
+                       "has the drive until its tests end; if run r1 is gone, resume it with the same run id "
+                       "(pts_run_id=r1) to finish and release the drive, or release it as root on this host with "
+                       "`kill 70`"]
+    host.opener(71, "fio", host.dev / "loop4")
+    assert host.recheck("loop4", record) == ["loop4 is open by process 71 (fio)"]
+
+
+@pytest.mark.parametrize("change, why", [
+    (lambda h: h.state(70, "Z"), "process 70 is not running"),
+    (lambda h: h.state(70, "S", start_time=900), "process 70 is another process than the holder"),
+    (lambda h: os.unlink(h.locks / "hold-7-4.json"), "its lock file"),
+    (lambda h: h.holder(70, "loop4", "7:4", "r1", lock_pid=99), "names process 99 of run r1"),
+    (lambda h: (h.proc / "70" / "fd" / "0").unlink(), "process 70 no longer has device 7:4 open"),
+], ids=["ended", "pid-reused", "lock-removed", "lock-replaced", "device-closed"])
+def test_recheck_refuses_when_the_runs_hold_is_lost(host, change, why):
+    host.disk("loop4", "7:4", loop={"backing_file": host.image("a.img")})
+    record = dict(_devices.guard_record(host.probe("loop4")), hold=host.holder(70, "loop4", "7:4", "r1"))
+    change(host)
+    reasons = host.recheck("loop4", record)
+    assert len(reasons) == 1 and reasons[0].startswith(f"{host.dev}/loop4: this run's hold on the drive is lost - ")
+    assert why in reasons[0] and reasons[0].endswith("run again with the same run id (pts_run_id=r1) to guard it and "
+                                                     "hold it again")
+
+
+def test_the_guard_names_another_runs_holder_on_another_path_to_the_drive(host):
+    image = host.image("shared.img")
+    host.disk("loop4", "7:4", loop={"backing_file": image})
+    host.disk("loop5", "7:5", loop={"backing_file": image})
+    hold = host.holder(80, "loop5", "7:5", "r2")
+    info = host.probe("loop4")
+    assert _devices.claim_own_hold(info, "r1", str(host.locks), str(host.proc)) is None
+    info["related"][0]["in_use"] = "the kernel refuses an exclusive open (EBUSY): another user holds it"
+    reasons = _devices.refusals(info, {}, allow_destroy=True, run_id="r1")
+    assert reasons == [f"loop5 (another path to this drive: a loop device over the same file as loop4 ({image})) is "
+                       f"held for run r2 by its drive holder, process 80 (lock file {hold['lock']}): that run has the "
+                       "drive until its tests end; if run r2 is gone, resume it with the same run id (pts_run_id=r2) "
+                       "to finish and release the drive, or release it as root on this host with `kill 80`"]
+
+
+def test_a_resumed_run_takes_over_its_proved_holder_and_refuses_an_unproved_one(host):
+    host.disk("loop4", "7:4", loop={"backing_file": host.image("a.img")})
+    hold = host.holder(70, "loop4", "7:4", "r1")
+    info = dict(host.probe("loop4"), in_use="the kernel refuses an exclusive open (EBUSY): another user holds it")
+    assert _devices.claim_own_hold(info, "r1", str(host.locks), str(host.proc)) == {
+        "pid": 70, "run_id": "r1", "lock": hold["lock"]}
+    assert info["openers"] == [] and info["in_use"] is None
+    assert _devices.refusals(info, {}, allow_destroy=True, run_id="r1") == []
+
+    host.holder(70, "loop4", "7:4", "r1", lock_pid=99)
+    info = dict(host.probe("loop4"), in_use="the kernel refuses an exclusive open (EBUSY): another user holds it")
+    assert _devices.claim_own_hold(info, "r1", str(host.locks), str(host.proc)) is None and "takeover" not in info
+    # Named once, as this run's holder that cannot be proved; the exclusive-open failure it causes is not repeated.
+    assert _devices.refusals(info, {}, allow_destroy=True, run_id="r1") == [
+        f"loop4 is held by a drive holder of this run (r1), process 70 (lock file {hold['lock']}), which cannot be "
+        f"taken over: its lock file {hold['lock']} names process 99 of run r1; release it as root on this host with "
+        "`kill 70`"]

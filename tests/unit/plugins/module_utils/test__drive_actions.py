@@ -111,6 +111,17 @@ def test_purge_commands_for_nvme(method, argvs):
     assert got == argvs
 
 
+@pytest.mark.parametrize("held, argv", [
+    (False, ["blkdiscard", "/dev/loop3"]),  # blkdiscard's own O_EXCL open refuses a device someone else claims
+    (True, ["blkdiscard", "--force", "/dev/loop3"]),  # the claim is the run's verified hold: O_EXCL would hit it
+])
+def test_discard_forces_only_under_the_runs_own_hold(held, argv):
+    assert _drive_actions.purge_commands("discard", LOOP, lambda name: name, held=held) == [argv]
+    # Only blkdiscard opens the device exclusively: no other method changes under a hold.
+    assert _drive_actions.purge_commands("nvme_format_erase", NVME, lambda name: name, held=held) == [
+        ["nvme", "format", "/dev/nvme0n1", "--ses=1", "--force"]]
+
+
 def test_ata_security_erase_sets_the_runs_password_then_erases():
     got = _drive_actions.purge_commands("ata_security_erase_enhanced", SATA, lambda name: name, "c0ffee")
     assert got == [["hdparm", "--user-master", "u", "--security-set-pass", "c0ffee", "/dev/sda"],

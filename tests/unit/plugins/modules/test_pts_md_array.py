@@ -188,6 +188,50 @@ def test_guard_recheck_refusal_runs_no_mdadm(host, monkeypatch):
     assert host.calls == []
 
 
+def test_the_runs_member_holds_are_released_right_before_mdadm_opens_the_members(host, monkeypatch):
+    members = [host.disk("vdb"), host.disk("vdc")]
+    released = []
+
+    def release(run_id, devnum, pid, lock_dir, proc_root):
+        released.append((run_id, devnum, pid, len(host.calls)))
+        return {"stopped": [{"pid": pid, "run_id": run_id}], "removed": [], "others": []}
+
+    monkeypatch.setattr(pts_md_array._hold, "release", release)
+    expect = [{"devnum": "252:16", "hold": {"pid": 41, "run_id": "r1", "devnum": "252:16"}}, {"devnum": "252:32"}]
+    done = run({"name": "fq1", "level": 1, "members": members, "expect": expect})
+    assert not done.failed, done.result["msg"]
+    # Only the member with a hold, before any mdadm command ran, and the create right after.
+    assert released == [("r1", "252:16", 41, 0)] and host.calls[0][1] == "--create"
+    assert done.result["pts_md_array"]["released_holds"] == [{"member": members[0], "pid": 41, "run_id": "r1"}]
+
+
+def test_no_hold_is_released_in_check_mode_or_when_a_member_is_refused(host, monkeypatch):
+    members = [host.disk("vdb"), host.disk("vdc")]
+    released = []
+    monkeypatch.setattr(pts_md_array._hold, "release", lambda *args: released.append(args))
+    expect = [{"hold": {"pid": 41, "run_id": "r1", "devnum": "252:16"}}, {"hold": {"pid": 42, "run_id": "r1"}}]
+    done = run({"name": "fq1", "level": 1, "members": members, "expect": expect, "_ansible_check_mode": True})
+    assert not done.failed and released == []
+    monkeypatch.setattr(pts_md_array, "recheck", lambda path, expect: ["it is open by process 9 (dd)"])
+    done = run({"name": "fq1", "level": 1, "members": members, "expect": expect})
+    assert done.failed and released == [] and host.calls == []
+
+
+def test_a_hold_that_cannot_be_released_runs_no_mdadm(host, monkeypatch):
+    members = [host.disk("vdb"), host.disk("vdc")]
+
+    def release(*args):
+        raise pts_md_array._hold.HoldError("holder process 41 of device 252:16 did not end after SIGTERM and SIGKILL")
+
+    monkeypatch.setattr(pts_md_array._hold, "release", release)
+    done = run({"name": "fq1", "level": 1, "members": members,
+                "expect": [{"hold": {"pid": 41, "run_id": "r1", "devnum": "252:16"}}, {}]})
+    assert done.failed and host.calls == []
+    assert done.result["msg"] == (f"pts_md_array fq1: refused, nothing was written: cannot release the run's hold on "
+                                  f"member {members[0]} before mdadm opens it: holder process 41 of device 252:16 did "
+                                  "not end after SIGTERM and SIGKILL")
+
+
 def test_expect_must_have_one_record_per_member(host):
     members = [host.disk("vdb"), host.disk("vdc")]
     done = run({"name": "fq1", "level": 1, "members": members, "expect": [{"serial": "X"}]})

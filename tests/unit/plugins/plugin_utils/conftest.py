@@ -30,11 +30,15 @@ ROUND_FIXTURE = {"iops": "fio-3.33-iops-round.json", "latency": "fio-3.33-latenc
                  "wsat": "fio-3.33-wsat-round.json"}
 
 
-def scaled_round(fixture: str, factor: float) -> dict:
-    """A real fio output with every job's rate multiplied and its latencies divided by ``factor``."""
+def scaled_round(fixture: str, factor: float, by_direction: dict | None = None) -> dict:
+    """A real fio output with every job's rate multiplied and its latencies divided by ``factor`` (or, per job
+    direction, by ``by_direction["read"|"write"]``: throughput's sequential read and write jobs apart)."""
     with open(os.path.join(FIXTURES, fixture), encoding="utf-8") as handle:
         raw = json.load(handle)
     for job in raw["jobs"]:
+        if by_direction:
+            factor = by_direction["read" if job["job options"].get("rw", raw["global options"].get("rw")) in
+                                  ("read", "randread") else "write"]
         for direction in ("read", "write"):
             data = job[direction]
             for key in ("iops", "bw_bytes"):
@@ -56,15 +60,17 @@ def write_drive(run_dir: str, host: str, drive: str) -> str:
     return _results.drive_dir(run_dir, host, drive)
 
 
-def write_segment(run_dir: str, host: str, drive: str, test: str, factors: list[float], segment: str = "",
-                  fixture: str | None = None, purge: bool = True) -> None:
-    """File a purge and one round per factor of one test (segment) the way the callback does."""
-    context = {"drive": drive, "test": test, "settings": SETTINGS[test], "segment": segment}
+def write_segment(run_dir: str, host: str, drive: str, test: str, factors: list, segment: str = "",
+                  fixture: str | None = None, purge: bool = True, settings: dict | None = None) -> None:
+    """File a purge and one round per factor of one test (segment) the way the callback does; a factor may be a
+    {"read": f, "write": f} pair (throughput's two directions apart)."""
+    context = {"drive": drive, "test": test, "settings": settings or SETTINGS[test], "segment": segment}
     if purge:
         _results.file_payload(run_dir, host, {"pts_purge": {"method": "discard", "secure": False, "elapsed_s": 0.1},
                                               "pts_context": context})
     for number, factor in enumerate(factors, 1):
-        fio = scaled_round(fixture or ROUND_FIXTURE[test], factor)
+        fio = scaled_round(fixture or ROUND_FIXTURE[test], 1.0, factor) if isinstance(factor, dict) else \
+            scaled_round(fixture or ROUND_FIXTURE[test], factor)
         fio["job_text"] = f"# {test} {segment} round {number}\n"
         _results.file_payload(run_dir, host, {"pts_fio": fio, "pts_fio_raw": "{}",
                                               "pts_context": dict(context, phase="round", round=number)})
@@ -87,6 +93,12 @@ def write_run(run_dir: str, factors: list[float], host: str = "h1", drive: str =
     write_wipc(run_dir, host, drive, "iops")
     write_segment(run_dir, host, drive, "iops", factors, purge=False)
     return path
+
+
+@pytest.fixture(autouse=True)
+def _html_only(monkeypatch):
+    """Reports here make report.html but no PDF (WeasyPrint takes seconds a report); test__html.py asks for both."""
+    monkeypatch.setenv("PTS_REPORT_FORMATS", "html")
 
 
 @pytest.fixture

@@ -1,0 +1,271 @@
+#!/usr/bin/python
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: pts_drive_hold
+short_description: Hold a guarded drive exclusively for one PTS run, from the guard to the end of its tests
+version_added: 0.2.0
+description:
+  - V(present) starts a small detached holder process on the host that keeps the device open with C(O_EXCL) until
+    it is released. While it does, the kernel refuses every other exclusive claim on the device and its partitions -
+    C(mount), C(mkfs), C(mdadm), C(swapon), another run's holder - while plain opens (fio's, nvme-cli's, smartctl's)
+    still work. So a second run cannot pass the guard, and nothing can claim the drive between fio's job sections,
+    when no fio has it open.
+  - The holder writes a root-only lock file C(/run/fleetqual-pts/hold-<major>-<minor>.json) naming the run id, its
+    PID, its start time and the device, survives the module's exit and the SSH session (double fork, C(setsid), no
+    inherited file descriptors), and on C(SIGTERM) closes the device, removes its lock file and ends. C(/run) is
+    emptied at boot, when holders end too.
+  - The module returns only once the holder has the exclusive open and its lock file is written, and fails naming
+    the reason otherwise (C(EBUSY) - something else claims the device).
+  - A holder of another run on the device is a failure naming its run id and PID. A holder of the same O(run_id) -
+    a resumed run whose controller died - is proved to be this run's (its lock file names the run and its PID, its
+    command line is a holder's of this device and run, it has the device open), stopped, and replaced by a new one
+    (RV(pts_drive_hold.took_over)). A lock file whose holder has ended is removed.
+  - V(absent) stops this run's holders (of the device at O(path), or every one of O(run_id) on the host without
+    O(path); only the holder of O(expect)'s hold when it has one) and removes their lock files. Holders of other runs
+    are left alone and listed in RV(pts_drive_hold.others).
+  - Every later write re-checks the hold (see M(fleetqual.pts.pts_guard)). With the hold in its C(expect), the holder
+    must be alive, this run's and holding the device, and is the one opener that does not count.
+author:
+  - fleetqual.pts contributors (@fleetqual)
+extends_documentation_fragment:
+  - fleetqual.pts._attributes
+attributes:
+  check_mode:
+    support: full
+    details: In check mode nothing is started, stopped or removed; the result says what would be.
+  diff_mode:
+    support: none
+options:
+  path:
+    description:
+      - The device to hold (the guard's resolved device node). Required with O(state=present).
+      - With O(state=absent), the device whose holder to stop; a path that is no longer a block device is found by
+        the device number in O(expect).
+    type: path
+  run_id:
+    description: The run the hold is for (C(pts_run_id)); one directory name of C([A-Za-z0-9._-]).
+    type: str
+    required: true
+  state:
+    description: V(present) to hold the device for the run, V(absent) to release the run's hold.
+    type: str
+    choices: [present, absent]
+    default: present
+  expect:
+    description:
+      - The guard's record of the drive (an entry of C(pts_guard_passed)). With V(present) the device must still be
+        the one the guard passed (its device number); with V(absent) only the holder its C(hold) names is stopped.
+    type: dict
+    default: {}
+  timeout:
+    description: Seconds to wait for the holder to report that it holds the device, and for a holder to end.
+    type: float
+    default: 15
+"""
+
+EXAMPLES = r"""
+- name: Hold the guarded drive for this run
+  fleetqual.pts.pts_drive_hold:
+    path: "{{ pts_guard_passed['/dev/nvme0n1'].resolved }}"
+    run_id: "{{ pts_run_id }}"
+    expect: "{{ pts_guard_passed['/dev/nvme0n1'] }}"
+  register: hold
+
+- name: Keep the hold in the guard's record, so every later write re-checks it
+  ansible.builtin.set_fact:
+    pts_guard_passed: "{{ pts_guard_passed | combine({'/dev/nvme0n1': hold.pts_guard_record}) }}"
+
+- name: Release it after the drive's tests
+  fleetqual.pts.pts_drive_hold:
+    path: "{{ pts_guard_passed['/dev/nvme0n1'].resolved }}"
+    run_id: "{{ pts_run_id }}"
+    expect: "{{ pts_guard_passed['/dev/nvme0n1'] }}"
+    state: absent
+
+- name: Release every hold of the run on this host (after a failure)
+  fleetqual.pts.pts_drive_hold:
+    run_id: "{{ pts_run_id }}"
+    state: absent
+"""
+
+RETURN = r"""
+pts_drive_hold:
+  description: The hold, or what was released.
+  returned: always
+  type: dict
+  contains:
+    device:
+      description: The device node, when O(path) was given.
+      type: str
+    devnum:
+      description: Its major:minor number.
+      type: str
+    run_id:
+      description: The run.
+      type: str
+    pid:
+      description: The new holder's PID (V(present)); null in check mode.
+      type: int
+    start_time:
+      description: The holder's start time (clock ticks since boot, field 22 of C(/proc/PID/stat)).
+      type: int
+    lock:
+      description: The holder's lock file.
+      type: str
+    since:
+      description: When the holder took the device (UTC, ISO 8601).
+      type: str
+    took_over:
+      description: The holder of the same run that was stopped and replaced (V(present)), else null.
+      type: dict
+    stopped:
+      description: The holders stopped (V(absent)), each with C(pid), C(devnum), C(run_id), C(device), C(lock).
+      type: list
+      elements: dict
+    removed:
+      description: Stale lock files removed, each with C(lock), C(devnum), C(run_id), C(pid) and C(why).
+      type: list
+      elements: dict
+    others:
+      description: Holders of other runs on the device, left alone (V(absent)).
+      type: list
+      elements: dict
+pts_guard_record:
+  description:
+    - O(expect) with the new hold in its C(hold) key (V(present), not in check mode), or without any C(hold) key
+      (V(absent)). Put it back into C(pts_guard_passed) so that every later write re-checks the hold.
+  returned: always
+  type: dict
+"""
+
+import os
+import stat
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.fleetqual.pts.plugins.module_utils import _hold
+from ansible_collections.fleetqual.pts.plugins.module_utils._devices import openers_of, show
+from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import PlanError, run_id as valid_run_id
+
+
+def _devnum(path: str) -> str | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return f"{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}" if stat.S_ISBLK(st.st_mode) else None
+
+
+def _openers_words(devnum: str) -> str:
+    major, minor = (int(n) for n in devnum.split(":"))
+    found = openers_of({os.makedev(major, minor)})
+    return "; ".join(f"process {o['pid']} ({o['command']}) has it open" for o in found)
+
+
+def _present(module: AnsibleModule, path: str, run_id: str, expect: dict) -> None:
+    where = f"pts_drive_hold {show(path)}"
+    devnum = _devnum(path)
+    if devnum is None:
+        module.fail_json(msg=f"{where}: not a block device; nothing was held or written")
+    if expect.get("devnum") and expect["devnum"] != devnum:
+        module.fail_json(msg=f"{where}: it is now device {devnum}, the guard passed {expect['devnum']}: it is not the "
+                             "device the guard passed; nothing was held or written")
+    result: dict = {"device": path, "devnum": devnum, "run_id": run_id, "pid": None, "start_time": None,
+                    "lock": _hold.lock_path(devnum), "since": None, "took_over": None, "removed": []}
+    mine = []
+    for holder in _hold.holder_processes():
+        if holder["devnum"] != devnum:
+            continue
+        if holder["run_id"] != run_id:
+            module.fail_json(msg=f"{where}: held for run {show(holder['run_id'])} by its drive holder, process "
+                                 f"{holder['pid']} (lock file {show(holder['lock'])}); "
+                                 f"{_hold.release_words(holder['pid'], show(holder['run_id']))}; nothing was held or "
+                                 "written for run " + run_id, pts_drive_hold=result)
+        problem = _hold.holder_problem(holder["pid"], devnum, run_id)
+        if problem:
+            module.fail_json(msg=f"{where}: a drive holder of this run ({run_id}), process {holder['pid']}, is not "
+                                 f"proved to be this run's: {problem}; release it as root on this host with "
+                                 f"`kill {holder['pid']}`; nothing was held or written", pts_drive_hold=result)
+        mine.append(holder)
+    result["took_over"] = mine[0] if mine else None
+    if module.check_mode:
+        result["removed"] = [e for e in _hold.scan_locks() if not e["live"] and e["devnum"] == devnum]
+        module.exit_json(changed=True, pts_drive_hold=result, pts_guard_record=expect,
+                         msg=f"check mode: would hold {path} for run {run_id}" +
+                             (f", replacing holder process {mine[0]['pid']}" if mine else ""))
+    try:
+        for holder in mine:
+            _hold.stop(holder["pid"], devnum, timeout=module.params["timeout"])
+        result["removed"] = _hold.remove_stale(devnum=devnum)
+        hold = _hold.start(path, devnum, run_id, timeout=module.params["timeout"])
+    except _hold.HoldError as exc:
+        named = _openers_words(devnum)
+        module.fail_json(msg=f"{where}: cannot hold it for run {run_id}: {exc}{'; ' + named if named else ''}; nothing "
+                             "was written", pts_drive_hold=result)
+    except OSError as exc:
+        module.fail_json(msg=f"{where}: cannot hold it for run {run_id}: {exc}; nothing was written",
+                         pts_drive_hold=result)
+    result.update(hold)
+    record = dict(expect, hold={k: hold[k] for k in ("pid", "start_time", "run_id", "devnum", "lock")})
+    module.exit_json(changed=True, pts_drive_hold=result, pts_guard_record=record)
+
+
+def _absent(module: AnsibleModule, path: str | None, run_id: str, expect: dict) -> None:
+    hold = expect.get("hold") if isinstance(expect.get("hold"), dict) else {}
+    devnum = None
+    if path:
+        devnum = _devnum(path) or hold.get("devnum") or expect.get("devnum")
+        if devnum is None:
+            # Neither the node nor the record tells which device: nothing of this run can be picked out.
+            module.exit_json(changed=False, pts_guard_record=_without_hold(expect),
+                             pts_drive_hold={"device": path, "devnum": None, "run_id": run_id, "stopped": [],
+                                             "removed": [], "others": []},
+                             msg=f"{path} is not a block device and the record names no device: nothing to release")
+    pid = hold.get("pid") if isinstance(hold.get("pid"), int) else None
+    try:
+        released = _hold.release(run_id, devnum, pid, timeout=module.params["timeout"], check_mode=module.check_mode)
+    except (_hold.HoldError, OSError) as exc:
+        module.fail_json(msg=f"pts_drive_hold {show(path or 'every drive')}: cannot release the hold of run {run_id}: "
+                             f"{exc}")
+    result = dict(released, device=path, devnum=devnum, run_id=run_id)
+    result["removed"] = [{k: e[k] for k in ("lock", "devnum", "run_id", "pid", "why")} for e in released["removed"]]
+    module.exit_json(changed=bool(released["stopped"] or released["removed"]), pts_drive_hold=result,
+                     pts_guard_record=_without_hold(expect))
+
+
+def _without_hold(expect: dict) -> dict:
+    return {k: v for k, v in expect.items() if k != "hold"}
+
+
+def main() -> None:
+    module = AnsibleModule(
+        argument_spec=dict(
+            path=dict(type="path"),
+            run_id=dict(type="str", required=True),
+            state=dict(type="str", choices=["present", "absent"], default="present"),
+            expect=dict(type="dict", default={}),
+            timeout=dict(type="float", default=15),
+        ),
+        required_if=[("state", "present", ["path"])],
+        supports_check_mode=True,
+    )
+    try:
+        run_id = valid_run_id("run_id", module.params["run_id"])
+    except PlanError as exc:
+        module.fail_json(msg=f"pts_drive_hold: {exc}")
+    if module.params["timeout"] <= 0:
+        module.fail_json(msg=f"pts_drive_hold: timeout={module.params['timeout']}: must be a positive number of seconds")
+    if os.geteuid() != 0:
+        module.fail_json(msg="pts_drive_hold: needs root (an exclusive open of a block device, a lock file in /run)")
+    if module.params["state"] == "present":
+        _present(module, module.params["path"], run_id, module.params["expect"])
+    _absent(module, module.params["path"], run_id, module.params["expect"])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,157 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this plugin util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins!
+
+"""A drive's headline figures - the ones acceptance rules, the summary page, result.json and the fleet summary show -
+in the units the report uses, each with whether it comes from a steady measurement window; and write saturation's
+end state."""
+
+from __future__ import annotations
+
+# fio prints percentiles per run; the round files keep them per round, not fio's histogram (json+), so a window's
+# p99.99 is the mean of its rounds' p99.99 values, and every place that shows it says so.
+P9999_NOTE = "mean of the window rounds' own p99.99 values"
+
+# figure -> what it is, its unit and digits, and the test that measures it.
+FIGURES = {
+    "iops_4k_write": {"label": "4k random write", "short": "4k write IOPS", "unit": "IOPS", "digits": 0,
+                      "test": "iops"},
+    "throughput_1024k_read_mb_s": {"label": "1024k sequential read", "short": "1024k read MB/s", "unit": "MB/s",
+                                   "digits": 1, "test": "throughput"},
+    "throughput_1024k_write_mb_s": {"label": "1024k sequential write", "short": "1024k write MB/s", "unit": "MB/s",
+                                    "digits": 1, "test": "throughput"},
+    "latency_4k_write_mean_ms": {"label": "4k random write mean latency", "short": "4k write mean lat. ms",
+                                 "unit": "ms", "digits": 3, "test": "latency"},
+    "latency_4k_write_p9999_ms": {"label": "4k random write p99.99 latency", "short": "4k write p99.99 ms *",
+                                  "unit": "ms", "digits": 3, "test": "latency", "note": P9999_NOTE},
+}
+HEADLINES = tuple(FIGURES)
+
+
+def _throughput_dv(tests: dict, direction: str) -> tuple[dict, dict]:
+    segment = next((s for s in (tests.get("throughput") or {}).get("segments") or [] if s["name"] == "1024k"), {})
+    index = 0 if direction == "read" else 1
+    dvs = segment.get("dvs") or []
+    return segment, (dvs[index] if len(dvs) > index else {})
+
+
+def values(model: dict) -> dict:
+    """The figures verdicts and cohorts look at, from the drive's report model (window averages)."""
+    tests = model.get("tests") or {}
+    figures: dict = dict.fromkeys(HEADLINES)
+    iops = tests.get("iops") or {}
+    figures["iops_4k_write"] = ((iops.get("tables") or {}).get("iops") or {}).get("4k", {}).get("0")
+    for direction in ("read", "write"):
+        segment, dummy = _throughput_dv(tests, direction)
+        figures[f"throughput_1024k_{direction}_mb_s"] = (segment.get("mb_per_s") or {}).get(direction)
+    latency = tests.get("latency") or {}
+    figures["latency_4k_write_mean_ms"] = ((latency.get("tables") or {}).get("mean_ms") or {}).get("4k", {}).get("0")
+    figures["latency_4k_write_p9999_ms"] = ((latency.get("percentiles_ms") or {}).get("4k 0/100 write") or {}).get("99.99")
+    return figures
+
+
+FINISHED = ("steady", "not steady")
+
+
+def states(model: dict) -> dict:
+    """Per headline figure, the state of the window it comes from: steady, not steady (the round limit), or the
+    test's own status when it did not finish (incomplete, failed, no rounds), or not run."""
+    tests = model.get("tests") or {}
+    out = {}
+    for figure, spec in FIGURES.items():
+        result = tests.get(spec["test"])
+        if result is None:
+            out[figure] = "not run"
+        elif spec["test"] == "throughput":
+            segment, dv = _throughput_dv(tests, "read" if "read" in figure else "write")
+            if not segment:
+                out[figure] = "not run"
+            elif segment.get("status") not in FINISHED:
+                out[figure] = segment.get("status") or "not run"
+            else:
+                # Each direction has its own window verdict; the block size is steady only when both are.
+                out[figure] = "steady" if dv.get("steady") else "not steady"
+        else:
+            out[figure] = result.get("status") or "not run"
+    return out
+
+
+def steady(model: dict) -> dict:
+    """Per headline figure, whether it comes from a steady measurement window."""
+    return {figure: state == "steady" for figure, state in states(model).items()}
+
+
+def wsat_end(model: dict) -> dict | None:
+    """Write saturation's end state: how it stopped, how much was written against the capacity, the last round."""
+    result = (model.get("tests") or {}).get("wsat")
+    if not result:
+        return None
+    rows = result.get("per_round") or []
+    multiple = result.get("capacity_multiple")
+    capacity = (result.get("target_bytes") or 0) / multiple if multiple else 0
+    last = rows[-1] if rows else {}
+    return {
+        "status": result.get("status"), "rounds": result.get("rounds_run", 0),
+        "written_bytes": result.get("written_bytes"), "target_bytes": result.get("target_bytes"),
+        "capacity_multiple": multiple, "max_hours": result.get("max_hours"),
+        "capacity_written": (result.get("written_bytes") or 0) / capacity if capacity else None,
+        "last_round_iops": last.get("iops"), "last_round_lat_mean_ms": last.get("lat_mean_ms"),
+        "first_round_iops": rows[0].get("iops") if rows else None, "wall_s": result.get("wall_s"),
+    }
+
+
+def wsat_text(end: dict | None) -> str:
+    """Write saturation's end state in words (plain text; the caller escapes nothing: all figures)."""
+    if not end:
+        return "not run"
+    if not end["rounds"]:
+        return f"{end['status']}: no round finished"
+    written = f"{end['capacity_written']:.2f} × capacity" if end.get("capacity_written") is not None else \
+        f"{end['written_bytes']:,} bytes"
+    how = {"complete": f"complete: {written} written (target {end.get('capacity_multiple') or 0:g} ×)",
+           "time limit": f"time limit ({hours(end.get('max_hours'))}) reached with {written} written",
+           }.get(end["status"], f"{end['status']} with {written} written")
+    last = ""
+    if end.get("last_round_iops") is not None:
+        last = f"; last round {end['last_round_iops']:,.0f} IOPS"
+        if end.get("last_round_lat_mean_ms") is not None:
+            last += f", {end['last_round_lat_mean_ms']:.3f} ms mean"
+    return f"{how} in {end['rounds']:,} round{'s' if end['rounds'] != 1 else ''}{last}"
+
+
+def hours(value) -> str:
+    """A time limit given in hours, in the unit a reader expects: 0.05 h is 3 min."""
+    if value is None:
+        return "—"
+    value = float(value)
+    if value < 1:
+        minutes = value * 60
+        return f"{minutes:g} min" if minutes >= 1 else f"{minutes * 60:g} s"
+    return f"{value:g} h"
+
+
+def duration(seconds) -> str:
+    """A wall time for tables: seconds under two minutes, minutes under two hours, else hours."""
+    if seconds is None:
+        return "—"
+    if seconds < 120:
+        return f"{seconds:,.1f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:,.1f} min"
+    return f"{seconds / 3600:,.2f} h"
+
+
+def block(model: dict) -> dict:
+    """The headline figures for result.json: value, unit, state and what each is."""
+    found, state = values(model), states(model)
+    out = {}
+    for figure, spec in FIGURES.items():
+        out[figure] = {"value": found[figure], "unit": spec["unit"], "state": state[figure],
+                       "steady": state[figure] == "steady", "what": spec["label"]}
+        if spec.get("note"):
+            out[figure]["note"] = spec["note"]
+    out["wsat"] = wsat_end(model)
+    return out

@@ -1,0 +1,164 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# main() with the hold's process work stood in for: which holder it refuses, takes over, starts or stops, and what
+# it returns. Real holders of real devices: tests/integration/test_drive_hold.py; the judgement itself: test__hold.py.
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from ansible.module_utils import basic
+from ansible.module_utils.testing import patch_module_args
+
+from ansible_collections.fleetqual.pts.plugins.module_utils import _hold
+from ansible_collections.fleetqual.pts.plugins.modules import pts_drive_hold
+
+
+class Exit(Exception):
+    def __init__(self, failed: bool, result: dict):
+        super().__init__(result.get("msg"))
+        self.failed = failed
+        self.result = result
+
+
+class Holds:
+    """What the module asked of _hold: holders on the host, and the calls made."""
+
+    def __init__(self):
+        self.holders: list[dict] = []
+        self.problems: dict[int, str] = {}
+        self.calls: list[tuple] = []
+        self.start_error: str | None = None
+
+    def add(self, pid, devnum, run_id):
+        self.holders.append({"pid": pid, "devnum": devnum, "run_id": run_id, "device": "/dev/x",
+                             "lock": _hold.lock_path(devnum)})
+
+    def start(self, device, devnum, run_id, timeout=None):
+        self.calls.append(("start", device, devnum, run_id))
+        if self.start_error:
+            raise _hold.HoldError(self.start_error)
+        return {"pid": 900, "start_time": 77, "lock": _hold.lock_path(devnum), "run_id": run_id, "devnum": devnum,
+                "device": device, "since": "2026-11-23T10:00:00Z"}
+
+    def stop(self, pid, devnum, timeout=None):
+        self.calls.append(("stop", pid, devnum))
+
+    def release(self, run_id, devnum, pid, timeout=None, check_mode=False):
+        self.calls.append(("release", run_id, devnum, pid, check_mode))
+        return {"stopped": [h for h in self.holders if h["run_id"] == run_id], "removed": [], "others": []}
+
+
+@pytest.fixture
+def holds(monkeypatch):
+    fake = Holds()
+    monkeypatch.setattr(_hold, "holder_processes", lambda: list(fake.holders))
+    monkeypatch.setattr(_hold, "holder_problem", lambda pid, devnum, run_id: fake.problems.get(pid))
+    monkeypatch.setattr(_hold, "start", fake.start)
+    monkeypatch.setattr(_hold, "stop", fake.stop)
+    monkeypatch.setattr(_hold, "release", fake.release)
+    monkeypatch.setattr(_hold, "remove_stale", lambda devnum=None: [])
+    monkeypatch.setattr(_hold, "scan_locks", lambda: [])
+    monkeypatch.setattr(pts_drive_hold, "_devnum", lambda path: "7:3" if path == "/dev/loop3" else None)
+    monkeypatch.setattr(pts_drive_hold, "_openers_words", lambda devnum: "process 55 (mount) has it open")
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+
+    def exit_json(self, **result):
+        raise Exit(False, result)
+
+    def fail_json(self, msg, **result):
+        raise Exit(True, dict(result, msg=msg))
+
+    monkeypatch.setattr(basic.AnsibleModule, "exit_json", exit_json)
+    monkeypatch.setattr(basic.AnsibleModule, "fail_json", fail_json)
+    return fake
+
+
+def run(args: dict) -> Exit:
+    with patch_module_args(args), pytest.raises(Exit) as exc:
+        pts_drive_hold.main()
+    return exc.value
+
+
+def test_present_starts_a_holder_and_puts_it_in_the_guards_record(holds):
+    done = run({"path": "/dev/loop3", "run_id": "r1", "expect": {"devnum": "7:3", "serial": None}})
+    assert not done.failed and done.result["changed"] is True
+    assert holds.calls == [("start", "/dev/loop3", "7:3", "r1")]
+    assert done.result["pts_guard_record"] == {"devnum": "7:3", "serial": None, "hold": {
+        "pid": 900, "start_time": 77, "run_id": "r1", "devnum": "7:3", "lock": "/run/fleetqual-pts/hold-7-3.json"}}
+    assert done.result["pts_drive_hold"]["took_over"] is None
+
+
+def test_another_runs_holder_is_named_and_nothing_is_started(holds):
+    holds.add(41, "7:3", "r0")
+    done = run({"path": "/dev/loop3", "run_id": "r1"})
+    assert done.failed and holds.calls == []
+    assert done.result["msg"] == (
+        "pts_drive_hold /dev/loop3: held for run r0 by its drive holder, process 41 (lock file "
+        "/run/fleetqual-pts/hold-7-3.json); if run r0 is gone, resume it with the same run id (pts_run_id=r0) to "
+        "finish and release the drive, or release it as root on this host with `kill 41`; nothing was held or written "
+        "for run r1")
+
+
+def test_this_runs_proved_holder_is_replaced_and_an_unproved_one_refused(holds):
+    holds.add(42, "7:3", "r1")
+    holds.add(43, "7:9", "r0")  # another device: none of this drive's business
+    done = run({"path": "/dev/loop3", "run_id": "r1"})
+    assert not done.failed
+    assert holds.calls == [("stop", 42, "7:3"), ("start", "/dev/loop3", "7:3", "r1")]
+    assert done.result["pts_drive_hold"]["took_over"]["pid"] == 42
+    holds.calls.clear()
+    holds.problems[42] = "its lock file /run/fleetqual-pts/hold-7-3.json names process 7 of run r1"
+    done = run({"path": "/dev/loop3", "run_id": "r1"})
+    assert done.failed and holds.calls == []
+    assert "process 42, is not proved to be this run's: its lock file" in done.result["msg"]
+    assert "`kill 42`" in done.result["msg"]
+
+
+def test_check_mode_starts_and_stops_nothing(holds):
+    holds.add(42, "7:3", "r1")
+    done = run({"path": "/dev/loop3", "run_id": "r1", "expect": {"devnum": "7:3"}, "_ansible_check_mode": True})
+    assert not done.failed and done.result["changed"] is True and holds.calls == []
+    assert done.result["pts_guard_record"] == {"devnum": "7:3"}  # no hold to re-check in a run that holds nothing
+    assert "replacing holder process 42" in done.result["msg"]
+
+
+def test_a_device_that_changed_since_the_guard_is_not_held(holds):
+    done = run({"path": "/dev/loop3", "run_id": "r1", "expect": {"devnum": "7:4"}})
+    assert done.failed and holds.calls == []
+    assert "it is now device 7:3, the guard passed 7:4" in done.result["msg"]
+
+
+def test_a_refused_exclusive_open_names_who_has_the_device(holds):
+    holds.start_error = "the kernel refuses the exclusive open (EBUSY): something else claims the device"
+    done = run({"path": "/dev/loop3", "run_id": "r1"})
+    assert done.failed
+    assert done.result["msg"] == ("pts_drive_hold /dev/loop3: cannot hold it for run r1: the kernel refuses the "
+                                  "exclusive open (EBUSY): something else claims the device; process 55 (mount) has "
+                                  "it open; nothing was written")
+
+
+def test_absent_releases_the_holder_the_record_names(holds):
+    holds.add(42, "7:3", "r1")
+    record = {"devnum": "7:3", "hold": {"pid": 42, "run_id": "r1", "devnum": "7:3"}}
+    done = run({"path": "/dev/gone", "run_id": "r1", "state": "absent", "expect": record})
+    assert not done.failed and done.result["changed"] is True
+    assert holds.calls == [("release", "r1", "7:3", 42, False)]  # the node is gone: found by the record's devnum
+    assert done.result["pts_guard_record"] == {"devnum": "7:3"}
+    holds.calls.clear()
+    done = run({"run_id": "r1", "state": "absent", "_ansible_check_mode": True})
+    assert holds.calls == [("release", "r1", None, None, True)]
+
+
+@pytest.mark.parametrize("args, message", [
+    ({"run_id": "../x", "path": "/dev/loop3"}, "pts_drive_hold: run_id='../x': a run id is one directory name"),
+    ({"run_id": "r1"}, "state is present but all of the following are missing: path"),
+    ({"run_id": "r1", "path": "/dev/loop3", "timeout": 0}, "timeout=0.0: must be a positive number of seconds"),
+    ({"run_id": "r1", "path": "/dev/sdz"}, "pts_drive_hold /dev/sdz: not a block device; nothing was held or written"),
+])
+def test_bad_input_is_refused(holds, args, message):
+    done = run(args)
+    assert done.failed and message in done.result["msg"] and holds.calls == []

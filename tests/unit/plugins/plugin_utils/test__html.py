@@ -1,0 +1,91 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""report.html: self-contained, its contents links resolve, drive strings stay text; a missing library never fails
+the report, and the report says what it did not make."""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _html, _plots, _report, _results
+
+FACTORS = [1.6, 1.3, 1.02, 0.98, 1.0, 1.01, 0.99]
+
+
+def test_report_html_is_self_contained_and_its_contents_links_resolve(make_run):
+    written = _report.write_drive_report(make_run(FACTORS))
+    with open(written["html"], encoding="utf-8") as handle:
+        page = handle.read()
+    ids = set(re.findall(r' id="([^"]+)"', page))
+    links = re.findall(r'href="#([^"]+)"', page)
+    assert {"summary", "1-device-information", "4-iops"} <= set(links)
+    assert set(links) <= ids, set(links) - ids
+    images = re.findall(r'<img src="([^"]+)"', page)
+    assert len(images) == 4 and all(src.startswith("data:image/png;base64,") for src in images)
+    assert all(base64.b64decode(src.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n" for src in images)
+    # Nothing to fetch or run: no http(s) source, no script, and a policy that forbids both.
+    assert "<script" not in page and not re.search(r'(src|href)="https?:', page)
+    assert "default-src 'none'; img-src data:" in page
+    assert '<blockquote class="verdict verdict-quick">' in page
+    assert "<table>" in page and 'style="text-align:right"' in page
+    assert written["not_produced"] == {"pdf": "not asked for (PTS_REPORT_FORMATS)"}
+
+
+def test_drive_strings_stay_text_in_the_html(tmp_path):
+    run_dir = str(tmp_path / "run")
+    _results.file_payload(run_dir, "h1", {
+        "pts_drives": [{"key": "d9", "path": "/dev/loop9", "resolved": "/dev/loop9", "size_bytes": 10**9,
+                        "model": "<script>alert(1)</script>", "vendor": "[x](javascript:alert(1))"}],
+        "pts_host": {"hostname": "h1"}})
+    written = _report.write_drive_report(_results.drive_dir(run_dir, "h1", "d9"))
+    with open(written["html"], encoding="utf-8") as handle:
+        page = handle.read()
+    assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert 'href="javascript' not in page
+
+
+def test_without_markdown_it_the_report_says_what_was_not_made_and_why(make_run, monkeypatch):
+    monkeypatch.setattr(_html, "MARKDOWN_IMPORT_ERROR", ImportError("No module named 'markdown_it'"))
+    monkeypatch.setenv("PTS_REPORT_FORMATS", "html,pdf")
+    drive_dir = make_run(FACTORS)
+    written = _report.write_drive_report(drive_dir)
+    assert written["html"] is None and written["pdf"] is None
+    assert not os.path.exists(os.path.join(drive_dir, "report.html"))
+    with open(written["report"], encoding="utf-8") as handle:
+        markdown = handle.read()
+    assert "> **report.html was not produced**: markdown-it-py is not installed on the controller" in markdown
+    assert "> **report.pdf was not produced**: no HTML to print: markdown-it-py is not installed" in markdown
+    assert _results.read_json(written["result"])["outputs"]["html"] is None
+
+
+def test_a_pdf_engine_that_fails_leaves_the_html_and_says_so(make_run, monkeypatch):
+    class Broken:
+        class HTML:  # noqa: D106  # the engine's entry point, failing as a real layout error would
+            def __init__(self, **kwargs):
+                raise ValueError("layout exploded")
+
+    monkeypatch.setitem(_html._WEASYPRINT, "module", Broken)
+    monkeypatch.setitem(_html._WEASYPRINT, "error", None)
+    monkeypatch.setenv("PTS_REPORT_FORMATS", "html,pdf")
+    written = _report.write_drive_report(make_run(FACTORS))
+    assert written["html"] and written["pdf"] is None
+    assert written["not_produced"] == {"pdf": "WeasyPrint failed: ValueError: layout exploded"}
+    with open(written["report"], encoding="utf-8") as handle:
+        assert "> **report.pdf was not produced**: WeasyPrint failed: ValueError: layout exploded" in handle.read()
+
+
+def test_log_axes_end_on_labelled_ticks_and_say_they_are_log():
+    fig, ax = _plots.plt.subplots()
+    ax.set_ylabel("latency (ms)")
+    _plots._log_y(ax, [21.0, 38.0, 1.3])
+    assert ax.get_ylim() == (1.0, 50.0)  # the 38 ms maximum lies below a labelled tick (50), not above the last (20)
+    assert ax.get_ylabel() == "latency (ms) (log scale)"
+    _plots.plt.close(fig)
+
+
+def test_block_sizes_keep_one_colour_and_order_everywhere():
+    assert _plots.by_block_size(["4k", "512", "1024k", "64k"]) == ["1024k", "64k", "4k", "512"]
+    assert _plots.bs_color("4k", 0) == _plots.bs_color("4k", 5) == _plots.BS_COLORS["4k"]
