@@ -146,6 +146,10 @@ def test_a_rack_runs_at_once_a_lost_host_fails_only_its_drives(fleet):
     fleet_md = (results / "fleet.md").read_text(encoding="utf-8")
     for drive_id, drive in verdicts.items():
         host, bay = drive_id.split("/")
-        assert f"| {host} | {bay} | " in fleet_md and f"**{drive['verdict']}**" in fleet_md
+        row = next(line for line in fleet_md.splitlines() if line.startswith(f"| {host} | {bay} | "))
+        label = drive.get("label") or drive["verdict"]
+        assert f"| **{label}** |" in row and label.startswith(drive["verdict"])
     assert "host lost" in fleet_md
-    assert "[report](stor-12-01/bay0/report.md)" in fleet_md
+    # The fleet page links each drive's one-file report, which the callback made beside report.md.
+    assert "[report](stor-12-01/bay0/report.html)" in fleet_md
+    assert (results / "stor-12-01" / "bay0" / "report.html").is_file()

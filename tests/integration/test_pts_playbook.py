@@ -207,7 +207,7 @@ def test_report_lists_every_test_with_plots_and_times(full_run):
         for path in names.values():
             with open(os.path.join(drive_dir, path), "rb") as handle:
                 assert handle.read(8) == b"\x89PNG\r\n\x1a\n"
-    assert re.search(r"^\| Write Saturation \| 2 × 16 = 32 \| 1\.0 s \| \d+ \| complete \| [\d.]+ min \|$", report, re.M)
+    assert re.search(r"^\| Write Saturation \| 2 × 16 = 32 \| 1\.0 s \| \d+ \| complete \| [\d.]+ (?:s|min) \|$", report, re.M)
     assert re.search(r"^PTS plan localhost it-loop: SSD mode: the drive reports itself non-rotational; iops 9 runs, "
                      r"throughput 4 runs, latency 6 runs, wsat 1 runs; estimated [\d.]+-[\d.]+ min", run.stdout, re.M)
 

@@ -116,7 +116,8 @@ def test_a_second_live_run_of_the_same_id_refuses_and_a_resume_keeps_the_setting
         assert record["host"] == "localhost" and record["settings"]["round_seconds"] == 1
     report = (drive_dir / "report.md").read_text()
     assert "Run `same-id`" in report and "Refused by the guard" not in report
-    assert sorted(p.name for p in run_dir.iterdir() if p.is_dir()) == ["localhost"]
+    # The run's own folders: its one host and the fleet summary's plots; nothing under "second".
+    assert sorted(p.name for p in run_dir.iterdir() if p.is_dir()) == ["localhost", "plots"]
 
     # Resuming the finished run with other settings: refused at validation naming the change, and plan.json keeps
     # the settings that ran.
