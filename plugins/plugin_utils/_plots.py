@@ -9,11 +9,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import os
 import re
 import statistics
 import tempfile
+
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 
 try:
     import matplotlib
@@ -178,6 +182,7 @@ def _finish(fig, path: str, subtitle: str | None) -> str:
     # Whole or not at all: drawn to a temporary file, then renamed over the plot (a full disk leaves the old one).
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".png", dir=directory)
     try:
+        _results.share(fd)
         with os.fdopen(fd, "wb") as handle:
             # Fast PNG compression: the plots are small and a drive report draws about a dozen of them.
             fig.savefig(handle, format="png", dpi=DPI, pil_kwargs={"compress_level": 1})
@@ -193,18 +198,57 @@ def _finish(fig, path: str, subtitle: str | None) -> str:
     return path
 
 
+# Rounds to mark on the convergence plots drawn inside round_marks(): the report sets them per test from the drive's
+# health per round, so the test modules draw them without passing them along.
+_ROUND_MARKS: contextvars.ContextVar = contextvars.ContextVar("pts_round_marks", default=None)
+MARK_STYLES = {"throttled": ("#b71c1c", "drive throttled (thermal management)"),
+               "warning": ("#ef6c00", "drive at or past its warning temperature")}
+
+
+@contextlib.contextmanager
+def round_marks(marks: list[dict] | None):
+    """Mark ``marks`` ([{round, kind, series}]) on every convergence plot drawn inside the block."""
+    token = _ROUND_MARKS.set(marks or None)
+    try:
+        yield
+    finally:
+        _ROUND_MARKS.reset(token)
+
+
+def _draw_marks(ax, series: dict, marks: list[dict]) -> list[str]:
+    """A mark with a series (a throughput block size) rings that series' point; one without shades its round.
+    Returns the kinds drawn, for the legend."""
+    drawn = []
+    for mark in marks:
+        color, dummy = MARK_STYLES.get(mark.get("kind"), MARK_STYLES["warning"])
+        number, label = int(mark["round"]), mark.get("series")
+        if label is None:
+            ax.axvspan(number - 0.45, number + 0.45, color=color, alpha=0.16, zorder=1)
+        else:
+            values = series.get(label) or []
+            if number - 1 >= len(values) or values[number - 1] is None:
+                continue
+            ax.plot([number], [values[number - 1]], linestyle="none", marker="o", markersize=14,
+                    markerfacecolor="none", markeredgecolor=color, markeredgewidth=2.2, zorder=6)
+        drawn.append(mark.get("kind"))
+    return drawn
+
+
 def convergence(path: str, title: str, ylabel: str, panels: dict, highlight: str | None = None,
                 highlight_panel: str | None = None, window_rounds: list[int] | None = None,
                 legend_title: str = "Block size", subtitle: str | None = None, windows: dict | None = None,
-                steady_at: dict | None = None) -> str:
+                steady_at: dict | None = None, marks: list[dict] | None = None) -> str:
     """A DV family over all rounds, one panel per entry of ``panels`` ({panel title: {block size: values}}), the
     panels on one shared y scale (zero-based, or log when the values span decades).
 
     The DV's line (label ``highlight`` in panel ``highlight_panel``, or in the only panel) is drawn bold in its block
     size's colour. ``window_rounds`` shades one measurement window; ``windows`` ({label: rounds}) draws each
     series' own window with filled markers instead, and ``steady_at`` ({(panel, label): round}) stars the round where
-    a DV became steady.
+    a DV became steady. ``marks`` ([{round, kind, series}], by default those of round_marks()) flags the rounds in
+    which the drive throttled or passed its warning temperature: a shaded round, or a ring on the series' point.
     """
+    marks = marks if marks is not None else _ROUND_MARKS.get()
+    marked: dict = {}
     fig, axes = plt.subplots(len(panels), 1, figsize=(9.5, 3.2 + 2.6 * len(panels)), layout="constrained",
                              sharex=True, sharey=True, squeeze=False)
     longest = 1
@@ -233,6 +277,8 @@ def convergence(path: str, title: str, ylabel: str, panels: dict, highlight: str
         if window_rounds:
             ax.axvspan(min(window_rounds) - 0.4, max(window_rounds) + 0.4, color="#90a4ae", alpha=0.15,
                        label="measurement window")
+        if marks:
+            marked[id(ax)] = _draw_marks(ax, series, marks)
         if panel:
             ax.set_title(panel, fontsize=10, loc="left")
         ax.grid(True, which="both", alpha=0.3)
@@ -247,6 +293,10 @@ def convergence(path: str, title: str, ylabel: str, panels: dict, highlight: str
             handles.append(plt.Line2D([], [], linestyle="none", marker="*", markersize=13, color="white",
                                       markeredgecolor="black"))
             labels.append("steady from this round")
+        for kind in dict.fromkeys(marked.get(id(ax)) or []):
+            color, text = MARK_STYLES.get(kind, MARK_STYLES["warning"])
+            handles.append(plt.Line2D([], [], linestyle="none", marker="s", markersize=10, color=color, alpha=0.5))
+            labels.append(text)
         ax.legend(handles, labels, title=legend_title, loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=9)
     axes[-1, 0].set_xlabel("Round")
     _round_ticks(axes[-1, 0], longest)

@@ -59,12 +59,30 @@ def now_iso() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
 
 
+def _umask() -> int:
+    """The process's umask, read without changing it (os.umask would, for every thread, for a moment)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022
+
+
+def share(fd: int) -> None:
+    """Give a file made by mkstemp (always 0600) the mode an ordinary write would: a lab serves its reports."""
+    os.fchmod(fd, 0o666 & ~_umask())
+
+
 def _atomic_write(path: str, data: str | bytes, binary: bool) -> None:
     """Write, fsync, rename, fsync the directory: after return the file survives a crash whole."""
     directory = os.path.dirname(path)
     os.makedirs(directory, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", dir=directory)
     try:
+        share(fd)
         with os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(data)
             handle.flush()

@@ -211,7 +211,16 @@ def test_every_test_has_a_section_and_plots(all_tests):
         for path in names.values():
             with open(os.path.join(drive_dir, path), "rb") as handle:
                 assert handle.read(8) == PNG, (test, path)
+            # Readable by the lab's web server like the report that shows it (umask 022 here), not mkstemp's 0600.
+            assert os.stat(os.path.join(drive_dir, path)).st_mode & 0o777 == 0o666 & ~_current_umask(), path
     assert set(written["plots"]) == {"iops", "throughput", "latency", "wsat"}
+    assert os.stat(written["report"]).st_mode & 0o777 == 0o666 & ~_current_umask()
+
+
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 HOSTILE = {"vendor": "ACME <b>", "model": "X1 | PASS", "serial": "\x1b[31mS1\x1b[0m", "firmware": "[1.0](http://x)",

@@ -122,3 +122,16 @@ def test_a_refused_drive_without_results_records_its_refusal(tmp_path):
     write_drive(run_dir, "h1", "d1")
     _results.file_payload(run_dir, "h1", {"pts_guard": [{"key": "d1", "passed": False, "refusals": ["x"]}]})
     assert _results.read_json(str(tmp_path / "h1" / "d1" / "guard.json"))["passed"] is False
+
+
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_results_files_get_the_mode_of_an_ordinary_write_not_mkstemps_0600(tmp_path, umask, mode):
+    # A lab serves its reports (a web server reads them as another user): mkstemp alone would leave every one 0600.
+    old = os.umask(umask)
+    try:
+        _results.atomic_write_text(str(tmp_path / "report.md"), "# report\n")
+        _results.atomic_write_bytes(str(tmp_path / "report.pdf"), b"%PDF")
+    finally:
+        os.umask(old)
+    for name in ("report.md", "report.pdf"):
+        assert os.stat(tmp_path / name).st_mode & 0o777 == mode
