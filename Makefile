@@ -13,7 +13,12 @@ export ANSIBLE_COLLECTIONS_PATH := $(COLLECTIONS)
 export MPLCONFIGDIR := $(CURDIR)/build/mpl
 export PATH := $(BIN):$(PATH)
 
-.PHONY: all demo test test-guest bench deps venv lint units integration molecule sanity clean
+.PHONY: all demo test test-guest test-versions bench deps venv lint docs units integration molecule sanity build \
+	release clean
+
+# The ansible-core version matrix (oldest supported and newest release, each in its own venv) joins `make test`
+# once scripts/test_versions.sh is in the tree.
+TEST_VERSIONS := $(if $(wildcard scripts/test_versions.sh),test-versions)
 
 all: test
 
@@ -35,10 +40,16 @@ venv: deps $(VENV)/.installed $(COLLECTION)
 demo: venv
 	scripts/demo.sh
 
-test: venv lint units integration molecule sanity
+test: venv lint docs units integration molecule sanity $(TEST_VERSIONS)
 
+# ansible-lint (--offline: installs nothing into ~/.ansible/collections), antsibull-docs lint-collection-docs,
+# antsibull-changelog lint and reuse lint; all run, the failures are named at the end.
 lint: venv
-	ansible-lint --profile production
+	scripts/lint.sh
+
+# The docsite (antsibull-docs + Sphinx) in build/docsite/build/html; offline, intersphinx is off (see scripts/docs.sh).
+docs: venv
+	scripts/docs.sh
 
 units: venv
 	pytest -q tests/unit
@@ -63,6 +74,18 @@ bench: venv
 
 sanity: venv
 	scripts/sanity.sh $(SANITY_TREE)
+
+# units, sanity and an integration playbook on the oldest supported and the newest ansible-core.
+test-versions: venv
+	scripts/test_versions.sh
+
+# The Galaxy tarball, build/fleetqual-pts-<version>.tar.gz (galaxy.yml's build_ignore decides what ships).
+build: venv
+	ansible-galaxy collection build --force --output-path build/ .
+
+# make release V=1.0.0: galaxy.yml version, antsibull-changelog release (CHANGELOG.md), lint, build.
+release: venv
+	scripts/release.sh $(V)
 
 clean:
 	rm -rf build .collections tests/output

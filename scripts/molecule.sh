@@ -30,7 +30,10 @@ export PATH=$root/.venv/bin:$PATH
 passed=() failed=()
 for scenario in "${scenarios[@]}"; do
   start=$SECONDS
-  if molecule test --scenario-name "$scenario"; then
+  # molecule 26 looks for a "default" scenario (shared create/destroy state) on every run; ours are delegated
+  # (managed: false) and have none, so it logs "CRITICAL 'extensions/molecule/default/molecule.yml' glob failed"
+  # and goes on without shared state. That one line is dropped from stderr; the exit status stays molecule's.
+  if { molecule test --scenario-name "$scenario" 2>&1 1>&3 | sed -u "/molecule\/default\/molecule.yml' glob failed/d" >&2; } 3>&1; then
     passed+=("$scenario")
     echo "molecule: $scenario passed in $((SECONDS - start)) s"
   else

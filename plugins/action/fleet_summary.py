@@ -8,11 +8,14 @@ import os
 
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
+from ansible.utils.display import Display
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import PlanError, run_id
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _fleet
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._callback_options import callback_option
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._verdicts import VERDICTS
+
+display = Display()
 
 
 class ActionModule(ActionBase):
@@ -58,6 +61,9 @@ class ActionModule(ActionBase):
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise AnsibleActionFail(f"fleet_summary: {exc}") from None
         counts = summary["counts"]
+        if (summary.get("history") or {}).get("error"):
+            # The verdicts stand without the index; compare.yml will not see this run until report.yml rebuilds it.
+            display.warning(f"fleet_summary: {summary['history']['error']}; playbooks/report.yml rebuilds it")
         result.update(
             changed=True,
             failed=summary["failed"],

@@ -5,12 +5,13 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import RUN_ID_RE, PlanError, run_id
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _report, _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _history, _report, _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._callback_options import callback_option
 
 
@@ -57,7 +58,14 @@ class ActionModule(ActionBase):
         # A missing HTML or PDF library is said, never a failure: report.md is the report.
         skipped = "".join(f"; {what} (not made for {len(dirs)} drive(s))" for what, dirs in not_produced.items()
                           if "not asked for" not in what)
+        # The history index from the rebuilt results: this run's rows, or every run's (and runs gone from disk out).
+        try:
+            history = _history.rebuild(root, [args["run_id"]] if args["run_id"] else None)
+        except (_history.HistoryError, sqlite3.Error, OSError) as exc:
+            history = {"database": _history.db_path(root), "error": str(exc)}
+            warnings.append(f"history index not rebuilt: {exc}")
+        indexed = "" if history.get("error") else f"; {len(history['runs'])} run(s) indexed in {history['database']}"
         result.update(changed=bool(reports), pts_reports=reports, failed=bool(warnings),
-                      pts_not_produced=dict(not_produced),
-                      msg="; ".join(warnings) or f"{len(reports)} report(s) rebuilt from {root}{skipped}")
+                      pts_not_produced=dict(not_produced), pts_history=history,
+                      msg="; ".join(warnings) or f"{len(reports)} report(s) rebuilt from {root}{skipped}{indexed}")
         return result

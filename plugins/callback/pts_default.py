@@ -8,7 +8,7 @@ DOCUMENTATION = r"""
 name: pts_default
 type: stdout
 short_description: The default stdout callback, without a "FAILED - RETRYING" line for every PTS round
-version_added: 0.2.0
+version_added: 1.0.0
 description:
   - The default callback (P(ansible.builtin.default#callback)) for PTS runs. A test's rounds run as one task's
     C(until) loop (M(fleetqual.pts.pts_round)), for which the default callback prints C(FAILED - RETRYING) before

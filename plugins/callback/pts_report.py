@@ -8,7 +8,7 @@ DOCUMENTATION = r"""
 name: pts_report
 type: aggregate
 short_description: Write every PTS round to disk as it lands, and render the per-drive reports at the end
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Files each C(pts_*) payload of the collection's modules and action plugins under
     O(output_dir)/<run id>/<host>/<drive>/ the moment the task result arrives, atomically (temporary file,
@@ -53,7 +53,15 @@ from ansible import context as ansible_context
 from ansible.plugins.callback import CallbackBase
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import block_size_label
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _fleet, _markdown, _report, _results, _run_lock
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import (
+    _concurrency,
+    _fleet,
+    _markdown,
+    _report,
+    _results,
+    _run_lock,
+    _workers,
+)
 
 
 def _payload(result) -> dict:
@@ -98,6 +106,9 @@ class CallbackModule(CallbackBase):
         self._run_id: str | None = None
         self._touched: set[tuple[str, str]] = set()
         self._started = datetime.datetime.now(datetime.timezone.utc)
+        # Per (host, drive) with tests left to run, the plan's estimate: said once as the drive workers' play starts.
+        self._planned: dict[tuple[str, str], dict] = {}
+        self._concurrency_said = False
 
     def set_options(self, task_keys=None, var_options=None, direct=None):
         super().set_options(task_keys=task_keys, var_options=var_options, direct=direct)
@@ -116,6 +127,27 @@ class CallbackModule(CallbackBase):
         extra = getattr(manager, "extra_vars", None) or {}
         if extra.get("pts_run_id"):
             self._run_id = str(extra["pts_run_id"])
+        hosts = getattr(play, "hosts", None) or []
+        if _workers.GROUP in ([hosts] if isinstance(hosts, str) else hosts):
+            self._show_concurrency()
+
+    def _show_concurrency(self) -> None:
+        """Before the first purge: how many drives run at once under the forks in force, and what fewer cost.
+        Said as the drive workers' play starts (playbooks/pts.yml), when every host has planned; the role's own
+        entry point runs a host's drives one after another and has no such play."""
+        if self._concurrency_said:
+            return
+        drives = [dict(host=host, key=key, **estimate) for (host, key), estimate in self._planned.items()]
+        forks, origin = _concurrency.forks_in_force()
+        found = _concurrency.summary(drives, forks)
+        if not found:
+            return
+        self._concurrency_said = True
+        line = _concurrency.message(found, origin)
+        if found["forks"] < found["drives"]:
+            self._display.warning(line)
+        else:
+            self._say(line)
 
     def _file(self, result, failed: bool = False) -> None:
         data = _payload(result)
@@ -185,6 +217,9 @@ class CallbackModule(CallbackBase):
 
     def _show_plan(self, host: str, plan: dict) -> None:
         for drive in plan.get("drives") or []:
+            left = _concurrency.remaining(drive)
+            if left:
+                self._planned[(host, drive["key"])] = {"min_s": left[0], "max_s": left[1]}
             kept = [f"{t['test']} ({t['status']})" for t in drive["tests"] if t.get("done")]
             if kept:
                 self._say(f"PTS resume {host} {drive['key']}: run {plan.get('run_id')} already finished "

@@ -7,7 +7,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 name: drive_workers
 short_description: One add_host entry per drive the guard passed, so every drive runs at the same time
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - For each host, one worker per identified drive that the guard passed and the plan covers. A worker is a
     controller-side inventory host that runs one drive's purge, preconditioning and rounds, delegating every

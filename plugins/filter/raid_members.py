@@ -7,7 +7,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 name: raid_members
 short_description: Find each md array's member drives among the drives the guard passed
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - For RAID mode. Validates the arrays (C(pts_raid)) as M(fleetqual.pts.pts_plan) does and returns, per array, its
     member drives with their guard records, plus the drives that are tested on their own.

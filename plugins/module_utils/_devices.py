@@ -31,7 +31,7 @@ import re
 import stat
 import struct
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _hold
+from ansible_collections.fleetqual.pts.plugins.module_utils import _bus, _hold
 
 _KEY_RE = re.compile(r"[^A-Za-z0-9._-]+")
 _PCI_RE = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
@@ -123,24 +123,6 @@ def _read_int(path: str) -> int | None:
 
 def _devnum(number: int) -> str:
     return f"{os.major(number)}:{os.minor(number)}"
-
-
-def _interface(name: str, sysdir: str) -> str:
-    if name.startswith("nvme"):
-        return "NVMe"
-    if name.startswith("loop"):
-        return "loop"
-    if name.startswith("zram"):
-        return "zram"
-    if name.startswith("vd"):
-        return "virtio"
-    if name.startswith("md"):
-        return "md"
-    if name.startswith("dm-"):
-        return "device-mapper"
-    if name.startswith("sd"):
-        return "SATA" if os.path.exists(os.path.join(sysdir, "device", "vpd_pg89")) else "SCSI/SAS"
-    return "unknown"
 
 
 def _partitions(sysdir: str) -> list[str]:
@@ -701,13 +683,16 @@ def probe(path: str, sys_root: str = "/sys", proc_root: str = "/proc", check_exc
 
     serial, wwn = _serial_wwn(disk_dir)
     backing = loop["backing_file"] if loop else None
+    bus = _bus.probe_bus(disk_dir, sys_root)
     write_cache = _read(os.path.join(queue, "write_cache"))
     discard_max = _read_int(os.path.join(queue, "discard_max_bytes")) or 0
     info.update(
         name=name,
         devnum=devnum,
         kind="partition" if is_partition else "disk",
-        interface=_interface(os.path.basename(disk_dir), disk_dir),
+        interface=bus["interface"],
+        # Which source decided the interface: sysfs transport (as lsblk TRAN), udev ID_BUS or the kernel name.
+        bus={k: bus[k] for k in ("source", "transport", "udev_bus")},
         vendor=_read(os.path.join(device, "vendor")) or ("Linux" if backing else None),
         model=_read(os.path.join(device, "model")) or ("loop device" if backing else None),
         placeholders=["vendor", "model"] if backing and not _read(os.path.join(device, "model")) else [],
@@ -1036,7 +1021,17 @@ def drive_key(spec: dict, info: dict) -> str:
     return _KEY_RE.sub("_", str(raw)).strip("._") or "drive"
 
 
-def host_info(proc_root: str = "/proc", etc_root: str = "/etc") -> dict:
+# What firmware tables fill in when the maker did not (PTS common reporting wants the real make and model).
+_DMI_PLACEHOLDERS = ("", "to be filled by o.e.m.", "default string", "system manufacturer", "system product name",
+                     "not specified", "none", "o.e.m.", "unknown")
+
+
+def _dmi(dmi_root: str, name: str) -> str | None:
+    value = (_read(os.path.join(dmi_root, name)) or "").strip()
+    return None if value.lower() in _DMI_PLACEHOLDERS else value
+
+
+def host_info(proc_root: str = "/proc", etc_root: str = "/etc", dmi_root: str = "/sys/class/dmi/id") -> dict:
     """The PTS common reporting items the host can tell about itself."""
     uname = os.uname()
     os_release = _read(os.path.join(etc_root, "os-release")) or ""
@@ -1056,4 +1051,8 @@ def host_info(proc_root: str = "/proc", etc_root: str = "/etc") -> dict:
         "cpu_model": models[0] if models else None,
         "cpu_count": os.cpu_count(),
         "memory_bytes": mem_kib * 1024,
+        # The test system's make and model (world-readable DMI; absent on hosts without firmware tables).
+        "system_vendor": _dmi(dmi_root, "sys_vendor"),
+        "system_model": _dmi(dmi_root, "product_name"),
+        "dmi": os.path.isdir(dmi_root),
     }

@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: fio_job
 short_description: Run one fio job file on the host and return its parsed metrics
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Runs C(fio --output-format=json --output=OUTPUT JOB_FILE) on the managed node and parses the JSON
     into the figures the SNIA PTS records per combination run (IOPS, bandwidth, latency mean/min/max and
@@ -86,7 +86,7 @@ options:
   context:
     description:
       - Labels (drive, test, phase, round, settings) returned unchanged as RV(pts_context), so the
-        M(fleetqual.pts.pts_report) callback can file the result without parsing task names.
+        P(fleetqual.pts.pts_report#callback) callback can file the result without parsing task names.
     type: dict
     default: {}
 requirements:

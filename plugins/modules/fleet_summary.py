@@ -7,7 +7,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: fleet_summary
 short_description: Judge every drive of a fleet run and write fleet.md, fleet.json and junit.xml
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Gives every listed drive of every host of the runs a verdict - PASS, FAIL (which criterion, measured
     against its limit; I/O errors; steady state required but not reached) or INCOMPLETE (host lost, test

@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: pts_drive_health
 short_description: Take a SMART or NVMe health snapshot of a drive
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Reads C(nvme smart-log) for NVMe drives and C(smartctl -j -a) for SATA and SCSI/SAS drives - temperature,
     wear, spare, media errors, bytes written - so the report can set the snapshot after the run beside the one

@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: pts_drive_hold
 short_description: Hold a guarded drive exclusively for one PTS run, from the guard to the end of its tests
-version_added: 0.2.0
+version_added: 1.0.0
 description:
   - V(present) starts a small detached holder process on the host that keeps the device open with C(O_EXCL) until
     it is released. While it does, the kernel refuses every other exclusive claim on the device and its partitions -

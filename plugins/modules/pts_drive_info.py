@@ -8,11 +8,13 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: pts_drive_info
 short_description: Read the identity and usage of the listed drives, and the host's test setup
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Reads sysfs and procfs for each listed drive - vendor, model, serial, WWN, firmware, capacity, logical
     and physical block size, interface, rotational, write cache, purge methods, partitions, mounts,
     holders and swap - and the host facts the PTS common reporting requirements ask for.
+  - The interface comes from the disk's transport in sysfs (what lsblk shows as TRAN), else udev's C(ID_BUS),
+    else the kernel name; RV(pts_drives[].bus) records which decided.
   - Asks the drive's own tools for what sysfs cannot tell - C(nvme id-ctrl) and C(get-feature) for NVMe,
     C(hdparm -I) for SATA, C(sg_opcodes) and C(sdparm) for SCSI - the secure purge methods it supports, its
     volatile write cache, and a health snapshot (C(nvme smart-log), C(smartctl)).
@@ -59,6 +61,19 @@ pts_drives:
     size_bytes:
       description: User capacity in bytes.
       type: int
+    interface:
+      description:
+        - How the drive is attached - C(SATA), C(SCSI/SAS), C(NVMe), C(USB), C(FireWire), C(iSCSI), C(FC),
+          C(NVMe-oF), or C(loop), C(zram), C(virtio), C(md), C(device-mapper), C(unknown). It picks the tools that
+          identify and purge the drive; a USB, FireWire, iSCSI, FC or NVMe-oF disk gets no ATA, SCSI or NVMe purge
+          command through its bridge or fabric, only C(discard) where the device offers it.
+      type: str
+    bus:
+      description:
+        - Which source decided RV(pts_drives[].interface) - C(sysfs transport (lsblk TRAN)), C(udev ID_BUS) or
+          C(kernel name) - with the raw C(transport) (as lsblk's TRAN column) and udev's C(udev_bus) (C(ID_BUS)),
+          each null when the host does not tell.
+      type: dict
     logical_block_size:
       description: Logical sector size in bytes.
       type: int
@@ -92,7 +107,9 @@ pts_drives:
       type: list
       elements: dict
 pts_host:
-  description: Kernel, OS, CPU, memory and fio version of the host.
+  description:
+    - Kernel, OS, CPU, memory and fio version of the host, and the test system's make and model from DMI
+      (C(system_vendor), C(system_model); null where the host has no DMI tables or they hold placeholders).
   returned: always
   type: dict
 """

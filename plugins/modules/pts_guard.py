@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: pts_guard
 short_description: Refuse, before any write, drives that are not allowed, not the expected drive, or in use
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Checks every listed drive and fails, naming each device and each reason, when destroying data is not
     explicitly allowed for the host, the path is not a block device, the serial, WWN or loop backing file

@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: pts_md_array
 short_description: Assemble guarded drives into a Linux md RAID array for a PTS run, and tear it down afterwards
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - For the PTS "RAID mode" - member drives that already passed M(fleetqual.pts.pts_guard) are assembled into one
     md array (C(/dev/md/<name>)), which is then purged, preconditioned and tested as one device, and torn down

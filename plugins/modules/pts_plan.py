@@ -7,7 +7,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: pts_plan
 short_description: Validate a PTS run's inputs together and return the plan with a time estimate
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Cross-checks what argument specs cannot - known test names, block size syntax, R/W mixes 0-100, the
     DV combination present in the matrix, a measurement window no larger than the round limit, positive

@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: pts_purge
 short_description: Purge a drive before a PTS test with the strongest method it supports, and record it
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Returns the drive to a fresh-out-of-box state as the SNIA PTS asks before preconditioning, and
     reports which method ran so the report can state it.

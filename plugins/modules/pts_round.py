@@ -7,7 +7,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: pts_round
 short_description: Run one round of a PTS test - its job file, fio on the host, the stop rule - as one task
-version_added: 0.2.0
+version_added: 1.0.0
 description:
   - Renders the round's fio job file from the role's template O(template) (the template sees the round as
     C(pts_round.number) and, in a sweep, its row as C(pts_round.row)), runs it on the host through

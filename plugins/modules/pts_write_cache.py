@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: pts_write_cache
 short_description: Set a drive's volatile write cache for the PTS, and report what it was and is
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Reads the drive's volatile write cache with its own tool and sets it as asked - C(nvme set-feature -f 6)
     for NVMe, C(hdparm -W) for SATA, C(sdparm WCE) for SCSI/SAS - then reads it back and fails when the drive

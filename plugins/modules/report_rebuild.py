@@ -7,7 +7,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: report_rebuild
 short_description: Rebuild every drive report of a results tree from the files on disk alone
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Renders C(report.md), C(plots/*.png) and C(result.json) again for every drive of one run (or of every run)
     under O(results_dir), from the round files, purge, preconditioning and identity records there. Touches no host.
@@ -15,6 +15,9 @@ description:
     markdown-it-py and WeasyPrint (C(requirements.txt)); without them the report says what it did not make and why,
     and so does the task's message. Neither is a failure.
   - Fails, naming each drive, when a drive's files cannot be made into a report.
+  - Also rebuilds the history index (C(pts-history.sqlite) in O(results_dir)) that
+    P(fleetqual.pts.pts_compare#module) reads, for the run or, without O(run_id), for every run, dropping runs gone
+    from disk.
   - Runs on the controller only.
 author:
   - fleetqual.pts contributors (@fleetqual)
@@ -63,6 +66,10 @@ pts_reports:
   elements: str
 pts_not_produced:
   description: For each output not made, with why (C(report.pdf) and the reason), the drive directories.
+  returned: always
+  type: dict
+pts_history:
+  description: The index rebuilt - C(database), C(runs), C(dropped), C(rows); or C(error).
   returned: always
   type: dict
 """

@@ -7,7 +7,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: steady_state
 short_description: Judge SNIA PTS steady state over the last rounds' dependent variables
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Judges each dependent variable's (DV's) measurement window, the last O(window) rounds, by the SNIA PTS rule - the data excursion (max - min) at most
     O(max_data_excursion_pct) % of the window average, and the excursion of the least-squares best-fit

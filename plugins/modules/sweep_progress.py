@@ -7,7 +7,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: sweep_progress
 short_description: Record one row of a sweep test and decide whether the sweep goes on
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - For the Myce/OakGate characterisation tests and the HDD zone tests, which have no steady state - each round
     is one row of the sweep (a queue depth, an LBA zone, an offered IOPS step).

@@ -7,7 +7,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: wsat_progress
 short_description: Count what the SNIA PTS write saturation test has written and decide when it stops
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Adds the bytes fio wrote in this round (from its parsed jobs) to the total the round loop's O(state) keeps, and
     says whether the

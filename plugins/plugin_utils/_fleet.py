@@ -16,7 +16,7 @@ from xml.etree import ElementTree
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _fleet_plots, _headline, _html, _judge, _plots
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _report, _results, _verdicts
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _history, _report, _results, _verdicts
 
 FIGURE_LABELS = {figure: (spec["short"], spec["digits"]) for figure, spec in _headline.FIGURES.items()}
 
@@ -169,6 +169,9 @@ def summarize(run_dirs: list[str], out_dir: str, fail_on: list[str] | None = Non
                               "pdf": made["pdf"] and os.path.basename(made["pdf"]), "not_produced": made["not_produced"]}
         if made["not_produced"] != outputs["not_produced"]:
             _results.atomic_write_json(os.path.join(out_dir, "fleet.json"), summary)
+    # The history index beside the runs (playbooks/compare.yml reads it), from the files just written; its failure
+    # is said in summary["history"], never the summary's.
+    summary["history"] = _history.after_summary(run_dirs, os.path.join(out_dir, "fleet.json"))
     return summary
 
 

@@ -296,8 +296,12 @@ def _cpu_cell(host: dict) -> str:
 
 def _system_cell(host: dict) -> str:
     """Test system manufacturer and model (PTS common reporting), from DMI where the host records it."""
-    parts = [host.get(k) for k in ("system_vendor", "system_model", "product_name") if host.get(k)]
-    return md.text(" ".join(parts)) if parts else "not recorded (the host's identity probe does not read DMI)"
+    parts = [host.get(k) for k in ("system_vendor", "system_model") if host.get(k)]
+    if parts:
+        return md.text(" ".join(parts))
+    if "dmi" not in host:
+        return "not recorded (results from a version that did not read DMI)"
+    return "not reported (the host's DMI names none)" if host["dmi"] else "not reported (the host has no DMI tables)"
 
 
 def _command_cell(model: dict) -> str:

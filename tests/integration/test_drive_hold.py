@@ -177,8 +177,9 @@ def test_a_second_run_is_refused_and_nothing_claims_the_drive_while_the_first_te
     device = loop_device("16M")
     mountpoint = tmp_path / "mnt"
     mountpoint.mkdir()
-    # Rounds of 1 s at 200 IOPS: the first run is still testing when the second has been guarded.
-    slow = dict(TINY, pts_run_round_seconds=1, pts_run_max_rounds=4, pts_run_window=3)
+    # At least six rounds of 4 s (the window): the first run is still testing when the second has been guarded and
+    # refused, even on a busy machine where the second run's validation and guard take half a minute.
+    slow = dict(TINY, pts_run_round_seconds=4, pts_run_max_rounds=8, pts_run_window=6)
     first = Background(tmp_path, host_vars((device, "victim")), "hold-a", slow)
     probe = None
     try:

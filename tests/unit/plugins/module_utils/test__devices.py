@@ -93,6 +93,21 @@ def test_host_info_reads_proc_and_os_release(tmp_path):
     assert info["cpu_model"] == "Test CPU 9000"
     assert info["memory_bytes"] == 24576000 * 1024
     assert info["os"] == "Debian GNU/Linux 12 (bookworm)"
+    assert (info["system_vendor"], info["system_model"], info["dmi"]) == (None, None, False)
+
+
+@pytest.mark.parametrize("vendor, model, expected", [
+    ("Supermicro\n", "SYS-1029U-TN10RT\n", ("Supermicro", "SYS-1029U-TN10RT")),
+    ("To Be Filled By O.E.M.\n", "Default string\n", (None, None)),
+    ("QEMU\n", "Standard PC (Q35 + ICH9, 2009)\n", ("QEMU", "Standard PC (Q35 + ICH9, 2009)")),
+])
+def test_host_info_reads_the_test_systems_make_and_model_from_dmi(tmp_path, vendor, model, expected):
+    dmi = tmp_path / "dmi"
+    dmi.mkdir()
+    (dmi / "sys_vendor").write_text(vendor)
+    (dmi / "product_name").write_text(model)
+    info = _devices.host_info(str(tmp_path), str(tmp_path), str(dmi))
+    assert (info["system_vendor"], info["system_model"], info["dmi"]) == (*expected, True)
 
 
 def test_vpd_page_80_serial(tmp_path):

@@ -264,3 +264,13 @@ def test_a_purge_that_failed_before_any_round_is_shown_with_its_reason(tmp_path)
     assert ("> - IOPS: the purge failed before the first round: pts_purge /dev/loop9: refused, nothing was written: "
             "loop9 is mounted on /mnt (ext4)") in markdown
     assert "see the playbook output" not in markdown
+
+
+@pytest.mark.parametrize("host, cell", [
+    ({"system_vendor": "Supermicro", "system_model": "SYS-1029U", "dmi": True}, "Supermicro SYS-1029U"),
+    ({"system_vendor": None, "system_model": None, "dmi": True}, "not reported (the host's DMI names none)"),
+    ({"system_vendor": None, "system_model": None, "dmi": False}, "not reported (the host has no DMI tables)"),
+    ({}, "not recorded (results from a version that did not read DMI)"),
+])
+def test_the_test_system_cell_says_why_a_make_and_model_is_missing(host, cell):
+    assert _report._system_cell(host) == cell

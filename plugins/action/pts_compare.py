@@ -1,0 +1,96 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+import os
+
+from ansible.errors import AnsibleActionFail
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import PlanError, run_id
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _compare, _history, _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._callback_options import callback_option
+
+ARGUMENT_SPEC = dict(
+    results_dir=dict(type="path"),
+    baseline_runs=dict(type="list", elements="str"),
+    candidate_runs=dict(type="list", elements="str"),
+    model=dict(type="str"),
+    baseline_firmware=dict(type="str"),
+    candidate_firmware=dict(type="str"),
+    tolerance_pct=dict(type="raw"),
+    fail_on_regression=dict(type="bool", default=True),
+    output_dir=dict(type="path"),
+)
+
+
+def _default_name(selection: dict) -> str:
+    if selection["mode"] == "runs":
+        name = "+".join(selection["baseline_runs"]) + "-vs-" + "+".join(selection["candidate_runs"])
+    else:
+        name = f"{selection['model']}-{selection['baseline_firmware']}-vs-{selection['candidate_firmware']}"
+    return _results.safe_name(name)
+
+
+class ActionModule(ActionBase):
+    TRANSFERS_FILES = False
+    _requires_connection = False  # reads the history index and writes the comparison on the controller only
+    _supports_check_mode = False  # it writes the comparison: --check skips it
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        dummy, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+        try:
+            for variable, runs in (("pts_compare_baseline_run", args["baseline_runs"]),
+                                   ("pts_compare_candidate_run", args["candidate_runs"])):
+                for index, run in enumerate(runs or []):
+                    run_id(f"{variable}[{index}]" if len(runs) > 1 else variable, run)
+            tolerance = _compare.tolerance_input(args["tolerance_pct"])
+        except (PlanError, _compare.CompareError) as exc:
+            raise AnsibleActionFail(f"pts_compare: {exc}; nothing was written") from None
+        try:
+            root = args["results_dir"] or callback_option("output_dir")
+        except ValueError as exc:
+            raise AnsibleActionFail(f"pts_compare: {exc}; give results_dir (pts_results_dir)") from None
+        if not os.path.isdir(root):
+            raise AnsibleActionFail(f"pts_compare: pts_results_dir={root!r} is not a directory")
+        database = _history.db_path(root)
+        try:
+            conn = _history.connect(database, readonly=True)
+        except _history.HistoryError as exc:
+            raise AnsibleActionFail(f"pts_compare: {exc}: a run is indexed when its fleet summary is written; "
+                                    "build the index from the results tree with playbooks/report.yml") from None
+        try:
+            selection = _compare.select(conn, args["baseline_runs"], args["candidate_runs"], args["model"],
+                                        args["baseline_firmware"], args["candidate_firmware"], db=database)
+            compared = _compare.build(conn, selection, tolerance)
+        except _compare.CompareError as exc:
+            raise AnsibleActionFail(f"pts_compare: {exc}; nothing was written") from None
+        finally:
+            conn.close()
+        out = args["output_dir"] or os.path.join(root, "compare", _default_name(selection))
+        try:
+            written = _compare.write(compared, out, args["fail_on_regression"], root=root)
+        except (OSError, ValueError) as exc:
+            raise AnsibleActionFail(f"pts_compare: could not write the comparison in {out}: {exc}") from None
+        counts = written["counts"]
+        missing = "".join(f"; {kind} not made: {why}" for kind, why in written["outputs"]["not_produced"].items()
+                          if "not asked for" not in why)
+        result.update(
+            changed=True,
+            failed=written["failed"],
+            msg=(f"{counts['REGRESSION']} REGRESSION, {counts['IMPROVEMENT']} IMPROVEMENT, {counts['SAME']} SAME, "
+                 f"{counts['NOT COMPARED']} not compared ({written['baseline']['label']} vs "
+                 f"{written['candidate']['label']}); comparison in {os.path.join(out, 'compare.md')}"
+                 + (f"; regressed: {', '.join(written['regressions'])}" if written["regressions"] else "")
+                 + missing),
+            pts_compare={
+                "output_dir": out, "counts": counts, "failed": written["failed"],
+                "regressions": written["regressions"], "tolerance": written["tolerance"]["rule"],
+                "verdicts": {g["model"]: {f["figure"]: f["verdict"] for f in g["figures"]} for g in written["groups"]},
+                "baseline": written["baseline"], "candidate": written["candidate"],
+            },
+        )
+        return result

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# `make docs`: the collection's docsite as docs.ansible.com builds it - antsibull-docs renders the plugin, module and
+# role docs (and docs/docsite/links.yml) to RST, Sphinx builds the HTML - into build/docsite/build/html/.
+# The Sphinx project (conf.py, antsibull-docs.cfg) is generated fresh by `antsibull-docs sphinx-init`, so it follows
+# the pinned antsibull-docs (requirements-dev.txt) and nothing generated is kept in the repository.
+#
+# Offline (the default): intersphinx is switched off, since its inventories (docs.ansible.com, docs.python.org)
+# need the internet. The only warnings then allowed are the references into ansible-core's own docs that intersphinx
+# would resolve (labels such as common_return_values, ansible.builtin plugins, ANSIBLE_* settings); they are counted
+# and listed in build/docsite/offline-references.txt. Any other warning fails the build.
+# PTS_DOCS_INTERSPHINX=1 (with internet): intersphinx on and `sphinx-build -W`, every warning fails.
+# Needs ANSIBLE_COLLECTIONS_PATH to find fleetqual.pts (the Makefile points it at .collections/).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+dest=build/docsite
+rm -rf "$dest"
+mkdir -p "$dest"
+chmod 755 "$dest" # antsibull-docs refuses a destination others can write to
+
+# Their output goes to a log, shown when a step fails.
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+quiet() {
+  if ! "$@" >"$log" 2>&1; then
+    cat "$log" >&2
+    echo "docs: FAILED: $*" >&2
+    return 1
+  fi
+}
+
+quiet antsibull-docs sphinx-init --use-current --squash-hierarchy --fail-on-error --dest-dir "$dest" \
+  --project fleetqual.pts --copyright "fleetqual.pts contributors" --title "fleetqual.pts" fleetqual.pts
+if [[ ${PTS_DOCS_INTERSPHINX:-0} != 1 ]]; then
+  printf '\n# make docs, offline: no intersphinx inventories (they would be fetched from the internet).\nintersphinx_mapping = {}\n' \
+    >>"$dest/conf.py"
+fi
+
+mkdir -p "$dest/rst"
+chmod 755 "$dest/rst"
+quiet antsibull-docs --config-file "$dest/antsibull-docs.cfg" collection --cleanup everything --use-current \
+  --squash-hierarchy --fail-on-error --dest-dir "$dest/rst" fleetqual.pts
+
+if [[ ${PTS_DOCS_INTERSPHINX:-0} == 1 ]]; then
+  sphinx-build -M html "$dest/rst" "$dest/build" -c "$dest" -q -W --keep-going
+  echo "docs: build/docsite/build/html/index.html (with intersphinx, no warnings)"
+  exit 0
+fi
+
+quiet sphinx-build -M html "$dest/rst" "$dest/build" -c "$dest" -q -w "$dest/warnings.log"
+# References that only intersphinx resolves: labels outside this collection's own pages, ansible-core's settings.
+external="WARNING: (undefined label: '(ansible_collections\.ansible\.builtin\.[a-z0-9_.]+|action_plugins|callback_plugins|common_return_values|ansible_configuration_settings|[a-z_]+_plugins)'|'envvar' reference target not found: ANSIBLE_[A-Z_]+) \[ref\.(ref|envvar)\]$"
+grep -E "$external" "$dest/warnings.log" | sed -E 's/^.*WARNING: //' | sort | uniq -c >"$dest/offline-references.txt" || true
+others=$(grep -E "WARNING|ERROR|CRITICAL" "$dest/warnings.log" | grep -Ev "$external" || true)
+if [[ -n $others ]]; then
+  printf 'docs: Sphinx warnings (see %s):\n%s\n' "$dest/warnings.log" "$others" >&2
+  exit 1
+fi
+echo "docs: build/docsite/build/html/index.html; no warnings apart from $(grep -cE "$external" "$dest/warnings.log" || true)" \
+  "references into docs.ansible.com that need intersphinx (the internet): $dest/offline-references.txt"

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# `make lint`: the static checks, one tool each. All of them run even after one fails; the exit status is non-zero
+# if any failed, and the last line names them.
+#   ansible-lint           production profile; --offline: installs nothing (no requirements, and not this collection
+#                          into ~/.ansible/collections, where it would shadow a later `ansible-galaxy collection install`)
+#   antsibull-docs         lint-collection-docs --plugin-docs: the markup and references of every plugin, module and
+#                          role doc (P(fqcn#type) for callbacks, roles and filters) and docs/docsite/links.yml
+#   antsibull-changelog    lint: the fragments in changelogs/fragments/ and changelogs/changelog.yaml
+#   reuse                  lint: every file has its copyright and license (headers or REUSE.toml), texts in LICENSES/
+# Needs ANSIBLE_COLLECTIONS_PATH to find fleetqual.pts (the Makefile points it at .collections/).
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+
+failed=()
+check() {
+  local name=$1
+  shift
+  local start=$SECONDS
+  if "$@"; then
+    echo "lint: $name passed in $((SECONDS - start)) s"
+  else
+    echo "lint: $name FAILED in $((SECONDS - start)) s" >&2
+    failed+=("$name")
+  fi
+}
+
+check ansible-lint ansible-lint --offline --profile production
+check antsibull-docs antsibull-docs lint-collection-docs --plugin-docs --validate-collection-refs dependent \
+  --disallow-unknown-collection-refs .
+check antsibull-changelog antsibull-changelog lint
+check reuse reuse lint --lines
+
+if ((${#failed[@]})); then
+  echo "lint: FAILED: ${failed[*]}" >&2
+  exit 1
+fi
+echo "lint: all passed"

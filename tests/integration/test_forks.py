@@ -1,0 +1,83 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""An installed collection has no ansible.cfg of its own: ansible-core's forks (5 by default, here ANSIBLE_FORKS=1)
+then caps how many drives run at once. The plan says so before the first purge, with the setting that fixes it; and
+a run without the pts_report callback names the settings that enable it, not the repository's ansible.cfg."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+
+import yaml
+from conftest import BIN, ROOT
+
+# One 4k random-write combination, rate-limited, two rounds: the shortest run that still purges and writes.
+TINY = {"pts_tests": ["iops"], "pts_run_iops_mixes": [0], "pts_run_iops_block_sizes": ["4k"],
+        "pts_run_round_seconds": 0.5, "pts_run_max_rounds": 2, "pts_run_window": 2, "pts_run_rate_iops": 200,
+        "pts_precondition_capacity_multiple": 1}
+
+
+def playbook(tmp_path, devices, env: dict, run_id: str) -> subprocess.CompletedProcess:
+    inventory = tmp_path / f"inventory-{run_id}.yml"
+    specs = [{"path": d.path, "name": f"drive{i}", "backing_file": d.image} for i, d in enumerate(devices)]
+    inventory.write_text(yaml.safe_dump({"all": {"hosts": {"localhost": {
+        "ansible_connection": "local", "ansible_python_interpreter": "/usr/bin/python3",
+        "pts_run_remote_dir": str(tmp_path / "remote"), "pts_fleet_fail_on": [], "pts_devices": specs,
+        "pts_allow_destroy": True, "pts_profile": "quick"}}}}))
+    environment = dict(
+        os.environ,
+        PATH=BIN + os.pathsep + os.environ.get("PATH", ""),
+        ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
+        ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"),
+        ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-local"),
+        ANSIBLE_REMOTE_TMP=str(tmp_path / "ansible-remote"),
+        ANSIBLE_NOCOLOR="1",
+        MPLCONFIGDIR=str(tmp_path / "mpl"),
+        PTS_RESULTS_DIR=str(tmp_path / "results"),
+        PTS_RUN_ID=run_id,
+        PTS_REPORT_FORMATS="",  # report.md only: the reports are not what this checks
+    )
+    environment.update(env)
+    # stderr into stdout: the warning must come before the first purge in what the operator sees.
+    proc = subprocess.run([os.path.join(BIN, "ansible-playbook"), "playbooks/pts.yml", "-i", str(inventory),
+                           "-e", json.dumps(TINY)], cwd=ROOT, env=environment, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=900, check=False)
+    (tmp_path / f"playbook-{run_id}.log").write_text(proc.stdout)
+    return proc
+
+
+def test_fewer_forks_than_drives_is_said_before_the_first_purge(loop_device, tmp_path):
+    devices = [loop_device(), loop_device()]
+    proc = playbook(tmp_path, devices, {"ANSIBLE_FORKS": "1"}, "forks-1")
+    out = proc.stdout
+    assert proc.returncode == 0, out[-3000:]
+    # Whitespace-normalized: older ansible-core cores wrap a warning at the terminal's width.
+    text = " ".join(out.split())
+    said = text.find("PTS plan: 2 drives on 1 host; forks 1 (ANSIBLE_FORKS) < 2 drives: drives run 1 at a time, in "
+                     "2 batches; estimated ")
+    assert said >= 0, out[-3000:]
+    assert "set ANSIBLE_FORKS=2 (or -f 2, or forks = 2 under [defaults] in ansible.cfg)" in text[said:said + 400]
+    assert said < text.index("pts_purge : Purge the drive"), out[-3000:]
+    # Both drives were still tested, one after the other: their rounds do not interleave.
+    rounds = [x.split()[2] for x in out.splitlines() if x.startswith("PTS localhost drive") and " iops round " in x]
+    assert sorted(rounds) == ["drive0"] * 2 + ["drive1"] * 2 and len(list(itertools.groupby(rounds))) == 2, rounds
+
+
+def test_a_run_without_the_report_callback_names_the_settings_that_enable_it(loop_device, tmp_path):
+    device = loop_device()
+    before = device.checksum()
+    # As an installed collection runs: no ansible.cfg of the repository, nothing enables the callback.
+    config = tmp_path / "ansible.cfg"
+    config.write_text("[defaults]\nretry_files_enabled = false\n")
+    proc = playbook(tmp_path, [device], {"ANSIBLE_CONFIG": str(config)}, "no-callback")
+    assert proc.returncode != 0
+    text = " ".join(proc.stdout.split())
+    assert "The fleetqual.pts.pts_report callback is not enabled, so no round would be recorded." in text, text[-2000:]
+    assert "ANSIBLE_CALLBACKS_ENABLED=fleetqual.pts.pts_report" in text
+    assert "callbacks_enabled = fleetqual.pts.pts_report" in text
+    assert "repository root" not in text
+    assert device.checksum() == before

@@ -1,0 +1,295 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The history index: rows from the results files, the fleet summary's hook, rebuild, two writers at once."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import sqlite3
+
+import pytest
+from conftest import write_run
+
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _fleet, _headline, _history, _results
+
+SETTINGS = {"pts_run_tests": ["iops"], "pts_run_round_seconds": 0.5, "pts_run_rate_iops": 0}
+
+
+def drive_files(run_dir: str, host: str, drive: str, figures: dict, serial: str | None = "S1",
+                model: str | None = "ACME X1", firmware: str | None = "1.0", verdict: str = "PASS",
+                steady: bool = True, health: dict | None = None, health_after: dict | None = None,
+                wear: dict | None = None, round_health: dict | None = None) -> str:
+    """One drive's drive.json and result.json as the report writes them (only what the index reads)."""
+    path = os.path.join(run_dir, host, drive)
+    identity = {"serial": serial, "model": model, "firmware": firmware, "vendor": "ACME", "size_bytes": 10 ** 9,
+                "interface": "nvme", "health": health}
+    headline = {f: {"value": figures.get(f), "unit": spec["unit"], "steady": steady and figures.get(f) is not None,
+                    "state": ("steady" if steady else "not steady") if figures.get(f) is not None else "not run"}
+                for f, spec in _headline.FIGURES.items()}
+    result = {"drive": identity, "headline": headline, "quick_profile": False, "health_after": health_after,
+              "tests": {spec["test"]: {} for f, spec in _headline.FIGURES.items() if figures.get(f) is not None},
+              "verdict": {"verdict": verdict}}
+    if wear:
+        result["wear"] = wear
+    if round_health:
+        result["round_health"] = round_health
+    _results.atomic_write_json(os.path.join(path, "drive.json"), {"drive": identity})
+    _results.atomic_write_json(os.path.join(path, "result.json"), result)
+    return path
+
+
+def plan_file(run_dir: str, host: str, recorded_at: str, settings: dict | None = None) -> None:
+    _results.atomic_write_json(os.path.join(run_dir, host, "plan.json"), {
+        "command": {"recorded_at": recorded_at},
+        "plan": {"profile": "full", "variables": dict(SETTINGS, **(settings or {}), pts_run_remote_dir="/tmp/x")}})
+
+
+def make_run(root: str, run: str, drives: list[dict], when: str = "2026-11-01T10:00:00.000+00:00",
+             settings: dict | None = None, fleet: dict | None = None) -> str:
+    """A hand-made run: per drive {host, drive, figures, ...drive_files keywords}; ``fleet``: {(host, drive):
+    verdict} written as the run's fleet.json."""
+    run_dir = os.path.join(root, run)
+    for spec in drives:
+        spec = dict(spec)
+        host, drive, figures = spec.pop("host", "h1"), spec.pop("drive"), spec.pop("figures")
+        plan_file(run_dir, host, when, settings)
+        drive_files(run_dir, host, drive, figures, **spec)
+    if fleet is not None:
+        _results.atomic_write_json(os.path.join(run_dir, "fleet.json"), {"drives": [
+            {"run": run, "host": h, "drive": d, "verdict": v} for (h, d), v in fleet.items()]})
+    return run_dir
+
+
+def dump(path: str) -> list[tuple]:
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute("SELECT * FROM figures ORDER BY run_id, host, drive, figure").fetchall()
+    finally:
+        conn.close()
+
+
+def test_one_row_per_drive_and_figure_from_the_files(tmp_path):
+    root = str(tmp_path / "results")
+    run_dir = make_run(root, "run-1", [
+        {"drive": "d1", "figures": {"iops_4k_write": 1000.0, "latency_4k_write_mean_ms": 0.5}},
+        {"drive": "d2", "serial": "S2", "figures": {"iops_4k_write": 900.0}, "verdict": "FAIL", "steady": False}],
+        fleet={("h1", "d1"): "PASS", ("h1", "d2"): "FAIL"})
+    indexed = _history.index_runs([run_dir])
+    assert indexed == {"databases": [_history.db_path(root)], "runs": ["run-1"], "rows": 10}
+    conn = _history.connect(_history.db_path(root), readonly=True)
+    rows = {(r["drive"], r["figure"]): r for r in _history.query(conn)}
+    assert len(rows) == 10
+    d1 = rows[("d1", "iops_4k_write")]
+    assert (d1["value"], d1["unit"], d1["steady"], d1["state"]) == (1000.0, "IOPS", 1, "steady")
+    assert (d1["serial"], d1["model"], d1["firmware"], d1["host"], d1["run_id"]) == ("S1", "ACME X1", "1.0", "h1", "run-1")
+    assert (d1["profile"], d1["verdict"], d1["verdict_source"]) == ("full", "PASS", "fleet")
+    assert d1["run_time"] == "2026-11-01T10:00:00.000+00:00"
+    assert d1["settings"] == SETTINGS  # where files went (pts_run_remote_dir) is no setting
+    assert d1["drive_dir"] == os.path.join("run-1", "h1", "d1")
+    assert rows[("d1", "throughput_1024k_read_mb_s")]["value"] is None  # not measured: a row, no value
+    assert rows[("d2", "iops_4k_write")]["steady"] == 0
+    # Health and wear the results do not have: NULL, the columns stay.
+    assert all(d1[c] is None for c in ("health", "temperature_c", "percentage_used", "media_errors",
+                                       "max_temperature_c", "throttled_rounds", "warning_rounds",
+                                       "host_bytes_written", "drive_bytes_written", "write_amplification"))
+    assert _history.runs(conn) == [{"run_id": "run-1", "run_time": "2026-11-01T10:00:00.000+00:00", "drives": 2,
+                                    "models": "ACME X1", "firmware": "1.0"}]
+    conn.close()
+
+
+def test_health_and_wear_where_the_results_have_them(tmp_path):
+    root = str(tmp_path / "results")
+    run_dir = make_run(root, "run-1", [{
+        "drive": "d1", "figures": {"iops_4k_write": 1.0},
+        "health": {"tool": "nvme-cli", "temperature_c": 35, "percentage_used": 3, "bytes_written": 1000},
+        "health_after": {"tool": "nvme-cli", "temperature_c": 51, "percentage_used": 4, "media_errors": 0,
+                         "critical_warning": 0, "bytes_written": 5000},
+        "round_health": {"read": 6, "max_c": 78, "max_at": {"test": "iops", "segment": "", "round": 3},
+                         "tools": ["nvme smart-log"], "warning_c": 75, "critical_c": 85, "marked": [
+                             {"test": "iops", "segment": "", "round": 3, "kinds": ["throttled", "warning"]},
+                             {"test": "iops", "segment": "", "round": 4, "kinds": ["throttled"]}]}}])
+    _history.index_runs([run_dir])
+    conn = _history.connect(_history.db_path(root), readonly=True)
+    (row,) = _history.query(conn, figures=("iops_4k_write",))
+    conn.close()
+    assert (row["temperature_c"], row["percentage_used"], row["media_errors"], row["critical_warning"]) == (51, 4, 0, 0)
+    assert row["drive_bytes_written"] == 4000  # the drive's own counter, after - before
+    assert row["health"]["before"]["temperature_c"] == 35 and row["health"]["after"]["temperature_c"] == 51
+    assert (row["max_temperature_c"], row["throttled_rounds"], row["warning_rounds"]) == (78, 2, 1)
+    assert row["health"]["rounds"]["rounds"] == {"throttled": 2, "warning": 1, "errors": 0}
+    # A result's own wear block (the wear accounting) wins over the counter delta.
+    wear = {"host_bytes_written": 3000, "drive_bytes_written": 3600, "write_amplification": 1.2}
+    drive_files(run_dir, "h1", "d1", {"iops_4k_write": 1.0}, wear=wear)
+    _history.index_runs([run_dir])
+    conn = _history.connect(_history.db_path(root), readonly=True)
+    (row,) = _history.query(conn, figures=("iops_4k_write",))
+    conn.close()
+    assert (row["host_bytes_written"], row["drive_bytes_written"], row["write_amplification"]) == (3000, 3600, 1.2)
+
+
+def test_the_drive_reports_verdict_without_a_fleet_summary(tmp_path):
+    root = str(tmp_path / "results")
+    make_run(root, "run-1", [{"drive": "d1", "figures": {"iops_4k_write": 1.0}, "verdict": "INCOMPLETE"}])
+    (row,) = [r for r in _history.run_rows(os.path.join(root, "run-1")) if r["figure"] == "iops_4k_write"]
+    assert (row["verdict"], row["verdict_source"]) == ("INCOMPLETE", "report")
+
+
+def test_the_fleet_summary_indexes_its_run(tmp_path):
+    # The real filing code and report (conftest), then the fleet summary: its hook indexes the run.
+    run_dir = str(tmp_path / "results" / "run-1")
+    _results.file_payload(run_dir, "h1", {"pts_plan": {"tests": [{"name": "iops"}], "listed": [{"path": "/dev/loop9"}],
+                                                       "acceptance": [], "drives": []}})
+    write_run(run_dir, [1.0, 1.0, 1.0, 1.0, 1.0, 1.0])
+    summary = _fleet.summarize([run_dir], run_dir)
+    database = _history.db_path(str(tmp_path / "results"))
+    assert summary["history"] == {"databases": [database], "runs": ["run-1"], "rows": 5}
+    conn = _history.connect(database, readonly=True)
+    (row,) = _history.query(conn, figures=("iops_4k_write",))
+    conn.close()
+    assert row["value"] == summary["drives"][0]["headline"]["iops_4k_write"]
+    assert (row["verdict"], row["verdict_source"]) == (summary["drives"][0]["verdict"], "fleet")
+    assert row["quick_profile"] == 1 and row["tests"] == ["iops"]
+
+
+def test_an_index_that_cannot_be_written_never_fails_the_summary(tmp_path):
+    root = str(tmp_path / "results")
+    run_dir = make_run(root, "run-1", [{"drive": "d1", "figures": {"iops_4k_write": 1.0}}])
+    os.makedirs(_history.db_path(root))  # a directory where the database goes
+    out = _history.after_summary([run_dir], None)
+    assert out["rows"] == 0 and out["error"].startswith("history index not written:")
+
+
+def test_rebuild_is_idempotent_and_equals_the_hooks_index(tmp_path):
+    root = str(tmp_path / "results")
+    for number, value in enumerate((1000.0, 1100.0), 1):
+        make_run(root, f"run-{number}", [{"drive": "d1", "figures": {"iops_4k_write": value}}],
+                 when=f"2026-11-0{number}T10:00:00.000+00:00", fleet={("h1", "d1"): "PASS"})
+        _history.index_runs([os.path.join(root, f"run-{number}")])
+    database = _history.db_path(root)
+    hooked = dump(database)
+    assert _history.rebuild(root) == {"database": database, "runs": ["run-1", "run-2"], "dropped": [], "rows": 10}
+    assert dump(database) == hooked
+    _history.rebuild(root)
+    assert dump(database) == hooked
+    os.unlink(database)
+    _history.rebuild(root)
+    assert dump(database) == hooked
+
+
+def test_rebuild_drops_what_is_gone_from_disk(tmp_path):
+    root = str(tmp_path / "results")
+    make_run(root, "run-1", [{"drive": "d1", "figures": {"iops_4k_write": 1.0}},
+                             {"drive": "d2", "figures": {"iops_4k_write": 2.0}}])
+    make_run(root, "run-2", [{"drive": "d1", "figures": {"iops_4k_write": 1.0}}])
+    os.makedirs(os.path.join(root, "compare", "x"))  # a comparison's output is no run
+    database = _history.db_path(root)
+    _history.rebuild(root)
+    assert {(r[0], r[2]) for r in dump(database)} == {("run-1", "d1"), ("run-1", "d2"), ("run-2", "d1")}
+    # A drive gone from a run: one run's rebuild drops its rows; a run gone: the full rebuild drops it.
+    os.unlink(os.path.join(root, "run-1", "h1", "d2", "result.json"))
+    assert _history.rebuild(root, ["run-1"])["dropped"] == []
+    assert {(r[0], r[2]) for r in dump(database)} == {("run-1", "d1"), ("run-2", "d1")}
+    os.rename(os.path.join(root, "run-2"), os.path.join(root, ".run-2-deleted"))
+    assert _history.rebuild(root)["dropped"] == ["run-2"]
+    assert {(r[0], r[2]) for r in dump(database)} == {("run-1", "d1")}
+
+
+def test_an_upsert_replaces_a_runs_rows(tmp_path):
+    root = str(tmp_path / "results")
+    run_dir = make_run(root, "run-1", [{"drive": "d1", "figures": {"iops_4k_write": 1.0}}])
+    _history.index_runs([run_dir])
+    drive_files(run_dir, "h1", "d1", {"iops_4k_write": 2.0}, firmware="1.1")
+    _history.index_runs([run_dir])
+    rows = [r for r in dump(_history.db_path(root)) if r[3] == "iops_4k_write"]
+    assert len(rows) == 1 and rows[0][4] == 2.0 and rows[0][10] == "1.1"
+
+
+def _writer(root: str, run: str, times: int) -> None:
+    for dummy in range(times):
+        _history.index_runs([os.path.join(root, run)])
+
+
+def test_two_writers_at_once_both_land(tmp_path):
+    root = str(tmp_path / "results")
+    runs = [f"run-{n}" for n in range(4)]
+    for number, run in enumerate(runs):
+        make_run(root, run, [{"drive": f"d{d}", "serial": f"S{d}", "figures": {"iops_4k_write": 100.0 + number}}
+                             for d in range(5)])
+    context = multiprocessing.get_context("fork")
+    workers = [context.Process(target=_writer, args=(root, run, 15)) for run in runs]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(120)
+    assert [w.exitcode for w in workers] == [0, 0, 0, 0]
+    rows = dump(_history.db_path(root))
+    assert len(rows) == 4 * 5 * len(_headline.FIGURES)
+    assert {r[0] for r in rows} == set(runs)
+
+
+def test_reading_needs_an_index_of_a_known_schema(tmp_path):
+    with pytest.raises(_history.HistoryError, match="no history index at"):
+        _history.connect(str(tmp_path / "none.sqlite"), readonly=True)
+    path = str(tmp_path / "new.sqlite")
+    _history.connect(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE meta SET value = '99' WHERE key = 'schema'")
+    conn.commit()
+    conn.close()
+    with pytest.raises(_history.HistoryError, match="newer than this collection"):
+        _history.connect(path, readonly=True)
+
+
+def test_query_filters(tmp_path):
+    root = str(tmp_path / "results")
+    make_run(root, "run-1", [{"drive": "d1", "figures": {"iops_4k_write": 1.0}},
+                             {"drive": "d2", "serial": "S2", "model": None, "figures": {"iops_4k_write": 1.0}}])
+    make_run(root, "run-2", [{"drive": "d1", "firmware": "2.0", "figures": {"iops_4k_write": 1.0}}],
+             when="2026-11-02T10:00:00.000+00:00")
+    _history.rebuild(root)
+    conn = _history.connect(_history.db_path(root), readonly=True)
+    one = ("iops_4k_write",)
+    assert [r["run_id"] for r in _history.query(conn, model="ACME X1", figures=one)] == ["run-1", "run-2"]
+    assert [r["run_id"] for r in _history.query(conn, model="ACME X1", firmware=["2.0"], figures=one)] == ["run-2"]
+    assert [r["drive"] for r in _history.query(conn, no_model=True, figures=one)] == ["d2"]
+    assert [r["run_id"] for r in _history.query(conn, serials=["S1"], figures=one)] == ["run-1", "run-2"]
+    assert _history.query(conn, runs=[]) == []
+    assert _history.firmware_of(conn, "ACME X1") == ["1.0", "2.0"] and _history.models(conn) == ["ACME X1"]
+    conn.close()
+
+
+def test_the_settings_are_kept_as_json(tmp_path):
+    root = str(tmp_path / "results")
+    run_dir = make_run(root, "run-1", [{"drive": "d1", "figures": {"iops_4k_write": 1.0}}],
+                       settings={"pts_run_rate_iops": 200})
+    row = _history.run_rows(run_dir)[0]
+    assert json.loads(row["settings"])["pts_run_rate_iops"] == 200
+
+
+def test_an_older_index_gains_the_new_columns(tmp_path):
+    path = str(tmp_path / "old.sqlite")
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+    conn.execute("INSERT INTO meta VALUES ('schema', '1')")
+    conn.execute("CREATE TABLE figures (run_id TEXT NOT NULL, host TEXT NOT NULL, drive TEXT NOT NULL, "
+                 "figure TEXT NOT NULL, value REAL, PRIMARY KEY (run_id, host, drive, figure))")
+    conn.execute("INSERT INTO figures VALUES ('old-run', 'h1', 'd1', 'iops_4k_write', 5.0)")
+    conn.commit()
+    conn.close()
+    _history.connect(path).close()
+    conn = _history.connect(path, readonly=True)
+    (row,) = _history.query(conn)
+    conn.close()
+    assert row["value"] == 5.0 and row["serial"] is None and set(row) == set(_history.NAMES)
+
+
+def test_a_raid_member_has_no_rows_of_its_own(tmp_path):
+    root = str(tmp_path / "results")
+    run_dir = make_run(root, "run-1", [{"drive": "md0", "figures": {"iops_4k_write": 1.0}},
+                                       {"drive": "m1", "figures": {}}])
+    member = os.path.join(run_dir, "h1", "m1", "result.json")
+    _results.atomic_write_json(member, dict(_results.read_json(member), raid_member={"array": "md0"}, tests={}))
+    assert {r["drive"] for r in _history.run_rows(run_dir)} == {"md0"}
