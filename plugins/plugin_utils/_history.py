@@ -16,6 +16,7 @@ once both land, whole."""
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import json
 import os
@@ -71,6 +72,19 @@ def db_path(root: str) -> str:
     return os.path.join(root, DB_NAME)
 
 
+@contextlib.contextmanager
+def _writing(conn: sqlite3.Connection):
+    """One write transaction holding the database's write lock from its start (another writer waits up to the busy
+    timeout); rolled back on any error."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
 def connect(path: str, readonly: bool = False) -> sqlite3.Connection:
     """The index at ``path``, with a busy timeout; created with its schema unless ``readonly`` (then it must exist)."""
     if readonly:
@@ -85,8 +99,7 @@ def connect(path: str, readonly: bool = False) -> sqlite3.Connection:
     conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
     try:
         if not readonly:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
+            with _writing(conn):
                 for statement in _TABLES:
                     conn.execute(statement)
                 # An index an older version wrote gains the columns added since (NULL until its runs are indexed
@@ -98,10 +111,6 @@ def connect(path: str, readonly: bool = False) -> sqlite3.Connection:
                 for statement in _INDEXES:
                     conn.execute(statement)
                 conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
         found = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
     except sqlite3.Error as exc:
         conn.close()
@@ -275,14 +284,9 @@ def index_runs(run_dirs: list[str], fleet_json: str | None = None) -> dict:
         path = db_path(root)
         conn = connect(path)
         try:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
+            with _writing(conn):
                 for run, rows in prepared:
                     _write_run(conn, run, rows)
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
         finally:
             conn.close()
         out["databases"].append(path)
@@ -319,8 +323,7 @@ def rebuild(root: str, runs: list[str] | None = None) -> dict:
     conn = connect(path)
     dropped: list[str] = []
     try:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with _writing(conn):
             if runs is None:
                 on_disk = {run for run, dummy in prepared}
                 dropped = [r["run_id"] for r in conn.execute("SELECT DISTINCT run_id FROM figures").fetchall()
@@ -328,10 +331,6 @@ def rebuild(root: str, runs: list[str] | None = None) -> dict:
                 conn.executemany("DELETE FROM figures WHERE run_id = ?", [(r,) for r in dropped])
             for run, rows in prepared:
                 _write_run(conn, run, rows)
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
     finally:
         conn.close()
     return {"database": path, "runs": [run for run, dummy in prepared], "dropped": sorted(dropped),

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -64,6 +65,22 @@ class LoopDevice:
         subprocess.run(["losetup", "-d", self.path], check=False)
 
 
+@contextlib.contextmanager
+def failing_drive(tmp_path, size: str):
+    """A loop device of ``size`` over a file on a 16 MiB tmpfs: its writes fail once the tmpfs is full."""
+    small = tmp_path / "small-tmpfs"
+    small.mkdir()
+    sh("mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(small))
+    try:
+        failing = LoopDevice(small, size)
+        try:
+            yield failing
+        finally:
+            failing.detach()
+    finally:
+        subprocess.run(["umount", str(small)], check=False)
+
+
 @pytest.fixture
 def loop_device(tmp_path):
     made = []
@@ -94,6 +111,25 @@ class PlaybookRun:
         return sorted(f for f in os.listdir(path) if f.startswith("round-") and f.endswith(".fio")) if os.path.isdir(path) else []
 
 
+def playbook_env(tmp, **overrides) -> dict:
+    """The environment a test's ansible-playbook runs in: the repository's venv, ansible.cfg and collection, its
+    temporary and results directories under ``tmp``, no colour; ``overrides`` set or replace variables."""
+    env = dict(
+        os.environ,
+        PATH=BIN + os.pathsep + os.environ.get("PATH", ""),
+        ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
+        ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"),
+        ANSIBLE_LOCAL_TEMP=str(tmp / "ansible-local"),
+        ANSIBLE_REMOTE_TMP=str(tmp / "ansible-remote"),
+        ANSIBLE_NOCOLOR="1",
+        ANSIBLE_FORCE_COLOR="0",
+        MPLCONFIGDIR=str(tmp / "mpl"),
+        PTS_RESULTS_DIR=str(tmp / "results"),
+    )
+    env.update(overrides)
+    return env
+
+
 def run_playbook(tmp_path, host_vars: dict, extra_vars: dict | None = None, check: bool = False,
                  run_id: str = "it-1") -> PlaybookRun:
     """Run playbooks/pts.yml against localhost with the given host variables and extra variables."""
@@ -103,19 +139,7 @@ def run_playbook(tmp_path, host_vars: dict, extra_vars: dict | None = None, chec
                 "pts_run_remote_dir": str(tmp_path / "remote"), "pts_fleet_fail_on": [], **host_vars}
     inventory.write_text(yaml.safe_dump({"all": {"hosts": {"localhost": hostvars}}}))
     results = str(tmp_path / "results")
-    env = dict(
-        os.environ,
-        PATH=BIN + os.pathsep + os.environ.get("PATH", ""),
-        ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
-        ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"),
-        ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-local"),
-        ANSIBLE_REMOTE_TMP=str(tmp_path / "ansible-remote"),
-        ANSIBLE_NOCOLOR="1",
-        ANSIBLE_FORCE_COLOR="0",
-        MPLCONFIGDIR=str(tmp_path / "mpl"),
-        PTS_RESULTS_DIR=results,
-        PTS_RUN_ID=run_id,
-    )
+    env = playbook_env(tmp_path, PTS_RUN_ID=run_id)
     command = [os.path.join(BIN, "ansible-playbook"), "playbooks/pts.yml", "-i", str(inventory)]
     if extra_vars:
         command += ["-e", json.dumps(extra_vars)]

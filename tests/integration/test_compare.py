@@ -15,7 +15,7 @@ import subprocess
 
 import pytest
 import yaml
-from conftest import BIN, ROOT, LoopDevice
+from conftest import BIN, ROOT, LoopDevice, playbook_env
 
 # The cheapest run that still purges, preconditions and measures: one 4k random-write combination, two short rounds.
 TINY = {"pts_tests": ["iops"], "pts_run_iops_mixes": [0], "pts_run_iops_block_sizes": ["4k"],
@@ -27,13 +27,9 @@ MODEL = "Loop 9000"
 
 
 def environment(tmp, name: str, results: str) -> dict:
-    env = dict(os.environ, PATH=BIN + os.pathsep + os.environ.get("PATH", ""),
-               ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
-               ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"),
-               ANSIBLE_LOCAL_TEMP=str(tmp / f"ansible-local-{name}"),
-               ANSIBLE_REMOTE_TMP=str(tmp / f"ansible-remote-{name}"),
-               ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0", MPLCONFIGDIR=str(tmp / "mpl"),
-               PTS_RESULTS_DIR=results, PTS_REPORT_FORMATS="html")
+    env = playbook_env(tmp, ANSIBLE_LOCAL_TEMP=str(tmp / f"ansible-local-{name}"),
+                       ANSIBLE_REMOTE_TMP=str(tmp / f"ansible-remote-{name}"), PTS_RESULTS_DIR=results,
+                       PTS_REPORT_FORMATS="html")
     env.pop("PTS_RUN_ID", None)
     return env
 

@@ -19,7 +19,7 @@ import time
 import uuid
 
 import yaml
-from conftest import BIN, ROOT, LoopDevice, sh
+from conftest import BIN, ROOT, failing_drive, playbook_env, sh
 
 LOCK_DIR = "/run/fleetqual-pts"
 MARKER = "fleetqual-pts-hold"
@@ -91,12 +91,7 @@ def command(tmp_path, devices_vars: dict, run_id: str, extra: dict | None = None
     hostvars = {"ansible_connection": "local", "ansible_python_interpreter": "/usr/bin/python3",
                 "pts_run_remote_dir": str(tmp_path / f"remote-{run_id}"), "pts_fleet_fail_on": [], **devices_vars}
     inventory.write_text(yaml.safe_dump({"all": {"hosts": {"localhost": hostvars}}}))
-    env = dict(os.environ, PATH=BIN + os.pathsep + os.environ.get("PATH", ""),
-               ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
-               ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"),
-               ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-local"), ANSIBLE_REMOTE_TMP=str(tmp_path / "ansible-remote"),
-               ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0", MPLCONFIGDIR=str(tmp_path / "mpl"),
-               PTS_RESULTS_DIR=str(tmp_path / "results"), PTS_RUN_ID=run_id)
+    env = playbook_env(tmp_path, PTS_RUN_ID=run_id)
     argv = [os.path.join(BIN, "ansible-playbook"), "playbooks/pts.yml", "-i", str(inventory)]
     return argv + ["-e", json.dumps(extra)] if extra else argv, env
 
@@ -267,19 +262,10 @@ def test_a_killed_controller_leaves_its_holder_named_then_the_resume_takes_it_ov
 
 
 def test_no_holder_is_left_after_a_drive_fails_or_passes(loop_device, tmp_path):
-    small = tmp_path / "small-tmpfs"
-    small.mkdir()
-    sh("mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(small))
-    try:
-        failing = LoopDevice(small, "64M")  # writes fail once the 16 MiB tmpfs under it is full
+    with failing_drive(tmp_path, "64M") as failing:
         healthy = loop_device("16M")
-        try:
-            proc = run(tmp_path, host_vars((failing, "failing"), (healthy, "healthy")), "hold-fail", TINY)
-            assert_nothing_held(failing, healthy)
-        finally:
-            failing.detach()
-    finally:
-        subprocess.run(["umount", str(small)], check=False)
+        proc = run(tmp_path, host_vars((failing, "failing"), (healthy, "healthy")), "hold-fail", TINY)
+        assert_nothing_held(failing, healthy)
     assert proc.returncode != 0 and "failing failed" in proc.stdout, proc.stdout[-3000:]
     assert result(tmp_path, "hold-fail", "failing")["status"] == "failed"
     assert result(tmp_path, "hold-fail", "healthy")["status"] in ("steady", "not steady")

@@ -19,7 +19,7 @@ from xml.etree import ElementTree
 
 import pytest
 import yaml
-from conftest import BIN, ROOT, LoopDevice
+from conftest import BIN, ROOT, LoopDevice, playbook_env
 from netns import SshHost, cleanup_run_netns, make_key
 
 TINY = {"pts_run_round_seconds": 0.5, "pts_run_max_rounds": 6, "pts_run_iops_mixes": [0],
@@ -93,11 +93,7 @@ def test_a_rack_runs_at_once_a_lost_host_fails_only_its_drives(fleet):
     before = untouched.checksum()
     limit = 1000.0
     inventory = _inventory(tmp, key, hosts, devices, limit)
-    env = dict(os.environ, PATH=BIN + os.pathsep + os.environ.get("PATH", ""),
-               ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
-               ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"),
-               ANSIBLE_LOCAL_TEMP=str(tmp / "ansible-local"), ANSIBLE_REMOTE_TMP="/tmp/.pts-it-ansible",
-               MPLCONFIGDIR=str(tmp / "mpl"), PTS_RESULTS_DIR=str(tmp / "results"), PTS_RUN_ID="fleet-1")
+    env = playbook_env(tmp, ANSIBLE_REMOTE_TMP="/tmp/.pts-it-ansible", PTS_RUN_ID="fleet-1")
     results = tmp / "results" / "fleet-1"
     lost_round = results / "stor-12-02" / "bay0" / "iops" / "round-01.json"
     with open(tmp / "fleet.log", "w", encoding="utf-8") as log:

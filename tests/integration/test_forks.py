@@ -13,7 +13,7 @@ import os
 import subprocess
 
 import yaml
-from conftest import BIN, ROOT
+from conftest import BIN, ROOT, playbook_env
 
 # One 4k random-write combination, rate-limited, two rounds: the shortest run that still purges and writes.
 TINY = {"pts_tests": ["iops"], "pts_run_iops_mixes": [0], "pts_run_iops_block_sizes": ["4k"],
@@ -28,20 +28,8 @@ def playbook(tmp_path, devices, env: dict, run_id: str) -> subprocess.CompletedP
         "ansible_connection": "local", "ansible_python_interpreter": "/usr/bin/python3",
         "pts_run_remote_dir": str(tmp_path / "remote"), "pts_fleet_fail_on": [], "pts_devices": specs,
         "pts_allow_destroy": True, "pts_profile": "quick"}}}}))
-    environment = dict(
-        os.environ,
-        PATH=BIN + os.pathsep + os.environ.get("PATH", ""),
-        ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
-        ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"),
-        ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-local"),
-        ANSIBLE_REMOTE_TMP=str(tmp_path / "ansible-remote"),
-        ANSIBLE_NOCOLOR="1",
-        MPLCONFIGDIR=str(tmp_path / "mpl"),
-        PTS_RESULTS_DIR=str(tmp_path / "results"),
-        PTS_RUN_ID=run_id,
-        PTS_REPORT_FORMATS="",  # report.md only: the reports are not what this checks
-    )
-    environment.update(env)
+    # PTS_REPORT_FORMATS="": report.md only, the reports are not what this checks.
+    environment = playbook_env(tmp_path, PTS_RUN_ID=run_id, PTS_REPORT_FORMATS="", **env)
     # stderr into stdout: the warning must come before the first purge in what the operator sees.
     proc = subprocess.run([os.path.join(BIN, "ansible-playbook"), "playbooks/pts.yml", "-i", str(inventory),
                            "-e", json.dumps(TINY)], cwd=ROOT, env=environment, stdout=subprocess.PIPE,

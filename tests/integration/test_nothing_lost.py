@@ -11,7 +11,7 @@ import signal
 import subprocess
 import time
 
-from conftest import BIN, ROOT, LoopDevice, sh
+from conftest import BIN, ROOT, failing_drive, playbook_env
 
 TINY = {"pts_run_round_seconds": 0.5, "pts_run_max_rounds": 5,
         "pts_run_iops_mixes": [0], "pts_run_iops_block_sizes": ["4k"],
@@ -95,19 +95,10 @@ def test_a_killed_fio_gives_no_figure(loop_device, run_pts, tmp_path):
 
 
 def test_a_failing_drive_next_to_a_healthy_one(loop_device, run_pts, tmp_path):
-    small = tmp_path / "small-tmpfs"
-    small.mkdir()
-    sh("mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(small))
-    try:
-        failing = LoopDevice(small, "128M")  # writes fail once the 16 MiB tmpfs under it is full
+    with failing_drive(tmp_path, "128M") as failing:
         healthy = loop_device("64M")
-        try:
-            run = run_pts({"pts_devices": [spec(failing, "failing"), spec(healthy, "healthy")],
-                           "pts_allow_destroy": True, "pts_profile": "quick", "pts_tests": ["iops"]}, TINY)
-        finally:
-            failing.detach()
-    finally:
-        subprocess.run(["umount", str(small)], check=False)
+        run = run_pts({"pts_devices": [spec(failing, "failing"), spec(healthy, "healthy")],
+                       "pts_allow_destroy": True, "pts_profile": "quick", "pts_tests": ["iops"]}, TINY)
     assert run.rc != 0  # the host fails at the end, after the healthy drive finished
     assert "failing failed" in run.stdout
     failure = load(os.path.join(run.drive_dir("failing"), "iops", "failure.json"))
@@ -124,11 +115,7 @@ def _round_files(directory):
 
 
 def _env(tmp_path, run_id):
-    return dict(os.environ, PATH=BIN + os.pathsep + os.environ.get("PATH", ""),
-                ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
-                ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"),
-                ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-local"), ANSIBLE_REMOTE_TMP=str(tmp_path / "ansible-remote"),
-                MPLCONFIGDIR=str(tmp_path / "mpl"), PTS_RESULTS_DIR=str(tmp_path / "results"), PTS_RUN_ID=run_id)
+    return playbook_env(tmp_path, PTS_RUN_ID=run_id)
 
 
 def test_kill_the_controller_in_the_middle_of_a_long_test_then_resume(loop_device, tmp_path):

@@ -16,7 +16,7 @@ import uuid
 
 import pytest
 import yaml
-from conftest import BIN, ROOT, run_playbook, sh
+from conftest import BIN, ROOT, playbook_env, run_playbook, sh
 
 TINY = {"pts_tests": ["iops"], "pts_run_iops_mixes": [0], "pts_run_iops_block_sizes": ["4k"],
         "pts_run_round_seconds": 0.2, "pts_run_max_rounds": 2, "pts_run_window": 2,
@@ -55,12 +55,7 @@ def playbook(tmp_path, hosts: dict, run_id: str | None, extra_vars: dict | None 
     common = {"ansible_connection": "local", "ansible_python_interpreter": "/usr/bin/python3",
               "pts_run_remote_dir": str(tmp_path / "remote"), "pts_fleet_fail_on": []}
     inventory.write_text(yaml.safe_dump({"all": {"hosts": {name: dict(common, **v) for name, v in hosts.items()}}}))
-    env = dict(os.environ, PATH=BIN + os.pathsep + os.environ.get("PATH", ""),
-               ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
-               ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"),
-               ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-local"), ANSIBLE_REMOTE_TMP=str(tmp_path / "ansible-remote"),
-               ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0", MPLCONFIGDIR=str(tmp_path / "mpl"),
-               PTS_RESULTS_DIR=str(tmp_path / "results"))
+    env = playbook_env(tmp_path)
     env.pop("PTS_RUN_ID", None)
     if env_run_id is not None:
         env["PTS_RUN_ID"] = env_run_id

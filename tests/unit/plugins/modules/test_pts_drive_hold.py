@@ -10,18 +10,10 @@ from __future__ import annotations
 import os
 
 import pytest
-from ansible.module_utils import basic
-from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.fleetqual.pts.plugins.module_utils import _hold
 from ansible_collections.fleetqual.pts.plugins.modules import pts_drive_hold
-
-
-class Exit(Exception):
-    def __init__(self, failed: bool, result: dict):
-        super().__init__(result.get("msg"))
-        self.failed = failed
-        self.result = result
+from ansible_collections.fleetqual.pts.tests.unit.plugins.modules._module_exit import Exit, run_main, stub_exits
 
 
 class Holds:
@@ -66,21 +58,12 @@ def holds(monkeypatch):
     monkeypatch.setattr(pts_drive_hold, "_openers_words", lambda devnum: "process 55 (mount) has it open")
     monkeypatch.setattr(os, "geteuid", lambda: 0)
 
-    def exit_json(self, **result):
-        raise Exit(False, result)
-
-    def fail_json(self, msg, **result):
-        raise Exit(True, dict(result, msg=msg))
-
-    monkeypatch.setattr(basic.AnsibleModule, "exit_json", exit_json)
-    monkeypatch.setattr(basic.AnsibleModule, "fail_json", fail_json)
+    stub_exits(monkeypatch)
     return fake
 
 
 def run(args: dict) -> Exit:
-    with patch_module_args(args), pytest.raises(Exit) as exc:
-        pts_drive_hold.main()
-    return exc.value
+    return run_main(pts_drive_hold, args)
 
 
 def test_present_starts_a_holder_and_puts_it_in_the_guards_record(holds):

@@ -12,9 +12,9 @@ import os
 
 import pytest
 from ansible.module_utils import basic
-from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.fleetqual.pts.plugins.modules import pts_md_array
+from ansible_collections.fleetqual.pts.tests.unit.plugins.modules._module_exit import Exit, run_main, stub_exits
 from ansible_collections.fleetqual.pts.tests.unit.plugins.module_utils.test__md_raid import (
     DETAIL_RAID1_RESYNC,
     EXAMINE_RAID1_MEMBER,
@@ -29,13 +29,6 @@ md127 : active raid1 vdc[1] vdb[0]
       \n\
 unused devices: <none>
 """
-
-
-class Exit(Exception):
-    def __init__(self, failed: bool, result: dict):
-        super().__init__(result.get("msg"))
-        self.failed = failed
-        self.result = result
 
 
 class Host:
@@ -105,14 +98,7 @@ def host(tmp_path, monkeypatch):
     monkeypatch.setattr(pts_md_array, "_is_block", os.path.isfile)
     monkeypatch.setattr(pts_md_array, "recheck", lambda path, expect: [])
 
-    def exit_json(self, **result):
-        raise Exit(False, result)
-
-    def fail_json(self, msg, **result):
-        raise Exit(True, dict(result, msg=msg))
-
-    monkeypatch.setattr(basic.AnsibleModule, "exit_json", exit_json)
-    monkeypatch.setattr(basic.AnsibleModule, "fail_json", fail_json)
+    stub_exits(monkeypatch)
     monkeypatch.setattr(basic.AnsibleModule, "run_command", lambda self, argv, **kw: fake.run_command(argv, **kw))
     monkeypatch.setattr(basic.AnsibleModule, "get_bin_path",
                         lambda self, name, required=False, opt_dirs=None: MDADM if name == "mdadm" else None)
@@ -120,9 +106,7 @@ def host(tmp_path, monkeypatch):
 
 
 def run(args: dict) -> Exit:
-    with patch_module_args(args), pytest.raises(Exit) as exc:
-        pts_md_array.main()
-    return exc.value
+    return run_main(pts_md_array, args)
 
 
 def test_creates_raid1_and_reports_it(host):
