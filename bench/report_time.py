@@ -137,6 +137,19 @@ def render(drive_dir: str) -> float:
     return time.monotonic() - started
 
 
+def render_without_pdf(drive_dir: str) -> float:
+    """The same report with PTS_REPORT_FORMATS=html: what the PDF (WeasyPrint) adds to a drive's report."""
+    before = os.environ.get("PTS_REPORT_FORMATS")
+    os.environ["PTS_REPORT_FORMATS"] = "html"
+    try:
+        return render(drive_dir)
+    finally:
+        if before is None:
+            del os.environ["PTS_REPORT_FORMATS"]
+        else:
+            os.environ["PTS_REPORT_FORMATS"] = before
+
+
 def main() -> dict:
     work = tempfile.mkdtemp(prefix="pts-bench-report-", dir="/var/tmp")
     os.environ.setdefault("MPLCONFIGDIR", os.path.join(work, "mpl"))
@@ -154,6 +167,7 @@ def main() -> dict:
         timings = {}
         timings["wsat_1500"] = [render(write_long_wsat(os.path.join(work, "long"), "h-long", "d-long"))]
         timings["1"] = [render(dirs[0])]
+        timings["1_no_pdf"] = [render_without_pdf(dirs[0])]
         timings["10"] = [render(d) for d in dirs[1:11]]
         with ProcessPoolExecutor(max_workers=os.cpu_count()) as pool:
             started = time.monotonic()
@@ -191,7 +205,8 @@ def main() -> dict:
         return {"mean_s": sum(values) / len(values), "max_s": max(values)}
 
     result = {"machine": machine(), "rounds_per_test": ROUNDS, "write_one_drive_s": write_s,
-              "report_1": stats(timings["1"]), "report_10": stats(timings["10"]),
+              "report_1": stats(timings["1"]), "report_1_no_pdf": stats(timings["1_no_pdf"]),
+              "report_10": stats(timings["10"]),
               "report_wsat_1500": stats(timings["wsat_1500"]),
               "formats": os.environ.get("PTS_REPORT_FORMATS", "html,pdf"),
               "report_100": dict(stats(timings["100"]), wall_s=wall_100, workers=os.cpu_count()),
@@ -200,6 +215,7 @@ def main() -> dict:
     print(table(["measure", "value"], [
         ["filing 1 drive's rounds (4 tests x 25 rounds)", f"{write_s:.1f} s"],
         ["drive report, 1 drive", f"{result['report_1']['mean_s']:.1f} s"],
+        ["drive report, 1 drive, without the PDF", f"{result['report_1_no_pdf']['mean_s']:.1f} s"],
         [f"drive report, a write saturation of {WSAT_ROUNDS:,} rounds", f"{result['report_wsat_1500']['mean_s']:.1f} s"],
         ["drive report, 10 drives (each, mean / max)",
          f"{result['report_10']['mean_s']:.1f} s / {result['report_10']['max_s']:.1f} s"],
