@@ -16,10 +16,6 @@ export PATH := $(BIN):$(PATH)
 .PHONY: all demo test test-guest test-versions bench deps venv lint docs units integration molecule sanity build \
 	release clean
 
-# The ansible-core version matrix (oldest supported and newest release, each in its own venv) joins `make test`
-# once scripts/test_versions.sh is in the tree.
-TEST_VERSIONS := $(if $(wildcard scripts/test_versions.sh),test-versions)
-
 all: test
 
 deps:
@@ -40,7 +36,7 @@ venv: deps $(VENV)/.installed $(COLLECTION)
 demo: venv
 	scripts/demo.sh
 
-test: venv lint docs units integration molecule sanity $(TEST_VERSIONS)
+test: venv lint docs units integration molecule sanity test-versions
 
 # ansible-lint (--offline: installs nothing into ~/.ansible/collections), antsibull-docs lint-collection-docs,
 # antsibull-changelog lint and reuse lint; all run, the failures are named at the end.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# ansible-test sanity on a copy of the tracked files (as they are in the working tree) at a real
-# ansible_collections/fleetqual/pts path,
+# ansible-test sanity on a copy of the working tree's files (tracked and new ones, not ignored ones; a file deleted but
+# still in the index is left out) at a real ansible_collections/fleetqual/pts path,
 # with its venvs bootstrapped from PyPI (see scripts/get_pip_offline.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +18,11 @@ cp scripts/get_pip_offline.py "$cache"
 
 rm -rf "$tree"
 mkdir -p "$tree"
-git ls-files -z --cached | xargs -0 cp --parents -t "$tree"
+git ls-files -z --cached --others --exclude-standard --deduplicate |
+  while IFS= read -r -d '' file; do
+    if [[ -e $file || -L $file ]]; then printf '%s\0' "$file"; fi
+  done |
+  xargs -0 cp -P --parents -t "$tree"
 cd "$tree"
 git init -q && git add -A
 python_version=$(python -c 'import sys; print("%d.%d" % sys.version_info[:2])')

@@ -11,13 +11,14 @@ from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 from ansible.utils.vars import load_extra_vars
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _inputs
+from ansible_collections.fleetqual.pts.plugins.module_utils import _inputs, _wear
 from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import PlanError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import build_plan
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _resume, _results, _run_lock
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._callback_options import callback_option, run_id_candidates
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._raid import validate_arrays
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._verdicts import fleet_settings, validate_rules
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._verdicts import fleet_settings, matching_rule
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._verdicts import validate_rules
 
 display = Display()
 
@@ -29,6 +30,7 @@ ALIASES = {
     "pts_run_purge_method": "pts_purge_method",
     "pts_run_write_cache": "pts_write_cache",
     "pts_run_drive_mode": "pts_drive_mode",
+    "pts_run_wear_budget_pct": "pts_wear_budget_pct",
 }
 
 
@@ -70,6 +72,7 @@ class ActionModule(ActionBase):
             plan["acceptance"] = validate_rules(args["acceptance"])
             plan["fleet"] = fleet_settings(variables)
             plan["raid"] = validate_arrays(variables.get("pts_raid"), listed)
+            plan["wear_budget_pct"] = _wear.budget_pct(variables.get("pts_run_wear_budget_pct"))
         except PlanError as exc:
             raise AnsibleActionFail(f"pts_plan: {self._user_named(exc, variables, task_vars)}; nothing was written") from None
         except ValueError as exc:
@@ -89,8 +92,30 @@ class ActionModule(ActionBase):
                 raise AnsibleActionFail(f"pts_plan: {exc}; nothing was written") from None
             except (OSError, ValueError, KeyError) as exc:
                 raise AnsibleActionFail(f"pts_plan: cannot read the results of run {run_id}: {exc}") from None
+        # After the resume has marked the finished tests: only what is left to run counts against the budget.
+        self._wear(plan, args["devices"])
         result.update(changed=False, pts_plan=plan, pts_context=args["context"])
         return result
+
+    @staticmethod
+    def _wear(plan: dict, devices: list[dict]) -> None:
+        """Estimate what the run writes to each drive and refuse, before any write, a run over the wear budget."""
+        run = {"max_rounds": plan["max_rounds"], "wipc_capacity_multiple": plan["wipc"]["capacity_multiple"],
+               "purge_method": plan["settings"]["purge_method"], "rate_iops": plan["settings"]["rate_iops"]}
+        by_key = {device.get("key"): device for device in devices}
+        refusals = []
+        for drive in plan["drives"]:
+            device = by_key.get(drive["key"]) or {}
+            rule = matching_rule(plan["acceptance"], device.get("model"), device.get("firmware"))
+            try:
+                drive["wear"] = _wear.judge(device, drive, run, rule, plan["wear_budget_pct"])
+            except (ValueError, KeyError, TypeError) as exc:
+                raise AnsibleActionFail(f"pts_plan: the wear budget of drive {drive['key']} cannot be judged: {exc}; "
+                                        "nothing was written") from None
+            if drive["wear"]["refused"]:
+                refusals.append(_wear.refusal(drive["key"], device, drive["wear"]))
+        if refusals:
+            raise AnsibleActionFail(f"pts_plan: {'; '.join(refusals)}; nothing was written")
 
     @staticmethod
     def _user_named(exc: PlanError, variables: dict, task_vars: dict) -> str:

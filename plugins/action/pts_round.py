@@ -7,12 +7,14 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import time
+from collections.abc import Mapping
 
-from ansible.errors import AnsibleActionFail
+from ansible.errors import AnsibleActionFail, AnsibleError
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _rounds
+from ansible_collections.fleetqual.pts.plugins.module_utils import _health, _rounds
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._callback_options import callback_option
 
@@ -46,6 +48,14 @@ ARGUMENT_SPEC = dict(
 def _row_label(row: dict | None) -> dict | None:
     """A sweep row as the round file records it: its label, queue depth or offer, without its fio sections."""
     return None if row is None else {k: v for k, v in row.items() if k != "combinations"}
+
+
+def _register_name(register) -> str | None:
+    """The variable the task registers its result in: ``register: name``, or from ansible-core 2.21 on, where a
+    plain name becomes the projection ``{name: <the result>}``, that mapping's first name."""
+    if isinstance(register, Mapping):
+        return next(iter(register), None)
+    return register
 
 
 class ActionModule(ActionBase):
@@ -86,6 +96,20 @@ class ActionModule(ActionBase):
         job_file = os.path.join(args["job_dir"], f"round-{number:02d}.fio")
         job_text = self._render(args["template"], task_vars, {"number": number, "row": row, "state": state})
         expected = state["last_elapsed_s"] or args["expected_seconds"]
+        # The drive's health just before fio starts and just after it ends, outside fio's measuring time: one tool
+        # call a round. Nothing touches the drive between two rounds of a loop, so the reading after the last round
+        # is this round's before; the loop's first round reads it with the probe.
+        clock = time.monotonic()
+        probe, carried = state.get("health"), state.get("health_after")
+        before = error = None
+        if not isinstance(probe, dict):
+            probe, before, error = self._health_probe(args["device"], context, task_vars)
+        elif isinstance(carried, dict):
+            before = carried
+        elif not probe.get("none"):
+            before, error = self._health_read(probe)
+        state.update(health=probe, health_after=None)
+        cost = time.monotonic() - clock
         fio = self._fio_job(task_vars, {
             "job_file": job_file, "job_text": job_text, "device": args["device"], "expect": args["expect"],
             "expected_seconds": expected, "reconnect_timeout": args["reconnect_timeout"],
@@ -96,6 +120,12 @@ class ActionModule(ActionBase):
             result.update(fio)
             result["pts_round"] = {"round": number, "stop": True, "state": dict(state, stop=True, reason="fio failed")}
             return result
+        clock = time.monotonic()
+        after, late = self._health_read(probe)
+        health = _health.entry(probe, before, after, cost + time.monotonic() - clock, error or late)
+        if before is not None and before is carried:
+            health["before_from"] = f"the reading after round {number - 1}"
+        state["health_after"] = after
         try:
             nxt, key, verdict = _rounds.advance(state, rule, fio["pts_fio"]["jobs"], time.time(),
                                                 fio["pts_fio"].get("elapsed_s"), row)
@@ -103,19 +133,77 @@ class ActionModule(ActionBase):
             result.update(failed=True, msg=f"pts_round: round {number}: {exc}", pts_context=context)
             result["pts_round"] = {"round": number, "stop": True, "state": dict(state, stop=True, reason=str(exc))}
             return result
-        result.update(changed=bool(fio.get("changed")), pts_fio=fio["pts_fio"], pts_fio_raw=fio.get("pts_fio_raw"),
-                      pts_context=context, pts_round={"round": number, "stop": nxt["stop"], "state": nxt})
+        # The health entry rides in the round's fio record, so the callback files it in round-NN.json with the round;
+        # fio's own figures are not touched.
+        result.update(changed=bool(fio.get("changed")), pts_fio=dict(fio["pts_fio"], health=health),
+                      pts_fio_raw=fio.get("pts_fio_raw"), pts_context=context,
+                      pts_round={"round": number, "stop": nxt["stop"], "state": nxt})
         result[key] = verdict
         return result
 
     def _state(self, loop_id: str, rule: str, task_vars: dict) -> dict:
         """This loop's state after its last round: the registered result of the previous attempt, else a start."""
-        previous = task_vars.get(self._task.register)
-        if isinstance(previous, dict):
+        previous = task_vars.get(_register_name(self._task.register))
+        if previous is not None and not isinstance(previous, Mapping):
+            # ansible-core 2.21+: the variable is an expression for the latest result, resolved when templated.
+            try:
+                previous = self._templar.template(previous)
+            except AnsibleError:
+                previous = None
+        if isinstance(previous, Mapping):
             state = (previous.get("pts_round") or {}).get("state")
             if isinstance(state, dict) and state.get("id") == loop_id:
                 return dict(state)
         return _rounds.start(loop_id, rule, time.time())
+
+    def _health_probe(self, device: str, context: dict, task_vars: dict) -> tuple[dict, dict | None, str | None]:
+        """The loop's first health read: how to read the drive (kept in the loop's state), and the reading.
+
+        A drive whose identity record says it has no health (loop, zram, virtio...) is not probed at all: the run's
+        first probe (identify) already said so. Anything else is probed once per loop by pts_drive_health.
+        """
+        recorded = self._drive_record(context)
+        if recorded is not None and recorded.get("health") is None:
+            return {"none": _health.none_reason(recorded.get("interface"))}, None, None
+        try:
+            probed = self._execute_module(module_name="fleetqual.pts.pts_drive_health",
+                                          module_args={"path": device, "mode": "round"}, task_vars=task_vars)
+        except Exception as exc:  # pylint: disable=broad-exception-caught  # health is evidence beside the round, never a reason to lose it
+            return {"none": f"the health probe failed: {type(exc).__name__}: {exc}"}, None, None
+        finally:
+            # The task runs under async, so ansible-core's cleanup leaves a synchronous module's temporary files.
+            self._remove_tmp_path(self._connection._shell.tmpdir)
+        found = probed.get("pts_health_probe") if isinstance(probed, dict) else None
+        if probed.get("failed") or probed.get("unreachable") or not isinstance(found, dict):
+            return {"none": f"the health probe failed: {probed.get('msg') or 'no answer'}"}, None, None
+        if found.get("none"):
+            return {"none": found["none"]}, None, None
+        probe = {k: found.get(k) for k in ("tool", "format", "device", "argv", "thresholds")}
+        return probe, found.get("reading"), found.get("error")
+
+    def _drive_record(self, context: dict) -> dict | None:
+        """The drive's identity as the callback filed it (drive.json), or None when it is not on disk."""
+        try:
+            run_dir = os.path.join(callback_option("output_dir"), _results.safe_name(context["run_id"]))
+            record = _results.read_json(os.path.join(_results.drive_dir(run_dir, context["host"], context["drive"]),
+                                                     "drive.json"))
+        except (KeyError, OSError, TypeError, ValueError):
+            return None
+        drive = record.get("drive") if isinstance(record, dict) else None
+        return drive if isinstance(drive, dict) else None
+
+    def _health_read(self, probe: dict) -> tuple[dict | None, str | None]:
+        """One reading with the probe's command: one shell command on the host, no module run; nothing for a
+        drive without health."""
+        if probe.get("none") or not probe.get("argv"):
+            return None, None
+        try:
+            res = self._low_level_execute_command(" ".join(shlex.quote(str(a)) for a in probe["argv"]))
+        except AnsibleError as exc:
+            return None, f"{probe.get('tool')} could not be run: {exc}"
+        reading, dummy, error = _health.parse(probe.get("format"), int(res.get("rc") or 0),
+                                              res.get("stdout") or res.get("stderr") or "")
+        return reading, error
 
     def _render(self, template: str, task_vars: dict, pts_round: dict) -> str:
         """The role's job template for this round; it sees the round as ``pts_round`` (number, row, state)."""

@@ -21,6 +21,11 @@ description:
   - Resuming a run (a run id with results already) refuses a drive whose identity (serial, WWN, model, firmware,
     size, sector size, backing file) is not the one the run recorded under its name, and test settings other than the
     ones the run recorded, naming each change, unless O(resume.allow_changed_settings=true).
+  - With identified drives, estimates per drive an upper bound of the bytes the run writes (purges that overwrite,
+    preconditioning, every round the stop rules allow, at the rate bound of the drive's interface or the rule's
+    C(rated_write_mb_s)) and, for a drive whose acceptance rule gives its rated endurance, refuses the run before any
+    write when it would use more than C(pts_run_wear_budget_pct) (C(pts_wear_budget_pct), default 5) % of the drive's
+    remaining life (the rated endurance less its percentage used), with every figure in the message. See docs/wear.md.
   - Runs on the controller only.
 author:
   - fleetqual.pts contributors (@fleetqual)
@@ -37,6 +42,8 @@ options:
     description:
       - The C(pts_run_*) variables by name, for example C(pts_run_max_rounds), so errors name what the
         operator set.
+      - C(pts_run_wear_budget_pct) is the wear budget in % of a drive's remaining rated life, above 0 and at most
+        100 (default 5).
     type: dict
     required: true
   devices:
@@ -55,8 +62,14 @@ options:
     description:
       - Acceptance rules (C(pts_acceptance)) - a list of dicts with a C(model) glob, an optional C(firmware) glob,
         C(require_steady) (default true) and limits C(min_iops_4k_write), C(min_throughput_1024k_write_mb_s),
-        C(min_throughput_1024k_read_mb_s), C(max_latency_4k_write_mean_ms), C(max_latency_4k_write_p9999_ms).
-        Validated here, recorded with the plan, applied by M(fleetqual.pts.fleet_summary).
+        C(min_throughput_1024k_read_mb_s), C(max_latency_4k_write_mean_ms), C(max_latency_4k_write_p9999_ms),
+        and on the drive's health per round C(max_temperature_c) (the hottest reading of any round, in degrees
+        Celsius) and C(allow_throttling) (V(false) fails the drive when it throttled in any round). Validated here,
+        recorded with the plan, applied by M(fleetqual.pts.fleet_summary).
+      - For the wear budget, a rule may give the model's rated endurance - C(endurance_tbw) (terabytes written,
+        decimal) or C(dwpd) with C(warranty_years) (C(dwpd) requires it; given both forms, the smaller endurance
+        counts) - and C(rated_write_mb_s), its rated sequential write in MB/s, which bounds the estimate's write
+        rate instead of the drive's interface.
     type: raw
     default: []
   resume:
@@ -130,8 +143,15 @@ pts_plan:
       description:
         - Per drive and test, the segments (purge-to-stop units) with their combinations and DVs, notes, whether
           the run already finished the test (C(done)), and the estimated wall time (min/max s).
+        - Per drive, C(wear) - the upper bound of the bytes the run writes (C(estimated_bytes), per test by part -
+          purge, precondition, rounds), the rate bound and its source, and C(judged). When judged, the rated
+          endurance and its basis, the percentage used and its source, the remaining life, C(use_pct) (the share of
+          it the run would use) and C(budget_pct); when not, the C(reason). C(text) says it in one line.
       type: list
       elements: dict
+    wear_budget_pct:
+      description: The wear budget in force, in % of a drive's remaining rated life.
+      type: float
     variables:
       description: The validated value of every variable that shapes the selected tests' measurements, by name.
       type: dict

@@ -24,6 +24,13 @@ description:
     every round's result as it arrives); a round that cannot be recorded stops the test with the reason.
   - Every result carries the round's C(pts_fio), its verdict (C(pts_steady_state), C(pts_wsat) or C(pts_sweep)) and
     C(pts_context) for the callback, which prints one line per round.
+  - Just before fio starts and just after it ends, outside fio's measuring time, it reads the drive's own health on
+    the host (temperature, thermal-management counters, errors, wear, bytes written) and returns both readings with
+    the round in RV(pts_fio.health). The first round of a loop finds how with M(fleetqual.pts.pts_drive_health)
+    (O(fleetqual.pts.pts_drive_health#module:mode=round)); after that a round costs one shell command, with no
+    module run - the reading after it ends, which is also the next round's reading before (nothing touches the
+    drive between two rounds). A drive whose identity record says it has no health (loop, zram, virtio, md) is not
+    read at all.
   - A standard stdout callback prints ansible-core's C(FAILED - RETRYING) line for every round but the last - its
     wording for "the until loop runs again", not a failure. The collection's
     P(fleetqual.pts.pts_default#callback) stdout callback leaves those lines out.
@@ -155,6 +162,17 @@ pts_fio:
   description: The round's parsed fio output (see RV(fleetqual.pts.fio_job#module:pts_fio)).
   returned: success
   type: dict
+  contains:
+    health:
+      description:
+        - The drive's health read before and after the round - C(before) and C(after) (readings, as C(reading) of
+          RV(fleetqual.pts.pts_drive_health#module:pts_health_probe)), C(thresholds), C(tool), C(device),
+          C(before_from) (when the reading before is the one taken after the previous round) and C(cost_s) (seconds
+          the reads took), C(error) when a read failed - or C(none) (why the drive has no health
+          to read) and C(cost_s). fio's own figures beside it are not touched.
+      returned: success
+      type: dict
+      version_added: 1.1.0
 pts_fio_raw:
   description: fio's JSON output as it printed it.
   returned: success

@@ -215,23 +215,36 @@ def round_marks(marks: list[dict] | None):
         _ROUND_MARKS.reset(token)
 
 
-def _draw_marks(ax, series: dict, marks: list[dict]) -> list[str]:
-    """A mark with a series (a throughput block size) rings that series' point; one without shades its round.
-    Returns the kinds drawn, for the legend."""
-    drawn = []
+def _draw_marks(ax, series: dict, marks: list[dict]) -> list[tuple[str, str]]:
+    """A mark with a series (a throughput block size) rings that series' point; one without shades its round. A
+    round marked both ways shows the throttling. Returns the (kind, "ring" or "span") drawn, for the legend."""
+    strongest: dict = {}
     for mark in marks:
-        color, dummy = MARK_STYLES.get(mark.get("kind"), MARK_STYLES["warning"])
-        number, label = int(mark["round"]), mark.get("series")
+        key = (int(mark["round"]), mark.get("series"))
+        if strongest.get(key) != "throttled":
+            strongest[key] = mark.get("kind") if mark.get("kind") in MARK_STYLES else "warning"
+    drawn = []
+    for (number, label), kind in strongest.items():
+        color = MARK_STYLES[kind][0]
         if label is None:
             ax.axvspan(number - 0.45, number + 0.45, color=color, alpha=0.16, zorder=1)
-        else:
-            values = series.get(label) or []
-            if number - 1 >= len(values) or values[number - 1] is None:
-                continue
+            drawn.append((kind, "span"))
+            continue
+        values = series.get(label) or []
+        if number - 1 < len(values) and values[number - 1] is not None:
             ax.plot([number], [values[number - 1]], linestyle="none", marker="o", markersize=14,
                     markerfacecolor="none", markeredgecolor=color, markeredgewidth=2.2, zorder=6)
-        drawn.append(mark.get("kind"))
+            drawn.append((kind, "ring"))
     return drawn
+
+
+def mark_handle(kind: str, style: str):
+    """The legend entry of a mark as it is drawn: a shaded round or a ring."""
+    color = MARK_STYLES[kind][0]
+    if style == "ring":
+        return plt.Line2D([], [], linestyle="none", marker="o", markersize=11, markerfacecolor="none",
+                          markeredgecolor=color, markeredgewidth=2.2)
+    return plt.Line2D([], [], linestyle="none", marker="s", markersize=10, color=color, alpha=0.4)
 
 
 def convergence(path: str, title: str, ylabel: str, panels: dict, highlight: str | None = None,
@@ -293,10 +306,9 @@ def convergence(path: str, title: str, ylabel: str, panels: dict, highlight: str
             handles.append(plt.Line2D([], [], linestyle="none", marker="*", markersize=13, color="white",
                                       markeredgecolor="black"))
             labels.append("steady from this round")
-        for kind in dict.fromkeys(marked.get(id(ax)) or []):
-            color, text = MARK_STYLES.get(kind, MARK_STYLES["warning"])
-            handles.append(plt.Line2D([], [], linestyle="none", marker="s", markersize=10, color=color, alpha=0.5))
-            labels.append(text)
+        for kind, style in sorted(set(marked.get(id(ax)) or []), key=lambda drawn: list(MARK_STYLES).index(drawn[0])):
+            handles.append(mark_handle(kind, style))
+            labels.append(MARK_STYLES[kind][1] + (", this block size" if style == "ring" else ""))
         ax.legend(handles, labels, title=legend_title, loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=9)
     axes[-1, 0].set_xlabel("Round")
     _round_ticks(axes[-1, 0], longest)

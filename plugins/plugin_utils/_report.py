@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import os
 
+from ansible_collections.fleetqual.pts.plugins.module_utils import _health, _wear
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import PTS_TESTS, TESTS, TITLES
 from ansible_collections.fleetqual.pts.plugins.module_utils._sweeps import CHARACTERISATION, HDD
 from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import format_bytes
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _characterisation, _hdd, _headline, _iops, _latency
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _html, _identity, _judge, _plots, _results, _summary
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _throughput, _wsat
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _characterisation, _hdd, _headline, _health_plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _html, _identity, _iops, _judge, _latency, _plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _sections, _summary, _throughput, _wsat
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _markdown as md
 
 QUICK_BANNER = "quick profile — not a qualification"
@@ -39,6 +40,7 @@ def build_model(drive_dir: str) -> dict:
         drive = dict(drive, vendor="Linux md", model=f"{array.get('level')} of {len(raid['member_drives'])} × "
                                                      f"{', '.join(models)}")
     tests = {name: TEST_MODULES[name].build(loaded["tests"][name]) for name in TESTS if name in loaded["tests"]}
+    round_health = _health.summarize(health_entries(loaded["tests"]))
     quick = any((t.get("settings") or {}).get("profile") == "quick" for t in tests.values())
     recorded = _judge.plan(os.path.dirname(drive_dir))
     model = {
@@ -53,6 +55,7 @@ def build_model(drive_dir: str) -> dict:
         "drive_refused": loaded.get("drive_refused"),
         "write_cache": loaded.get("write_cache"),
         "health_after": loaded.get("health_after"),
+        "round_health": round_health,
         "raid": raid,
         "raid_member": loaded.get("raid_member"),
         "quick_profile": quick,
@@ -63,7 +66,116 @@ def build_model(drive_dir: str) -> dict:
     }
     model["headline"] = _headline.block(model)
     model["verdict"] = _judge.judge(drive_dir, model, recorded)
+    model["wear"] = wear_model(loaded, drive, (recorded or {}).get("plan"), model["drive_key"])
     return model
+
+
+def _written(record: dict | None) -> int:
+    """fio's write bytes in one round or preconditioning record (all its jobs)."""
+    jobs = ((record or {}).get("fio") or {}).get("jobs") or []
+    return sum(int((job.get("write") or {}).get("io_bytes") or 0) for job in jobs)
+
+
+def _readings(record: dict) -> tuple[dict | None, dict | None]:
+    """The drive's health readings just before and just after one round (none for rounds of older runs)."""
+    entry = (record.get("fio") or {}).get("health")
+    entry = entry if isinstance(entry, dict) else {}
+    return entry.get("before"), entry.get("after")
+
+
+def wear_model(loaded: dict, drive: dict, plan: dict | None, key: str) -> dict:
+    """What the run wrote to the drive, per test and in all - the host's bytes from fio's records, the drive's own
+    counters from its health readings - and the plan's estimate of it before the first write."""
+    per_test = []
+    for name in TESTS:
+        test = loaded["tests"].get(name)
+        if not test:
+            continue
+        segments = test.get("segments") or {}
+        # A test's preconditioning is filed with the test (wipc.json), or with each segment it runs before.
+        preconditions = [test.get("wipc")] + [seg.get("wipc") for seg_name, seg in segments.items() if seg_name]
+        per_test.append({
+            "test": name,
+            "precondition_bytes": sum(_written(p) for p in preconditions if p),
+            "rounds_bytes": sum(_written(r) for seg in segments.values() for r in seg.get("rounds") or []),
+            "segments": [[_readings(r) for r in seg.get("rounds") or []] for seg in segments.values()],
+        })
+    wear = _wear.measured(per_test, drive.get("health"), loaded.get("health_after"))
+    own = next((d for d in (plan or {}).get("drives") or [] if d.get("key") == key), None)
+    wear["estimate"] = (own or {}).get("wear")
+    return wear
+
+
+def wear_section(model: dict, number: int) -> list[str]:
+    """Bytes written per test and in all, by the host and by the drive's own counter, beside the plan's estimate."""
+    wear = model.get("wear") or {}
+
+    def size(value) -> str:
+        return DASH if value is None else format_bytes(value)
+
+    lines = [f"## {number} Wear", ""]
+    counter = wear.get("counter")
+    lines += ["Bytes written to the drive: by the host as fio counted them (each preconditioning and round), and as "
+              "the drive's own host-writes counter counted them"
+              + (f" ({md.text(counter)}: over each test's rounds, and from identification to after the tests for the "
+                 "run)" if counter else " (**the drive reports no write counter**)") + ".", ""]
+    rows = [[md.text(TITLES.get(t["test"], t["test"])), size(t["precondition_bytes"]), size(t["rounds_bytes"]),
+             size(t["drive_bytes_written"]), md.fmt(t["write_amplification"], 2)] for t in wear.get("tests") or []]
+    rows.append(["**Run**", "", f"**{size(wear.get('host_bytes_written'))}** (all)",
+                 f"**{size(wear.get('drive_bytes_written'))}**", md.fmt(wear.get("write_amplification"), 2)])
+    lines += md.table(["Test", "Preconditioning (host)", "Rounds (host)", "Drive's counter", "Write amplification"],
+                      rows, numeric=False)
+    if not counter and wear.get("nand_note"):
+        why = "none: the device reports no write counters."
+    elif wear.get("nand_note"):
+        why = md.text(wear["nand_note"]) + "."
+    else:
+        why = "the growth of the drive's NAND-writes counter over that of its host-writes counter."
+    lines += ["", f"Write amplification: {why}"]
+    estimate = wear.get("estimate")
+    if estimate:
+        lines += ["", f"Before the first write the plan estimated (an upper bound): {md.text(estimate.get('text'))}."]
+    return lines + [""]
+
+
+def health_entries(loaded_tests: dict) -> list[tuple[str, str, int, dict]]:
+    """Every round's health entry (test, segment, round, entry) in test order, as pts_round filed it with the round
+    (its fio record's ``health``); rounds of older runs have none."""
+    entries = []
+    for name in TESTS:
+        for segment, loaded in ((loaded_tests.get(name) or {}).get("segments") or {}).items():
+            for record in loaded.get("rounds") or []:
+                entry = (record.get("fio") or {}).get("health")
+                if isinstance(entry, dict) and record.get("round") is not None:
+                    entries.append((name, segment, int(record["round"]), entry))
+    return entries
+
+
+def health_section(model: dict, plots: dict, number: int) -> list[str]:
+    """The drive's health per round: how it was read, the rounds it throttled, ran hot or counted errors in, and
+    each test's temperature plot."""
+    health = model.get("round_health") or {}
+    lines = [f"## {number} Drive health per round", ""]
+    lines += [f"Read on the host with {md.text(', '.join(health.get('tools') or []) or None)} just before each round's "
+              "fio started and just after it ended, so the reading is outside fio's measuring time: the temperature "
+              "after a round is the closest to its peak. A round is marked **throttled** when a thermal-management "
+              "transition counter (or its time) grew during it, **warning** when the warning or critical "
+              "temperature time grew, the critical warning's temperature bit was set, or a reading reached the "
+              "drive's warning threshold, and **errors** when an error counter grew.", ""]
+    lines += _summary.round_health_lines(health)
+    marked = health.get("marked") or []
+    if marked:
+        rows = [[md.text(TITLES.get(m["test"], m["test"])), md.text(m["segment"] or DASH), str(m["round"]),
+                 ", ".join(m["kinds"]), md.text("; ".join(m["why"]))] for m in marked]
+        shown, note = _sections.sampled(rows)
+        lines += md.table(["Test", "Segment", "Round", "Marked", "Evidence (before → after the round)"], shown,
+                          numeric=False) + (["", note] if note else []) + [""]
+    drawn = {name: (plots.get(name) or {}).get("temperature") for name in health.get("tests") or {}}
+    lines += _sections.images({k: v for k, v in drawn.items() if v}, {
+        name: f"{TITLES.get(name, name)}: the drive's temperature before (hollow) and after (filled) each round, its "
+              "thresholds dashed; rounds at or past the warning temperature shaded, throttled rounds crossed."
+        for name in drawn})
+    return lines
 
 
 def _raid_model(drive_dir: str, raid: dict | None) -> dict | None:
@@ -466,8 +578,10 @@ def render_markdown(model: dict, plots: dict, outputs: dict | None = None) -> st
     lines += _summary.section(model)
     # The steady-state rule matters to the PTS tests; a report of sweeps alone (characterisation, HDD) leaves it out.
     steady_rule = not model["tests"] or any(name in PTS_TESTS for name in model["tests"])
+    per_round = bool((model.get("round_health") or {}).get("read"))
     sections = ["Device information", "Setup information"] + (["Steady state"] if steady_rule else []) + \
-        [t["title"] for t in model["tests"].values()]
+        [t["title"] for t in model["tests"].values()] + (["Drive health per round"] if per_round else []) + \
+        (["Wear"] if model["tests"] and model.get("wear") else [])
     lines += ["## Contents", "", f"[{_summary.TITLE}](#{md.anchor(_summary.TITLE)}) (above), then:", ""]
     for number, title in enumerate(sections, 1):
         lines.append(f"{number}. [{title}](#{md.anchor(f'{number} {title}')})")
@@ -499,6 +613,10 @@ def render_markdown(model: dict, plots: dict, outputs: dict | None = None) -> st
     capacity = int(model["drive"].get("size_bytes") or 0)
     for number, (name, result) in enumerate(model["tests"].items(), 4 if steady_rule else 3):
         lines += TEST_MODULES[name].section(result, plots.get(name, {}), number, capacity)
+    if per_round:
+        lines += health_section(model, plots, sections.index("Drive health per round") + 1)
+    if "Wear" in sections:
+        lines += wear_section(model, sections.index("Wear") + 1)
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -532,9 +650,18 @@ def write_drive_report(drive_dir: str, formats: tuple[str, ...] | None = None) -
     plot_dir = os.path.join(drive_dir, "plots")
     plots = {}
     if _plots.available():
+        health = model.get("round_health") or {}
         for name, result in model["tests"].items():
             if result.get("rounds_run"):
-                drawn = TEST_MODULES[name].plots(result, plot_dir, prefix, subtitle)
+                per_test = (health.get("tests") or {}).get(name) or {}
+                # Rounds the drive throttled or ran hot in are marked on the test's convergence plot.
+                with _plots.round_marks(per_test.get("marks")):
+                    drawn = TEST_MODULES[name].plots(result, plot_dir, prefix, subtitle)
+                if per_test.get("series"):
+                    drawn["temperature"] = _health_plots.temperature(
+                        os.path.join(plot_dir, f"{name}-temperature.png"),
+                        f"{prefix} — drive temperature per round, {TITLES.get(name, name)}", per_test["series"],
+                        {k: health.get(k) for k in ("warning_c", "critical_c")}, subtitle)
                 plots[name] = {k: os.path.relpath(v, drive_dir) for k, v in drawn.items()}
         _drop_stale_plots(plot_dir, plots)
     model["plots"] = plots

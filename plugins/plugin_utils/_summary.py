@@ -6,10 +6,11 @@
 # Do not use this from other collections or standalone plugins!
 
 """The summary page at the top of every drive report: the verdict with its rule and limits, the headline figures
-with their windows' state, run time per test, and the drive's health before and after."""
+with their windows' state, run time per test, and the drive's health before and after the run and per round."""
 
 from __future__ import annotations
 
+from ansible_collections.fleetqual.pts.plugins.module_utils import _health
 from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import format_bytes
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline, _identity
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _markdown as md
@@ -85,9 +86,12 @@ def _tests_rows(model: dict) -> list[list[str]]:
 def _health_lines(model: dict) -> list[str]:
     before, after = model["drive"].get("health") or {}, model.get("health_after") or {}
     if not before and not after:
+        if (model.get("round_health") or {}).get("read"):
+            return round_health_lines(model["round_health"])
         interface = model["drive"].get("interface") or "this device"
+        # Said once, here: no round file's "none" is repeated anywhere else in the report.
         return [f"Drive health: **the drive reports none** ({md.text(interface)} has no SMART or NVMe health log "
-                "the collection can read).", ""]
+                "the collection can read). Nothing is read before or after its rounds either.", ""]
     errors = [h.get("error") for h in (before, after) if h.get("error")]
     rows = []
     for key, label in HEALTH_KEYS:
@@ -116,7 +120,38 @@ def _health_lines(model: dict) -> list[str]:
         lines += ["", "Health could not be read: " + "; ".join(md.text(e) for e in errors)]
     if not after:
         lines += ["", "No snapshot after the run was recorded (the run stopped before it)."]
-    return lines + [""]
+    return lines + [""] + round_health_lines(model.get("round_health") or {})
+
+
+def round_health_lines(health: dict) -> list[str]:
+    """The drive's health per round in a few lines: the hottest reading, and the rounds in which it throttled,
+    passed its warning temperature or counted new errors - by name, so a reader finds them in the plots."""
+    if not health.get("read"):
+        return [f"Per round: not read ({md.text(health['none'])}).", ""] if health.get("none") else []
+    where = health.get("max_at") or {}
+    at = f"{where.get('test')} {where.get('segment') or ''} round {where.get('round')}".replace("  ", " ")
+    limits = [f"{word} threshold {health[key]} °C" for key, word in (("warning_c", "warning"), ("critical_c", "critical"))
+              if health.get(key) is not None]
+    lines = [f"Per round ({md.text(', '.join(health.get('tools') or []) or None)}, read just before and just after "
+             f"each of {health['read']:,} rounds, outside fio's measuring time): highest temperature "
+             f"{md.text(health.get('max_c'))} °C ({md.text(at)})"
+             + (f"; the drive's {', '.join(limits)}" if limits else "; the drive reports no temperature thresholds")
+             + ".", ""]
+    words = (("throttled", "**Throttled** (a thermal-management transition counter grew)"),
+             ("warning", "**At or past its warning temperature**"), ("errors", "**Error counters grew**"))
+    found = [(text, _health.rounds_text(health.get("marked") or [], kind)) for kind, text in words]
+    found = [(text, rounds) for text, rounds in found if rounds]
+    if found:
+        lines += [f"- {text} in {md.text(rounds)}." for text, rounds in found] + [""]
+    else:
+        lines += ["No round throttled, reached the warning temperature or counted new errors.", ""]
+    if not health.get("throttle_counters"):
+        lines += ["The drive reports no thermal-management counters (SATA and SAS drives have none in their standard "
+                  "logs): throttling cannot be seen, only temperatures.", ""]
+    if health.get("errors_read"):
+        lines += [f"Health could not be read in {len(health['errors_read']):,} round(s), first: "
+                  f"{md.text(health['errors_read'][0])}.", ""]
+    return lines
 
 
 def section(model: dict) -> list[str]:
@@ -141,4 +176,23 @@ def section(model: dict) -> list[str]:
         lines += md.table(["Test", "Result", "Rounds", "Wall time", "fio run time"], _tests_rows(model), numeric=False)
         lines.append("")
     lines += _health_lines(model)
+    if model["tests"] and model.get("wear"):
+        lines += wear_lines(model["wear"])
     return lines
+
+
+def wear_lines(wear: dict) -> list[str]:
+    """The run's wear in one line: what the host wrote, what the drive counted, write amplification where it can
+    be had, and the plan's budget verdict (the Wear section has it per test)."""
+    host, drive = wear.get("host_bytes_written"), wear.get("drive_bytes_written")
+    text = f"Wear: the host wrote {format_bytes(host or 0)} in this run"
+    text += (f"; the drive's own counter grew by {format_bytes(drive)}" if drive is not None else
+             "; the drive reports no write counter")
+    if wear.get("write_amplification") is not None:
+        text += f"; write amplification {wear['write_amplification']:.2f}"
+    estimate = wear.get("estimate") or {}
+    if estimate.get("judged"):
+        text += (f"; the plan's upper bound was {format_bytes(estimate['estimated_bytes'])}, "
+                 f"{md.fmt(estimate.get('use_pct'), 2)} % of the remaining rated life (budget "
+                 f"{estimate.get('budget_pct') or 0:g} %)")
+    return [md.text(text) + ".", ""]

@@ -36,7 +36,13 @@ CRITERIA = {
     "max_latency_4k_write_p9999_ms": ("latency_4k_write_p9999_ms", "max", "ms"),
 }
 HEADLINES = _headline.HEADLINES
-RULE_KEYS = ("name", "model", "firmware", "require_steady", *CRITERIA)
+# Criteria on the drive's own health per round (read before and after every round, see _health): the highest
+# temperature read, and whether a thermal-management transition counter may grow during a round.
+HEALTH_CRITERIA = ("max_temperature_c", "allow_throttling")
+# The model's rated endurance and write rate, for the wear budget the plan judges before the first write
+# (module_utils/_wear.py): endurance_tbw (TB written, decimal) or dwpd with warranty_years, and rated_write_mb_s.
+ENDURANCE_KEYS = ("endurance_tbw", "dwpd", "warranty_years", "rated_write_mb_s")
+RULE_KEYS = ("name", "model", "firmware", "require_steady", *CRITERIA, *HEALTH_CRITERIA, *ENDURANCE_KEYS)
 
 
 def validate_rules(rules: object) -> list[dict]:
@@ -52,14 +58,61 @@ def validate_rules(rules: object) -> list[dict]:
         unknown = sorted(set(rule) - set(RULE_KEYS))
         if unknown:
             raise ValueError(f"{where}: unknown keys {unknown}; known: {', '.join(RULE_KEYS)}")
-        for key in CRITERIA:
+        for key in (*CRITERIA, *ENDURANCE_KEYS):
             value = rule.get(key)
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
                                       or not math.isfinite(value) or value <= 0):
                 raise ValueError(f"{where}.{key}={value!r}: must be a positive number")
-        if "require_steady" in rule and not isinstance(rule["require_steady"], bool):
-            raise ValueError(f"{where}.require_steady={rule['require_steady']!r}: must be true or false")
+        for key in ("require_steady", "allow_throttling"):
+            if key in rule and not isinstance(rule[key], bool):
+                raise ValueError(f"{where}.{key}={rule[key]!r}: must be true or false")
+        value = rule.get("max_temperature_c")
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or not math.isfinite(value) or not 0 < value < 200):
+            raise ValueError(f"{where}.max_temperature_c={value!r}: must be a temperature in °C above 0 and below 200")
+        if rule.get("dwpd") is not None and rule.get("warranty_years") is None:
+            raise ValueError(f"{where}.dwpd={rule['dwpd']!r}: needs warranty_years (the rated drive writes per day "
+                             "hold over the warranty period), or give endurance_tbw instead")
+        if rule.get("warranty_years") is not None and rule.get("dwpd") is None and rule.get("endurance_tbw") is None:
+            raise ValueError(f"{where}.warranty_years={rule['warranty_years']!r}: gives no endurance without dwpd "
+                             "(or give endurance_tbw)")
     return rules
+
+
+def _where(item: dict) -> str:
+    return f"{item['test']}{' ' + item['segment'] if item.get('segment') else ''} round {item['round']}"
+
+
+def health_checks(model: dict, rule: dict | None) -> tuple[list[dict], list[str]]:
+    """The rule's health criteria against the drive's health per round: (checks, reasons it cannot be judged)."""
+    checks: list[dict] = []
+    incomplete: list[str] = []
+    health = model.get("round_health") or {}
+    limit = (rule or {}).get("max_temperature_c")
+    if limit is not None:
+        hottest = health.get("max_c")
+        if hottest is None:
+            incomplete.append("max_temperature_c: the drive reported no temperature in any round")
+        else:
+            passed = hottest <= limit
+            where = _where(health.get("max_at") or {"test": "?", "round": "?"})
+            checks.append({"criterion": "max_temperature_c", "passed": passed, "measured": hottest, "limit": limit,
+                           "unit": "°C", "text": f"highest drive temperature {hottest} °C ({where}) "
+                                                 f"{'meets' if passed else 'misses'} ≤ {limit:g} °C (max_temperature_c)"})
+    if rule is not None and rule.get("allow_throttling") is False:
+        throttled = [m for m in health.get("marked") or [] if "throttled" in m["kinds"]]
+        if throttled:
+            shown = ", ".join(_where(m) for m in throttled[:10]) + (" …" if len(throttled) > 10 else "")
+            checks.append({"criterion": "allow_throttling", "passed": False, "measured": len(throttled),
+                           "text": f"the drive throttled (thermal management) in {len(throttled)} round(s): {shown} "
+                                   "(allow_throttling: false)"})
+        elif not health.get("throttle_counters"):
+            incomplete.append("allow_throttling: false: the drive reports no thermal-management counters, so "
+                              "throttling cannot be judged")
+        else:
+            checks.append({"criterion": "allow_throttling", "passed": True, "measured": 0,
+                           "text": f"no thermal throttling in {health.get('read'):,} rounds read"})
+    return checks, incomplete
 
 
 def fleet_settings(params: dict) -> dict:
@@ -196,6 +249,9 @@ def verdict(model: dict | None, planned: list[str], rule: dict | None, lost: str
         checks.append({"criterion": key, "passed": passed, "measured": measured, "limit": limit, "unit": unit,
                        "figure": figure, "test": _headline.FIGURES[figure]["test"],
                        "text": _criterion_text(figure, measured, passed, sign, limit)})
+    health, unjudged = health_checks(model, rule)
+    checks += health
+    incomplete += unjudged
     failed = [c["text"] for c in checks if not c["passed"]]
     if failed:
         outcome = FAIL
@@ -218,6 +274,11 @@ def limits(rule: dict | None) -> list[dict]:
             out.append({"criterion": key, "figure": figure, "limit": rule[key], "unit": unit,
                         "text": f"{spec['label']} {'≥' if direction == 'min' else '≤'} {rule[key]:,} {unit}"
                                 + (f" ({spec['note']})" if spec.get("note") else "")})
+    if (rule or {}).get("max_temperature_c") is not None:
+        out.append({"criterion": "max_temperature_c", "limit": rule["max_temperature_c"], "unit": "°C",
+                    "text": f"drive temperature ≤ {rule['max_temperature_c']:g} °C in every round"})
+    if rule is not None and rule.get("allow_throttling") is False:
+        out.append({"criterion": "allow_throttling", "limit": False, "text": "no thermal throttling in any round"})
     if rule is not None:
         out.append({"criterion": "require_steady", "limit": rule.get("require_steady", True),
                     "text": "every test steady" if rule.get("require_steady", True) else "steady state not required"})

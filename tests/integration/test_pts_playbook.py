@@ -9,6 +9,7 @@ standard library, independently of the collection's parser, steady-state code an
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import re
@@ -210,6 +211,25 @@ def test_report_lists_every_test_with_plots_and_times(full_run):
     assert re.search(r"^\| Write Saturation \| 2 × 16 = 32 \| 1\.0 s \| \d+ \| complete \| [\d.]+ (?:s|min) \|$", report, re.M)
     assert re.search(r"^PTS plan localhost it-loop: SSD mode: the drive reports itself non-rotational; iops 9 runs, "
                      r"throughput 4 runs, latency 6 runs, wsat 1 runs; estimated [\d.]+-[\d.]+ min", run.stdout, re.M)
+
+
+def test_every_round_record_says_the_loop_device_has_no_health_and_the_report_says_so_once(full_run):
+    run, device = full_run
+    drive_dir = run.drive_dir("it-loop")
+    records = sorted(glob.glob(os.path.join(drive_dir, "*", "round-[0-9][0-9]*.json"))
+                     + glob.glob(os.path.join(drive_dir, "*", "*", "round-[0-9][0-9]*.json")))
+    records = [p for p in records if not p.endswith(".raw.json")]
+    assert len(records) >= 4 * WINDOW
+    health = [load(p)["fio"]["health"] for p in records]
+    # identify found no health log, so no round probed or read one: nothing costs anything per round.
+    assert {h["none"] for h in health} == {"a loop device (a file) has no SMART or NVMe health log"}
+    assert max(h["cost_s"] for h in health) < 0.05
+    report = open(os.path.join(drive_dir, "report.md"), encoding="utf-8").read()
+    assert report.count("**the drive reports none**") == 1 and report.count("health log") == 1
+    assert "Drive health per round" not in report
+    result = load(os.path.join(drive_dir, "result.json"))
+    assert result["round_health"]["read"] == 0 and result["round_health"]["marked"] == []
+    assert all("temperature" not in names for names in result["plots"].values())
 
 
 def test_a_4k_sector_drive_drops_512_and_keeps_the_4k_dv(loop_device, run_pts):

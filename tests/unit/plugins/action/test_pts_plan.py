@@ -12,7 +12,7 @@ import pytest
 from ansible.errors import AnsibleActionFail
 
 from ansible_collections.fleetqual.pts.plugins.action import pts_plan
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run_lock
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _resume, _run_lock
 
 VARIABLES = {
     "pts_run_tests": ["iops"], "pts_run_profile": "quick", "pts_run_round_seconds": 0.5, "pts_run_max_rounds": 6,
@@ -147,3 +147,60 @@ def test_resuming_with_another_device_under_the_name_is_refused_naming_both(sett
     assert same["identities"]["victim"]["backing_file"] == "/srv/a.img"
     with open(os.path.join(run_dir, "h1", "plan.json"), encoding="utf-8") as handle:
         assert json.load(handle)["plan"]["identities"]["victim"]["backing_file"] == "/srv/a.img"
+
+
+# The loop device at the fastest interface's bound (16 GB/s): 6 rounds x 0.5 s of 4k random writes = 48 GB, plus
+# WIPC 2 x 64 MiB; 0.5 TBW is 9.6 % of it.
+WEAR_RULE = {"name": "tiny", "model": "loop device", "endurance_tbw": 0.5}
+LOOP_WRITES = 6 * 0.5 * 16e9 + 2 * 67108864
+
+
+def test_a_run_over_the_wear_budget_is_refused_before_anything_with_the_figures(settings, tmp_path):
+    for check in (False, True):
+        message = fail_message(plan_args(devices=[LOOP], acceptance=[WEAR_RULE]), check=check)
+        assert message.startswith("pts_plan: the wear budget refuses drive victim (loop device): the run writes up to "
+                                  "0.0481 TB")
+        for part in ("9.63 % of the remaining life of 0.5 TB", "rated endurance 0.5 TBW from endurance_tbw 0.5",
+                     "percentage used 0 %, the drive reports no percentage used: 0 % assumed",
+                     "budget 5 % (pts_wear_budget_pct)", "Raise pts_wear_budget_pct"):
+            assert part in message, part
+        assert message.endswith("; nothing was written")
+    assert not os.path.exists(tmp_path / "results" / "it-1" / "h1")
+
+
+def test_the_wear_estimate_is_recorded_per_drive_in_the_plan(settings):
+    variables = dict(VARIABLES, pts_run_wear_budget_pct="10")  # -e pts_wear_budget_pct=10 arrives as a string
+    plan = run(plan_args(variables=variables, devices=[LOOP], acceptance=[WEAR_RULE]))["pts_plan"]
+    wear = plan["drives"][0]["wear"]
+    assert plan["wear_budget_pct"] == 10.0
+    assert wear["judged"] and not wear["refused"] and wear["budget_pct"] == 10.0 and wear["rule"] == "tiny"
+    assert wear["estimated_bytes"] == int(LOOP_WRITES)
+    assert wear["use_pct"] == pytest.approx(100 * LOOP_WRITES / 0.5e12)
+    # Without an endurance in the drive's rule it is estimated, not judged.
+    plan = run(plan_args(devices=[LOOP], acceptance=[{"model": "loop*", "min_iops_4k_write": 1}]))["pts_plan"]
+    wear = plan["drives"][0]["wear"]
+    assert wear["judged"] is False and wear["reason"] == "its acceptance rule (loop*) gives no endurance_tbw or dwpd"
+    assert wear["estimated_bytes"] == int(LOOP_WRITES)
+    assert run(plan_args(devices=[LOOP]))["pts_plan"]["drives"][0]["wear"]["reason"] == \
+        "no acceptance rule matches the drive"
+
+
+def test_a_bad_wear_budget_is_named_as_the_operator_set_it(settings):
+    args = plan_args(variables=dict(VARIABLES, pts_run_wear_budget_pct=250))
+    assert fail_message(args, {"pts_wear_budget_pct": 250}) == (
+        "pts_plan: pts_wear_budget_pct=250: a share of the drive's remaining life cannot exceed 100 %; "
+        "nothing was written")
+    assert fail_message(args).startswith("pts_plan: pts_run_wear_budget_pct=250: ")
+    args = plan_args(acceptance=[{"model": "loop*", "dwpd": 1}])
+    assert fail_message(args).startswith("pts_plan: pts_acceptance[0].dwpd=1: needs warranty_years")
+
+
+def test_a_resumed_run_counts_only_the_tests_left(settings, tmp_path, monkeypatch):
+    _first_attempt(tmp_path, pts_run_tests=["iops", "wsat"])
+    # The first attempt finished iops (as its round files would say), not wsat.
+    monkeypatch.setattr(_resume, "finished_tests", lambda drive_dir: {"iops": "steady"})
+    plan = run(plan_args(variables=dict(VARIABLES, pts_run_tests=["iops", "wsat"]), devices=[LOOP]))["pts_plan"]
+    assert [t["done"] for t in plan["drives"][0]["tests"]] == [True, False]
+    tests = {t["test"]: t for t in plan["drives"][0]["wear"]["tests"]}
+    assert tests["iops"]["bytes"] == 0 and tests["iops"]["note"] == "finished in this run already"
+    assert tests["wsat"]["bytes"] > 0 and plan["drives"][0]["wear"]["estimated_bytes"] == tests["wsat"]["bytes"]

@@ -11,7 +11,7 @@ import os
 from unittest.mock import MagicMock
 
 import pytest
-from ansible.errors import AnsibleActionFail
+from ansible.errors import AnsibleActionFail, AnsibleError
 
 from ansible_collections.fleetqual.pts.plugins.action import pts_round
 from ansible_collections.fleetqual.pts.plugins.module_utils import _fio
@@ -35,13 +35,14 @@ def results(tmp_path, monkeypatch):
     return tmp_path
 
 
-def attempt(task_vars: dict, args: dict | None = None, fio: dict | None = None) -> tuple[dict, MagicMock]:
+def attempt(task_vars: dict, args: dict | None = None, fio: dict | None = None, register="rounds",
+            templar=None) -> tuple[dict, MagicMock]:
     task = MagicMock()
     task.async_val = 600
     task.check_mode = False
-    task.register = "rounds"
+    task.register = register
     task.args = dict(args or ARGS)
-    action = pts_round.ActionModule(task, MagicMock(), MagicMock(), MagicMock(), MagicMock(), MagicMock())
+    action = pts_round.ActionModule(task, MagicMock(), MagicMock(), MagicMock(), templar or MagicMock(), MagicMock())
     action._render = MagicMock(side_effect=lambda template, variables, round_: f"# round {round_['number']}\n")
     action._fio_job = MagicMock(return_value=fio or {"changed": True, "pts_fio": dict(WSAT, elapsed_s=0.37), "pts_fio_raw": "{}"})
     return action.run(task_vars=task_vars), action
@@ -70,6 +71,20 @@ def test_each_attempt_runs_the_next_round_from_the_registered_state_until_the_ru
     assert result["pts_context"]["round"] == 3 and result["pts_context"]["loop"] == "d1/wsat/@1"
     # Round 1 expects what the task says; later rounds poll near the previous round's fio time.
     assert [c.args[1]["expected_seconds"] for c in action._fio_job.call_args_list] == [0.37]
+
+
+def test_from_ansible_core_2_21_the_register_is_a_projection_and_its_variable_an_expression(results):
+    """2.21 turns ``register: rounds`` into ``{"rounds": <latest result>}`` and, between attempts, puts an expression
+    in the task variables that only templating resolves; before the first result it does not resolve."""
+    expression = object()
+    templar = MagicMock()
+    first, dummy = attempt({}, register={"rounds": "_task.polymorphic_result"}, templar=templar)
+    record(results, first)
+    templar.template.side_effect = lambda value: first if value is expression else None
+    second, dummy = attempt({"rounds": expression}, register={"rounds": "_task.polymorphic_result"}, templar=templar)
+    assert second["pts_round"]["round"] == 2 and second["pts_round"]["state"]["id"] == "d1/wsat/@1"
+    templar.template.side_effect = AnsibleError("The _task.polymorphic_result property is unavailable.")
+    assert attempt({"rounds": expression}, register={"rounds": "x"}, templar=templar)[0]["pts_round"]["round"] == 1
 
 
 def test_a_registered_result_of_another_loop_starts_this_loop_at_round_1(results):

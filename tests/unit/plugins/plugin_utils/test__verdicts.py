@@ -162,3 +162,28 @@ def test_a_test_that_failed_before_its_first_round_is_incomplete_with_the_reason
     judged = v.verdict(model, ["iops", "latency"], None)
     assert judged["verdict"] == v.INCOMPLETE
     assert judged["reasons"] == ["iops: the purge failed before the first round: pts_purge /dev/x: refused, it is mounted"]
+
+
+@pytest.mark.parametrize("rule", [
+    {"model": "A*", "endurance_tbw": 7008},
+    {"model": "A*", "dwpd": 1, "warranty_years": 5},
+    {"model": "A*", "dwpd": 0.3, "warranty_years": 3, "endurance_tbw": 1000, "rated_write_mb_s": 4000},
+    {"model": "A*", "endurance_tbw": 600, "warranty_years": 5},
+])
+def test_endurance_keys_are_accepted(rule):
+    assert v.validate_rules([rule]) == [rule]
+
+
+@pytest.mark.parametrize("rule, message", [
+    ({"model": "A*", "endurance_tbw": 0}, "pts_acceptance[0].endurance_tbw=0: must be a positive number"),
+    ({"model": "A*", "endurance_tbw": "600"}, "pts_acceptance[0].endurance_tbw='600': must be a positive number"),
+    ({"model": "A*", "dwpd": -1, "warranty_years": 5}, "pts_acceptance[0].dwpd=-1: must be a positive number"),
+    ({"model": "A*", "dwpd": 1, "warranty_years": True}, "pts_acceptance[0].warranty_years=True: must be a positive"),
+    ({"model": "A*", "rated_write_mb_s": float("inf")}, "pts_acceptance[0].rated_write_mb_s=inf: must be a positive"),
+    ({"model": "A*", "dwpd": 1}, "pts_acceptance[0].dwpd=1: needs warranty_years"),
+    ({"model": "A*", "warranty_years": 5}, "pts_acceptance[0].warranty_years=5: gives no endurance without dwpd"),
+    ({"model": "A*", "endurance_TBW": 5}, "unknown keys ['endurance_TBW']"),
+])
+def test_bad_endurance_keys_are_named(rule, message):
+    with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        v.validate_rules([rule])
