@@ -11,7 +11,7 @@ import shlex
 import time
 from collections.abc import Mapping
 
-from ansible.errors import AnsibleActionFail, AnsibleError
+from ansible.errors import AnsibleActionFail, AnsibleError, AnsibleUndefinedVariable
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.fleetqual.pts.plugins.module_utils import _health, _rounds
@@ -50,12 +50,16 @@ def _row_label(row: dict | None) -> dict | None:
     return None if row is None else {k: v for k, v in row.items() if k != "combinations"}
 
 
-def _register_name(register) -> str | None:
-    """The variable the task registers its result in: ``register: name``, or from ansible-core 2.21 on, where a
-    plain name becomes the projection ``{name: <the result>}``, that mapping's first name."""
+# Seconds one health read (nvme smart-log, smartctl) may take before it is killed and recorded as failed.
+_HEALTH_TIMEOUT_S = 60
+
+
+def _register_names(register) -> list[str]:
+    """The variables the task registers its result in: ``register: name``, or from ansible-core 2.21 on, where a plain
+    name becomes the projection ``{name: <the result>}`` and a task may project several, every name."""
     if isinstance(register, Mapping):
-        return next(iter(register), None)
-    return register
+        return [str(name) for name in register]
+    return [register] if register else []
 
 
 class ActionModule(ActionBase):
@@ -143,17 +147,19 @@ class ActionModule(ActionBase):
 
     def _state(self, loop_id: str, rule: str, task_vars: dict) -> dict:
         """This loop's state after its last round: the registered result of the previous attempt, else a start."""
-        previous = task_vars.get(_register_name(self._task.register))
-        if previous is not None and not isinstance(previous, Mapping):
-            # ansible-core 2.21+: the variable is an expression for the latest result, resolved when templated.
-            try:
-                previous = self._templar.template(previous)
-            except AnsibleError:
-                previous = None
-        if isinstance(previous, Mapping):
-            state = (previous.get("pts_round") or {}).get("state")
-            if isinstance(state, dict) and state.get("id") == loop_id:
-                return dict(state)
+        for name in _register_names(self._task.register):
+            previous = task_vars.get(name)
+            if previous is not None and not isinstance(previous, Mapping):
+                # ansible-core 2.21+: an expression for the latest result, resolved when templated; before the first
+                # attempt has a result it is undefined. Any other failure is the loop's, not a reason to start over.
+                try:
+                    previous = self._templar.template(previous)
+                except AnsibleUndefinedVariable:
+                    continue
+            if isinstance(previous, Mapping):
+                state = (previous.get("pts_round") or {}).get("state")
+                if isinstance(state, dict) and state.get("id") == loop_id:
+                    return dict(state)
         return _rounds.start(loop_id, rule, time.time())
 
     def _health_probe(self, device: str, context: dict, task_vars: dict) -> tuple[dict, dict | None, str | None]:
@@ -198,9 +204,13 @@ class ActionModule(ActionBase):
         if probe.get("none") or not probe.get("argv"):
             return None, None
         try:
-            res = self._low_level_execute_command(" ".join(shlex.quote(str(a)) for a in probe["argv"]))
+            # A tool that hangs (a drive that stops answering) must not hold back the round fio has measured.
+            res = self._low_level_execute_command(
+                f"timeout -k 5 {_HEALTH_TIMEOUT_S} " + " ".join(shlex.quote(str(a)) for a in probe["argv"]))
         except AnsibleError as exc:
             return None, f"{probe.get('tool')} could not be run: {exc}"
+        if res.get("rc") in (124, 137):  # timeout's own exit statuses: the tool was killed
+            return None, f"{probe.get('tool')} did not answer within {_HEALTH_TIMEOUT_S} s and was killed"
         reading, dummy, error = _health.parse(probe.get("format"), int(res.get("rc") or 0),
                                               res.get("stdout") or res.get("stderr") or "")
         return reading, error

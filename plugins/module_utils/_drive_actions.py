@@ -30,6 +30,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._drive_tools import 
     scsi_write_cache,
     smart_health,
 )
+from ansible_collections.fleetqual.pts.plugins.module_utils._health import smartctl_reading
 
 # The write cache a PTS run asks for; "unchanged" leaves the drive as it is and only reports it.
 WRITE_CACHE_MODES = ("disabled", "enabled", "unchanged")
@@ -119,9 +120,14 @@ def health(info: dict, run, which) -> dict | None:
         return dict(nvme_health(data), tool="nvme smart-log") if data else {"tool": "nvme smart-log", "error": error}
     if which("smartctl"):
         # smartctl's exit status is a bit mask of findings, not a failure: read the JSON whatever it is.
-        rc, out, dummy = run([which("smartctl"), "-j", "-a", info["resolved"]])
+        # SATA: with the device statistics log, where ATA keeps its Percentage Used Endurance Indicator.
+        devstat = ["-l", "devstat"] if interface == "SATA" else []
+        rc, out, dummy = run([which("smartctl"), "-j", "-a", *devstat, info["resolved"]])
         try:
-            return dict(smart_health(json.loads(out)), tool="smartctl", smartctl_status=rc)
+            parsed = json.loads(out)
+            # The wear budget needs the percentage used before the first write: ATA and SCSI report it elsewhere.
+            return dict(smart_health(parsed), tool="smartctl", smartctl_status=rc,
+                        percentage_used=smartctl_reading(parsed).get("percentage_used"))
         except ValueError:
             return {"tool": "smartctl", "error": f"smartctl printed no JSON (rc {rc})"}
     return None

@@ -12,19 +12,22 @@ run when that bound exceeds ``pts_wear_budget_pct`` (default 5 %) of the drive's
 
 The estimate, per test the run has not finished yet (a resumed run's finished tests write nothing):
 
-* **Purge**: a method that may write every user block - sanitize overwrite (NVMe, ATA, SCSI; one pass), ATA SECURITY
-  ERASE UNIT (normal mode writes zeros, enhanced mode a vendor pattern), NVMe Format with user data erase (the drive
-  may implement it as an overwrite), SCSI FORMAT UNIT - counts one capacity per purge (one per test, or per segment
-  for throughput's block sizes and the characterisation tests purged per part). Cryptographic erase, block erase and
-  discard write no user data and count nothing. ``auto`` is the drive's strongest method, as pts_purge picks it.
+* **Purge**: a method that may write every user block counts its passes x capacity per purge (one purge per test, or
+  per segment for throughput's block sizes and the characterisation tests purged per part): sanitize overwrite as
+  pts_purge issues it - NVMe ``nvme sanitize --sanact=3`` and ATA ``hdparm --sanitize-overwrite`` without a pass
+  count, where 0 means 16 passes (NVMe Sanitize OWPASS, ATA SANITIZE OVERWRITE count) - 16 capacities; SCSI
+  ``sg_sanitize --overwrite`` (one pass by default), ATA SECURITY ERASE UNIT, NVMe Format with user data erase (the
+  drive may implement it as an overwrite) and SCSI FORMAT UNIT one. Cryptographic erase, block erase and discard
+  write no user data and count nothing. ``auto`` is the drive's strongest method, as pts_purge picks it.
 * **Workload-independent preconditioning** (iops, latency): exactly ``pts_precondition_capacity_multiple`` x capacity
   (fio ``loops=`` over the whole device, SNIA PTS 1.1 WIPC: 2 x).
 * **Timed preconditioning** (characterisation tests: 4k random writes for ``pts_run_sweep_precondition_seconds``):
   seconds x rate, once per test or once per purged part.
 * **Rounds**: every round the stop rule can let run - ``pts_run_max_rounds`` per segment for the steady-state tests
   (steady state is not assumed to come early), every row of a sweep, every offered step of a demand ramp - each
-  combination ``round_seconds`` x rate x its write fraction (1 for write and randwrite, 0 for reads, 1 - rwmixread
-  for randrw). Here the rate is the drive's whole I/O rate, reads and writes together.
+  combination that writes at all ``round_seconds`` x rate, its reads included: a full-duplex link (PCIe, SAS)
+  carries reads and writes side by side, and fio's ``rate_iops`` caps each direction on its own, so a mix's writes
+  are bounded by the whole rate, not by its write share of it. Combinations that only read count nothing.
 * **Write saturation**: it stops after the round in which ``capacity_multiple`` x capacity is written or its time
   limit passes, so at most the smaller of target + one round at the rate and (time limit + one round) x rate.
 
@@ -38,9 +41,9 @@ rates (module_utils/_pts.py); those would make this bound a guess, not a bound.
 Rated endurance comes from the matching acceptance rule: ``endurance_tbw`` (terabytes written, decimal: 10^12 bytes)
 or ``dwpd`` x capacity x 365 x ``warranty_years`` (capacity as the drive reports it); given both, the smaller. The
 remaining life is the rated endurance x (1 - percentage used / 100), with the percentage used from the drive's health
-record at identification (NVMe Percentage Used; the identification's smartctl snapshot of a SATA or SAS drive keeps
-no endurance indicator today); a drive whose record has none is taken at 0 % used, and the record says so. A drive
-whose rule gives no endurance (or that no rule matches) is not judged.
+record at identification (NVMe Percentage Used; ATA's Percentage Used Endurance Indicator from the device statistics
+log, SCSI's percentage used endurance indicator); a drive whose record has none is taken at 0 % used, and the
+record says so. A drive whose rule gives no endurance (or that no rule matches) is not judged.
 """
 
 from __future__ import annotations
@@ -70,7 +73,8 @@ INTERFACE_WORDS = {
     "FireWire": "the FireWire 800 link's bound",
 }
 FASTEST_BYTES_PER_S = max(INTERFACE_BYTES_PER_S.values())
-# Purge methods that may write every user block (see the module docstring).
+# Purge methods that may write every user block, and how many passes pts_purge's command makes (module docstring).
+OVERWRITE_PASSES = {"nvme_sanitize_overwrite": 16, "ata_sanitize_overwrite": 16}
 OVERWRITING_PURGES = frozenset((
     "nvme_sanitize_overwrite", "ata_sanitize_overwrite", "scsi_sanitize_overwrite",
     "ata_security_erase", "ata_security_erase_enhanced", "nvme_format_erase", "scsi_format_unit",
@@ -170,7 +174,7 @@ def _combination_rate(combination: dict, numjobs: int, rate: float, rate_iops: i
 
 
 def _round_bytes(combinations: list[dict], seconds: float, numjobs: int, rate: float, rate_iops: int) -> float:
-    return sum(seconds * _combination_rate(c, numjobs, rate, rate_iops) * write_fraction(c) for c in combinations)
+    return sum(seconds * _combination_rate(c, numjobs, rate, rate_iops) for c in combinations if write_fraction(c) > 0)
 
 
 def purge_method(method: str | None, device: dict) -> str | None:
@@ -190,7 +194,7 @@ def test_bytes(test: dict, capacity: float, rate: float, run: dict, purge: str |
                 "note": "finished in this run already" if test.get("done") else "nothing to run on this drive"}
     purges = {"test": 1, "segment": len(segments)}.get(test.get("purge"), 0)
     if purge in OVERWRITING_PURGES:
-        parts["purge"] = purges * capacity
+        parts["purge"] = purges * OVERWRITE_PASSES.get(purge, 1) * capacity
     if test.get("wipc"):
         parts["precondition"] = float(run["wipc_capacity_multiple"]) * capacity
     elif test.get("precondition"):
@@ -230,6 +234,8 @@ def percentage_used(device: dict) -> tuple[float, str]:
     health = device.get("health") if isinstance(device.get("health"), dict) else {}
     value = health.get("percentage_used")
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        if health.get("error"):
+            return 0.0, f"the health read at identification failed ({health['error']}): 0 % assumed"
         return 0.0, "the drive reports no percentage used: 0 % assumed"
     # NVMe allows values above 100 (the rated life is spent and the drive goes on): no rated life remains.
     return min(float(value), 100.0), f"{health.get('tool') or 'the health log'} at identification"

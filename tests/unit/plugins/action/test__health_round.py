@@ -62,6 +62,8 @@ class Host:
     def command(self, cmd, sudoable=True, in_data=None):
         self.commands.append(cmd)
         log = self.logs.pop(0)
+        if isinstance(log, int):  # an exit status with no output: timeout killed the tool
+            return {"rc": log, "stdout": "", "stderr": ""}
         return {"rc": 0, "stdout": json.dumps(log), "stderr": ""}
 
 
@@ -101,13 +103,13 @@ def test_an_nvme_drive_is_probed_once_then_read_by_one_command_a_round(results):
     rounds = run_loop(results, host)
     assert [m["name"] for m in host.modules] == ["fleetqual.pts.pts_drive_health"]
     assert host.modules[0]["mode"] == "round" and host.modules[0]["path"] == "/dev/nvme0n1"
-    assert host.commands == ["/usr/sbin/nvme smart-log /dev/nvme0 -o json"] * 3
+    assert host.commands == ["timeout -k 5 60 /usr/sbin/nvme smart-log /dev/nvme0 -o json"] * 3
     entries = [r["pts_fio"]["health"] for r in rounds]
     temperatures = [(e["before"]["temperature_c"], e["after"]["temperature_c"]) for e in entries]
     assert temperatures == [(76, 77), (77, 82), (82, 83)]
     assert [(e["before"].get("thermal_transitions"), e["after"]["thermal_transitions"]) for e in entries] == [
         (None, [7, 1]), ([7, 1], [9, 1]), ([9, 1], [9, 1])]
-    assert all(e["thresholds"] == {"warning_c": 80, "critical_c": 85} and e["cost_s"] >= 0 for e in entries)
+    assert all(e["thresholds"] == {"warning_c": 80, "critical_c": 85} and isinstance(e["cost_s"], float) for e in entries)
     assert [e.get("before_from") for e in entries] == [None, "the reading after round 1", "the reading after round 2"]
     # The loop keeps how to read the drive and its last reading, nothing that grows; fio's figures are the round's own.
     kept = {k: PROBE[k] for k in ("tool", "format", "device", "argv", "thresholds")}
@@ -152,3 +154,17 @@ def test_a_failed_probe_or_read_never_costs_the_round(results):
     assert entry["before"] == {"temperature_c": 76} and entry["after"] is None
     assert entry["error"] == "nvme smart-log could not be run: ssh: connection reset"
     assert result["pts_wsat"]["written"] == WRITTEN
+
+
+def test_a_health_read_that_hangs_is_killed_and_the_measured_round_kept(results):
+    drive_record(results, interface="NVMe", health={"tool": "nvme smart-log", "temperature_c": 40})
+    # Round 1's after is killed, so round 2 reads its own before; round 3's after is killed too.
+    host = Host(logs=[124, log(350, 7), log(355, 9), 137])
+    rounds = run_loop(results, host)
+    entries = [r["pts_fio"]["health"] for r in rounds]
+    assert entries[0]["after"] is None and "did not answer within 60 s and was killed" in entries[0]["error"]
+    assert entries[1]["before"]["temperature_c"] == 77 and entries[1]["after"]["temperature_c"] == 82
+    assert entries[2]["after"] is None and "killed" in entries[2]["error"] and len(host.commands) == 4
+    # Every round still carries what fio measured, and the loop goes on.
+    assert [r["pts_round"]["round"] for r in rounds] == [1, 2, 3]
+    assert all(r["pts_fio"]["jobs"] == WSAT["jobs"] for r in rounds)

@@ -155,7 +155,7 @@ WEAR_RULE = {"name": "tiny", "model": "loop device", "endurance_tbw": 0.5}
 LOOP_WRITES = 6 * 0.5 * 16e9 + 2 * 67108864
 
 
-def test_a_run_over_the_wear_budget_is_refused_before_anything_with_the_figures(settings, tmp_path):
+def test_a_run_over_the_wear_budget_is_refused_before_anything_with_the_figures(settings):
     for check in (False, True):
         message = fail_message(plan_args(devices=[LOOP], acceptance=[WEAR_RULE]), check=check)
         assert message.startswith("pts_plan: the wear budget refuses drive victim (loop device): the run writes up to "
@@ -165,7 +165,6 @@ def test_a_run_over_the_wear_budget_is_refused_before_anything_with_the_figures(
                      "budget 5 % (pts_wear_budget_pct)", "Raise pts_wear_budget_pct"):
             assert part in message, part
         assert message.endswith("; nothing was written")
-    assert not os.path.exists(tmp_path / "results" / "it-1" / "h1")
 
 
 def test_the_wear_estimate_is_recorded_per_drive_in_the_plan(settings):

@@ -11,7 +11,7 @@ import os
 from unittest.mock import MagicMock
 
 import pytest
-from ansible.errors import AnsibleActionFail, AnsibleError
+from ansible.errors import AnsibleActionFail, AnsibleError, AnsibleUndefinedVariable
 
 from ansible_collections.fleetqual.pts.plugins.action import pts_round
 from ansible_collections.fleetqual.pts.plugins.module_utils import _fio
@@ -83,8 +83,17 @@ def test_from_ansible_core_2_21_the_register_is_a_projection_and_its_variable_an
     templar.template.side_effect = lambda value: first if value is expression else None
     second, dummy = attempt({"rounds": expression}, register={"rounds": "_task.polymorphic_result"}, templar=templar)
     assert second["pts_round"]["round"] == 2 and second["pts_round"]["state"]["id"] == "d1/wsat/@1"
-    templar.template.side_effect = AnsibleError("The _task.polymorphic_result property is unavailable.")
+    # Several projections: the one holding this loop's state counts, whichever comes first.
+    both = attempt({"other": {"changed": True}, "rounds": expression},
+                   register={"other": "_task.polymorphic_result.changed", "rounds": "_task.polymorphic_result"},
+                   templar=templar)[0]
+    assert both["pts_round"]["round"] == 2
+    templar.template.side_effect = AnsibleUndefinedVariable("The _task.polymorphic_result property is unavailable.")
     assert attempt({"rounds": expression}, register={"rounds": "x"}, templar=templar)[0]["pts_round"]["round"] == 1
+    # Any other failure to read the previous round stops the loop instead of starting it again at round 1.
+    templar.template.side_effect = AnsibleError("boom")
+    with pytest.raises(AnsibleError, match="boom"):
+        attempt({"rounds": expression}, register={"rounds": "x"}, templar=templar)
 
 
 def test_a_registered_result_of_another_loop_starts_this_loop_at_round_1(results):

@@ -264,3 +264,21 @@ def test_a_secret_replaces_an_older_one_and_never_follows_a_link(tmp_path):
     os.symlink(str(tmp_path / "d"), str(tmp_path / "link"))
     with pytest.raises(OSError, match="symbolic link"):
         _drive_actions.store_secret(str(tmp_path / "link" / "y.password"), "three")
+
+
+def _fixture(name: str) -> str:
+    with open(os.path.join(os.path.dirname(__file__), "fixtures", name), encoding="utf-8") as handle:
+        return handle.read()
+
+
+@pytest.mark.parametrize("info, fixture, argv, used", [
+    # ATA keeps its endurance indicator in the device statistics log (page 7), which smartctl -a leaves out.
+    (SATA, "health-smartctl-7.3-ata-devstat.json", ["-j", "-a", "-l", "devstat", "/dev/sda"], 3),
+    (dict(SATA, name="sdb", resolved="/dev/sdb", interface="SCSI/SAS"), "health-smartctl-7.3-scsi.json",
+     ["-j", "-a", "/dev/sdb"], 1),
+])
+def test_identify_reads_the_percentage_used_of_sata_and_sas_drives(info, fixture, argv, used):
+    tools = Tools({"smartctl -j": (4, _fixture(fixture), "")})
+    snapshot = _drive_actions.health(info, tools.run, tools.which)
+    assert tools.calls == [["/usr/sbin/smartctl", *argv]]
+    assert snapshot["percentage_used"] == used and snapshot["tool"] == "smartctl" and snapshot["smartctl_status"] == 4

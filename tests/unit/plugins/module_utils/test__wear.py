@@ -36,13 +36,14 @@ def test_the_standard_pts_estimate_at_the_interface_bound():
     drive, run = planned(STANDARD, NVME)
     found = by_test(_wear.estimate(drive, NVME, run, _wear.INTERFACE_BYTES_PER_S["NVMe"]))
     rate = 16e9
-    # IOPS: WIPC 2 x capacity, then 25 rounds x 8 block sizes x 60 s at the write shares of the 7 mixes (3.5 in all).
+    # IOPS: WIPC 2 x capacity, then 25 rounds x 8 block sizes x 60 s of the 6 mixes that write (100/0 only reads),
+    # each at the whole rate: a mix's writes are not bounded by its share of it.
     assert found["iops"]["parts"] == {"purge": 0, "precondition": 2 * 3840 * 10**9,
-                                      "rounds": int(25 * 8 * 60 * 3.5 * rate)}
+                                      "rounds": int(25 * 8 * 60 * 6 * rate)}
     # Throughput: per block size (5) 25 rounds of one 60 s sequential write (the read writes nothing); no WIPC.
     assert found["throughput"]["parts"] == {"purge": 0, "precondition": 0, "rounds": int(5 * 25 * 60 * rate)}
-    # Latency: WIPC, then 25 rounds x 3 block sizes x 60 s at the write shares of 100, 65, 0 (0 + 0.35 + 1).
-    assert found["latency"]["parts"]["rounds"] == int(25 * 3 * 60 * 1.35 * rate)
+    # Latency: WIPC, then 25 rounds x 3 block sizes x 60 s of the mixes 65/35 and 0/100 (100/0 only reads).
+    assert found["latency"]["parts"]["rounds"] == int(25 * 3 * 60 * 2 * rate)
     # Write saturation: 4 x capacity plus the round that crosses it, well within 24 h at this rate.
     assert found["wsat"]["bytes"] == 4 * 3840 * 10**9 + int(60 * rate)
 
@@ -58,14 +59,17 @@ def test_write_saturation_is_bounded_by_its_target_or_its_time_limit(hours, expe
     assert found["bytes"] == pytest.approx(expected, rel=1e-9)
 
 
-def test_rate_iops_caps_the_rate_and_an_overwriting_purge_counts_a_capacity():
+def test_rate_iops_caps_the_rate_and_an_overwriting_purge_counts_its_passes():
     device = dict(NVME, size_bytes=10**9, purge_methods=["nvme_sanitize_overwrite"])
     variables = dict(STANDARD, pts_run_tests=["iops"], pts_run_iops_mixes=[0], pts_run_iops_block_sizes=["4k"],
                      pts_run_max_rounds=6, pts_run_rate_iops=100)
     drive, run = planned(variables, device)
     (test,) = _wear.estimate(drive, device, run, 16e9)["tests"]
-    # 6 rounds x 60 s x (100 IOPS x 2 jobs x 4096 B), not the interface's 16 GB/s.
-    assert test["parts"] == {"purge": 10**9, "precondition": 2 * 10**9, "rounds": 6 * 60 * 100 * 2 * 4096}
+    # 6 rounds x 60 s x (100 IOPS x 2 jobs x 4096 B), not the interface's 16 GB/s; nvme sanitize --sanact=3 without
+    # --owpass overwrites 16 times.
+    assert test["parts"] == {"purge": 16 * 10**9, "precondition": 2 * 10**9, "rounds": 6 * 60 * 100 * 2 * 4096}
+    run["purge_method"] = "scsi_sanitize_overwrite"
+    assert _wear.estimate(drive, device, run, 16e9)["tests"][0]["parts"]["purge"] == 10**9
     run["purge_method"] = "nvme_sanitize_crypto"
     assert _wear.estimate(drive, device, run, 16e9)["tests"][0]["parts"]["purge"] == 0
 
@@ -77,9 +81,10 @@ def test_a_characterisation_test_counts_its_timed_preconditioning_per_purged_par
                      pts_run_entropy_percents=[50, 100])
     drive, run = planned(variables, device)
     (test,) = _wear.estimate(drive, device, run, 1e9)["tests"]
-    # Two parts (mix 0 and 70), each purged and preconditioned 10 s; each row: 2 cells of 1 s at 100 % and 30 %.
+    # Two parts (mix 0 and 70), each purged and preconditioned 10 s; each row: 2 cells of 1 s, each at the whole rate
+    # (the 70/30 mix's writes are bounded by the rate, not by 30 % of it).
     assert test["parts"]["precondition"] == 2 * 10 * 10**9
-    assert test["parts"]["rounds"] == int(1e9 * (2 * 1.0 + 2 * 0.3))
+    assert test["parts"]["rounds"] == int(1e9 * 4)
 
 
 def test_a_finished_test_of_a_resumed_run_writes_nothing():
@@ -121,6 +126,8 @@ def test_bad_endurance_is_refused(rule, message):
     ({"percentage_used": 180, "tool": "smartctl"}, 100.0, "smartctl at identification"),  # NVMe counts past 100
     ({"temperature_c": 40}, 0.0, "the drive reports no percentage used: 0 % assumed"),
     (None, 0.0, "the drive reports no percentage used: 0 % assumed"),
+    ({"tool": "smartctl", "error": "smartctl printed no JSON (rc 2)"}, 0.0,
+     "the health read at identification failed (smartctl printed no JSON (rc 2)): 0 % assumed"),
 ])
 def test_percentage_used(health, used, source):
     assert _wear.percentage_used({"health": health}) == (used, source)
@@ -128,13 +135,14 @@ def test_percentage_used(health, used, source):
 
 def test_a_run_within_the_budget_passes_with_its_figures():
     drive, run = planned(STANDARD, NVME)
-    rule = {"name": "lab", "model": "ACME*", "dwpd": 1, "warranty_years": 5, "rated_write_mb_s": 4000}
+    # A mixed-use drive: 3 drive writes per day for 5 years.
+    rule = {"name": "lab", "model": "ACME*", "dwpd": 3, "warranty_years": 5, "rated_write_mb_s": 4000}
     wear = _wear.judge(NVME, drive, run, rule, 5.0)
     assert wear["judged"] and not wear["refused"]
-    assert wear["endurance_bytes"] == 7008 * TB
-    assert wear["remaining_bytes"] == int(7008 * TB * 0.97)
-    assert wear["use_pct"] == pytest.approx(100.0 * wear["estimated_bytes"] / (7008 * TB * 0.97))
-    assert 3.5 < wear["use_pct"] < 4.0 and wear["rate_basis"] == "4,000 MB/s, the rule's rated_write_mb_s"
+    assert wear["endurance_bytes"] == 3 * 7008 * TB
+    assert wear["remaining_bytes"] == int(3 * 7008 * TB * 0.97)
+    assert wear["use_pct"] == pytest.approx(100.0 * wear["estimated_bytes"] / (3 * 7008 * TB * 0.97))
+    assert 1.5 < wear["use_pct"] < 2.5 and wear["rate_basis"] == "4,000 MB/s, the rule's rated_write_mb_s"
     # The same run at the link's bound is over budget.
     del rule["rated_write_mb_s"]
     assert _wear.judge(NVME, drive, run, rule, 5.0)["refused"]
