@@ -1,20 +1,27 @@
 #!/usr/bin/env bash
 # ansible-test sanity on a copy of the working tree's files (tracked and new ones, not ignored ones; a file deleted but
-# still in the index is left out) at a real ansible_collections/fleetqual/pts path,
-# with its venvs bootstrapped from PyPI (see scripts/get_pip_offline.py).
+# still in the index is left out) at a real ansible_collections/fleetqual/pts path, with the ansible-test and Python
+# first on PATH (`make sanity`: the main venv; scripts/test_versions.sh: each version's venv), its venvs
+# bootstrapped from PyPI (see scripts/get_pip_offline.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tree=${1:?usage: scripts/sanity.sh TREE}
 
-pip_version=$(python - <<'PY'
-from ansible_test._internal.python_requirements import get_venv_packages
+python_version=$(python -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+pip_version=$(python - "$python_version" <<'PY'
+import sys
+
 from ansible_test._internal.host_configs import NativePythonConfig
-print(get_venv_packages(NativePythonConfig(version="3.11"))["pip"])
+from ansible_test._internal.python_requirements import get_venv_packages
+
+print(get_venv_packages(NativePythonConfig(version=sys.argv[1]))["pip"])
 PY
 )
 cache=~/.ansible/test/cache/get_pip_${pip_version//./_}.py
 mkdir -p "$(dirname "$cache")"
-cp scripts/get_pip_offline.py "$cache"
+# Replaced, never rewritten in place: test_versions.sh runs two sanity checks at once, and the other may be reading it.
+cp scripts/get_pip_offline.py "$cache.$$"
+mv -f "$cache.$$" "$cache"
 
 rm -rf "$tree"
 mkdir -p "$tree"
@@ -25,5 +32,4 @@ git ls-files -z --cached --others --exclude-standard --deduplicate |
   xargs -0 cp -P --parents -t "$tree"
 cd "$tree"
 git init -q && git add -A
-python_version=$(python -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 ansible-test sanity --venv --python "$python_version" --color no "${@:2}"

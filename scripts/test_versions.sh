@@ -187,35 +187,11 @@ units() {
   "$venv/bin/pytest" -q -p no:cacheprovider --basetemp="$tmp_root/$version-units" "${tests[@]}"
 }
 
-# ansible-test sanity on a copy of the working tree (tracked and new files, not ignored ones) at a real
-# ansible_collections/fleetqual/pts path; its venvs bootstrap pip offline as in scripts/sanity.sh.
+# scripts/sanity.sh (ansible-test sanity on a copy of the working tree) with this version's venv first on PATH.
 sanity() {
-  local tree=$root/build/versions-sanity/$version/ansible_collections/fleetqual/pts python_version pip_version cache
-  python_version=$("$venv/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])') || return 1
-  pip_version=$("$venv/bin/python" - "$python_version" <<'PY'
-import sys
-
-from ansible_test._internal.host_configs import NativePythonConfig
-from ansible_test._internal.python_requirements import get_venv_packages
-
-print(get_venv_packages(NativePythonConfig(version=sys.argv[1]))["pip"])
-PY
-  ) || return 1
-  cache=~/.ansible/test/cache/get_pip_${pip_version//./_}.py
-  mkdir -p "${cache%/*}"
-  # Replaced, never rewritten in place: the other version's sanity may be reading it.
-  cp scripts/get_pip_offline.py "$cache.$BASHPID" && mv -f "$cache.$BASHPID" "$cache" || return 1
-  rm -rf "$tree"
-  mkdir -p "$tree"
-  # A file deleted in the working tree but still in the index is left out, not an error.
-  git ls-files -z --cached --others --exclude-standard --deduplicate |
-    while IFS= read -r -d '' file; do
-      if [[ -e $file || -L $file ]]; then printf '%s\0' "$file"; fi
-    done |
-    xargs -0 cp -P --parents -t "$tree" || return 1
-  (cd "$tree" && git init -q && git add -A &&
-    PATH=$venv/bin:$PATH ansible-test sanity --venv --python "$python_version" --color no) 2>&1 | tee "$tree.log" ||
-    return 1
+  local tree=$root/build/versions-sanity/$version/ansible_collections/fleetqual/pts
+  mkdir -p "${tree%/*}" || return 1
+  PATH=$venv/bin:$PATH scripts/sanity.sh "$tree" 2>&1 | tee "$tree.log" || return 1
   grep -q '^Running sanity test' "$tree.log" || { echo "ansible-test ran no sanity test" >&2 && return 1; }
 }
 

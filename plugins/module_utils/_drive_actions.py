@@ -30,7 +30,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._drive_tools import 
     scsi_write_cache,
     smart_health,
 )
-from ansible_collections.fleetqual.pts.plugins.module_utils._health import smartctl_reading
+from ansible_collections.fleetqual.pts.plugins.module_utils import _health
 
 # The write cache a PTS run asks for; "unchanged" leaves the drive as it is and only reports it.
 WRITE_CACHE_MODES = ("disabled", "enabled", "unchanged")
@@ -55,10 +55,7 @@ def _json(run, argv: list[str]) -> tuple[dict | None, str | None]:
 
 def nvme_controller(info: dict) -> str | None:
     """/dev/nvmeX of a namespace /dev/nvmeXnY (sanitize, id-ctrl and smart-log address the controller)."""
-    name = info.get("name") or ""
-    if info.get("interface") != "NVMe" or "n" not in name[4:]:
-        return None
-    return "/dev/" + name[:4 + name[4:].index("n")]
+    return _health.nvme_controller(info.get("name") or "") if info.get("interface") == "NVMe" else None
 
 
 def tool_facts(info: dict, run, which, with_health: bool = True) -> dict:
@@ -127,7 +124,7 @@ def health(info: dict, run, which) -> dict | None:
             parsed = json.loads(out)
             # The wear budget needs the percentage used before the first write: ATA and SCSI report it elsewhere.
             return dict(smart_health(parsed), tool="smartctl", smartctl_status=rc,
-                        percentage_used=smartctl_reading(parsed).get("percentage_used"))
+                        percentage_used=_health.smartctl_reading(parsed).get("percentage_used"))
         except ValueError:
             return {"tool": "smartctl", "error": f"smartctl printed no JSON (rc {rc})"}
     return None

@@ -31,12 +31,6 @@ RULE = {"name": "hot QEMU", "model": "QEMU NVMe Ctrl", "max_temperature_c": 45, 
         "require_steady": False}
 
 
-@pytest.fixture(autouse=True)
-def _needs_root():
-    if os.geteuid() != 0:
-        pytest.fail("the guest needs root (debootstrap, apt-get)")
-
-
 @pytest.fixture(scope="module")
 def vm():
     with guest.running_guest(nvme=[f"serial={N_HOT},size=128M"], sata=[f"serial={S_RUN},size=128M"]) as desc:
