@@ -148,6 +148,7 @@ class ActionModule(ActionBase):
         if taken["message"]:
             display.warning(f"pts_plan: {taken['message']}")
             result["pts_run_lock_note"] = taken["message"]
+        result["pts_run_token"] = taken["token"]
 
     @staticmethod
     def _resume(plan: dict, results_dir: str, run_id: str, resume: dict, devices: list[dict], listed: list[dict]) -> None:

@@ -800,46 +800,49 @@ def _label(name: str, related: dict[str, dict]) -> str:
     return f"{name} ({entry['how']})" if entry else name
 
 
-def _held_words(what: str, opener: dict, run_id: str | None) -> str:
+def _held_words(what: str, opener: dict, run_id: str | None, token: str = "") -> str:
     hold, pid = opener["hold"], opener["pid"]
     owner, lock = show(hold["run_id"]), show(hold.get("lock"))
-    if run_id and hold["run_id"] == run_id:
+    if run_id and _hold.same_run(hold, run_id, token):
         why = hold.get("unproved") or "it holds another path to the drive or a device stacked on it, not the listed device"
         return (f"{what} is held by a drive holder of this run ({owner}), process {pid} (lock file {lock}), which cannot "
                 f"be taken over: {why}; release it as root on this host with `kill {pid}`")
-    return (f"{what} is held for run {owner} by its drive holder, process {pid} (lock file {lock}): that run has the "
-            f"drive until its tests end; {_hold.release_words(pid, owner)}")
+    return (f"{what} is held for {show(_hold.owner_words(hold, run_id, token))} by its drive holder, process {pid} "
+            f"(lock file {lock}): that run has the drive until its tests end; {_hold.release_words(pid, owner)}")
 
 
-def claim_own_hold(info: dict, run_id: str | None, lock_dir: str = _hold.LOCK_DIR, proc_root: str = "/proc") -> dict | None:
+def claim_own_hold(info: dict, run_id: str | None, lock_dir: str = _hold.LOCK_DIR, proc_root: str = "/proc",
+                   token: str = "") -> dict | None:
     """A resumed run finds its own holder on the listed drive (the controller died, the holder did not).
 
     When that holder is proved to be this run's (lock file, command line, the device open), it is no refusal: it leaves
     the drive's openers, and its exclusive claim explains the drive's exclusive-open failure (while it holds the disk the
     kernel lets nobody else claim it or a partition). It is returned, to be taken over by pts_drive_hold. A holder of this
-    run that is not proved stays an opener, with why, and is refused.
+    run that is not proved stays an opener, with why, and is refused. A holder of the same run id with another run
+    token is another run's (another results directory or controller chose the same id) and is never taken over.
     """
     if not run_id or not info.get("is_block"):
         return None
     for opener in info.get("openers", []):
         hold = opener.get("hold")
-        if not hold or hold["run_id"] != run_id or opener.get("device") != info.get("devnum"):
+        if not hold or not _hold.same_run(hold, run_id, token) or opener.get("device") != info.get("devnum"):
             continue
-        problem = _hold.holder_problem(opener["pid"], info["devnum"], run_id, lock_dir, proc_root)
+        problem = _hold.holder_problem(opener["pid"], info["devnum"], run_id, lock_dir, proc_root, token=token)
         if problem:
             hold["unproved"] = problem
             continue
         info["openers"] = [o for o in info["openers"] if o is not opener]
         info["in_use"] = None
-        info["takeover"] = {"pid": opener["pid"], "run_id": run_id, "lock": _hold.lock_path(info["devnum"], lock_dir)}
+        info["takeover"] = {"pid": opener["pid"], "run_id": run_id, "token": token,
+                            "lock": _hold.lock_path(info["devnum"], lock_dir)}
         return info["takeover"]
     return None
 
 
 def refusals(info: dict, expected: dict, allow_destroy: bool, allow_signatures: bool = False,
-             run_id: str | None = None) -> list[str]:
-    """Every reason not to write to this device; an empty list means the guard passes. ``run_id`` is the run the
-    guard is for: a drive holder of another run is named as that run's."""
+             run_id: str | None = None, token: str = "") -> list[str]:
+    """Every reason not to write to this device; an empty list means the guard passes. ``run_id`` and ``token`` are
+    the run the guard is for: a drive holder of another run is named as that run's."""
     reasons = []
     if not allow_destroy:
         reasons.append("pts_allow_destroy is not true for this host: destroying data needs an explicit yes")
@@ -901,7 +904,7 @@ def refusals(info: dict, expected: dict, allow_destroy: bool, allow_signatures: 
         else:
             what = info.get("name") or "it"
         if opener.get("hold"):
-            reasons.append(_held_words(what, opener, run_id))
+            reasons.append(_held_words(what, opener, run_id, token))
             if opener.get("device") in names:
                 held_related.add(names[opener["device"]])
             else:
@@ -980,7 +983,7 @@ def recheck(path: str, expect: dict, sys_root: str = "/sys", proc_root: str = "/
     # A serial the description file gave cannot be read back from the device; the devnum check covers it.
     fields = [k for k in ("serial", "wwn") if k not in expect.get("described", [])]
     reasons = refusals(info, {k: v for k, v in expect.items() if k in fields}, allow_destroy=True,
-                       run_id=hold.get("run_id") if hold else None)
+                       run_id=hold.get("run_id") if hold else None, token=(hold or {}).get("token") or "")
     if info.get("is_block"):
         reasons += identity_refusals(info, expect)
     return reasons

@@ -12,11 +12,17 @@ While the holder has its exclusive open, the kernel refuses every other exclusiv
 partitions - mount, mkfs, mdadm, swapon, another run's holder - while plain opens (fio's, nvme-cli's, smartctl's)
 still work. So "nothing else uses this drive" stays true between fio's job sections, when no fio has it open.
 
-The holder is a process of its own (``python3 -I -S -c <bootstrap> fleetqual-pts-hold DEVICE MAJ:MIN RUN_ID LOCK``),
-detached from the module and the SSH session, and releases on SIGTERM. Its lock file
-(``/run/fleetqual-pts/hold-<major>-<minor>.json``, root-only) names the run id, the PID, its start time and the
-device. The process is the truth and the lock file its label: a holder is *ours* only when the process is alive, its
-command line is a holder's for that device and run, it has the device open and the lock file names it.
+The holder is a process of its own (``python3 -I -S -c <bootstrap> fleetqual-pts-hold DEVICE MAJ:MIN RUN_ID LOCK
+RETRY_S TOKEN``), detached from the module and the SSH session, and releases on SIGTERM. Its lock file
+(``/run/fleetqual-pts/hold-<major>-<minor>.json``, root-only) names the run id, the run token, the PID, its start time
+and the device. The process is the truth and the lock file its label: a holder is *ours* only when the process is
+alive, its command line is a holder's for that device, run id and run token, it has the device open and the lock file
+names it.
+
+A run id is a name an operator chooses, and two controllers (or two results trees on one controller) can use the
+same one at the same time against one host. The run token (random, kept in the run's results directory, see
+plugin_utils/_run_lock.py) tells them apart: a holder is one run's only when both match, so one run's release or
+takeover never touches another's holder of the same run id.
 
 Every function takes the lock directory and the procfs root as arguments so unit tests can fake them.
 """
@@ -46,7 +52,7 @@ STOP_TIMEOUT_S = 10.0
 BUSY_RETRY_S = 1.0
 _LOCK_RE = re.compile(r"^hold-(\d+)-(\d+)\.json$")
 
-# The holder itself (run by a fresh interpreter, stdlib only). argv: -c MARKER DEVICE DEVNUM RUN_ID LOCK RETRY_S; fd 3 is
+# The holder itself (run by a fresh interpreter, stdlib only). argv: -c MARKER DEVICE DEVNUM RUN_ID LOCK RETRY_S TOKEN; fd 3 is
 # the readiness pipe: "ready PID" once the exclusive open is held and the lock file written, else "error PID ERRNO TEXT".
 HOLDER_SOURCE = r'''
 import datetime, errno, fcntl, json, os, signal, socket, stat, sys, time
@@ -54,6 +60,7 @@ import datetime, errno, fcntl, json, os, signal, socket, stat, sys, time
 def main():
     device, devnum, run_id, lock = sys.argv[2:6]
     retry_s = float(sys.argv[6])
+    token = sys.argv[7] if len(sys.argv) > 7 else ""
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     null = os.open(os.devnull, os.O_RDWR)
@@ -89,7 +96,7 @@ def main():
             boot_id = handle.read().strip()
     except OSError:
         boot_id = None
-    record = {"format": "fleetqual.pts drive hold 1", "run_id": run_id, "pid": os.getpid(), "start_time": start_time,
+    record = {"format": "fleetqual.pts drive hold 1", "run_id": run_id, "token": token, "pid": os.getpid(), "start_time": start_time,
               "boot_id": boot_id, "device": device, "devnum": devnum, "host": socket.gethostname(),
               "since": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
               "release": "kill %d" % os.getpid()}
@@ -176,7 +183,8 @@ def command_name(pid: int, proc_root: str = "/proc") -> str:
 
 
 def holder_args(pid: int, proc_root: str = "/proc") -> dict | None:
-    """What a holder's command line says it holds (device, devnum, run id, lock file), or None for any other process."""
+    """What a holder's command line says it holds (device, devnum, run id, lock file, run token), or None for any
+    other process."""
     raw = _read_bytes(os.path.join(proc_root, str(pid), "cmdline"))
     if not raw:
         return None
@@ -185,7 +193,8 @@ def holder_args(pid: int, proc_root: str = "/proc") -> dict | None:
         if part == MARKER and index >= 2 and parts[index - 1] == BOOTSTRAP and parts[index - 2] == "-c" \
                 and len(parts) > index + 4:
             device, devnum, run_id, lock = parts[index + 1:index + 5]
-            return {"pid": pid, "device": device, "devnum": devnum, "run_id": run_id, "lock": lock}
+            token = parts[index + 6] if len(parts) > index + 6 else ""
+            return {"pid": pid, "device": device, "devnum": devnum, "run_id": run_id, "lock": lock, "token": token}
     return None
 
 
@@ -241,10 +250,24 @@ def read_lock(path: str) -> tuple[dict | None, str | None]:
     return data, None
 
 
+def same_run(holder: dict, run_id: str, token: str) -> bool:
+    """Is this holder (holder_args() or a lock record) one of run ``run_id`` with run token ``token``?"""
+    return holder.get("run_id") == run_id and (holder.get("token") or "") == (token or "")
+
+
+def owner_words(holder: dict, run_id: str | None = None, token: str | None = None) -> str:
+    """Whose holder it is, for a message: "run X", or, for the same run id with another token, another run of it."""
+    if run_id is not None and holder.get("run_id") == run_id and (holder.get("token") or "") != (token or ""):
+        return (f"another run of the same run id {holder['run_id']} (run token {holder.get('token') or 'none'}, not "
+                f"{token or 'none'}: results in another directory or on another controller)")
+    return f"run {holder.get('run_id')}"
+
+
 def holder_problem(pid: int, devnum: str, run_id: str, lock_dir: str = LOCK_DIR, proc_root: str = "/proc",
-                   start_time: int | None = None) -> str | None:
-    """Why process ``pid`` is not run ``run_id``'s holder of ``devnum``, or None when it is (alive, a holder's command
-    line for that device and run, the device open, the lock file naming it)."""
+                   start_time: int | None = None, token: str = "") -> str | None:
+    """Why process ``pid`` is not the holder of ``devnum`` for run ``run_id`` with run token ``token``, or None when
+    it is (alive, a holder's command line for that device, run id and token, the device open, the lock file naming
+    it)."""
     state = process_state(pid, proc_root)
     if state is None or state[0] in ("Z", "X"):
         return f"process {pid} is not running"
@@ -257,27 +280,31 @@ def holder_problem(pid: int, devnum: str, run_id: str, lock_dir: str = LOCK_DIR,
         return f"process {pid} holds device {args['devnum']}, not {devnum}"
     if args["run_id"] != run_id:
         return f"process {pid} holds it for run {args['run_id']}, not run {run_id}"
+    if not same_run(args, run_id, token):
+        return f"process {pid} holds it for {owner_words(args, run_id, token)}"
     if not holds_devnum(pid, devnum, proc_root):
         return f"process {pid} no longer has device {devnum} open"
     path = lock_path(devnum, lock_dir)
     lock, error = read_lock(path)
     if error:
         return f"its lock file {path} {error}"
-    if lock["pid"] != pid or lock["run_id"] != run_id:
-        return f"its lock file {path} names process {lock['pid']} of run {lock['run_id']}"
+    if lock["pid"] != pid or not same_run(lock, run_id, token):
+        return f"its lock file {path} names process {lock['pid']} of {owner_words(lock, run_id, token)}"
     if lock.get("start_time") is not None and lock["start_time"] != state[1]:
         return f"its lock file {path} names an earlier process {pid}"
     return None
 
 
 def verify(hold: dict, devnum: str | None, lock_dir: str = LOCK_DIR, proc_root: str = "/proc") -> str | None:
-    """Is the hold a guard record carries (pid, run_id, devnum, start_time) still alive, ours, and on the device?"""
+    """Is the hold a guard record carries (pid, run_id, token, devnum, start_time) still alive, ours, and on the
+    device?"""
     if not isinstance(hold, dict) or not isinstance(hold.get("pid"), int) or not hold.get("run_id"):
         return "the guard's record of the hold is incomplete (no pid or run id)"
     want = hold.get("devnum") or devnum
     if devnum and want != devnum:
         return f"the hold is on device {want}, the guard passed {devnum}"
-    return holder_problem(hold["pid"], want, hold["run_id"], lock_dir, proc_root, hold.get("start_time"))
+    return holder_problem(hold["pid"], want, hold["run_id"], lock_dir, proc_root, hold.get("start_time"),
+                          hold.get("token") or "")
 
 
 def scan_locks(lock_dir: str = LOCK_DIR, proc_root: str = "/proc") -> list[dict]:
@@ -295,11 +322,13 @@ def scan_locks(lock_dir: str = LOCK_DIR, proc_root: str = "/proc") -> list[dict]
         devnum = f"{match.group(1)}:{match.group(2)}"
         data, error = read_lock(path)
         if error:
-            found.append({"lock": path, "devnum": devnum, "run_id": None, "pid": None, "device": None, "live": False,
+            found.append({"lock": path, "devnum": devnum, "run_id": None, "token": None, "pid": None, "device": None,
+                          "live": False,
                           "why": f"the lock file {error}"})
             continue
-        why = holder_problem(data["pid"], devnum, data["run_id"], lock_dir, proc_root, data.get("start_time"))
-        found.append({"lock": path, "devnum": devnum, "run_id": data["run_id"], "pid": data["pid"],
+        token = data.get("token") or ""
+        why = holder_problem(data["pid"], devnum, data["run_id"], lock_dir, proc_root, data.get("start_time"), token)
+        found.append({"lock": path, "devnum": devnum, "run_id": data["run_id"], "token": token, "pid": data["pid"],
                       "device": data.get("device"), "live": why is None, "why": why})
     return found
 
@@ -326,13 +355,13 @@ class _DirLock:
 
 
 def remove_stale(lock_dir: str = LOCK_DIR, proc_root: str = "/proc", run_id: str | None = None,
-                 devnum: str | None = None) -> list[dict]:
-    """Remove the lock files whose holder is gone or not ours (optionally only those of one run or device), each
-    judged again under the directory lock; returns them with why each was stale."""
+                 devnum: str | None = None, token: str = "") -> list[dict]:
+    """Remove the lock files whose holder is gone (optionally only those of one run - run id and token - or one
+    device), each judged again under the directory lock; returns them with why each was stale."""
     removed = []
     with _DirLock(lock_dir):
         for entry in scan_locks(lock_dir, proc_root):
-            if entry["live"] or (run_id and entry["run_id"] != run_id) or (devnum and entry["devnum"] != devnum):
+            if entry["live"] or (run_id and not same_run(entry, run_id, token)) or (devnum and entry["devnum"] != devnum):
                 continue
             try:
                 os.unlink(entry["lock"])
@@ -364,9 +393,11 @@ def release_words(pid: int, run_id: str) -> str:
 
 
 def start(device: str, devnum: str, run_id: str, lock_dir: str = LOCK_DIR, python: str | None = None,
-          timeout: float = START_TIMEOUT_S, retry_s: float = BUSY_RETRY_S, proc_root: str = "/proc") -> dict:
-    """Start a holder of ``device`` for ``run_id`` and return once it has the exclusive open and its lock file is
-    written: {pid, start_time, lock, run_id, devnum, device, since}. Raises HoldError with the reason otherwise.
+          timeout: float = START_TIMEOUT_S, retry_s: float = BUSY_RETRY_S, proc_root: str = "/proc",
+          token: str = "") -> dict:
+    """Start a holder of ``device`` for ``run_id`` (and its run token) and return once it has the exclusive open and
+    its lock file is written: {pid, start_time, lock, run_id, token, devnum, device, since}. Raises HoldError with the
+    reason otherwise.
 
     Detached as ansible's async_wrapper does it: fork, setsid, fork again, no file descriptor of the module or the
     SSH session kept, working directory /, so neither the module's exit nor the session's end touches it.
@@ -374,7 +405,7 @@ def start(device: str, devnum: str, run_id: str, lock_dir: str = LOCK_DIR, pytho
     python = python or sys.executable
     ensure_lock_dir(lock_dir)
     lock = lock_path(devnum, lock_dir)
-    argv = [python, "-I", "-S", "-c", BOOTSTRAP, MARKER, device, devnum, run_id, lock, str(retry_s)]
+    argv = [python, "-I", "-S", "-c", BOOTSTRAP, MARKER, device, devnum, run_id, lock, str(retry_s), token or ""]
     source_r, source_w = os.pipe()
     # The program is far below a pipe's buffer, so it is written whole before anything reads it.
     os.write(source_w, HOLDER_SOURCE.encode("utf-8"))
@@ -410,7 +441,7 @@ def start(device: str, devnum: str, run_id: str, lock_dir: str = LOCK_DIR, pytho
         record, dummy = read_lock(lock)
         state = process_state(pid, proc_root)
         return {"pid": pid, "start_time": state[1] if state else None, "lock": lock, "run_id": run_id,
-                "devnum": devnum, "device": device, "since": (record or {}).get("since")}
+                "token": token or "", "devnum": devnum, "device": device, "since": (record or {}).get("since")}
     if words == "error":
         pid_text, dummy, rest = rest.partition(" ")
         number, dummy, text = rest.partition(" ")
@@ -423,7 +454,7 @@ def start(device: str, devnum: str, run_id: str, lock_dir: str = LOCK_DIR, pytho
     if timed_out:
         # Whatever it is doing, a holder that did not answer in time is not one this run can rely on.
         for holder in holder_processes(proc_root):
-            if holder["devnum"] == devnum and holder["run_id"] == run_id and holder["lock"] == lock:
+            if holder["devnum"] == devnum and same_run(holder, run_id, token) and holder["lock"] == lock:
                 stop(holder["pid"], devnum, lock_dir, proc_root)
         raise HoldError(f"the holder did not report within {timeout:g} s and was stopped")
     raise HoldError(f"the holder ended without holding it (it answered {answer!r}); is {python} a working Python 3?")
@@ -480,14 +511,16 @@ def stop(pid: int, devnum: str, lock_dir: str = LOCK_DIR, proc_root: str = "/pro
 
 
 def release(run_id: str, devnum: str | None = None, pid: int | None = None, lock_dir: str = LOCK_DIR,
-            proc_root: str = "/proc", timeout: float = STOP_TIMEOUT_S, check_mode: bool = False, kill=os.kill) -> dict:
-    """Stop run ``run_id``'s holders (of one device, and only process ``pid``, when given) and remove their stale lock
-    files. Other holders of that device are left alone and listed. Returns {stopped, removed, others}."""
+            proc_root: str = "/proc", timeout: float = STOP_TIMEOUT_S, check_mode: bool = False, kill=os.kill,
+            token: str = "") -> dict:
+    """Stop the holders of run ``run_id`` with run token ``token`` (of one device, and only process ``pid``, when
+    given) and remove their stale lock files. Other holders - another run's, or another run's of the same run id - are
+    left alone and, for one device, listed. Returns {stopped, removed, others}."""
     result: dict = {"stopped": [], "removed": [], "others": []}
     for holder in holder_processes(proc_root):
         if devnum and holder["devnum"] != devnum:
             continue
-        if holder["run_id"] != run_id or (pid and holder["pid"] != pid):
+        if not same_run(holder, run_id, token) or (pid and holder["pid"] != pid):
             if devnum:
                 result["others"].append(holder)
             continue
@@ -495,8 +528,8 @@ def release(run_id: str, devnum: str | None = None, pid: int | None = None, lock
             stop(holder["pid"], holder["devnum"], lock_dir, proc_root, timeout, kill=kill)
         result["stopped"].append(holder)
     if check_mode:
-        result["removed"] = [e for e in scan_locks(lock_dir, proc_root) if not e["live"] and e["run_id"] == run_id
-                             and (not devnum or e["devnum"] == devnum)]
+        result["removed"] = [e for e in scan_locks(lock_dir, proc_root) if not e["live"]
+                             and same_run(e, run_id, token) and (not devnum or e["devnum"] == devnum)]
     else:
-        result["removed"] = remove_stale(lock_dir, proc_root, run_id=run_id, devnum=devnum)
+        result["removed"] = remove_stale(lock_dir, proc_root, run_id=run_id, devnum=devnum, token=token)
     return result

@@ -21,13 +21,14 @@ description:
     emptied at boot, when holders end too.
   - The module returns only once the holder has the exclusive open and its lock file is written, and fails naming
     the reason otherwise (C(EBUSY) - something else claims the device).
-  - A holder of another run on the device is a failure naming its run id and PID. A holder of the same O(run_id) -
-    a resumed run whose controller died - is proved to be this run's (its lock file names the run and its PID, its
-    command line is a holder's of this device and run, it has the device open), stopped, and replaced by a new one
-    (RV(pts_drive_hold.took_over)). A lock file whose holder has ended is removed.
-  - V(absent) stops this run's holders (of the device at O(path), or every one of O(run_id) on the host without
-    O(path); only the holder of O(expect)'s hold when it has one) and removes their lock files. Holders of other runs
-    are left alone and listed in RV(pts_drive_hold.others).
+  - A run is its O(run_id) and its O(run_token). A holder of another run on the device - including another run that
+    chose the same run id, with another token - is a failure naming its run id and PID. A holder of the same run id
+    and token - a resumed run whose controller died - is proved to be this run's (its lock file names the run and its
+    PID, its command line is a holder's of this device and run, it has the device open), stopped, and replaced by a
+    new one (RV(pts_drive_hold.took_over)). A lock file whose holder has ended is removed.
+  - V(absent) stops this run's holders (of the device at O(path), or every one of O(run_id) and O(run_token) on the
+    host without O(path); only the holder of O(expect)'s hold when it has one) and removes their lock files. Holders
+    of other runs, and of other runs of the same run id, are left alone and listed in RV(pts_drive_hold.others).
   - Every later write re-checks the hold (see M(fleetqual.pts.pts_guard)). With the hold in its C(expect), the holder
     must be alive, this run's and holding the device, and is the one opener that does not count.
 author:
@@ -51,6 +52,13 @@ options:
     description: The run the hold is for (C(pts_run_id)); one directory name of C([A-Za-z0-9._-]).
     type: str
     required: true
+  run_token:
+    description:
+      - The run token (C(pts_run_token)), a random string kept in the run's results directory on the controller, so
+        that two runs which chose the same O(run_id) (two results directories or controllers) never take over or
+        release each other's holders. With O(state=absent) and a hold in O(expect), the hold's own token is used.
+    type: str
+    default: ""
   state:
     description: V(present) to hold the device for the run, V(absent) to release the run's hold.
     type: str
@@ -73,6 +81,7 @@ EXAMPLES = r"""
   fleetqual.pts.pts_drive_hold:
     path: "{{ pts_guard_passed['/dev/nvme0n1'].resolved }}"
     run_id: "{{ pts_run_id }}"
+    run_token: "{{ pts_run_token }}"
     expect: "{{ pts_guard_passed['/dev/nvme0n1'] }}"
   register: hold
 
@@ -90,6 +99,7 @@ EXAMPLES = r"""
 - name: Release every hold of the run on this host (after a failure)
   fleetqual.pts.pts_drive_hold:
     run_id: "{{ pts_run_id }}"
+    run_token: "{{ pts_run_token }}"
     state: absent
 """
 
@@ -107,6 +117,9 @@ pts_drive_hold:
       type: str
     run_id:
       description: The run.
+      type: str
+    token:
+      description: The run token.
       type: str
     pid:
       description: The new holder's PID (V(present)); null in check mode.
@@ -167,7 +180,7 @@ def _openers_words(devnum: str) -> str:
     return "; ".join(f"process {o['pid']} ({o['command']}) has it open" for o in found)
 
 
-def _present(module: AnsibleModule, path: str, run_id: str, expect: dict) -> None:
+def _present(module: AnsibleModule, path: str, run_id: str, token: str, expect: dict) -> None:
     where = f"pts_drive_hold {show(path)}"
     devnum = _devnum(path)
     if devnum is None:
@@ -175,18 +188,19 @@ def _present(module: AnsibleModule, path: str, run_id: str, expect: dict) -> Non
     if expect.get("devnum") and expect["devnum"] != devnum:
         module.fail_json(msg=f"{where}: it is now device {devnum}, the guard passed {expect['devnum']}: it is not the "
                              "device the guard passed; nothing was held or written")
-    result: dict = {"device": path, "devnum": devnum, "run_id": run_id, "pid": None, "start_time": None,
+    result: dict = {"device": path, "devnum": devnum, "run_id": run_id, "token": token, "pid": None, "start_time": None,
                     "lock": _hold.lock_path(devnum), "since": None, "took_over": None, "removed": []}
     mine = []
     for holder in _hold.holder_processes():
         if holder["devnum"] != devnum:
             continue
-        if holder["run_id"] != run_id:
-            module.fail_json(msg=f"{where}: held for run {show(holder['run_id'])} by its drive holder, process "
+        if not _hold.same_run(holder, run_id, token):
+            module.fail_json(msg=f"{where}: held for {show(_hold.owner_words(holder, run_id, token))} by its drive "
+                                 f"holder, process "
                                  f"{holder['pid']} (lock file {show(holder['lock'])}); "
                                  f"{_hold.release_words(holder['pid'], show(holder['run_id']))}; nothing was held or "
                                  "written for run " + run_id, pts_drive_hold=result)
-        problem = _hold.holder_problem(holder["pid"], devnum, run_id)
+        problem = _hold.holder_problem(holder["pid"], devnum, run_id, token=token)
         if problem:
             module.fail_json(msg=f"{where}: a drive holder of this run ({run_id}), process {holder['pid']}, is not "
                                  f"proved to be this run's: {problem}; release it as root on this host with "
@@ -202,7 +216,7 @@ def _present(module: AnsibleModule, path: str, run_id: str, expect: dict) -> Non
         for holder in mine:
             _hold.stop(holder["pid"], devnum, timeout=module.params["timeout"])
         result["removed"] = _hold.remove_stale(devnum=devnum)
-        hold = _hold.start(path, devnum, run_id, timeout=module.params["timeout"])
+        hold = _hold.start(path, devnum, run_id, timeout=module.params["timeout"], token=token)
     except _hold.HoldError as exc:
         named = _openers_words(devnum)
         module.fail_json(msg=f"{where}: cannot hold it for run {run_id}: {exc}{'; ' + named if named else ''}; nothing "
@@ -211,12 +225,14 @@ def _present(module: AnsibleModule, path: str, run_id: str, expect: dict) -> Non
         module.fail_json(msg=f"{where}: cannot hold it for run {run_id}: {exc}; nothing was written",
                          pts_drive_hold=result)
     result.update(hold)
-    record = dict(expect, hold={k: hold[k] for k in ("pid", "start_time", "run_id", "devnum", "lock")})
+    record = dict(expect, hold={k: hold[k] for k in ("pid", "start_time", "run_id", "token", "devnum", "lock")})
     module.exit_json(changed=True, pts_drive_hold=result, pts_guard_record=record)
 
 
-def _absent(module: AnsibleModule, path: str | None, run_id: str, expect: dict) -> None:
+def _absent(module: AnsibleModule, path: str | None, run_id: str, token: str, expect: dict) -> None:
     hold = expect.get("hold") if isinstance(expect.get("hold"), dict) else {}
+    if hold.get("run_id") == run_id and isinstance(hold.get("token"), str):
+        token = hold["token"]
     devnum = None
     if path:
         devnum = _devnum(path) or hold.get("devnum") or expect.get("devnum")
@@ -228,11 +244,12 @@ def _absent(module: AnsibleModule, path: str | None, run_id: str, expect: dict) 
                              msg=f"{path} is not a block device and the record names no device: nothing to release")
     pid = hold.get("pid") if isinstance(hold.get("pid"), int) else None
     try:
-        released = _hold.release(run_id, devnum, pid, timeout=module.params["timeout"], check_mode=module.check_mode)
+        released = _hold.release(run_id, devnum, pid, timeout=module.params["timeout"], check_mode=module.check_mode,
+                                 token=token)
     except (_hold.HoldError, OSError) as exc:
         module.fail_json(msg=f"pts_drive_hold {show(path or 'every drive')}: cannot release the hold of run {run_id}: "
                              f"{exc}")
-    result = dict(released, device=path, devnum=devnum, run_id=run_id)
+    result = dict(released, device=path, devnum=devnum, run_id=run_id, token=token)
     result["removed"] = [{k: e[k] for k in ("lock", "devnum", "run_id", "pid", "why")} for e in released["removed"]]
     module.exit_json(changed=bool(released["stopped"] or released["removed"]), pts_drive_hold=result,
                      pts_guard_record=_without_hold(expect))
@@ -247,6 +264,7 @@ def main() -> None:
         argument_spec=dict(
             path=dict(type="path"),
             run_id=dict(type="str", required=True),
+            run_token=dict(type="str", default="", no_log=False),
             state=dict(type="str", choices=["present", "absent"], default="present"),
             expect=dict(type="dict", default={}),
             timeout=dict(type="float", default=15),
@@ -263,8 +281,8 @@ def main() -> None:
     if os.geteuid() != 0:
         module.fail_json(msg="pts_drive_hold: needs root (an exclusive open of a block device, a lock file in /run)")
     if module.params["state"] == "present":
-        _present(module, module.params["path"], run_id, module.params["expect"])
-    _absent(module, module.params["path"], run_id, module.params["expect"])
+        _present(module, module.params["path"], run_id, module.params["run_token"] or "", module.params["expect"])
+    _absent(module, module.params["path"], run_id, module.params["run_token"] or "", module.params["expect"])
 
 
 if __name__ == "__main__":

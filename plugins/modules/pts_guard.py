@@ -69,6 +69,13 @@ options:
       - The run the guard is for (C(pts_run_id)). A drive holder of this run on a listed drive is taken over instead
         of refused (see above); without it, every drive holder is refused as another run's.
     type: str
+  run_token:
+    description:
+      - The run token of O(run_id) (C(pts_run_token), kept in the run's results directory on the controller). A holder of
+        the same run id with another token belongs to another run that chose the same id (another results directory
+        or controller); it is refused, never taken over.
+    type: str
+    default: ""
 """
 
 EXAMPLES = r"""
@@ -176,6 +183,9 @@ pts_guard:
         run_id:
           description: The run it holds the drive for (this run).
           type: str
+        token:
+          description: The run token it holds the drive for (this run's).
+          type: str
         lock:
           description: Its lock file.
           type: str
@@ -256,11 +266,13 @@ def main() -> None:
             allow_destroy=dict(type="bool", default=False),
             allow_signatures=dict(type="bool", default=False),
             run_id=dict(type="str"),
+            run_token=dict(type="str", default="", no_log=False),
         ),
         supports_check_mode=True,
     )
     specs = module.params["devices"]
     run_id = module.params["run_id"] or None
+    token = module.params["run_token"] or ""
     if module.check_mode:
         stale = [e for e in _hold.scan_locks() if not e["live"]]
     else:
@@ -269,7 +281,7 @@ def main() -> None:
         module.warn(f"pts_guard: {'would remove' if module.check_mode else 'removed'} {_hold.stale_words(entry)}")
     infos = [probe_listed(spec) for spec in specs]
     for info in infos:
-        claim_own_hold(info, run_id)
+        claim_own_hold(info, run_id, token=token)
     for info in infos:
         # A path with a newline is refused before wipefs or anything else is handed it.
         info["signatures"] = [] if has_control(info.get("path")) or has_control(info.get("resolved")) else signatures(module, info)
@@ -279,7 +291,7 @@ def main() -> None:
     verdicts = []
     for spec, info, key, label, duplicate in zip(specs, infos, keys, labels, duplicates):
         reasons = refusals(info, spec, module.params["allow_destroy"], module.params["allow_signatures"],
-                           run_id=run_id) + duplicate
+                           run_id=run_id, token=token) + duplicate
         verdicts.append(dict(
             guard_record(info),
             path=info["path"] or spec.get("path") or spec.get("serial") or spec.get("wwn"),

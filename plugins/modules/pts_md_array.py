@@ -458,7 +458,8 @@ def _release_member_holds(runner: _Runner, members: list[str], expect: list[dict
             continue
         devnum = hold.get("devnum") or (record_expected or {}).get("devnum")
         try:
-            done = _hold.release(hold["run_id"], devnum, hold.get("pid"), _LOCK_DIR, _PROC_ROOT)
+            done = _hold.release(hold["run_id"], devnum, hold.get("pid"), _LOCK_DIR, _PROC_ROOT,
+                                 token=hold.get("token") or "")
         except (_hold.HoldError, OSError) as exc:
             runner.fail(f"refused, nothing was written: cannot release the run's hold on member {member} before "
                         f"mdadm opens it: {exc}")

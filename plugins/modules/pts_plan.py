@@ -166,6 +166,14 @@ pts_run_lock_note:
   description: What the run lock did when it was not simply taken (a stale lock taken over).
   returned: when a stale lock was found
   type: str
+pts_run_token:
+  description:
+    - The run's token, kept in the run's results directory (C(.pts-run-token)), created with it. The drive holders
+      carry it beside the run id (O(fleetqual.pts.pts_drive_hold#module:run_token)), so another run that chose the
+      same run id never takes over or releases this run's holds. Null under C(--check) before the run directory
+      exists.
+  returned: with O(lock=true)
+  type: str
 pts_context:
   description: The O(context) given, unchanged.
   returned: success

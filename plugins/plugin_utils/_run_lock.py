@@ -14,6 +14,11 @@ reused for another process, a process that ended, or a reboot makes the lock sta
 and says so. A lock held by another controller (a shared results tree) cannot be checked from here and is honoured.
 Every read-judge-write is done under flock() on the run directory itself, so two runs starting together cannot
 both take the lock.
+
+The run directory also keeps the run's token (.pts-run-token, random, written once): the drive holders on the
+hosts carry it beside the run id. A run id is a name, and another results tree or controller may choose the same
+one at the same time; the token is what makes a holder this run's - one that a resume of this very run directory may
+take over or release, and no other run of that id.
 """
 
 from __future__ import annotations
@@ -23,10 +28,14 @@ import errno
 import fcntl
 import json
 import os
+import re
+import secrets
 import socket
 import tempfile
 
 LOCK_FILE = ".pts-run.lock"
+TOKEN_FILE = ".pts-run-token"
+_TOKEN_RE = re.compile(r"^[0-9a-f]{32}$")
 
 
 class RunLocked(ValueError):
@@ -182,35 +191,66 @@ def _judge(run_dir: str, run_id: str, pid: int, proc_root: str, hostname: str | 
     return "stale", record, why
 
 
+def _token(run_dir: str, create: bool) -> str | None:
+    """The run's token from .pts-run-token, written (atomically, once) when it is missing and ``create``."""
+    path = os.path.join(run_dir, TOKEN_FILE)
+    text = _read(path)
+    if text is not None:
+        token = text.strip()
+        if not _TOKEN_RE.match(token):
+            raise RunLocked(f"{path} is not a run token this collection wrote (32 hex digits): if it was edited, "
+                            f"restore it; deleting it makes every drive still held for run {os.path.basename(run_dir)} "
+                            "another run's. Nothing was written")
+        return token
+    if not create:
+        return None
+    token = secrets.token_hex(16)
+    fd, tmp = tempfile.mkstemp(prefix="." + TOKEN_FILE + ".", dir=run_dir)
+    try:
+        with os.fdopen(fd, "w", encoding="ascii") as handle:
+            handle.write(token + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return token
+
+
 def acquire(run_dir: str, run_id: str, pid: int, proc_root: str = "/proc", hostname: str | None = None,
             check_only: bool = False) -> dict:
     """Take the run's lock for the ansible-playbook process ``pid`` (or, with check_only, only judge it).
 
     Returns {"status": "acquired" | "held" (already ours) | "took_over" (a stale lock) | "free" (check_only, no
-    lock or a stale one), "owner": the record now in force, "previous": the stale record, "message": what to say}.
+    lock or a stale one), "owner": the record now in force, "previous": the stale record, "message": what to say,
+    "token": the run's token (created with the run directory; None under check_only when there is none yet)}.
     Raises RunLocked when another live run holds it.
     """
     if check_only:
         if not os.path.isdir(run_dir):
-            return {"status": "free", "owner": None, "previous": None, "message": None}
+            return {"status": "free", "owner": None, "previous": None, "message": None, "token": None}
         state, record, why = _judge(run_dir, run_id, pid, proc_root, hostname)
         return {"status": "held" if state == "own" else "free", "owner": record if state == "own" else None,
-                "previous": record if state == "stale" else None,
+                "previous": record if state == "stale" else None, "token": _token(run_dir, create=False),
                 "message": f"a stale lock of {describe(record)} would be taken over: {why}" if state == "stale" else None}
     os.makedirs(run_dir, exist_ok=True)
     with _DirLock(run_dir):
         state, record, why = _judge(run_dir, run_id, pid, proc_root, hostname)
         if state == "own":
-            return {"status": "held", "owner": record, "previous": None, "message": None}
+            return {"status": "held", "owner": record, "previous": None, "message": None,
+                    "token": _token(run_dir, create=True)}
         owner = owner_record(pid, run_id, proc_root, hostname)
         if owner["start_time"] is None:
             raise RunLocked(f"run {run_id} cannot be locked: the ansible-playbook process (PID {pid}) cannot be read "
                             f"in {proc_root}. Nothing was written")
+        token = _token(run_dir, create=True)
         _write(run_dir, owner)
     if state == "stale":
-        return {"status": "took_over", "owner": owner, "previous": record,
+        return {"status": "took_over", "owner": owner, "previous": record, "token": token,
                 "message": f"took over the lock of run {run_id} from {describe(record)}: {why}"}
-    return {"status": "acquired", "owner": owner, "previous": None, "message": None}
+    return {"status": "acquired", "owner": owner, "previous": None, "message": None, "token": token}
 
 
 def release(run_dir: str, pid: int | None = None, proc_root: str = "/proc", hostname: str | None = None) -> bool:

@@ -223,6 +223,52 @@ def test_a_second_run_is_refused_and_nothing_claims_the_drive_while_the_first_te
     assert_nothing_held(device)
 
 
+def test_another_run_that_chose_the_same_run_id_neither_takes_over_nor_releases_the_first(loop_device, tmp_path):
+    # Two results trees (two controllers, or two sessions on one) chose run id "same-id" against one host at once.
+    # The run ids are equal; the run tokens in their results directories are not.
+    drive, other = loop_device("16M"), loop_device("16M")
+    fill(other)
+    other_before = other.checksum()
+    tree_a, tree_b = tmp_path / "a", tmp_path / "b"
+    tree_a.mkdir()
+    tree_b.mkdir()
+    slow = dict(TINY, pts_run_round_seconds=4, pts_run_max_rounds=8, pts_run_window=6)
+    first = Background(tree_a, host_vars((drive, "victim")), "same-id", slow)
+    try:
+        first.wait_for(lambda: os.path.exists(lock_file(drive.path)), "hold of the first run")
+        lock = lock_record(drive.path)
+        token_a = (tree_a / "results" / "same-id" / ".pts-run-token").read_text().strip()
+        assert lock["run_id"] == "same-id" and lock["token"] == token_a
+
+        # 1. The same drive under the same run id: another run's holder, refused by the guard, never taken over.
+        second = run(tree_b, host_vars((drive, "victim")), "same-id", TINY)
+        token_b = (tree_b / "results" / "same-id" / ".pts-run-token").read_text().strip()
+        assert first.proc.poll() is None, "the first run ended before the second was judged; the test proves nothing"
+        assert second.returncode != 0 and token_b != token_a
+        assert (f"is held for another run of the same run id same-id (run token {token_a}, not {token_b}: results in "
+                f"another directory or on another controller) by its drive holder, process {lock['pid']}") \
+            in second.stdout, second.stdout[-3000:]
+        assert "Purge the drive" not in second.stdout
+        assert lock_record(drive.path)["pid"] == lock["pid"] and holders(drive.path) == [lock["pid"]]
+
+        # 2. Another drive under the same run id, held and then refused by the plan (wear budget): the failure
+        # releases every hold of its own run on the host - and none of the first run's.
+        rule = {"name": "tiny endurance", "model": "loop device", "endurance_tbw": 0.0001}
+        third = run(tree_b, host_vars((other, "victim"), pts_acceptance=[rule]), "same-id", TINY)
+        assert first.proc.poll() is None, "the first run ended before the third was judged; the test proves nothing"
+        assert third.returncode != 0 and "pts_plan: the wear budget refuses drive victim" in third.stdout
+        assert "Release every hold this run has on the host" in third.stdout, third.stdout[-3000:]
+        assert holders(other.path) == [] and other.checksum() == other_before
+        assert lock_record(drive.path)["pid"] == lock["pid"] and holders(drive.path) == [lock["pid"]]
+
+        assert first.proc.wait(timeout=300) == 0, first.output()[-3000:]
+    finally:
+        first.stop()
+    done = rounds(tree_a, "same-id")
+    assert done == [f"round-{n:02d}.json" for n in range(1, len(done) + 1)] and len(done) >= 3
+    assert_nothing_held(drive, other)
+
+
 def test_a_killed_controller_leaves_its_holder_named_then_the_resume_takes_it_over(loop_device, tmp_path):
     device = loop_device("16M")
     first = Background(tmp_path, host_vars((device, "victim")), "hold-kill", TINY)
@@ -254,7 +300,8 @@ def test_a_killed_controller_leaves_its_holder_named_then_the_resume_takes_it_ov
     assert resumed.returncode == 0, resumed.stdout[-3000:]
     # The guard proved the old holder to be this run's and named it for the takeover.
     guard = json.loads((tmp_path / "results" / "hold-kill" / "localhost" / "victim" / "guard.json").read_text())
-    assert guard["passed"] and guard["takeover"] == {"pid": lock["pid"], "run_id": "hold-kill",
+    token = (tmp_path / "results" / "hold-kill" / ".pts-run-token").read_text().strip()
+    assert guard["passed"] and guard["takeover"] == {"pid": lock["pid"], "run_id": "hold-kill", "token": token,
                                                      "lock": lock_file(device.path)}
     outcome = result(tmp_path, "hold-kill")
     assert outcome["status"] in ("steady", "not steady") and outcome["rounds_run"] >= 2

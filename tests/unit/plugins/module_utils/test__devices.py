@@ -378,16 +378,18 @@ class FakeHost:
         (self.proc / str(pid) / "comm").write_text(command + "\n")
         (self.proc / str(pid) / "fd" / "0").symlink_to(target)
 
-    def holder(self, pid, name, devnum, run_id, start_time=500, lock_pid=None):
-        """A drive holder process of ``run_id`` with ``name`` open, and its lock file (naming ``lock_pid`` if given)."""
+    def holder(self, pid, name, devnum, run_id, start_time=500, lock_pid=None, token=""):
+        """A drive holder process of ``run_id`` (and run ``token``) with ``name`` open, and its lock file (naming
+        ``lock_pid`` if given)."""
         lock = _hold.lock_path(devnum, str(self.locks))
         if not (self.proc / str(pid)).exists():
             self.opener(pid, "python3", self.dev / name)
-        args = ["/usr/bin/python3", "-I", "-S", "-c", _hold.BOOTSTRAP, _hold.MARKER, f"/dev/{name}", devnum, run_id, lock]
+        args = ["/usr/bin/python3", "-I", "-S", "-c", _hold.BOOTSTRAP, _hold.MARKER, f"/dev/{name}", devnum, run_id, lock,
+                "1.0", token]
         (self.proc / str(pid) / "cmdline").write_bytes("\0".join(args).encode() + b"\0")
         self.state(pid, "S", start_time)
-        record = {"format": _hold.LOCK_FORMAT, "run_id": run_id, "pid": lock_pid or pid, "start_time": start_time,
-                  "device": f"/dev/{name}", "devnum": devnum}
+        record = {"format": _hold.LOCK_FORMAT, "run_id": run_id, "token": token, "pid": lock_pid or pid,
+                  "start_time": start_time, "device": f"/dev/{name}", "devnum": devnum}
         with open(lock, "w", encoding="utf-8") as handle:
             handle.write(json.dumps(record))
         return {"pid": pid, "run_id": run_id, "devnum": devnum, "start_time": start_time, "lock": lock}
@@ -754,7 +756,7 @@ def test_a_resumed_run_takes_over_its_proved_holder_and_refuses_an_unproved_one(
     hold = host.holder(70, "loop4", "7:4", "r1")
     info = dict(host.probe("loop4"), in_use="the kernel refuses an exclusive open (EBUSY): another user holds it")
     assert _devices.claim_own_hold(info, "r1", str(host.locks), str(host.proc)) == {
-        "pid": 70, "run_id": "r1", "lock": hold["lock"]}
+        "pid": 70, "run_id": "r1", "token": "", "lock": hold["lock"]}
     assert info["openers"] == [] and info["in_use"] is None
     assert _devices.refusals(info, {}, allow_destroy=True, run_id="r1") == []
 
@@ -766,3 +768,20 @@ def test_a_resumed_run_takes_over_its_proved_holder_and_refuses_an_unproved_one(
         f"loop4 is held by a drive holder of this run (r1), process 70 (lock file {hold['lock']}), which cannot be "
         f"taken over: its lock file {hold['lock']} names process 99 of run r1; release it as root on this host with "
         "`kill 70`"]
+
+
+def test_a_holder_of_the_same_run_id_with_another_token_is_another_run_and_never_taken_over(host):
+    # Two results trees (or controllers) chose run id r1: the holder of the other one is refused, named as such.
+    host.disk("loop4", "7:4", loop={"backing_file": host.image("a.img")})
+    hold = host.holder(70, "loop4", "7:4", "r1", token="a" * 32)
+    info = dict(host.probe("loop4"), in_use="the kernel refuses an exclusive open (EBUSY): another user holds it")
+    assert _devices.claim_own_hold(info, "r1", str(host.locks), str(host.proc), token="b" * 32) is None
+    assert "takeover" not in info
+    assert _devices.refusals(info, {}, allow_destroy=True, run_id="r1", token="b" * 32) == [
+        f"loop4 is held for another run of the same run id r1 (run token {'a' * 32}, not {'b' * 32}: results in "
+        f"another directory or on another controller) by its drive holder, process 70 (lock file {hold['lock']}): "
+        "that run has the drive until its tests end; if run r1 is gone, resume it with the same run id "
+        "(pts_run_id=r1) to finish and release the drive, or release it as root on this host with `kill 70`"]
+    # The run whose token it carries takes it over.
+    assert _devices.claim_own_hold(info, "r1", str(host.locks), str(host.proc), token="a" * 32) == {
+        "pid": 70, "run_id": "r1", "token": "a" * 32, "lock": hold["lock"]}

@@ -57,12 +57,13 @@ class FakeProc:
         (self.proc / str(pid) / "stat").write_text(f"{pid} (python3) {state} " + "0 " * 18 + f"{start_time} 0 0\n")
 
     def holder(self, pid: int, devnum: str, run_id: str, start_time: int = 1000, lock: bool = True,
-               holds: bool = True, **lock_fields) -> str:
+               holds: bool = True, token: str = "", **lock_fields) -> str:
         path = _hold.lock_path(devnum, str(self.locks))
         self.process(pid, ["/usr/bin/python3", "-I", "-S", "-c", _hold.BOOTSTRAP, _hold.MARKER, f"/dev/x{pid}",
-                           devnum, run_id, path, "1.0"], [devnum] if holds else [], start_time=start_time)
+                           devnum, run_id, path, "1.0", token], [devnum] if holds else [], start_time=start_time)
         if lock:
-            self.lock(devnum, dict({"run_id": run_id, "pid": pid, "start_time": start_time}, **lock_fields))
+            self.lock(devnum, dict({"run_id": run_id, "token": token, "pid": pid, "start_time": start_time},
+                                   **lock_fields))
         return path
 
     def lock(self, devnum: str, fields: dict) -> str:
@@ -75,8 +76,8 @@ class FakeProc:
     def scan(self):
         return {e["devnum"]: e for e in _hold.scan_locks(str(self.locks), str(self.proc))}
 
-    def problem(self, pid, devnum, run_id, start_time=None):
-        return _hold.holder_problem(pid, devnum, run_id, str(self.locks), str(self.proc), start_time)
+    def problem(self, pid, devnum, run_id, start_time=None, token=""):
+        return _hold.holder_problem(pid, devnum, run_id, str(self.locks), str(self.proc), start_time, token)
 
 
 @pytest.fixture
@@ -89,7 +90,8 @@ def test_a_holder_is_known_by_its_command_line_only(host):
     host.process(41, ["grep", _hold.MARKER, "7:3"])  # names the marker, but is no holder
     host.process(42, ["sleep", "100"])
     assert _hold.holder_args(40, str(host.proc)) == {"pid": 40, "device": "/dev/x40", "devnum": "7:3",
-                                                     "run_id": "run-a", "lock": str(host.locks / "hold-7-3.json")}
+                                                     "run_id": "run-a", "lock": str(host.locks / "hold-7-3.json"),
+                                                     "token": ""}
     assert _hold.holder_args(41, str(host.proc)) is None and _hold.holder_args(42, str(host.proc)) is None
     assert _hold.holder_args(43, str(host.proc)) is None  # no such process
     assert [h["pid"] for h in _hold.holder_processes(str(host.proc))] == [40]
@@ -202,6 +204,28 @@ def test_release_stops_this_runs_holders_and_leaves_the_others(host):
     assert [e["devnum"] for e in done["removed"]] == ["7:6"]
     # A holder removes its own lock file when it ends; these fakes do not, so stop() did.
     assert [p.name for p in host.locks.iterdir()] == ["hold-7-5.json"]
+
+
+def test_release_leaves_another_run_of_the_same_run_id_alone(host):
+    # Two results trees chose run id run-a at once on this host (two controllers, or two test sessions): one's release
+    # after a failure must not end the other's holds.
+    mine, theirs = "a" * 32, "b" * 32
+    host.holder(40, "7:3", "run-a", token=mine)
+    host.holder(41, "7:4", "run-a", token=theirs)
+    kill = Killer(host)
+    done = _hold.release("run-a", None, None, str(host.locks), str(host.proc), kill=kill, token=mine)
+    assert kill.sent == [(40, signal.SIGTERM)] and [h["pid"] for h in done["stopped"]] == [40]
+    assert _hold.alive(41, str(host.proc)) and (host.locks / "hold-7-4.json").exists()
+    done = _hold.release("run-a", "7:4", None, str(host.locks), str(host.proc), kill=kill, token=mine)
+    assert done["stopped"] == [] and [h["pid"] for h in done["others"]] == [41]
+    # Its holder is proved to its own run only.
+    assert host.problem(41, "7:4", "run-a", token=theirs) is None
+    assert host.problem(41, "7:4", "run-a", token=mine) == (
+        f"process 41 holds it for another run of the same run id run-a (run token {theirs}, not {mine}: results in "
+        "another directory or on another controller)")
+    hold = {"pid": 41, "run_id": "run-a", "token": mine, "devnum": "7:4", "start_time": 1000}
+    assert _hold.verify(hold, "7:4", str(host.locks), str(host.proc)).startswith("process 41 holds it for another run")
+    assert _hold.verify(dict(hold, token=theirs), "7:4", str(host.locks), str(host.proc)) is None
 
 
 def test_release_of_one_device_and_pid(host):

@@ -25,30 +25,30 @@ class Holds:
         self.calls: list[tuple] = []
         self.start_error: str | None = None
 
-    def add(self, pid, devnum, run_id):
-        self.holders.append({"pid": pid, "devnum": devnum, "run_id": run_id, "device": "/dev/x",
+    def add(self, pid, devnum, run_id, token=""):
+        self.holders.append({"pid": pid, "devnum": devnum, "run_id": run_id, "token": token, "device": "/dev/x",
                              "lock": _hold.lock_path(devnum)})
 
-    def start(self, device, devnum, run_id, timeout=None):
-        self.calls.append(("start", device, devnum, run_id))
+    def start(self, device, devnum, run_id, timeout=None, token=""):
+        self.calls.append(("start", device, devnum, run_id) + ((token,) if token else ()))
         if self.start_error:
             raise _hold.HoldError(self.start_error)
-        return {"pid": 900, "start_time": 77, "lock": _hold.lock_path(devnum), "run_id": run_id, "devnum": devnum,
-                "device": device, "since": "2026-11-23T10:00:00Z"}
+        return {"pid": 900, "start_time": 77, "lock": _hold.lock_path(devnum), "run_id": run_id, "token": token,
+                "devnum": devnum, "device": device, "since": "2026-11-23T10:00:00Z"}
 
     def stop(self, pid, devnum, timeout=None):
         self.calls.append(("stop", pid, devnum))
 
-    def release(self, run_id, devnum, pid, timeout=None, check_mode=False):
-        self.calls.append(("release", run_id, devnum, pid, check_mode))
-        return {"stopped": [h for h in self.holders if h["run_id"] == run_id], "removed": [], "others": []}
+    def release(self, run_id, devnum, pid, timeout=None, check_mode=False, token=""):
+        self.calls.append(("release", run_id, devnum, pid, check_mode) + ((token,) if token else ()))
+        return {"stopped": [h for h in self.holders if _hold.same_run(h, run_id, token)], "removed": [], "others": []}
 
 
 @pytest.fixture
 def holds(monkeypatch):
     fake = Holds()
     monkeypatch.setattr(_hold, "holder_processes", lambda: list(fake.holders))
-    monkeypatch.setattr(_hold, "holder_problem", lambda pid, devnum, run_id: fake.problems.get(pid))
+    monkeypatch.setattr(_hold, "holder_problem", lambda pid, devnum, run_id, token="": fake.problems.get(pid))
     monkeypatch.setattr(_hold, "start", fake.start)
     monkeypatch.setattr(_hold, "stop", fake.stop)
     monkeypatch.setattr(_hold, "release", fake.release)
@@ -71,7 +71,8 @@ def test_present_starts_a_holder_and_puts_it_in_the_guards_record(holds):
     assert not done.failed and done.result["changed"] is True
     assert holds.calls == [("start", "/dev/loop3", "7:3", "r1")]
     assert done.result["pts_guard_record"] == {"devnum": "7:3", "serial": None, "hold": {
-        "pid": 900, "start_time": 77, "run_id": "r1", "devnum": "7:3", "lock": "/run/fleetqual-pts/hold-7-3.json"}}
+        "pid": 900, "start_time": 77, "run_id": "r1", "token": "", "devnum": "7:3",
+        "lock": "/run/fleetqual-pts/hold-7-3.json"}}
     assert done.result["pts_drive_hold"]["took_over"] is None
 
 
@@ -84,6 +85,21 @@ def test_another_runs_holder_is_named_and_nothing_is_started(holds):
         "/run/fleetqual-pts/hold-7-3.json); if run r0 is gone, resume it with the same run id (pts_run_id=r0) to "
         "finish and release the drive, or release it as root on this host with `kill 41`; nothing was held or written "
         "for run r1")
+
+
+def test_a_holder_of_another_run_of_the_same_run_id_is_refused_not_replaced(holds):
+    # Another results tree or controller chose run id r1 too: its holder carries its own token.
+    holds.add(41, "7:3", "r1", token="a" * 32)
+    done = run({"path": "/dev/loop3", "run_id": "r1", "run_token": "b" * 32})
+    assert done.failed and holds.calls == []
+    assert done.result["msg"].startswith(
+        f"pts_drive_hold /dev/loop3: held for another run of the same run id r1 (run token {'a' * 32}, not "
+        f"{'b' * 32}: results in another directory or on another controller) by its drive holder, process 41 ")
+    # The run whose token it carries replaces it (a resume of that very run) and hands its token to the new holder.
+    done = run({"path": "/dev/loop3", "run_id": "r1", "run_token": "a" * 32})
+    assert not done.failed
+    assert holds.calls == [("stop", 41, "7:3"), ("start", "/dev/loop3", "7:3", "r1", "a" * 32)]
+    assert done.result["pts_guard_record"]["hold"]["token"] == "a" * 32
 
 
 def test_this_runs_proved_holder_is_replaced_and_an_unproved_one_refused(holds):
@@ -134,6 +150,12 @@ def test_absent_releases_the_holder_the_record_names(holds):
     holds.calls.clear()
     done = run({"run_id": "r1", "state": "absent", "_ansible_check_mode": True})
     assert holds.calls == [("release", "r1", None, None, True)]
+    # Without a hold in the record, the run token given is the one released; with one, the hold's own.
+    holds.calls.clear()
+    run({"run_id": "r1", "run_token": "c" * 32, "state": "absent"})
+    record = {"devnum": "7:3", "hold": {"pid": 42, "run_id": "r1", "token": "d" * 32, "devnum": "7:3"}}
+    run({"path": "/dev/loop3", "run_id": "r1", "run_token": "c" * 32, "state": "absent", "expect": record})
+    assert holds.calls == [("release", "r1", None, None, False, "c" * 32), ("release", "r1", "7:3", 42, False, "d" * 32)]
 
 
 @pytest.mark.parametrize("args, message", [

@@ -176,7 +176,7 @@ def test_the_runs_member_holds_are_released_right_before_mdadm_opens_the_members
     members = [host.disk("vdb"), host.disk("vdc")]
     released = []
 
-    def release(run_id, devnum, pid, lock_dir, proc_root):
+    def release(run_id, devnum, pid, lock_dir, proc_root, token=""):
         released.append((run_id, devnum, pid, len(host.calls)))
         return {"stopped": [{"pid": pid, "run_id": run_id}], "removed": [], "others": []}
 
@@ -204,7 +204,7 @@ def test_no_hold_is_released_in_check_mode_or_when_a_member_is_refused(host, mon
 def test_a_hold_that_cannot_be_released_runs_no_mdadm(host, monkeypatch):
     members = [host.disk("vdb"), host.disk("vdc")]
 
-    def release(*args):
+    def release(*args, **kwargs):
         raise pts_md_array._hold.HoldError("holder process 41 of device 252:16 did not end after SIGTERM and SIGKILL")
 
     monkeypatch.setattr(pts_md_array._hold, "release", release)

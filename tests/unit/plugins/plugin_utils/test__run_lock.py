@@ -105,6 +105,25 @@ def test_a_stale_lock_is_taken_over_saying_so(tmp_path, proc, change, why):
     assert json.loads((run_dir / _run_lock.LOCK_FILE).read_text())["pid"] == 200
 
 
+def test_the_run_token_is_made_once_per_run_directory_and_kept_by_every_resume(tmp_path, proc):
+    proc.start(100, 5000)
+    proc.start(200, 6000)
+    run_dir = tmp_path / "it-1"
+    assert _acquire(run_dir, 100, proc, check_only=True)["token"] is None  # --check makes no directory and no token
+    token = _acquire(run_dir, 100, proc)["token"]
+    assert len(token) == 32 and int(token, 16) >= 0
+    assert (run_dir / _run_lock.TOKEN_FILE).read_text() == token + "\n"
+    assert _acquire(run_dir, 100, proc)["token"] == token  # another host of the same run
+    proc.stop(100)
+    assert _acquire(run_dir, 200, proc, check_only=True)["token"] == token
+    assert _acquire(run_dir, 200, proc)["token"] == token  # a resume takes the lock over and keeps the token
+    # Another results directory with the same run id is another run: another token.
+    assert _acquire(tmp_path / "elsewhere" / "it-1", 200, proc)["token"] != token
+    (run_dir / _run_lock.TOKEN_FILE).write_text("edited\n")
+    with pytest.raises(_run_lock.RunLocked, match="is not a run token this collection wrote"):
+        _acquire(run_dir, 200, proc)
+
+
 def test_a_lock_of_another_controller_is_honoured(tmp_path, proc):
     proc.start(100, 5000)
     run_dir = tmp_path / "it-1"
