@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from ansible.errors import AnsibleActionFail, AnsibleError, AnsibleUndefinedVariable
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _health, _rounds
+from ansible_collections.fleetqual.pts.plugins.module_utils import _health, _pts2, _rounds
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._callback_options import callback_option
 
@@ -90,12 +90,18 @@ class ActionModule(ActionBase):
 
         number = state["round"]
         rows = args["segment"].get("rounds")
-        row = rows[number - 1] if rows else None
         if rows and number > len(rows):
             raise AnsibleActionFail(f"pts_round: round {number} is past the {len(rows)} rows of the sweep")
-        context = dict(args["context"], phase="round", round=number, row=_row_label(row), loop=state["id"])
+        row = rows[number - 1] if rows else None
+        context = dict(args["context"], phase="round", round=number, loop=state["id"])
         if number > 1:
             self._wait_recorded(context, number - 1, state["id"], args["record_wait"])
+        try:
+            row = self._row(args, row, number, state, context)
+        except (KeyError, TypeError, ValueError, OSError) as exc:
+            raise AnsibleActionFail(f"pts_round: round {number} of {context.get('test')} "
+                                    f"{context.get('segment') or ''}: {exc}") from None
+        context["row"] = _row_label(row)
 
         job_file = os.path.join(args["job_dir"], f"round-{number:02d}.fio")
         job_text = self._render(args["template"], task_vars, {"number": number, "row": row, "state": state})
@@ -118,6 +124,7 @@ class ActionModule(ActionBase):
             "job_file": job_file, "job_text": job_text, "device": args["device"], "expect": args["expect"],
             "expected_seconds": expected, "reconnect_timeout": args["reconnect_timeout"],
             "timeout": args["timeout"], "context": context,
+            "output_format": args["segment"].get("output_format") or "json",
         })
         if fio.get("failed") or fio.get("unreachable") or "pts_fio" not in fio:
             # The round's evidence goes to the callback as a failure; the loop ends here.
@@ -144,6 +151,29 @@ class ActionModule(ActionBase):
                       pts_round={"round": number, "stop": nxt["stop"], "state": nxt})
         result[key] = verdict
         return result
+
+    def _row(self, args: dict, row: dict | None, number: int, state: dict, context: dict) -> dict | None:
+        """The round's row: the plan's, or one worked out now - an XSR sample (a sequential stream goes on where the
+        last sample ended), or an operating point chosen from the TC x QD loop's measurement window on disk."""
+        segment, test = args["segment"], args["test"]
+        kind = segment.get("stop")
+        if kind == "samples":
+            return _pts2.sample_row(segment, number, int(state.get("offset") or 0), int(args["limits"]["capacity"]))
+        if kind != "points" or row is None:
+            return row
+        params = dict(test.get("parameters") or {}, name=test["test"], block_sizes=test["block_sizes"])
+        loop_dir = _results.segment_dir(self._run_dir(context), context["host"], context["drive"], context["test"],
+                                        "loop")
+        window = int(args["limits"]["window"])
+        rounds = [_results.read_json(path) for path in _results.round_files(loop_dir)[-window:]]
+        if not rounds:
+            raise ValueError(f"the TC x QD loop's rounds are not on disk in {loop_dir}: no operating point can be chosen")
+        points = _pts2.operating_points(_pts2.window_grid([r["fio"]["jobs"] for r in rounds], params), params)
+        points["window_rounds"] = [r.get("round") for r in rounds]
+        return _pts2.point_row(params, row, points)
+
+    def _run_dir(self, context: dict) -> str:
+        return os.path.join(callback_option("output_dir"), _results.safe_name(context["run_id"]))
 
     def _state(self, loop_id: str, rule: str, task_vars: dict) -> dict:
         """This loop's state after its last round: the registered result of the previous attempt, else a start."""
@@ -190,7 +220,7 @@ class ActionModule(ActionBase):
     def _drive_record(self, context: dict) -> dict | None:
         """The drive's identity as the callback filed it (drive.json), or None when it is not on disk."""
         try:
-            run_dir = os.path.join(callback_option("output_dir"), _results.safe_name(context["run_id"]))
+            run_dir = self._run_dir(context)
             record = _results.read_json(os.path.join(_results.drive_dir(run_dir, context["host"], context["drive"]),
                                                      "drive.json"))
         except (KeyError, OSError, TypeError, ValueError):
@@ -239,7 +269,7 @@ class ActionModule(ActionBase):
         if limit <= 0:
             return
         try:
-            run_dir = os.path.join(callback_option("output_dir"), _results.safe_name(context["run_id"]))
+            run_dir = self._run_dir(context)
         except (KeyError, ValueError) as exc:
             raise AnsibleActionFail(f"pts_round: cannot find the results tree to check round {number}: {exc}") from None
         path = os.path.join(_results.segment_dir(run_dir, context["host"], context["drive"], context["test"],

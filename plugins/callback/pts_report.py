@@ -82,6 +82,8 @@ _UNITS = {"iops": ("IOPS", 1.0), "bw_bytes": ("MB/s", 1e6), "lat_mean_ns": ("ms"
 
 
 def _dv_label(dv: dict) -> str:
+    if dv.get("job") and dv.get("name"):
+        return str(dv["name"])  # a named section's DV (CBW's TC32/QD32, HIR's preconditioning) names itself
     bs = dv.get("bs")
     bs = block_size_label(bs) if isinstance(bs, int) else bs
     mix = dv.get("mix")
@@ -188,6 +190,8 @@ class CallbackModule(CallbackBase):
             self._show_wsat(host, context, data["pts_wsat"])
         if "pts_sweep" in data:
             self._show_sweep(host, context, data["pts_sweep"])
+        if "pts_sample" in data:
+            self._show_sample(host, context, data["pts_sample"])
 
     def _say(self, text: str) -> None:
         # Drive strings (model, serial, description files) reach the console without terminal escapes.
@@ -263,12 +267,28 @@ class CallbackModule(CallbackBase):
             figures = (f"offered {row['offered_iops']:,} IOPS, achieved {row.get('achieved_iops', 0):,.0f} "
                        f"({'delivered' if row.get('delivered') else 'NOT delivered'}), mean latency "
                        f"{'n/a' if lat is None else f'{lat / 1e6:.3f} ms'}")
+        elif len(cells) > 8:
+            # HIR's bursts: hundreds of sections in one round, summed up.
+            iops = [c["iops"] for c in cells]
+            figures = (f"{row.get('label')}: {len(cells)} sections, IOPS mean {sum(iops) / len(iops):,.0f}, "
+                       f"min {min(iops):,.0f}, max {max(iops):,.0f}")
         else:
             shown = [f"{c['name']} {c['iops']:,.0f} IOPS {c['mb_s']:,.1f} MB/s" for c in cells[:4]]
             figures = f"{row.get('label')}: " + "; ".join(shown) + (f"; +{len(cells) - 4} more" if len(cells) > 4 else "")
         self._say(
             f"PTS {host} {context.get('drive')} {_test_label(context)} round {row.get('round')}/{row.get('rounds')}: "
             f"{figures}; {row.get('reason')}{'; DONE' if row.get('stop') else ''}"
+        )
+
+    def _show_sample(self, host: str, context: dict, sample: dict) -> None:
+        def ms(value):
+            return "n/a" if value is None else f"{value / 1e6:.3f} ms"
+
+        self._say(
+            f"PTS {host} {context.get('drive')} {_test_label(context)} round {sample.get('round')}/"
+            f"{sample.get('rounds')}: {sample.get('mb_s', 0):,.1f} MB/s, {sample.get('iops', 0):,.0f} IOPS, mean response "
+            f"time {ms(sample.get('lat_mean_ns'))}, max {ms(sample.get('lat_max_ns'))}; {sample.get('reason')}"
+            f"{'; DONE' if sample.get('stop') else ''}"
         )
 
     def v2_runner_on_ok(self, result):

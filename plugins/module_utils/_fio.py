@@ -5,11 +5,12 @@
 # Note that this module util is **PRIVATE** to the collection. It can have breaking changes at any time.
 # Do not use this from other collections or standalone plugins/modules!
 
-"""Parse ``fio --output-format=json`` into the figures the PTS records, per combination run.
+"""Parse ``fio --output-format=json`` (or ``json+``) into the figures the PTS records, per combination run.
 
 Each combination is one fio job section with ``stonewall`` under ``group_reporting``, so fio reports
 one entry per combination with the ``numjobs`` clones summed. The R/W mix and block size are read from
-the job's own options, never inferred from its position in the file.
+the job's own options, never inferred from its position in the file. With ``json+`` fio adds each direction's
+latency histogram (its bins: latency in ns -> IOs), kept as ``histogram``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import json
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import parse_block_size
 
-PERCENTILES = ("50", "99", "99.9", "99.99")
+PERCENTILES = ("50", "99", "99.9", "99.99", "99.999")
 _MIX_BY_RW = {"read": 100, "randread": 100, "write": 0, "randwrite": 0}
 _SEQUENTIAL = ("read", "write", "rw", "readwrite")
 
@@ -56,13 +57,28 @@ def _percentiles(block: dict) -> dict:
     return found
 
 
+def _histogram(data: dict) -> dict | None:
+    """json+'s latency bins of one direction, total latency (lat_ns, with lat_percentiles=1) where fio printed it,
+    else completion latency: {"source", "bins": [[ns, IOs], ...] in latency order}; None without json+."""
+    for source in ("lat_ns", "clat_ns"):
+        bins = (data.get(source) or {}).get("bins")
+        if isinstance(bins, dict) and bins:
+            try:
+                pairs = sorted((int(float(ns)), int(count)) for ns, count in bins.items())
+            except (TypeError, ValueError) as exc:
+                raise FioOutputError(f"fio's {source} bins are not numbers: {exc}") from exc
+            return {"source": source, "bins": [[ns, count] for ns, count in pairs if count]}
+    return None
+
+
 def _direction(data: dict) -> dict:
     # lat_ns is submission + completion; its percentiles exist only with lat_percentiles=1,
     # otherwise fall back to the completion-latency percentiles fio always prints.
     lat = data.get("lat_ns") or {}
     percentiles = _percentiles(lat) or _percentiles(data.get("clat_ns") or {})
     total_ios = int(data.get("total_ios", 0))
-    return {
+    histogram = _histogram(data) if total_ios else None
+    found = {
         "runtime_ms": int(data.get("runtime", 0)),
         "iops": float(data.get("iops", 0.0)),
         "bw_bytes": float(data.get("bw_bytes", float(data.get("bw", 0)) * 1024)),
@@ -75,9 +91,13 @@ def _direction(data: dict) -> dict:
             "percentiles": percentiles if total_ios else {},
         },
     }
+    if histogram:
+        found["histogram"] = histogram
+    return found
 
 
-SWEEP_OPTIONS = ("rate_iops", "buffer_compress_percentage", "offset", "size", "zero_buffers")
+SWEEP_OPTIONS = ("rate_iops", "buffer_compress_percentage", "offset", "size", "zero_buffers", "bssplit",
+                 "random_distribution", "startdelay")
 
 
 def _option(job: dict, glob: dict, name: str, default: str | None = None) -> str | None:
@@ -137,6 +157,8 @@ def parse_job(job: dict, glob: dict) -> dict:
         "read": read,
         "write": write,
         "total": _combined(read, write),
+        # fio's CPU use of the job's threads (% of one CPU, as fio reports it under group_reporting).
+        "cpu": {"usr_pct": float(job.get("usr_cpu", 0.0) or 0.0), "sys_pct": float(job.get("sys_cpu", 0.0) or 0.0)},
     }
 
 
@@ -163,6 +185,14 @@ def job_targets(text: str) -> list[str]:
         if sep and key.strip() == "filename":
             targets.extend(part.strip() for part in value.split(":") if part.strip())
     return targets
+
+
+def find_named(jobs: list[dict], name: str) -> dict:
+    """The job of one named section (what a job file with several sections of one mix and block size needs)."""
+    matches = [job for job in jobs if job["name"] == name]
+    if len(matches) != 1:
+        raise KeyError(f"{len(matches)} fio jobs named {name!r} (expected 1)")
+    return matches[0]
 
 
 def find_job(jobs: list[dict], mix: int, bs: int) -> dict:

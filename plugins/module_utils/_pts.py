@@ -7,28 +7,32 @@
 
 """The SNIA PTS tests as data (matrices, dependent variables, stop rules) and the validated run plan.
 
-Sources: SNIA SSS PTS Enterprise 1.1 as TKperf and the Myce/OakGate lab run it; see docs/snia_mapping.md.
+Sources: SNIA SSS PTS Enterprise 1.1 as TKperf and the Myce/OakGate lab run it, and PTS 2.0.2 (pts_spec: "2.0"; its
+own tests are in _pts2.py); see docs/snia_mapping.md.
 """
 
 from __future__ import annotations
 
+import math
 import re
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _steady_state, _sweeps
+from ansible_collections.fleetqual.pts.plugins.module_utils import _pts2, _steady_state, _sweeps
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive_actions import WRITE_CACHE_MODES
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive_tools import PURGE_METHODS as _DRIVE_PURGE_METHODS
-from ansible_collections.fleetqual.pts.plugins.module_utils._fio import find_job
+from ansible_collections.fleetqual.pts.plugins.module_utils._fio import find_job, find_named
 from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import boolean as _boolean, parse_block_sizes, parse_mixes
 from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import fail as _fail, positive as _positive
 from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import seconds as _seconds
 from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import block_size_label, drop_small
 from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import parse_block_size
 
-# PTS order, then the characterisation and HDD tests: the order tests run in, whatever order they are listed in.
+# PTS order (PTS 2.0's own tests after PTS-E 1.1's), then the characterisation and HDD tests: the order tests run
+# in, whatever order they are listed in.
 PTS_TESTS = ("iops", "throughput", "latency", "wsat")
-TESTS = PTS_TESTS + _sweeps.CHARACTERISATION + _sweeps.HDD
+PTS2_TESTS = _pts2.PTS2_TESTS
+TESTS = PTS_TESTS + PTS2_TESTS + _sweeps.CHARACTERISATION + _sweeps.HDD
 TITLES = dict({"iops": "IOPS", "throughput": "Throughput", "latency": "Latency", "wsat": "Write Saturation"},
-              **_sweeps.TITLES)
+              **_pts2.TITLES, **_sweeps.TITLES)
 PROFILES = ("standard", "quick")
 
 # IOPS: random R/W mixes x block sizes per round; DV 4k 0/100 IOPS.
@@ -59,6 +63,16 @@ def dv_name(dv: dict) -> str:
     return f"{block_size_label(dv['bs'])} {dv['mix']}/{100 - dv['mix']} {dv['metric']}"
 
 
+def round_seconds(combinations: list[dict], default_s: float) -> float:
+    """How long one fio process runs its stonewalled sections: each its own run time (``seconds``, else the test's)
+    plus fio's floor per section - a section with a start delay (``start_s``, counted from fio's start) waits for it
+    - and fio's start-up."""
+    elapsed = 0.0
+    for cell in combinations:
+        elapsed = max(elapsed, float(cell.get("start_s") or 0.0)) + float(cell.get("seconds") or default_s) + JOB_SWITCH_S
+    return elapsed + FIO_START_S
+
+
 def _random_combinations(test: str, mixes: list[int], sizes: list[int]) -> list[dict]:
     # PTS loop order: R/W mix outer, block size inner.
     return [{"name": f"{test}-r{mix}-{bs}", "rw": "randrw", "mix": mix, "bs": bs} for mix in mixes for bs in sizes]
@@ -80,36 +94,56 @@ def _segments(test: dict, logical_block_size: int) -> tuple[list[dict], list[str
                       {"name": f"tp-write-{bs}", "rw": "write", "mix": 0, "bs": bs}]
             dvs = [{"name": f"{block_size_label(bs)} read", "mix": 100, "bs": bs, "metric": "bw_bytes"},
                    {"name": f"{block_size_label(bs)} write", "mix": 0, "bs": bs, "metric": "bw_bytes"}]
-            segments.append({"name": block_size_label(bs), "combinations": combos, "dvs": dvs})
+            segment = {"name": block_size_label(bs), "combinations": combos, "dvs": dvs}
+            if test.get("segment_wipc"):
+                # WIPC after this block size's own purge: at the block size under test ([A]) or the one set.
+                wipc_bs = test["wipc_block_size"]
+                segment["wipc_block_size"] = bs if wipc_bs == "segment" else wipc_bs
+            segments.append(segment)
         return segments, notes
-    dv = dict(test["dv"])
-    if dv["bs"] not in sizes:
-        raise ValueError(f"the DV block size {block_size_label(dv['bs'])} is below the drive's "
-                         f"logical block size {logical_block_size}: the {name} test cannot run")
-    dv["name"] = dv_name(dv)
-    return [{"name": "", "combinations": _random_combinations(name, test["mixes"], sizes), "dvs": [dv]}], notes
+    dvs = []
+    for dv in test.get("dvs") or [test["dv"]]:
+        dv = dict(dv)
+        if dv["bs"] not in sizes:
+            raise ValueError(f"the DV block size {block_size_label(dv['bs'])} is below the drive's "
+                             f"logical block size {logical_block_size}: the {name} test cannot run")
+        dv["name"] = dv_name(dv)
+        dvs.append(dv)
+    return [{"name": "", "combinations": _random_combinations(name, test["mixes"], sizes), "dvs": dvs}], notes
 
 
 def _test_inputs(name: str, params: dict, profile: dict) -> dict:
-    """Validate one test's own variables."""
+    """Validate one test's own variables; ``profile`` holds the validated common ones and the spec."""
     if name in _sweeps.SWEEP_TESTS:
         return dict(_sweeps.inputs(name, params, profile["profile"], profile), wipc=False)
+    if name in PTS2_TESTS:
+        return _pts2.inputs(name, params, profile["profile"], profile)
+    chosen = profile["spec"]
     if name == "iops":
         mixes = parse_mixes("pts_run_iops_mixes", params.get("pts_run_iops_mixes", list(IOPS_MIXES)))
         sizes = parse_block_sizes("pts_run_iops_block_sizes", params.get("pts_run_iops_block_sizes", list(IOPS_BLOCK_SIZES)))
-        if IOPS_DV["mix"] not in mixes:
-            raise _fail("pts_run_iops_mixes", mixes, "must include 0 (100 % write): the IOPS DV is 4k 0/100")
-        if IOPS_DV["bs"] not in sizes:
-            raise _fail("pts_run_iops_block_sizes", params.get("pts_run_iops_block_sizes"),
-                        "must include 4k: the IOPS DV is 4k 0/100")
-        return {"mixes": mixes, "block_sizes": sizes, "dv": dict(IOPS_DV), "wipc": True,
+        if params.get("pts_run_iops_dvs") is None:
+            # The spec's tracking variables: a matrix without one of them is the matrix variable's mistake.
+            for dv in _pts2.SPEC_DEFAULTS[chosen]["iops_dvs"]:
+                name = f"{dv['bs']} {dv['mix']}/{100 - dv['mix']}"
+                what = "the IOPS DV is 4k 0/100" if chosen == "1.1" else \
+                    f"PTS {chosen}'s IOPS tracking variable {name} needs it (or set pts_run_iops_dvs)"
+                if dv["mix"] not in mixes:
+                    raise _fail("pts_run_iops_mixes", mixes, f"must include {dv['mix']}"
+                                f"{' (100 % write)' if dv['mix'] == 0 else ''}: {what}")
+                if parse_block_size(dv["bs"]) not in sizes:
+                    raise _fail("pts_run_iops_block_sizes", params.get("pts_run_iops_block_sizes"),
+                                f"must include {dv['bs']}: {what}")
+        dvs = _pts2.iops_dvs(_pts2.spec_value(params, chosen, "iops_dvs"), mixes, sizes)
+        return {"mixes": mixes, "block_sizes": sizes, "dv": dict(dvs[0]), "dvs": dvs, "wipc": True,
                 "numjobs": profile["numjobs"], "iodepth": profile["iodepth"]}
     if name == "throughput":
         sizes = parse_block_sizes("pts_run_throughput_block_sizes",
-                                  params.get("pts_run_throughput_block_sizes", list(THROUGHPUT_BLOCK_SIZES)))
-        return {"mixes": [100, 0], "block_sizes": sizes, "wipc": False,
-                "numjobs": int(_positive("pts_run_throughput_numjobs", params.get("pts_run_throughput_numjobs", 1), int)),
-                "iodepth": int(_positive("pts_run_throughput_iodepth", params.get("pts_run_throughput_iodepth", 32), int))}
+                                  _pts2.spec_value(params, chosen, "throughput_block_sizes"))
+        return dict(_pts2.throughput_wipc(params, chosen, profile["profile"]), mixes=[100, 0], block_sizes=sizes,
+                    wipc=False,
+                    numjobs=int(_positive("pts_run_throughput_numjobs", params.get("pts_run_throughput_numjobs", 1), int)),
+                    iodepth=int(_positive("pts_run_throughput_iodepth", params.get("pts_run_throughput_iodepth", 32), int)))
     if name == "latency":
         mixes = parse_mixes("pts_run_latency_mixes", params.get("pts_run_latency_mixes", list(LATENCY_MIXES)))
         sizes = parse_block_sizes("pts_run_latency_block_sizes",
@@ -128,6 +162,7 @@ def _test_inputs(name: str, params: dict, profile: dict) -> dict:
         "capacity_multiple": _positive("pts_run_wsat_capacity_multiple",
                                        params.get("pts_run_wsat_capacity_multiple", 4), float),
         "max_hours": _positive("pts_run_wsat_max_hours", params.get("pts_run_wsat_max_hours", 24), float),
+        "latency_plots": _boolean("pts_run_wsat_latency_plots", _pts2.spec_value(params, chosen, "wsat_latency_plots")),
     }
 
 
@@ -146,12 +181,13 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
     profile_name = params.get("pts_run_profile", "standard")
     if profile_name not in PROFILES:
         raise _fail("pts_run_profile", profile_name, f"unknown profile; known: {', '.join(PROFILES)}")
+    chosen = _pts2.spec("1.1" if params.get("pts_run_spec") is None else params["pts_run_spec"])
 
     round_seconds = _seconds("pts_run_round_seconds", params.get("pts_run_round_seconds"))
     max_rounds = int(_positive("pts_run_max_rounds", params.get("pts_run_max_rounds"), int))
     window = int(_positive("pts_run_window", params.get("pts_run_window"), int))
-    numjobs = int(_positive("pts_run_numjobs", params.get("pts_run_numjobs"), int))
-    iodepth = int(_positive("pts_run_iodepth", params.get("pts_run_iodepth"), int))
+    numjobs = int(_positive("pts_run_numjobs", _pts2.spec_value(params, chosen, "numjobs"), int))
+    iodepth = int(_positive("pts_run_iodepth", _pts2.spec_value(params, chosen, "iodepth"), int))
     data_pct = _positive("pts_run_max_data_excursion_pct", params.get("pts_run_max_data_excursion_pct"), float)
     slope_pct = _positive("pts_run_max_slope_excursion_pct", params.get("pts_run_max_slope_excursion_pct"), float)
     for variable, value in (("pts_run_max_data_excursion_pct", data_pct), ("pts_run_max_slope_excursion_pct", slope_pct)):
@@ -175,7 +211,8 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
     timeout = params.get("pts_run_round_timeout_s", 0)
     timeout = int(_positive("pts_run_round_timeout_s", timeout, int)) if timeout not in (0, "0", None) else 0
 
-    common = {"numjobs": numjobs, "iodepth": iodepth, "round_seconds": round_seconds, "profile": profile_name}
+    common = {"numjobs": numjobs, "iodepth": iodepth, "round_seconds": round_seconds, "profile": profile_name,
+              "spec": chosen}
     every = {}
     for name in TESTS:
         # Every test's variables are checked, selected or not: a typo is a mistake either way.
@@ -183,6 +220,7 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
         inputs.update(name=name, title=TITLES[name])
         inputs.setdefault("round_seconds", round_seconds)
         inputs.setdefault("purge", "segment" if name == "throughput" else "test")
+        inputs["spec"] = chosen
         inputs.setdefault("stop", "written" if name == "wsat" else "steady")
         every[name] = inputs
         if name == "throughput":
@@ -196,8 +234,8 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
     for device in devices or []:
         mode, why = _sweeps.drive_mode(requested_mode, device)
         names, skipped = _sweeps.drive_tests([t for t in TESTS if t in tests], mode)
-        chosen = [every[name] for name in TESTS if name in names]
-        drive = _drive_plan(device, chosen, max_rounds, window, wipc_multiple, timeout)
+        chosen_tests = [every[name] for name in TESTS if name in names]
+        drive = _drive_plan(device, chosen_tests, max_rounds, window, wipc_multiple, timeout)
         # A selected test with nothing left to run on this drive stays in its plan, so its verdict is INCOMPLETE.
         skipped += [f"{t['test']} not run: {'; '.join(t['notes'])}" for t in drive["tests"] if not t["segments"]]
         for test in drive["tests"]:
@@ -206,7 +244,10 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
         drives.append(drive)
     return {
         "profile": profile_name,
+        "spec": chosen,
+        "spec_name": _pts2.SPEC_NAMES[chosen],
         "variables": _measurement_variables(params, [t["name"] for t in plan_tests], every, dict(
+            pts_run_spec=chosen,
             pts_run_profile=profile_name, pts_run_round_seconds=round_seconds, pts_run_max_rounds=max_rounds,
             pts_run_window=window, pts_run_numjobs=numjobs, pts_run_iodepth=iodepth, pts_run_ioengine=ioengine,
             pts_run_max_data_excursion_pct=data_pct, pts_run_max_slope_excursion_pct=slope_pct,
@@ -239,12 +280,13 @@ PURGE_METHODS = ("auto",) + tuple(sorted(_DRIVE_PURGE_METHODS))
 # Timeouts (and the preconditioning's minimum rate, a timeout), the remote directory, pts_allow_destroy and the
 # fleet's judging are left out: they change no figure.
 _TEST_VARIABLES = {
-    "iops": {"pts_run_iops_mixes": "mixes", "pts_run_iops_block_sizes": "block_sizes"},
+    "iops": {"pts_run_iops_mixes": "mixes", "pts_run_iops_block_sizes": "block_sizes", "pts_run_iops_dvs": "dvs"},
     "throughput": {"pts_run_throughput_block_sizes": "block_sizes", "pts_run_throughput_numjobs": "numjobs",
-                   "pts_run_throughput_iodepth": "iodepth"},
+                   "pts_run_throughput_iodepth": "iodepth", "pts_run_throughput_wipc": "segment_wipc",
+                   "pts_run_throughput_wipc_block_size": "wipc_block_size"},
     "latency": {"pts_run_latency_mixes": "mixes", "pts_run_latency_block_sizes": "block_sizes"},
     "wsat": {"pts_run_wsat_round_seconds": "round_seconds", "pts_run_wsat_capacity_multiple": "capacity_multiple",
-             "pts_run_wsat_max_hours": "max_hours"},
+             "pts_run_wsat_max_hours": "max_hours", "pts_run_wsat_latency_plots": "latency_plots"},
 }
 _PRECONDITION = ("sweep_precondition_seconds",)
 _SWEEP_VARIABLES = {
@@ -287,6 +329,8 @@ def _measurement_variables(params: dict, tests: list[str], every: dict, common: 
             out[variable] = every[name][field]
         for key in _SWEEP_VARIABLES.get(name, ()):
             out["pts_run_" + key] = _canonical(key, _sweeps.effective(params, common["pts_run_profile"], key))
+        for key in _pts2.VARIABLES.get(name, ()):
+            out["pts_run_" + key] = _canonical(key, _pts2.effective(params, common["pts_run_profile"], key))
     return out
 
 
@@ -320,6 +364,17 @@ def _step_settings(params: dict) -> dict:
     }
 
 
+def _limit(kind: str, segment: dict, test: dict, max_rounds: int) -> int:
+    """The most rounds a segment's stop rule can let run: the until loop's bound (the rule itself stops it)."""
+    if kind == "steady":
+        return max_rounds
+    if kind == "samples":
+        return int(segment["samples"])
+    if kind == "written":
+        return int(math.ceil(float(test["max_hours"]) * 3600 / max(float(test["round_seconds"]), 0.01))) + 1
+    return len(segment.get("rounds") or [])
+
+
 def _drive_plan(device: dict, plan_tests: list[dict], max_rounds: int, window: int, wipc_multiple: int,
                 timeout: int = 0) -> dict:
     lbs = int(device.get("logical_block_size", 512))
@@ -328,33 +383,45 @@ def _drive_plan(device: dict, plan_tests: list[dict], max_rounds: int, window: i
     for test in plan_tests:
         sweep = test["stop"] in ("sweep", "demand")
         try:
-            segments, notes = _sweeps.segments(test, lbs, int(capacity)) if sweep else _segments(test, lbs)
+            if sweep:
+                segments, notes = _sweeps.segments(test, lbs, int(capacity))
+            elif test["stop"] == "phases":
+                segments, notes = _pts2.segments(test, lbs)
+            else:
+                segments, notes = _segments(test, lbs)
         except ValueError as exc:
             raise _fail("pts_devices", device.get("key"), str(exc)) from exc
         for segment in segments:
+            kind = segment.get("stop") or test["stop"]
+            segment["stop"] = kind
             rounds = segment.get("rounds") or [segment]
             for rnd in rounds:
-                rnd["round_s"] = len(rnd["combinations"]) * (test["round_seconds"] + JOB_SWITCH_S) + FIO_START_S
+                rnd["round_s"] = round_seconds(rnd["combinations"], test["round_seconds"])
             segment["round_s"] = max(r["round_s"] for r in rounds)
             segment["sweep_s"] = sum(r["round_s"] for r in rounds)
+            segment["round_limit"] = _limit(kind, segment, test, max_rounds)
             # Twice the plan plus start-up, so only a hung drive reaches it, unless the operator sets one.
             segment["timeout_s"] = timeout or int(segment["round_s"] * 2 + 300)
         wipc_s = wipc_multiple * capacity / ASSUMED_WIPC_BYTES_PER_S if test["wipc"] else 0.0
+        if test.get("segment_wipc"):
+            wipc_s = wipc_multiple * capacity / ASSUMED_WIPC_BYTES_PER_S * len(segments)
         precondition = test.get("precondition")
         if precondition:
             wipc_s = precondition["seconds"] * (len(segments) if test["purge"] == "segment" else 1)
         entry = {
             "test": test["name"], "title": test["title"], "wipc": test["wipc"], "precondition": precondition,
+            "segment_wipc": bool(test.get("segment_wipc")), "spec": test.get("spec"),
             "purge": test["purge"], "stop": test["stop"],
             "numjobs": test["numjobs"], "iodepth": test["iodepth"], "round_seconds": test["round_seconds"],
             "mixes": test["mixes"], "block_sizes": drop_small(test["block_sizes"], lbs)[0],
             "segments": segments, "notes": notes, "done": False,
-            "combinations": sum(len(r["combinations"]) for s in segments for r in s.get("rounds") or [s]),
+            "combinations": sum(len(r["combinations"]) * (s["samples"] if s.get("stop") == "samples" else 1)
+                                for s in segments for r in s.get("rounds") or [s]),
         }
         if test["name"] == "wsat":
             target = test["capacity_multiple"] * capacity
             max_seconds = test["max_hours"] * 3600
-            entry.update(target_bytes=int(target), max_seconds=max_seconds,
+            entry.update(target_bytes=int(target), max_seconds=max_seconds, latency_plots=test["latency_plots"],
                          capacity_multiple=test["capacity_multiple"], max_hours=test["max_hours"])
             entry["min_s"] = min(target / ASSUMED_WSAT_BYTES_PER_S, max_seconds)
             entry["max_s"] = max_seconds
@@ -366,8 +433,21 @@ def _drive_plan(device: dict, plan_tests: list[dict], max_rounds: int, window: i
             # A demand ramp may end at the drive's limit, after ``misses`` undelivered steps.
             entry["min_s"] = wipc_s + (sum(s["round_s"] * min(test["misses"], len(s["rounds"])) for s in segments)
                                        if test["stop"] == "demand" else full)
+        elif test["stop"] == "phases":
+            # The test's own parameters, for what is worked out while it runs (XSR's stream, the operating points).
+            entry["parameters"] = {k: v for k, v in test.items() if k not in entry and k != "name"}
+            entry["min_s"], entry["max_s"] = wipc_s, wipc_s
+            for segment in segments:
+                if segment["stop"] == "steady":
+                    entry["min_s"] += window * segment["round_s"]
+                    entry["max_s"] += max_rounds * segment["round_s"]
+                else:
+                    full = segment["sweep_s"] * (segment["samples"] if segment["stop"] == "samples" else 1)
+                    entry["min_s"] += full
+                    entry["max_s"] += full
         else:
             entry["dv"] = test.get("dv")
+            entry["dvs"] = segments[0]["dvs"] if segments and test.get("dvs") else None
             rounds_s = sum(s["round_s"] for s in segments)
             entry["min_s"] = wipc_s + window * rounds_s
             entry["max_s"] = wipc_s + max_rounds * rounds_s
@@ -380,11 +460,12 @@ def _drive_plan(device: dict, plan_tests: list[dict], max_rounds: int, window: i
     }
 
 
-def dv_value(jobs: list[dict], mix: int, bs: object, metric: str = "iops") -> float:
-    """The dependent variable of one round, found by (mix, block size) among the round's fio jobs."""
+def dv_value(jobs: list[dict], mix: int, bs: object, metric: str = "iops", job: str | None = None) -> float:
+    """The dependent variable of one round, found by (mix, block size) among the round's fio jobs - or by its
+    section's name (``job``) where several sections share a mix and block size."""
     if metric not in DV_METRICS:
         raise ValueError(f"unknown DV metric {metric!r}; known: {', '.join(DV_METRICS)}")
-    total = find_job(jobs, int(mix), parse_block_size(bs))["total"]
+    total = (find_named(jobs, job) if job else find_job(jobs, int(mix), parse_block_size(bs)))["total"]
     value = total["lat_ns"]["mean"] if metric == "lat_mean_ns" else total[metric]
     if value is None:
         raise ValueError(f"the {block_size_label(parse_block_size(bs))} {mix}/{100 - int(mix)} run completed no IO")

@@ -16,19 +16,23 @@ Rules (``rule["kind"]``):
 
 * ``steady`` - the SNIA steady-state window over every DV, or the round limit;
 * ``written`` - write saturation: ``target_bytes`` written, or ``max_seconds`` since the loop started;
-* ``sweep`` - one round per row of a sweep, until its last row;
-* ``demand`` - an offered-IOPS ramp: until ``misses`` undelivered steps in a row, or its last step.
+* ``sweep`` - one round per row of a sweep, until its last row (also a test's operating points, ``points``);
+* ``demand`` - an offered-IOPS ramp: until ``misses`` undelivered steps in a row, or its last step;
+* ``samples`` - a fixed number of rounds of one stimulus (XSR's groups), a sequential one writing on from where the
+  last round ended (``offset``).
 """
 
 from __future__ import annotations
 
 import math
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _pts, _steady_state, _sweeps
+from ansible_collections.fleetqual.pts.plugins.module_utils import _pts, _pts2, _steady_state, _sweeps
 from ansible_collections.fleetqual.pts.plugins.module_utils._fio import find_job
 
-RULES = ("steady", "written", "sweep", "demand")
+RULES = ("steady", "written", "sweep", "demand", "samples")
 STATE_KEYS = ("id", "rule", "round", "stop", "reason", "started", "last_elapsed_s", "window", "written", "misses")
+# Segment stop kinds and the rule each is judged by.
+KIND_RULES = {"points": "sweep"}
 
 
 def start(loop_id: str, rule: str, started: float) -> dict:
@@ -36,7 +40,7 @@ def start(loop_id: str, rule: str, started: float) -> dict:
     if rule not in RULES:
         raise ValueError(f"unknown stop rule {rule!r}; known: {', '.join(RULES)}")
     return {"id": str(loop_id), "rule": rule, "round": 1, "stop": False, "reason": "not started",
-            "started": float(started), "last_elapsed_s": None, "window": {}, "written": 0, "misses": 0}
+            "started": float(started), "last_elapsed_s": None, "window": {}, "written": 0, "misses": 0, "offset": 0}
 
 
 def check_state(state: object) -> dict:
@@ -71,6 +75,14 @@ def check_rule(rule: object) -> dict:
             value = rule.get(key)
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value <= 0:
                 raise ValueError(f"{key} {value!r} must be a positive number")
+    elif kind == "samples":
+        rounds = rule.get("rounds")
+        if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1:
+            raise ValueError(f"rounds {rounds!r} must be the group's number of samples (at least 1)")
+        stream = rule.get("stream")
+        if stream is not None and (not isinstance(stream, dict) or not all(
+                isinstance(stream.get(k), int) and stream[k] > 0 for k in ("capacity", "bs"))):
+            raise ValueError(f"stream {stream!r} must give the drive's capacity and the block size in bytes")
     else:
         rounds = rule.get("rounds")
         if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1:
@@ -81,8 +93,10 @@ def check_rule(rule: object) -> dict:
 
 
 def rule_for(test: dict, segment: dict, limits: dict) -> dict:
-    """The stop rule of one segment of a planned test (a plan entry of pts_plan), with the plan's limits."""
-    kind = test["stop"]
+    """The stop rule of one segment of a planned test (a plan entry of pts_plan), with the plan's limits and, for a
+    sequential stream, the drive's capacity (``limits["capacity"]``)."""
+    kind = segment.get("stop") or test["stop"]
+    kind = KIND_RULES.get(kind, kind)
     if kind == "steady":
         return {"kind": kind, "dvs": segment["dvs"], "window": int(limits["window"]),
                 "max_rounds": int(limits["max_rounds"]),
@@ -92,6 +106,11 @@ def rule_for(test: dict, segment: dict, limits: dict) -> dict:
                                                             _steady_state.DEFAULT_MAX_SLOPE_EXCURSION_PCT))}
     if kind == "written":
         return {"kind": kind, "target_bytes": test["target_bytes"], "max_seconds": test["max_seconds"]}
+    if kind == "samples":
+        stream = None
+        if segment.get("stream"):
+            stream = {"capacity": int(limits["capacity"]), "bs": int(segment["sample"]["bs"])}
+        return {"kind": kind, "rounds": int(segment["samples"]), "stream": stream}
     sweep = test.get("sweep") or {}
     return {"kind": kind, "rounds": len(segment.get("rounds") or []), "tolerance_pct": sweep.get("tolerance_pct", 5),
             "misses": sweep.get("misses", 2)}
@@ -113,6 +132,8 @@ def advance(state: dict, rule: dict, jobs: list[dict], now: float, fio_elapsed_s
         key, payload = "pts_steady_state", _judge_steady(nxt, rule, jobs, number)
     elif rule["kind"] == "written":
         key, payload = "pts_wsat", _judge_written(nxt, rule, jobs, number, now - float(state["started"]))
+    elif rule["kind"] == "samples":
+        key, payload = "pts_sample", _judge_samples(nxt, rule, jobs, number, row or {})
     else:
         key, payload = "pts_sweep", _judge_sweep(nxt, rule, jobs, number, row or {})
     nxt.update(stop=bool(payload["stop"]), reason=str(payload.get("reason") or ""))
@@ -133,7 +154,7 @@ def _judge_steady(state: dict, rule: dict, jobs: list[dict], number: int) -> dic
         if len(previous) != min(number - 1, window - 1):
             raise ValueError(f"the round state holds {len(previous)} earlier values of {dv['name']} before round "
                              f"{number}; the window needs {min(number - 1, window - 1)}")
-        values = previous + [_pts.dv_value(jobs, dv["mix"], dv["bs"], dv["metric"])]
+        values = previous + [_pts.dv_value(jobs, dv["mix"], dv["bs"], dv["metric"], dv.get("job"))]
         verdict = _steady_state.evaluate(values, window, data_pct, slope_pct, first_round=number - len(values) + 1)
         judged.append(dict(verdict.as_dict(), **dv, dv_value=values[-1]))
         # Only the window's worth: the next round's verdict needs no more.
@@ -189,3 +210,24 @@ def _judge_sweep(state: dict, rule: dict, jobs: list[dict], number: int, row: di
         reason = "sweep complete" if stop else f"row {number} of {rounds}"
     payload.update(stop=stop, reason=reason)
     return payload
+
+
+def _judge_samples(state: dict, rule: dict, jobs: list[dict], number: int, row: dict) -> dict:
+    rounds = int(rule["rounds"])
+    if number > rounds:
+        raise ValueError(f"sample {number} is past the group's {rounds} samples")
+    if len(jobs) != 1:
+        raise ValueError(f"a sample is one fio section; round {number} ran {len(jobs)}")
+    total = jobs[0]["total"]
+    written = int(jobs[0]["write"]["io_bytes"])
+    state["written"] = int(state["written"]) + written
+    offset = state.get("offset") or 0
+    stream = rule.get("stream")
+    if stream:
+        state["offset"] = _pts2.next_offset(offset, written, stream["capacity"], stream["bs"])
+    stop = number >= rounds
+    return {"round": number, "rounds": rounds, "label": str(row.get("label") or ""), "stop": stop,
+            "reason": f"{'last ' if stop else ''}sample {number} of {rounds}", "mb_s": total["bw_bytes"] / 1e6,
+            "iops": total["iops"], "lat_mean_ns": total["lat_ns"]["mean"], "lat_max_ns": total["lat_ns"]["max"],
+            "written": state["written"], "offset": offset if stream else None,
+            "next_offset": state["offset"] if stream else None}

@@ -174,7 +174,10 @@ def _combination_rate(combination: dict, numjobs: int, rate: float, rate_iops: i
 
 
 def _round_bytes(combinations: list[dict], seconds: float, numjobs: int, rate: float, rate_iops: int) -> float:
-    return sum(seconds * _combination_rate(c, numjobs, rate, rate_iops) for c in combinations if write_fraction(c) > 0)
+    """A round's bytes at most: each writing section for its own run time (else the test's) at its rate bound."""
+    return sum(float(c.get("seconds") or seconds)
+               * _combination_rate(c, int((c.get("options") or {}).get("numjobs") or numjobs), rate, rate_iops)
+               for c in combinations if write_fraction(c) > 0)
 
 
 def purge_method(method: str | None, device: dict) -> str | None:
@@ -197,6 +200,8 @@ def test_bytes(test: dict, capacity: float, rate: float, run: dict, purge: str |
         parts["purge"] = purges * OVERWRITE_PASSES.get(purge, 1) * capacity
     if test.get("wipc"):
         parts["precondition"] = float(run["wipc_capacity_multiple"]) * capacity
+    elif test.get("segment_wipc"):
+        parts["precondition"] = float(run["wipc_capacity_multiple"]) * capacity * len(segments)
     elif test.get("precondition"):
         count = len(segments) if test.get("purge") == "segment" else 1
         parts["precondition"] = count * float(test["precondition"]["seconds"]) * rate
@@ -211,6 +216,20 @@ def test_bytes(test: dict, capacity: float, rate: float, run: dict, purge: str |
     elif test.get("stop") in ("sweep", "demand"):
         parts["rounds"] = sum(_round_bytes(r["combinations"], seconds, numjobs, rate, rate_iops)
                               for s in segments for r in s.get("rounds") or [s])
+    elif test.get("stop") == "phases":
+        # PTS 2.0's tests: each segment by its own rule - up to max_rounds to be steady, every row of a sweep or
+        # of the operating points, every sample of a group.
+        for segment in segments:
+            kind = segment.get("stop")
+            if kind == "steady":
+                parts["rounds"] += int(run["max_rounds"]) * _round_bytes(segment["combinations"], seconds, numjobs,
+                                                                         rate, rate_iops)
+            elif kind == "samples":
+                parts["rounds"] += int(segment["samples"]) * _round_bytes(segment["combinations"], seconds, numjobs,
+                                                                          rate, rate_iops)
+            else:
+                parts["rounds"] += sum(_round_bytes(r["combinations"], seconds, numjobs, rate, rate_iops)
+                                       for r in segment.get("rounds") or [segment])
     else:
         rounds = int(run["max_rounds"])
         parts["rounds"] = sum(rounds * _round_bytes(s["combinations"], seconds, numjobs, rate, rate_iops)

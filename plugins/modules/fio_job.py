@@ -49,6 +49,14 @@ options:
   output:
     description: Where fio writes its JSON output. Defaults to the job file with a C(.json) suffix.
     type: path
+  output_format:
+    description:
+      - fio's output format. V(json+) adds each section's latency histogram (its bins), returned as C(histogram) of
+        each direction in RV(pts_fio.jobs).
+    type: str
+    choices: [json, json+]
+    default: json
+    version_added: 1.2.0
   timeout:
     description: Seconds after which fio is stopped and the task fails; C(0) waits for ever.
     type: int
@@ -128,7 +136,10 @@ pts_fio:
       type: str
       sample: fio-3.33
     jobs:
-      description: One entry per combination run with C(mix), C(bs) (bytes), C(read), C(write), C(total).
+      description:
+        - One entry per combination run with C(mix), C(bs) (bytes), C(read), C(write), C(total), C(cpu) (fio's
+          C(usr_pct) and C(sys_pct)); with O(output_format=json+) each direction also has C(histogram) (C(source),
+          C(lat_ns) or C(clat_ns), and C(bins), pairs of latency in ns and IOs).
       type: list
       elements: dict
     job_file:
@@ -187,6 +198,7 @@ def main() -> None:
             job_file=dict(type="path", required=True),
             job_text=dict(type="str"),
             output=dict(type="path"),
+            output_format=dict(type="str", choices=["json", "json+"], default="json"),
             timeout=dict(type="int", default=0),
             context=dict(type="dict", default={}),
             device=dict(type="path"),
@@ -217,7 +229,7 @@ def main() -> None:
                              pts_context=context)
 
     fio = module.get_bin_path("fio", required=True)
-    command = [fio, "--output-format=json", f"--output={output}", job_file]
+    command = [fio, f"--output-format={module.params['output_format']}", f"--output={output}", job_file]
     if timeout:
         # coreutils timeout: TERM first so fio can finish its output, KILL if it hangs on a dead drive.
         command = [module.get_bin_path("timeout", required=True), "--kill-after=30", str(timeout)] + command

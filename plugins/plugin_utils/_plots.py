@@ -215,6 +215,12 @@ def round_marks(marks: list[dict] | None):
         _ROUND_MARKS.reset(token)
 
 
+def segment_marks(segment: str) -> list[dict]:
+    """The marks of one segment of a test (its round numbers start again at 1), as marks of the whole plot: for a
+    test of several phases whose plots each show one."""
+    return [dict(mark, series=None) for mark in _ROUND_MARKS.get() or [] if mark.get("series") == segment]
+
+
 def _draw_marks(ax, series: dict, marks: list[dict]) -> list[tuple[str, str]]:
     """A mark with a series (a throughput block size) rings that series' point; one without shades its round. A
     round marked both ways shows the throttling. Returns the (kind, "ring" or "span") drawn, for the legend."""
@@ -250,7 +256,8 @@ def mark_handle(kind: str, style: str):
 def convergence(path: str, title: str, ylabel: str, panels: dict, highlight: str | None = None,
                 highlight_panel: str | None = None, window_rounds: list[int] | None = None,
                 legend_title: str = "Block size", subtitle: str | None = None, windows: dict | None = None,
-                steady_at: dict | None = None, marks: list[dict] | None = None) -> str:
+                steady_at: dict | None = None, marks: list[dict] | None = None, hollow: dict | None = None,
+                hollow_label: str = "") -> str:
     """A DV family over all rounds, one panel per entry of ``panels`` ({panel title: {block size: values}}), the
     panels on one shared y scale (zero-based, or log when the values span decades).
 
@@ -259,8 +266,11 @@ def convergence(path: str, title: str, ylabel: str, panels: dict, highlight: str
     series' own window with filled markers instead, and ``steady_at`` ({(panel, label): round}) stars the round where
     a DV became steady. ``marks`` ([{round, kind, series}], by default those of round_marks()) flags the rounds in
     which the drive throttled or passed its warning temperature: a shaded round, or a ring on the series' point.
+    ``hollow`` ({(panel, label): round}) draws one point of a series hollow, off its line, named ``hollow_label`` in
+    the legend: a value measured under other conditions (round 1's reads of a drive purged just before them).
     """
     marks = marks if marks is not None else _ROUND_MARKS.get()
+    hollow = hollow or {}
     marked: dict = {}
     fig, axes = plt.subplots(len(panels), 1, figsize=(9.5, 3.2 + 2.6 * len(panels)), layout="constrained",
                              sharex=True, sharey=True, squeeze=False)
@@ -269,11 +279,16 @@ def convergence(path: str, title: str, ylabel: str, panels: dict, highlight: str
     for ax, (panel, series) in zip(axes[:, 0], panels.items()):
         for index, label in enumerate(by_block_size(series)):
             values = series[label]
-            rounds = [i + 1 for i, v in enumerate(values) if v is not None]
-            points = [v for v in values if v is not None]
+            flagged = hollow.get((panel, label))
+            rounds = [i + 1 for i, v in enumerate(values) if v is not None and i + 1 != flagged]
+            points = [values[r - 1] for r in rounds]
             values_all.extend(points)
             longest = max(longest, len(values))
             color = bs_color(label, index)
+            if flagged and flagged - 1 < len(values) and values[flagged - 1] is not None:
+                values_all.append(values[flagged - 1])
+                ax.plot([flagged], [values[flagged - 1]], linestyle="none", marker="o", markersize=9,
+                        markerfacecolor="white", markeredgecolor=color, markeredgewidth=2, zorder=4)
             bold = label == highlight and (highlight_panel is None or panel == highlight_panel)
             ax.plot(rounds, points, **_marker(len(points), 5 if bold else 3.5), linewidth=2.8 if bold else 1.2,
                     color=color, markeredgecolor="black" if bold else color,
@@ -296,8 +311,12 @@ def convergence(path: str, title: str, ylabel: str, panels: dict, highlight: str
             ax.set_title(panel, fontsize=10, loc="left")
         ax.grid(True, which="both", alpha=0.3)
     _scale(axes[:, 0], values_all, ylabel)
-    for ax in axes[:, 0]:
+    for ax, panel in zip(axes[:, 0], panels):
         handles, labels = ax.get_legend_handles_labels()
+        if any(key[0] == panel for key in hollow):
+            handles.append(plt.Line2D([], [], linestyle="none", marker="o", markersize=9, markerfacecolor="white",
+                                      markeredgecolor="black", markeredgewidth=2))
+            labels.append(hollow_label)
         if windows:
             handles.append(plt.Line2D([], [], linestyle="none", marker="o", markersize=7, color="white",
                                       markeredgecolor="black"))

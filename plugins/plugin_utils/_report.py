@@ -12,19 +12,24 @@ from __future__ import annotations
 import os
 
 from ansible_collections.fleetqual.pts.plugins.module_utils import _health, _wear
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import PTS_TESTS, TESTS, TITLES
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import PTS2_TESTS, PTS_TESTS, TESTS, TITLES
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts2 import SPEC_NAMES
 from ansible_collections.fleetqual.pts.plugins.module_utils._sweeps import CHARACTERISATION, HDD
 from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import format_bytes
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _characterisation, _hdd, _headline, _health_plots
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _html, _identity, _iops, _judge, _latency, _plots
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _sections, _summary, _throughput, _wsat
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _characterisation, _hdd, _headline, _health_plots, _hir
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _html, _identity, _intensity, _iops, _judge, _latency
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _sections, _summary, _tests, _throughput
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _wsat, _xsr
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _markdown as md
 
 QUICK_BANNER = "quick profile — not a qualification"
+# The PTS 2.0 tests with a steady-state phase (a preconditioning, a TC x QD loop).
+STEADY_PHASES = ("hir", "cbw", "dirth")
 DASH = md.DASH
 TEST_MODULES = dict({"iops": _iops, "throughput": _throughput, "latency": _latency, "wsat": _wsat},
                     **{name: _characterisation for name in _characterisation.SECTIONS},
-                    hdd_iops=_hdd, hdd_throughput=_hdd)
+                    hdd_iops=_hdd, hdd_throughput=_hdd, hir=_hir, xsr=_xsr, cbw=_intensity, dirth=_intensity)
 
 
 def build_model(drive_dir: str) -> dict:
@@ -349,8 +354,10 @@ def _versions(model: dict) -> str:
 
 
 def _specifications(tests: dict) -> str:
-    groups = (("SNIA SSS PTS Enterprise 1.1", PTS_TESTS), ("Myce/OakGate characterisation", CHARACTERISATION),
-              ("TKperf HDD mode", HDD))
+    spec = _tests.spec_of(tests)
+    pts = ((SPEC_NAMES["2.0"], PTS_TESTS + PTS2_TESTS),) if spec == "2.0" else \
+        ((SPEC_NAMES["1.1"], PTS_TESTS), (SPEC_NAMES["2.0"], PTS2_TESTS))
+    groups = pts + (("Myce/OakGate characterisation", CHARACTERISATION), ("TKperf HDD mode", HDD))
     parts = []
     for label, names in groups:
         titles = [t["title"] for name, t in tests.items() if name in names]
@@ -577,7 +584,7 @@ def render_markdown(model: dict, plots: dict, outputs: dict | None = None) -> st
         lines.append("")
     lines += _summary.section(model)
     # The steady-state rule matters to the PTS tests; a report of sweeps alone (characterisation, HDD) leaves it out.
-    steady_rule = not model["tests"] or any(name in PTS_TESTS for name in model["tests"])
+    steady_rule = not model["tests"] or any(name in PTS_TESTS + STEADY_PHASES for name in model["tests"])
     per_round = bool((model.get("round_health") or {}).get("read"))
     sections = ["Device information", "Setup information"] + (["Steady state"] if steady_rule else []) + \
         [t["title"] for t in model["tests"].values()] + (["Drive health per round"] if per_round else []) + \
@@ -608,7 +615,10 @@ def render_markdown(model: dict, plots: dict, outputs: dict | None = None) -> st
         "numbered from 1. When the limit is reached without a steady window, the last rounds are reported and "
         "marked *not steady*. Write saturation has no steady state: it runs until its capacity or time limit"
         + ("; the characterisation and HDD tests have none either: each runs its sweep once."
-           if any(name not in PTS_TESTS for name in model["tests"]) else "."), "",
+           if any(name in CHARACTERISATION + HDD for name in model["tests"]) else ".")
+        + (" HIR, CBW and DIRTH judge their preconditioning this way (CBW and DIRTH also their TC × QD loop); their "
+           "other phases, and XSR, run a set number of rounds."
+           if any(name in PTS2_TESTS for name in model["tests"]) else ""), "",
     ]
     capacity = int(model["drive"].get("size_bytes") or 0)
     for number, (name, result) in enumerate(model["tests"].items(), 4 if steady_rule else 3):

@@ -126,7 +126,7 @@ def segment_dir(run_dir: str, host: str, drive: str, test: str, segment: str = "
     return os.path.join(test_dir, safe_name(segment)) if segment else test_dir
 
 
-VERDICT_KEYS = ("pts_steady_state", "pts_wsat", "pts_sweep")
+VERDICT_KEYS = ("pts_steady_state", "pts_wsat", "pts_sweep", "pts_sample")
 # An extra variable or option that may carry a secret is recorded as hidden (a become password given with -e, say).
 _SECRET_RE = re.compile(r"pass(word)?\b|passwd|secret|token|vault|private_key|api_key", re.I)
 _EXTRA_FLAGS = ("-e", "--extra-vars")

@@ -99,13 +99,13 @@ def loop_description(result: dict, steps: list[str], loop: list[str]) -> list[st
             f"Each combination runs with direct I/O, random data, {oio}.", ""]
 
 
-def round_table(dvs: list[dict], units: dict) -> list[str]:
-    """Every round as the stop rule saw it: each DV's value, and the window figures once there is a window."""
+def round_table(dvs: list[dict], units: dict, all_steady: str = "read and write") -> list[str]:
+    """Every round as the stop rule saw it: each DV's value, and the window figures once there is a window. With
+    several DVs a round is steady only when all of them are, which the last column's header says (``all_steady``)."""
     headers = ["Round"]
     for dv in dvs:
         headers += [dv_header(dv), "Data exc. %", "Slope exc. %"]
-    # With several DVs (throughput: read and write) a round is steady only when all of them are.
-    headers.append("Steady (read and write)" if len(dvs) > 1 else "Steady")
+    headers.append(f"Steady ({all_steady})" if len(dvs) > 1 else "Steady")
     rows = []
     for index in range(len(dvs[0]["values"])):
         row = [str(index + 1)]

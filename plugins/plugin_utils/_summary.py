@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from ansible_collections.fleetqual.pts.plugins.module_utils import _health
 from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import format_bytes
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline, _identity
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import PTS2_TESTS, PTS_TESTS
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts2 import SPEC_NAMES
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline, _identity, _tests
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _markdown as md
 
 TITLE = "Summary"
@@ -165,8 +167,16 @@ def section(model: dict) -> list[str]:
         md.text(what),
         f"serial {md.text(drive.get('serial') or None)}", f"firmware {md.text(drive.get('firmware') or None)}",
         format_bytes(size) if size else "") if part)
+    spec = _tests.spec_of(model["tests"])
+    followed = ""
+    if any(name in PTS_TESTS for name in model["tests"]):
+        followed = f" The SNIA tests follow {SPEC_NAMES[spec]}."
+    newer = [model["tests"][name]["title"] for name in PTS2_TESTS if name in model["tests"]]
+    if newer and not (followed and spec == "2.0"):
+        followed += f" {', '.join(newer)}: {SPEC_NAMES['2.0']}."
     lines = [f"## {TITLE}", "", f"{md.text(model['drive_key'])} on {md.text(model['host'])}: {who}. "
-                                f"Run {md.code(model['run_id'])}; report date {md.text(model.get('report_date'))}.", ""]
+                                f"Run {md.code(model['run_id'])}; report date {md.text(model.get('report_date'))}."
+                                f"{followed}", ""]
     lines += _verdict_lines(model)
     if model["tests"]:
         rows, notes = _headline_rows(model)

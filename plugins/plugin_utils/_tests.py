@@ -52,11 +52,11 @@ def dv_series(rounds: list[dict], dv: dict) -> dict:
     """One DV over all rounds with the verdict after each round, as the stop rule saw it."""
     window, max_rounds, data_pct, slope_pct = limits(settings_of(rounds))
     bs = parse_block_size(dv["bs"])
-    values = [_pts.dv_value(r["fio"]["jobs"], dv["mix"], bs, dv.get("metric", "iops")) for r in rounds]
+    values = [_pts.dv_value(r["fio"]["jobs"], dv["mix"], bs, dv.get("metric", "iops"), dv.get("job")) for r in rounds]
     verdicts = _steady_state.history(values, window, data_pct, slope_pct)
     return {
         "name": dv.get("name") or _pts.dv_name(dict(dv, bs=bs)),
-        "mix": int(dv["mix"]), "bs": block_size_label(bs), "metric": dv.get("metric", "iops"),
+        "mix": int(dv["mix"]), "bs": block_size_label(bs), "metric": dv.get("metric", "iops"), "job": dv.get("job"),
         "values": values,
         "verdicts": [dict(v.as_dict(), round=i + 1) for i, v in enumerate(verdicts)],
         "window": verdicts[-1].as_dict() if verdicts else None,
@@ -171,3 +171,10 @@ def common(test: dict, segments: list[dict]) -> dict:
         "superseded": test.get("superseded") or [],
         **timing(segments),
     }
+
+
+def spec_of(results: dict) -> str:
+    """The PTS version a drive's tests followed (pts_spec), from their results' settings; "1.1" for results recorded
+    before there was a choice."""
+    found = {str((t.get("settings") or {}).get("spec") or "1.1") for t in results.values() if t.get("settings")}
+    return "2.0" if "2.0" in found else "1.1"

@@ -168,7 +168,20 @@ def _not_steady_text(name: str, result: dict) -> str:
                   for dv in seg.get("dvs") or [] if not dv.get("steady")]
         return (f"{name}: steady state required, not reached by {', '.join(missed) or 'every block size'} within the "
                 f"{limit}-round limit per block size")
+    if result.get("not_steady_text"):
+        return f"{name}: steady state required, {result['not_steady_text']}"
     return f"{name}: steady state required, not reached in {result.get('rounds_run')} rounds (limit {limit})"
+
+
+def _xsr_text(result: dict) -> str:
+    """A finished cross stimulus recovery in words: its samples, and when group 3 recovered."""
+    recovery = (result.get("transitions") or {}).get("recovery") or {}
+    minutes = recovery.get("minutes")
+    if minutes is None:
+        when = "group 3 did not recover within its samples"
+    else:
+        when = "recovered " + (f"{minutes:,.1f} min" if minutes >= 1 else f"{minutes * 60:.1f} s") + " into group 3"
+    return f"all three groups sampled ({result.get('rounds_run', 0):,} samples); {when}"
 
 
 def _criterion_text(figure: str, measured: float, passed: bool, sign: str, limit: float) -> str:
@@ -228,13 +241,21 @@ def verdict(model: dict | None, planned: list[str], rule: dict | None, lost: str
             else:
                 incomplete.append(f"{name}: not steady (figures are not steady-state figures)")
         elif status == "steady" and require_steady:
-            at = f"at round {result['steady_round']}" if result.get("steady_round") else "for every block size, read and write"
+            if result.get("steady_text"):
+                at = result["steady_text"]  # a test of several phases says which were steady, and when
+            elif result.get("steady_round"):
+                at = f"steady at round {result['steady_round']}"
+            else:
+                at = "steady for every block size, read and write"
             checks.append({"criterion": f"{name}: steady state", "passed": True, "test": name, "seconds": seconds,
-                           "text": f"{name}: steady {at}"})
+                           "text": f"{name}: {at}"})
         elif status in ("complete", "time limit") and name == "wsat":
             # The PTS's end of a write saturation: the capacity multiple written, or the time limit, whichever first.
             checks.append({"criterion": "wsat: write saturation", "passed": True, "test": name, "seconds": seconds,
                            "text": f"wsat: {_headline.wsat_text(_headline.wsat_end(model))}"})
+        elif status == "complete" and name == "xsr":
+            checks.append({"criterion": "xsr: every sample", "passed": True, "test": name, "seconds": seconds,
+                           "text": f"xsr: {_xsr_text(result)}"})
     figures = headline(model)
     for key, (figure, direction, unit) in CRITERIA.items():
         limit = (rule or {}).get(key)

@@ -26,6 +26,18 @@ def _needs_root():
         pytest.fail("the integration tests need root (loop devices, blkdiscard, mount)")
 
 
+def load(path) -> dict:
+    """A JSON file the run wrote."""
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def text(path) -> str:
+    """A text file the run wrote (a report, a job file)."""
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
 def sh(*args: str) -> str:
     return subprocess.run(args, check=True, capture_output=True, text=True).stdout.strip()
 

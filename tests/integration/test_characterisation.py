@@ -9,9 +9,10 @@ Expected figures are read here from fio's own JSON (round-NN.raw.json) and from 
 from __future__ import annotations
 
 import glob
-import json
 import os
 import re
+
+from conftest import load, text
 
 QUICK = {
     "pts_tests": ["latency_demand", "rw_sweep", "mixed_sweep", "entropy_sweep"],
@@ -22,16 +23,6 @@ QUICK = {
     "pts_run_demand_step_iops": 10000,
 }
 STEP = 10000
-
-
-def load(path):
-    with open(path, encoding="utf-8") as handle:
-        return json.load(handle)
-
-
-def text(path):
-    with open(path, encoding="utf-8") as handle:
-        return handle.read()
 
 
 def rounds(directory):

@@ -19,17 +19,12 @@ from xml.etree import ElementTree
 
 import pytest
 import yaml
-from conftest import BIN, ROOT, LoopDevice, playbook_env
+from conftest import BIN, LoopDevice, ROOT, load, playbook_env
 from netns import SshHost, cleanup_run_netns, make_key
 
 TINY = {"pts_run_round_seconds": 0.5, "pts_run_max_rounds": 6, "pts_run_iops_mixes": [0],
         "pts_run_iops_block_sizes": ["4k"], "pts_run_reconnect_timeout_s": 10}
 WINDOW = 5
-
-
-def load(path):
-    with open(path, encoding="utf-8") as handle:
-        return json.load(handle)
 
 
 def expected_verdict(drive_dir: str, limit: float) -> str:

@@ -7,17 +7,13 @@ How the gap between rounds and the controller's memory behave at 1,500 rounds is
 
 from __future__ import annotations
 
-import json
 import os
 import re
 
+from conftest import load
+
 ROUND_BYTES = 2 * 4096  # 2 jobs, each held to one 4k write by rate_iops in a 10 ms round
 ROUNDS = 315
-
-
-def load(path):
-    with open(path, encoding="utf-8") as handle:
-        return json.load(handle)
 
 
 def test_a_write_saturation_of_over_300_rounds_reaches_its_stop_rule(loop_device, run_pts):

@@ -11,17 +11,12 @@ import signal
 import subprocess
 import time
 
-from conftest import BIN, ROOT, failing_drive, playbook_env
+from conftest import BIN, ROOT, failing_drive, load, playbook_env
 
 TINY = {"pts_run_round_seconds": 0.5, "pts_run_max_rounds": 5,
         "pts_run_iops_mixes": [0], "pts_run_iops_block_sizes": ["4k"],
         "pts_run_throughput_block_sizes": ["64k"],
         "pts_run_latency_mixes": [100, 0], "pts_run_latency_block_sizes": ["4k"]}
-
-
-def load(path):
-    with open(path, encoding="utf-8") as handle:
-        return json.load(handle)
 
 
 def spec(device, name="victim"):

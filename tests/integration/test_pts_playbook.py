@@ -10,12 +10,13 @@ standard library, independently of the collection's parser, steady-state code an
 from __future__ import annotations
 
 import glob
-import json
 import os
 import re
 import statistics
 
 import pytest
+
+from conftest import load
 
 MAX_ROUNDS = 6
 WINDOW = 5
@@ -27,11 +28,6 @@ SMALL = {
     "pts_run_wsat_round_seconds": 1,
 }
 SIZES = {"64k": 65536, "4k": 4096, "512": 512}
-
-
-def load(path):
-    with open(path, encoding="utf-8") as handle:
-        return json.load(handle)
 
 
 def raw_job(raw: dict, name: str) -> dict:

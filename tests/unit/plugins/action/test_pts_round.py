@@ -130,3 +130,73 @@ def test_a_round_past_the_sweeps_rows_and_an_unregistered_task_are_refused(resul
     action = pts_round.ActionModule(task, MagicMock(), MagicMock(), MagicMock(), MagicMock(), MagicMock())
     with pytest.raises(AnsibleActionFail, match="register the task's result"):
         action.run(task_vars={})
+
+
+def _sample_fio(name: str, written: int) -> dict:
+    job = {"name": name, "mix": 0, "bs": 1 << 20, "write": {"io_bytes": written},
+           "total": {"bw_bytes": 1e9, "iops": 1000.0, "lat_ns": {"mean": 3.2e7, "max": 9e7}}}
+    return {"changed": True, "pts_fio": {"jobs": [job], "elapsed_s": 1.0}, "pts_fio_raw": "{}"}
+
+
+def test_an_xsr_group_runs_its_samples_and_a_sequential_stream_goes_on_where_it_ended(results):
+    sample = {"name": "xsr-group1", "rw": "write", "mix": 0, "bs": 1 << 20, "seconds": 60.0, "options": {}}
+    segment = {"name": "group1", "stop": "samples", "samples": 3, "stream": True, "access": "SEQ 1024k write",
+               "sample": sample, "combinations": [sample]}
+    args = dict(ARGS, loop_id="d1/xsr/group1@1", test={"test": "xsr", "stop": "phases"}, segment=segment,
+                limits={"capacity": 1 << 30},
+                context=dict(ARGS["context"], test="xsr", segment="group1"))
+    task_vars: dict = {}
+    offsets = []
+    for number in (1, 2, 3):
+        result, action = attempt(task_vars, args, fio=_sample_fio(f"xsr-group1-{number:04d}", 300 << 20))
+        row = action._render.call_args.args[2]["row"]
+        offsets.append(row["combinations"][0]["options"]["offset"])
+        assert row["combinations"][0]["name"] == f"xsr-group1-{number:04d}"
+        assert result["pts_context"]["row"]["label"] == f"group1 (SEQ 1024k write), sample {number} of 3"
+        path = results / "r1" / "h1" / "d1" / "xsr" / "group1" / f"round-{number:02d}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"round": number, "loop": result["pts_context"]["loop"]}))
+        task_vars["rounds"] = result
+    # 300 MiB per sample on a 1 GiB drive: the third would pass the end, so it starts again at LBA 0.
+    assert offsets == [0, 300 << 20, 600 << 20] and result["pts_round"]["stop"]
+    assert result["pts_sample"]["next_offset"] == 0
+
+
+def _grid_round(number: int, grid: dict) -> dict:
+    jobs = [{"name": f"cbw-tc{tc}-qd{qd}", "total": {"iops": iops, "lat_ns": {"mean": art * 1e6}}}
+            for (tc, qd), (iops, art) in grid.items()]
+    return {"round": number, "fio": {"jobs": jobs}}
+
+
+def test_the_operating_points_are_chosen_from_the_loops_window_on_disk_when_their_round_starts(results):
+    loop = results / "r1" / "h1" / "d1" / "cbw" / "loop"
+    loop.mkdir(parents=True)
+    # Round 1 lies outside the window of 2 and would make TC2/QD4 the MaxIOPS point.
+    (loop / "round-01.json").write_text(json.dumps(_grid_round(1, {(2, 4): (99_000, 0.5), (2, 1): (1, 0.1),
+                                                                   (1, 4): (1, 0.1), (1, 1): (1, 0.1)})))
+    for number in (2, 3):
+        (loop / f"round-{number:02d}.json").write_text(json.dumps(_grid_round(number, {
+            (2, 4): (40_000, 7.0), (2, 1): (30_000, 0.3), (1, 4): (20_000, 0.2), (1, 1): (10_000, 0.1)})))
+    parameters = {"thread_counts": [2, 1], "queue_depths": [4, 1], "max_art_ms": 5.0, "mix": 40,
+                  "bssplit": "4k/100", "distribution": None, "point_prewrite_seconds": 1.0, "sample_seconds": 0.5,
+                  "point_measure_seconds": 1.0}
+    rows = [{"label": f"{p} point", "point": p, "combinations": []} for p in ("max", "mid", "min")]
+    segment = {"name": "points", "stop": "points", "rounds": rows, "output_format": "json+"}
+    args = dict(ARGS, loop_id="d1/cbw/points@1", segment=segment, limits={"window": 2},
+                test={"test": "cbw", "stop": "phases", "block_sizes": [4096], "parameters": parameters},
+                context=dict(ARGS["context"], test="cbw", segment="points"))
+    measured = {"name": "cbw-max-measure", "total": {"iops": 1.0, "bw_bytes": 1.0, "lat_ns": {"mean": 1.0}}}
+    fio = {"changed": True, "pts_fio": {"jobs": [measured]}}
+    result, action = attempt({}, args, fio=fio)
+    row = action._render.call_args.args[2]["row"]
+    # TC2/QD4's 7 ms ART is over the 5 ms ceiling: MaxIOPS is TC2/QD1; the measurement runs with fio json+.
+    assert (row["tc"], row["qd"]) == (2, 1) and row["chosen"]["window_rounds"] == [2, 3]
+    assert row["label"].startswith("MaxIOPS operating point: TC2/QD1 (30,000 IOPS, ART 0.300 ms")
+    assert [c["name"] for c in row["combinations"]] == ["cbw-max-pre-001", "cbw-max-pre-002", "cbw-max-measure"]
+    assert action._fio_job.call_args.args[1]["output_format"] == "json+"
+    assert result["pts_context"]["row"]["chosen"]["min"] == {"tc": 1, "qd": 1, "iops": 10_000.0, "art_ms": 0.1}
+    # Without the loop's rounds on disk no point can be chosen, and nothing runs.
+    for path in loop.iterdir():
+        path.unlink()
+    with pytest.raises(AnsibleActionFail, match="the TC x QD loop's rounds are not on disk"):
+        attempt({}, args, fio=fio)

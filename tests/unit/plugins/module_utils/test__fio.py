@@ -111,3 +111,29 @@ def test_garbage_is_rejected(text, message):
 )
 def test_job_targets(text, targets):
     assert _fio.job_targets(text) == targets
+
+
+def test_json_plus_keeps_each_directions_latency_bins_cpu_and_the_five_nines():
+    raw = json.loads(fixture("fio-3.33-jsonplus-mixed.json"))
+    (source,) = raw["jobs"]
+    (job,) = _fio.parse(json.dumps(raw))["jobs"]
+    for direction in ("read", "write"):
+        histogram = job[direction]["histogram"]
+        bins = source[direction]["lat_ns"]["bins"]
+        # Total latency (lat_percentiles=1), every non-empty bin, in latency order, nothing lost.
+        assert histogram["source"] == "lat_ns"
+        assert [ns for ns, dummy in histogram["bins"]] == sorted(int(k) for k, v in bins.items() if v)
+        assert sum(count for dummy, count in histogram["bins"]) == source[direction]["total_ios"]
+        assert job[direction]["lat_ns"]["percentiles"]["99.999"] == \
+            source[direction]["lat_ns"]["percentile"]["99.999000"]
+    assert job["cpu"] == {"usr_pct": source["usr_cpu"], "sys_pct": source["sys_cpu"]}
+    assert job["options"]["bssplit"] == source["job options"]["bssplit"]
+    assert (job["numjobs"], job["iodepth"]) == (1, 1) and job["mix"] == 40
+
+
+def test_plain_json_has_no_histogram_and_a_job_is_found_by_its_section_name():
+    jobs = _fio.parse(fixture("fio-3.33-iops-round.json"))["jobs"]
+    assert all("histogram" not in job["read"] and "histogram" not in job["write"] for job in jobs)
+    assert _fio.find_named(jobs, "iops-r65-4096") is _fio.find_job(jobs, 65, 4096)
+    with pytest.raises(KeyError, match="0 fio jobs named 'nope'"):
+        _fio.find_named(jobs, "nope")

@@ -1,0 +1,302 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""PTS 2.0: what pts_spec switches, and the HIR, XSR, CBW and DIRTH tests as the plan builds them."""
+
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.fleetqual.pts.plugins.module_utils import _inputs, _pts, _pts2, _rounds, _wear
+
+BASE = {
+    "pts_run_tests": ["iops"],
+    "pts_run_profile": "standard",
+    "pts_run_round_seconds": 60,
+    "pts_run_max_rounds": 25,
+    "pts_run_window": 5,
+    "pts_run_max_data_excursion_pct": 20,
+    "pts_run_max_slope_excursion_pct": 10,
+}
+DRIVE = {"key": "d1", "size_bytes": 3_840_000_000_000, "logical_block_size": 512}
+
+
+def plan(tests, drive=None, **params):
+    return _pts.build_plan(dict(BASE, pts_run_tests=tests, **params), [dict(drive or DRIVE)])
+
+
+def entry(tests, name, **params):
+    return next(t for t in plan(tests, **params)["drives"][0]["tests"] if t["test"] == name)
+
+
+@pytest.mark.parametrize("given, chosen", [(None, "1.1"), ("1.1", "1.1"), (1.1, "1.1"), ("2.0", "2.0"), (2.0, "2.0"),
+                                           (2, "2.0"), ("2.0.2", "2.0")])
+def test_the_spec_is_one_of_two_versions_however_yaml_spells_it(given, chosen):
+    params = {} if given is None else {"pts_run_spec": given}
+    found = plan(["iops"], **params)
+    assert found["spec"] == chosen and found["variables"]["pts_run_spec"] == chosen
+    assert found["spec_name"] == _pts2.SPEC_NAMES[chosen]
+
+
+@pytest.mark.parametrize("value", ["2.1", "1.0", True, "latest"])
+def test_an_unknown_spec_is_refused_naming_it(value):
+    with pytest.raises(_inputs.PlanError, match=r"pts_run_spec=.*unknown PTS version; known: 1.1, 2.0"):
+        plan(["iops"], pts_run_spec=value)
+
+
+def test_spec_1_1_keeps_tkperfs_choices():
+    found = plan(["iops", "throughput", "wsat"])
+    assert (found["numjobs"], found["iodepth"]) == (2, 16)
+    iops, throughput, wsat = found["drives"][0]["tests"]
+    assert iops["segments"][0]["dvs"] == [{"mix": 0, "bs": 4096, "metric": "iops", "name": "4k 0/100 iops"}]
+    assert [s["name"] for s in throughput["segments"]] == ["1024k", "64k", "8k", "4k", "512"]
+    assert not throughput["segment_wipc"] and "wipc_block_size" not in throughput["segments"][0]
+    assert wsat["latency_plots"] is False
+
+
+def test_spec_2_0_sets_its_defaults():
+    found = plan(["iops", "throughput", "wsat"], pts_run_spec="2.0")
+    assert (found["numjobs"], found["iodepth"]) == (4, 32)
+    iops, throughput, wsat = found["drives"][0]["tests"]
+    assert (iops["numjobs"], iops["iodepth"]) == (4, 32) and (wsat["numjobs"], wsat["iodepth"]) == (4, 32)
+    # Three tracking variables, all judged every round: the test stops when all are steady.
+    assert [(d["bs"], d["mix"]) for d in iops["segments"][0]["dvs"]] == [(4096, 0), (65536, 65), (1048576, 100)]
+    # Throughput: 1024k first, then 128k, each purged and preconditioned at its own block size; TC1/QD32.
+    assert [s["name"] for s in throughput["segments"]] == ["1024k", "128k"]
+    assert throughput["segment_wipc"] and [s["wipc_block_size"] for s in throughput["segments"]] == [1048576, 131072]
+    assert (throughput["numjobs"], throughput["iodepth"]) == (1, 32) and throughput["purge"] == "segment"
+    assert wsat["latency_plots"] is True
+
+
+def test_each_spec_default_stays_overridable_by_its_own_variable():
+    found = plan(["iops", "throughput", "wsat"], pts_run_spec="2.0", pts_run_numjobs=2, pts_run_iodepth=8,
+                 pts_run_iops_dvs=[{"bs": "64k", "mix": 65}], pts_run_throughput_block_sizes=["128k"],
+                 pts_run_throughput_wipc=False, pts_run_wsat_latency_plots=False)
+    iops, throughput, wsat = found["drives"][0]["tests"]
+    assert (iops["numjobs"], iops["iodepth"]) == (2, 8)
+    assert [(d["bs"], d["mix"]) for d in iops["segments"][0]["dvs"]] == [(65536, 65)]
+    assert [s["name"] for s in throughput["segments"]] == ["128k"] and not throughput["segment_wipc"]
+    assert wsat["latency_plots"] is False
+    # ... and 1.1 can ask for 2.0's throughput WIPC, at CloudHarmony's 128k.
+    throughput = entry(["throughput"], "throughput", pts_run_throughput_wipc=True,
+                       pts_run_throughput_wipc_block_size="128k")
+    assert throughput["segment_wipc"] and {s["wipc_block_size"] for s in throughput["segments"]} == {131072}
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"pts_run_spec": "2.0", "pts_run_iops_mixes": [100, 0]},
+     "pts_run_iops_mixes=[100, 0]: must include 65: PTS 2.0's IOPS tracking variable 64k 65/35 needs it (or set "
+     "pts_run_iops_dvs)"),
+    ({"pts_run_iops_dvs": [{"bs": "4k", "mix": 50, "x": 1}]}, "pts_run_iops_dvs[0]="),
+    ({"pts_run_iops_dvs": [{"bs": "4kk", "mix": 0}]}, "pts_run_iops_dvs[0].bs='4kk'"),
+    ({"pts_run_iops_dvs": [{"bs": "4k", "mix": 40}]}, "pts_run_iops_dvs[0].mix=40: is not in pts_run_iops_mixes"),
+    ({"pts_run_iops_dvs": []}, "pts_run_iops_dvs=[]: must be a non-empty list"),
+    ({"pts_run_throughput_wipc": "yes"}, "pts_run_throughput_wipc='yes': must be a YAML boolean"),
+    ({"pts_run_throughput_wipc_block_size": "big"}, "pts_run_throughput_wipc_block_size='big': must be 'segment'"),
+    ({"pts_run_hir_wait_states": [1, 0]}, "pts_run_hir_wait_states=0: must be a positive number"),
+    ({"pts_run_hir_burst_seconds": 0.001}, "pts_run_hir_burst_seconds=0.001: must be at least 0.01 s"),
+    ({"pts_run_xsr_group_minutes": [480, 360]}, "pts_run_xsr_group_minutes=[480, 360]: must be three durations"),
+    ({"pts_run_xsr_group_minutes": [480, 0.001, 480]}, "pts_run_xsr_group_minutes=0.001: is shorter than one sample"),
+    ({"pts_run_xsr_recovery_tolerance_pct": 100}, "pts_run_xsr_recovery_tolerance_pct=100: must be a percentage"),
+    ({"pts_run_xsr_random_block_size": "8kk"}, "pts_run_xsr_random_block_size='8kk'"),
+    ({"pts_run_intensity_thread_counts": [32, 32]}, "pts_run_intensity_thread_counts=32: listed twice"),
+    ({"pts_run_intensity_point_prewrite_seconds": 30}, "pts_run_intensity_point_prewrite_seconds=30.0: is shorter"),
+    ({"pts_run_cbw_bssplit": "4k/50:8k/40"}, "pts_run_cbw_bssplit='4k/50:8k/40': its percentages add up to 90"),
+    ({"pts_run_cbw_bssplit": "4k:50"}, "is not size/percent"),
+    ({"pts_run_cbw_distribution": "zoned:50/5:50/15"}, "its LBA shares add up to 20, not 100"),
+    ({"pts_run_cbw_distribution": "random"}, "must be a fio zoned distribution"),
+    ({"pts_run_dirth_mix": 101}, "pts_run_dirth_mix=101"),
+])
+def test_bad_pts2_input_names_the_variable_and_value(params, message):
+    # Every test's variables are checked, selected or not: a typo is a mistake either way.
+    with pytest.raises(_inputs.PlanError) as caught:
+        plan(["iops"], **params)
+    assert message in str(caught.value)
+
+
+def test_hir_precondition_then_each_wait_state_on_a_fixed_schedule():
+    hir = entry(["hir"], "hir")
+    assert hir["purge"] == "test" and not hir["wipc"] and hir["stop"] == "phases" and (hir["numjobs"], hir["iodepth"]) == (2, 16)
+    pc, *states = hir["segments"]
+    assert pc["name"] == "precondition" and pc["stop"] == "steady" and pc["round_limit"] == 25
+    assert pc["dvs"] == [{"name": "4k 0/100 IOPS", "job": "hir-pc", "mix": 0, "bs": 4096, "metric": "iops"}]
+    assert pc["combinations"][0]["seconds"] == 1800
+    assert [s["name"] for s in states] == ["ws1", "ws2", "ws3", "ws5", "ws10"]
+    ws5 = states[3]
+    assert ws5["stop"] == "sweep" and ws5["round_limit"] == 2
+    bursts, baseline = ws5["rounds"]
+    assert (bursts["phase"], baseline["phase"]) == ("bursts", "baseline") and bursts["wait_state"] == 5
+    assert len(bursts["combinations"]) == 360 and {c["seconds"] for c in bursts["combinations"]} == {5.0}
+    # 5 s of writes, then 25 s idle: each burst starts 30 s after the one before, counted from fio's start.
+    assert [c.get("start_s", 0) for c in bursts["combinations"][:3]] == [0, 30.0, 60.0]
+    assert bursts["combinations"][-1]["start_s"] == 359 * 30.0
+    assert len(baseline["combinations"]) == 360 and sum(c["seconds"] for c in baseline["combinations"]) == 1800
+    assert "start_s" not in baseline["combinations"][1]
+    # The round lasts the schedule (the last burst starts at 10,770 s), not the sum of its sections.
+    assert bursts["round_s"] == pytest.approx(359 * 30 + 5 + _pts.JOB_SWITCH_S + _pts.FIO_START_S)
+    # The plan's time: 5 to 25 preconditioning rounds, then every wait state and baseline.
+    rows = sum(r["round_s"] for s in states for r in s["rounds"])
+    assert hir["min_s"] == pytest.approx(5 * pc["round_s"] + rows)
+    assert hir["max_s"] == pytest.approx(25 * pc["round_s"] + rows)
+
+
+def test_xsr_three_groups_of_samples_the_sequential_ones_as_a_stream():
+    xsr = entry(["xsr"], "xsr")
+    groups = xsr["segments"]
+    assert [(g["name"], g["stop"], g["samples"], g["stream"], g["access"]) for g in groups] == [
+        ("group1", "samples", 480, True, "SEQ 1024k write"), ("group2", "samples", 360, False, "RND 8k write"),
+        ("group3", "samples", 480, True, "SEQ 1024k write")]
+    assert [g["round_limit"] for g in groups] == [480, 360, 480] and xsr["combinations"] == 1320
+    assert (xsr["numjobs"], xsr["iodepth"]) == (1, 32)
+    assert xsr["min_s"] == xsr["max_s"] == pytest.approx(1320 * (60 + _pts.JOB_SWITCH_S + _pts.FIO_START_S))
+    # Each round is one sample; a sequential group writes on from where the last sample ended.
+    row = _pts2.sample_row(groups[0], 7, 10 << 30, DRIVE["size_bytes"])
+    (cell,) = row["combinations"]
+    assert cell["name"] == "xsr-group1-0007" and cell["rw"] == "write" and cell["bs"] == 1048576
+    assert cell["options"] == {"offset": 10 << 30, "size": DRIVE["size_bytes"] - (10 << 30)}
+    assert row["label"] == "group1 (SEQ 1024k write), sample 7 of 480"
+    assert _pts2.sample_row(groups[1], 1, 123, DRIVE["size_bytes"])["combinations"][0]["options"] == {}
+
+
+@pytest.mark.parametrize("offset, written, nxt", [
+    (0, 120 << 20, 120 << 20),
+    (5 << 20, (3 << 20) + 4096, 8 << 20),  # aligned down to the block size
+    (900 << 20, 100 << 20, 0),  # another such sample would pass the end: the stream starts again at LBA 0
+    (0, 5 << 30, 0),  # a sample that wrapped within the drive
+])
+def test_a_sequential_stream_goes_on_where_it_ended(offset, written, nxt):
+    assert _pts2.next_offset(offset, written, 1 << 30, 1 << 20) == nxt
+
+
+def test_the_samples_rule_counts_samples_and_carries_the_streams_offset():
+    rule = _rounds.check_rule({"kind": "samples", "rounds": 3, "stream": {"capacity": 1 << 30, "bs": 1 << 20}})
+    state = _rounds.start("xsr/group1@1", "samples", 0.0)
+    job = {"name": "xsr-group1-0001", "total": {"bw_bytes": 2e9, "iops": 2000.0, "lat_ns": {"mean": 1.6e7, "max": 4e7}},
+           "write": {"io_bytes": 100 << 20}}
+    offsets = []
+    for number in (1, 2, 3):
+        offsets.append(state["offset"])
+        state, key, verdict = _rounds.advance(state, rule, [job], 10.0, row={"label": f"sample {number}"})
+        assert key == "pts_sample" and verdict["stop"] == (number == 3)
+    assert offsets == [0, 100 << 20, 200 << 20] and verdict["next_offset"] == 300 << 20
+    assert verdict["written"] == 300 << 20 and verdict["mb_s"] == 2000.0 and verdict["lat_max_ns"] == 4e7
+    assert verdict["reason"] == "last sample 3 of 3"
+    with pytest.raises(ValueError, match="a sample is one fio section"):
+        _rounds.advance(_rounds.start("x", "samples", 0.0), rule, [job, job], 1.0)
+
+
+def test_cbw_precondition_then_tc_qd_loop_then_operating_points():
+    cbw = entry(["cbw"], "cbw")
+    assert cbw["wipc"] and cbw["purge"] == "test"
+    pc, loop, points = cbw["segments"]
+    assert pc["dvs"][0]["job"] == "cbw-pc" and pc["combinations"][0]["options"]["numjobs"] == 32
+    assert pc["combinations"][0]["options"]["bssplit"] == _pts2.CBW_BSSPLIT
+    assert pc["combinations"][0]["options"]["random_distribution"] == "zoned:50/5:30/15:20/80"
+    prewrite, *grid = loop["combinations"]
+    assert prewrite["name"] == "cbw-prewrite" and prewrite["mix"] == 0 and prewrite["seconds"] == 300
+    # Thread count outer, queue depth inner, both from high to low: 49 points at 40/60.
+    assert len(grid) == 49 and [c["name"] for c in grid[:3]] == ["cbw-tc32-qd32", "cbw-tc32-qd16", "cbw-tc32-qd8"]
+    assert grid[-1]["name"] == "cbw-tc1-qd1" and {c["mix"] for c in grid} == {40} and {c["rw"] for c in grid} == {"randrw"}
+    assert (grid[8]["options"]["numjobs"], grid[8]["options"]["iodepth"]) == (16, 16)
+    assert loop["dvs"][0]["job"] == "cbw-tc32-qd32" and loop["round_limit"] == 25
+    assert points["stop"] == "points" and points["output_format"] == "json+" and points["round_limit"] == 3
+    assert [r["point"] for r in points["rounds"]] == ["max", "mid", "min"]
+    # Until the loop has chosen them, each point's row holds the heaviest: the estimates are upper bounds.
+    cells = points["rounds"][0]["combinations"]
+    assert len(cells) == 61 and cells[-1]["name"] == "cbw-max-measure" and cells[-1]["seconds"] == 600
+    assert cbw["min_s"] < cbw["max_s"]
+
+
+def test_dirth_is_cbw_with_one_block_size_and_mix():
+    dirth = entry(["dirth"], "dirth", pts_run_dirth_block_size="16k", pts_run_dirth_mix=70)
+    pc, loop, dummy = dirth["segments"]
+    assert pc["combinations"][0]["bs"] == 16384 and "bssplit" not in pc["combinations"][0]["options"]
+    assert {c["mix"] for c in loop["combinations"][1:]} == {70} and loop["dvs"][0]["name"] == "16k 70/30 TC32/QD32 IOPS"
+
+
+def test_a_4kn_drive_cannot_run_cbws_sub_4k_sizes_and_says_so():
+    found = plan(["cbw", "dirth"], dict(DRIVE, logical_block_size=4096))["drives"][0]
+    cbw, dirth = found["tests"]
+    assert cbw["segments"] == [] and dirth["segments"]
+    assert cbw["notes"][0] == ("cbw not run: its block sizes 512, 1k, 1536, 2k, 2560, 3k, 3584 are below or not a "
+                               "multiple of the drive's logical block size of 4096 bytes (give pts_run_cbw_bssplit a "
+                               "mix without them)")
+    # A mix without them runs.
+    assert plan(["cbw"], dict(DRIVE, logical_block_size=4096),
+                pts_run_cbw_bssplit="4k/70:8k/20:64k/10")["drives"][0]["tests"][0]["segments"]
+
+
+def _grid(values: dict) -> dict:
+    return {key: {"iops": iops, "art_ms": art, "rounds": 5} for key, (iops, art) in values.items()}
+
+
+TEST = {"name": "cbw", "thread_counts": [4, 2, 1], "queue_depths": [8, 1], "max_art_ms": 5.0}
+
+
+def test_operating_points_max_under_the_ceiling_min_lowest_mid_closest_to_halfway():
+    grid = _grid({(4, 8): (90_000, 6.0), (4, 1): (40_000, 0.4), (2, 8): (80_000, 4.0), (2, 1): (20_000, 0.2),
+                  (1, 8): (50_000, 2.0), (1, 1): (10_000, 0.1)})
+    points = _pts2.operating_points(grid, TEST)
+    # TC4/QD8 has the most IOPS but a 6 ms ART: MaxIOPS is TC2/QD8.
+    assert (points["max"]["tc"], points["max"]["qd"], points["max"]["iops"]) == (2, 8, 80_000)
+    assert (points["min"]["tc"], points["min"]["qd"]) == (1, 1)
+    assert points["mid_target_iops"] == 45_000 and (points["mid"]["tc"], points["mid"]["qd"]) == (4, 1)
+    assert points["notes"] == []
+
+
+def test_operating_points_ties_go_to_fewer_outstanding_ios_and_no_point_under_the_ceiling_is_said():
+    grid = _grid({(4, 8): (50_000, 1.0), (2, 8): (50_000, 1.0), (1, 1): (10_000, 0.1), (4, 1): (30_000, 0.5),
+                  (2, 1): (30_000, 0.5), (1, 8): (5_000, 1.0)})
+    points = _pts2.operating_points(grid, TEST)
+    assert (points["max"]["tc"], points["max"]["qd"]) == (2, 8) and (points["mid"]["tc"], points["mid"]["qd"]) == (2, 1)
+    slow = _grid({key: (value["iops"], 9.0) for key, value in grid.items()})
+    points = _pts2.operating_points(slow, TEST)
+    assert points["max"] == points["min"] and "no grid point had a mean response time below 5 ms" in points["notes"][0]
+    with pytest.raises(ValueError, match="did not measure TC1/QD1"):
+        _pts2.operating_points(_grid({(4, 8): (1, 1)}), TEST)
+
+
+def _job(name, iops, lat_ms):
+    return {"name": name, "total": {"iops": iops, "lat_ns": {"mean": lat_ms * 1e6}}}
+
+
+def test_the_window_grid_averages_each_point_over_the_loops_last_rounds():
+    rounds = [[_job("cbw-tc4-qd8", 100, 2.0), _job("cbw-tc1-qd1", 10, 0.1), _job("cbw-prewrite", 999, 9)],
+              [_job("cbw-tc4-qd8", 200, 4.0), _job("cbw-tc1-qd1", 30, 0.3)]]
+    grid = _pts2.window_grid(rounds, TEST)
+    assert grid[(4, 8)] == {"iops": 150.0, "art_ms": 3.0, "rounds": 2}
+    assert grid[(1, 1)] == pytest.approx({"iops": 20.0, "art_ms": 0.2, "rounds": 2})
+    assert (2, 1) not in grid
+
+
+def test_a_point_row_runs_the_chosen_tc_and_qd_and_says_why():
+    test = dict(TEST, block_sizes=[8192], mix=65, point_prewrite_seconds=120, sample_seconds=60,
+                point_measure_seconds=600, bssplit=None, distribution=None, name="dirth")
+    points = {"max": {"tc": 2, "qd": 8, "iops": 80_000.0, "art_ms": 4.0}}
+    row = _pts2.point_row(test, {"label": "MaxIOPS operating point", "point": "max", "combinations": []}, points)
+    assert row["label"] == "MaxIOPS operating point: TC2/QD8 (80,000 IOPS, ART 4.000 ms in the loop's window)"
+    assert [c["name"] for c in row["combinations"]] == ["dirth-max-pre-001", "dirth-max-pre-002", "dirth-max-measure"]
+    assert [(c["mix"], c["options"]["numjobs"], c["options"]["iodepth"]) for c in row["combinations"]] == [
+        (0, 2, 8), (0, 2, 8), (65, 2, 8)]
+    assert row["chosen"] is points and (row["tc"], row["qd"]) == (2, 8)
+
+
+def test_the_wear_estimate_covers_every_phase_of_a_pts2_test():
+    run = {"max_rounds": 25, "wipc_capacity_multiple": 2, "purge_method": "discard", "rate_iops": 0}
+    rate = 1e9
+    xsr = entry(["xsr"], "xsr")
+    found = _wear.test_bytes(xsr, DRIVE["size_bytes"], rate, run, "discard")
+    # Every sample of the three groups writes for 60 s at the rate bound.
+    assert found["parts"]["rounds"] == pytest.approx(1320 * 60 * rate)
+    cbw = entry(["cbw"], "cbw")
+    found = _wear.test_bytes(cbw, DRIVE["size_bytes"], rate, run, "discard")
+    assert found["parts"]["precondition"] == 2 * DRIVE["size_bytes"]
+    pc, loop, points = cbw["segments"]
+    # An upper bound: every section that writes at all counts at the rate bound. 25 preconditioning rounds of 1,800 s;
+    # 25 loop rounds (300 s pre-write + 49 points x 60 s); the three points' pre-writes and measurements.
+    loop_round = 300 * rate + 49 * 60 * rate
+    point = 3600 * rate + 600 * rate
+    assert found["parts"]["rounds"] == pytest.approx(25 * 1800 * rate + 25 * loop_round + 3 * point)
+    tp = entry(["throughput"], "throughput", pts_run_spec="2.0")
+    assert _wear.test_bytes(tp, DRIVE["size_bytes"], rate, run, "discard")["parts"]["precondition"] == \
+        2 * 2 * DRIVE["size_bytes"]

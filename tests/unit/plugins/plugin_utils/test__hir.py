@@ -1,0 +1,266 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Host Idle Recovery: the result from hand-made and real (quick loop-device) round files, the section, the plots."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import time
+
+import pytest
+
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _hir, _plots, _results
+
+FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "hir", "fio-3.33-quick-loop-device", "hir")
+T0 = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
+QUICK = {"burst": 0.5, "reps": 3, "baseline": 1.5, "pc": 1.0, "window": 2, "max_rounds": 3}
+STANDARD = {"burst": 5.0, "reps": 360, "baseline": 1800.0, "pc": 1800.0, "window": 5, "max_rounds": 25}
+
+
+def _settings(plan: dict, states: list[int]) -> dict:
+    return {"profile": "quick", "round_seconds": plan["burst"], "numjobs": 4, "iodepth": 32, "mixes": [0],
+            "block_sizes": [4096], "window": plan["window"], "max_rounds": plan["max_rounds"],
+            "max_data_excursion_pct": 20.0, "max_slope_excursion_pct": 10.0, "notes": [],
+            "parameters": {"wait_states": states, "repetitions": plan["reps"], "baseline_seconds": plan["baseline"],
+                           "precondition_seconds": plan["pc"]}}
+
+
+def _job(name: str, iops: float, seconds: float, **options) -> dict:
+    ios = {"iops": iops, "bw_bytes": iops * 4096, "io_bytes": int(iops * 4096 * seconds),
+           "total_ios": int(iops * seconds), "lat_ns": {"mean": 1e5, "max": 1e6, "min": 1e4}}
+    empty = {"iops": 0.0, "bw_bytes": 0.0, "io_bytes": 0, "total_ios": 0,
+             "lat_ns": {"mean": None, "max": None, "min": None}}
+    return {"name": name, "rw": "randwrite", "mix": 0, "bs": 4096, "numjobs": 4, "iodepth": 32,
+            "runtime_ms": int(seconds * 1000), "options": {k: str(v) for k, v in options.items()}, "read": empty,
+            "write": ios, "total": ios}
+
+
+class Clock:
+    """Rounds one after another: each lands 0.5 s after its fio ends, the next starts 1 s later."""
+
+    def __init__(self):
+        self.now = T0
+
+    def round(self, number: int, settings: dict, jobs: list[dict], elapsed: float, row: dict | None) -> dict:
+        landed = self.now + datetime.timedelta(seconds=elapsed + 0.5)
+        self.now = landed + datetime.timedelta(seconds=1)
+        return {"round": number, "row": row, "settings": settings, "recorded_at": landed.isoformat(),
+                "fio": {"jobs": jobs, "elapsed_s": elapsed, "fio_version": "fio-3.33"}}
+
+
+def make_test(plan: dict, pc_values: list[float], states: list[int], bursts: dict, baselines: dict,
+              failure: dict | None = None, planned: list[int] | None = None) -> dict:
+    """A HIR test as load_test gives it: ``bursts``/``baselines`` map a wait state to its sections' IOPS (a state
+    missing from ``baselines`` lacks its second round)."""
+    planned = states if planned is None else planned
+    settings = _settings(plan, planned)
+    clock = Clock()
+    segments = {"": {"rounds": [], "purge": {"method": "discard", "recorded_at": T0.isoformat(), "elapsed_s": 0.1},
+                     "wipc": None, "steady_state": None, "failure": None}}
+    pc_rounds = [clock.round(n, settings, [_job("hir-pc", v, plan["pc"])], plan["pc"] + 0.6, None)
+                 for n, v in enumerate(pc_values, 1)]
+    segments["precondition"] = {"rounds": pc_rounds, "purge": None, "wipc": None, "steady_state": None,
+                                "failure": None}
+    for state in states:
+        period = plan["burst"] * (1 + state)
+        jobs = [_job(f"hir-ws{state}-burst-{i + 1:04d}", v, plan["burst"],
+                     **({"startdelay": f"{int(i * period * 1000)}ms"} if i else {}))
+                for i, v in enumerate(bursts[state])]
+        rounds = [clock.round(1, settings, jobs, (len(jobs) - 1) * period + plan["burst"] + 0.6,
+                              {"label": f"wait state {state}", "phase": "bursts", "wait_state": state})]
+        if state in baselines:
+            count = len(baselines[state])
+            base = [_job(f"hir-ws{state}-base-{i + 1:04d}", v, plan["baseline"] / count)
+                    for i, v in enumerate(baselines[state])]
+            rounds.append(clock.round(2, settings, base, plan["baseline"] + 0.3 * count + 0.3,
+                                      {"label": f"baseline after {state}", "phase": "baseline", "wait_state": state}))
+        segments[f"ws{state}"] = {"rounds": rounds, "purge": None, "wipc": None, "steady_state": None,
+                                  "failure": None}
+    if failure:
+        segments[f"ws{states[-1]}" if states else "precondition"]["failure"] = failure
+    return {"name": "hir", "dir": "/nonexistent/hir", "segments": segments, "purge": segments[""]["purge"],
+            "wipc": None, "failure": None, "superseded": []}
+
+
+STEADY_PC = [1500.0, 1000.0, 1010.0]  # steady at round 3: rounds 2 and 3 within 1 %
+FLAT = {1: [1200.0, 1100.0, 1000.0], 2: [1300.0, 1250.0, 1200.0]}
+BASE = {1: [900.0, 950.0, 1000.0], 2: [980.0, 1000.0, 1020.0]}
+FAILURE = {"phase": "round", "round": 1, "msg": "fio failed", "rc": 1, "stderr": "", "recorded_at": T0.isoformat()}
+
+
+@pytest.mark.parametrize("pc, states, bursts, baselines, failure, planned, status", [
+    pytest.param(STEADY_PC, [1, 2], FLAT, BASE, None, None, "steady", id="steady"),
+    pytest.param([1000.0, 2000.0, 500.0], [1, 2], FLAT, BASE, None, None, "not steady", id="pc-round-limit"),
+    pytest.param(STEADY_PC, [1, 2], FLAT, {1: BASE[1]}, None, None, "incomplete", id="baseline-missing"),
+    pytest.param(STEADY_PC, [1], FLAT, BASE, None, [1, 2], "incomplete", id="wait-state-not-run"),
+    pytest.param([1000.0, 2000.0], [], {}, {}, None, [1, 2], "incomplete", id="pc-unfinished"),
+    pytest.param(STEADY_PC, [1, 2], FLAT, {1: BASE[1]}, FAILURE, None, "failed", id="failed"),
+    pytest.param([], [], {}, {}, None, [1, 2], "no rounds", id="nothing"),
+    pytest.param([], [], {}, {}, FAILURE, [1, 2], "failed", id="failed-before-rounds"),
+])
+def test_status(pc, states, bursts, baselines, failure, planned, status):
+    result = _hir.build(make_test(QUICK, pc, states, bursts, baselines, failure, planned))
+    assert result["status"] == status
+    json.dumps(result)  # result.json is written from it
+    assert result["rounds_run"] == len(pc) + len(states) + sum(1 for s in states if s in baselines)
+
+
+def test_steady_text_and_steady_round():
+    result = _hir.build(make_test(QUICK, STEADY_PC, [1, 2], FLAT, BASE))
+    assert result["steady"] is True and result["steady_round"] == 3
+    assert result["steady_text"] == "preconditioning steady at round 3; 2 wait states run"
+    unsteady = _hir.build(make_test(QUICK, [1000.0, 2000.0, 500.0], [1, 2], FLAT, BASE))
+    assert unsteady["steady"] is False and unsteady["steady_round"] is None
+    assert unsteady["steady_text"] == "preconditioning not steady in 3 rounds (limit 3); 2 wait states run"
+    assert unsteady["not_steady_text"] == "not reached by the preconditioning in 3 rounds (limit 3)"
+    assert result["not_steady_text"] is None
+
+
+def test_gain_is_the_mean_burst_over_the_preconditioning_window_average():
+    result = _hir.build(make_test(QUICK, STEADY_PC, [1, 2], FLAT, BASE))
+    window = STEADY_PC[-QUICK["window"]:]  # the steady window: rounds 2 and 3
+    pc_iops = sum(window) / len(window)
+    assert result["precondition"]["iops"] == pytest.approx(pc_iops)
+    assert result["headline"]["pc_iops"] == pytest.approx(pc_iops)
+    for entry in result["wait_states"]:
+        state = entry["wait_state"]
+        burst_mean = sum(FLAT[state]) / len(FLAT[state])
+        base_mean = sum(BASE[state]) / len(BASE[state])
+        assert entry["bursts"]["mean"] == pytest.approx(burst_mean)
+        assert (entry["bursts"]["min"], entry["bursts"]["max"]) == (min(FLAT[state]), max(FLAT[state]))
+        assert entry["baseline"]["mean"] == pytest.approx(base_mean)
+        assert entry["gain"] == pytest.approx(burst_mean / pc_iops)
+        assert entry["burst_over_baseline"] == pytest.approx(burst_mean / base_mean)
+        assert result["headline"]["gain"][str(state)] == pytest.approx(burst_mean / pc_iops)
+        assert entry["idle_s"] == pytest.approx(QUICK["burst"] * state)
+
+
+def test_time_axis_bursts_on_their_schedule_baseline_after_them_wait_states_in_order():
+    result = _hir.build(make_test(QUICK, STEADY_PC, [1, 2], FLAT, BASE))
+    first, second = result["wait_states"]
+    assert first["bursts"]["start_s"] == 0.0  # the axis starts at the first wait state's round
+    # Bursts at their start delays: i x (burst + N x burst) from the round's start.
+    assert first["bursts"]["t_s"] == pytest.approx([0.0, 1.0, 2.0])
+    assert second["bursts"]["t_s"] == pytest.approx([second["bursts"]["start_s"] + d for d in (0.0, 1.5, 3.0)])
+    times = []
+    for entry in result["wait_states"]:
+        for phase in ("bursts", "baseline"):
+            part = entry[phase]
+            assert part["start_s"] <= part["t_s"][0] and part["t_s"][-1] < part["end_s"]
+            times += part["t_s"]
+    assert times == sorted(times) and len(set(times)) == len(times)
+    # Baseline sections back to back: each after the run time of those before it and an equal share of fio's time
+    # outside the sections (here 0.3 s per section and 0.3 s of start-up: 1.2 s over 3 sections).
+    base = first["baseline"]
+    assert [t - base["start_s"] for t in base["t_s"]] == pytest.approx([0.0, 0.9, 1.8])
+
+
+def test_a_burst_without_a_start_delay_sits_on_the_plan_schedule():
+    test = make_test(QUICK, STEADY_PC, [2], {2: FLAT[2]}, {2: BASE[2]})
+    for job in test["segments"]["ws2"]["rounds"][0]["fio"]["jobs"]:
+        job["options"] = {}
+    entry = _hir.build(test)["wait_states"][0]
+    assert [t - entry["bursts"]["start_s"] for t in entry["bursts"]["t_s"]] == pytest.approx([0.0, 1.5, 3.0])
+
+
+@pytest.mark.parametrize("text, seconds", [("1000ms", 1.0), ("2.5s", 2.5), ("3", 3.0), ("1500000us", 1.5),
+                                           ("2m", 120.0), (None, None), ("soon", None)])
+def test_fio_seconds(text, seconds):
+    assert _hir._fio_seconds(text) == seconds
+
+
+def test_real_quick_run_from_its_round_files():
+    result = _hir.build(_results.load_test(FIXTURE))
+    assert result["status"] == "steady" and result["steady_round"] == 2 and result["rounds_run"] == 6
+    assert result["planned_wait_states"] == [1, 2]
+    ws1 = result["wait_states"][0]
+    # fio's own section IOPS from ws1/round-01.json (bursts) and round-02.json (baseline).
+    assert ws1["bursts"]["iops"] == [71190.854871, 48475.0499, 50411.177645]
+    assert ws1["bursts"]["t_s"] == pytest.approx([0.0, 1.0, 2.0])
+    pc = (58907.092907 + 60818.905473) / 2
+    assert result["headline"]["pc_iops"] == pytest.approx(pc)
+    assert result["headline"]["gain"]["1"] == pytest.approx((71190.854871 + 48475.0499 + 50411.177645) / 3 / pc)
+    assert ws1["baseline"]["mean"] == pytest.approx((49744.510978 + 39996.007984 + 53485.02994) / 3)
+
+
+def test_section_says_what_ran_and_the_choices():
+    result = _hir.build(_results.load_test(FIXTURE))
+    plots = {k: f"plots/hir-{k}.png" for k in ("convergence", "verification", "timeline", "detail", "recovery")}
+    lines = _hir.section(result, plots, 7, 0)
+    text = "\n".join(lines)
+    assert lines[0] == "## 7 Host Idle Recovery"
+    assert "**Steady**: preconditioning steady at round 2; 2 wait states run, each with its bursts and its return " \
+           "to baseline." in lines
+    assert "  Round 1: 3 x (0.5 s of 4k random write, then N x 0.5 s idle);" in lines
+    assert "  Round 2: return to baseline, 1.5 s of continuous 4k random write (3 sections of 0.5 s back to back)" \
+        in lines
+    assert "Preconditioning: **Steady state reached at round 2.**" in lines
+    for heading in ("### 7.1 Preconditioning steady state information", "### 7.2 Preconditioning plots",
+                    "### 7.3 IOPS against time", "### 7.4 Recovery per wait state",
+                    "### 7.5 Purge, preconditioning and files"):
+        assert heading in lines
+    assert "| WS1 | 0.5 | 3 | 56,692.4 | 48,475.0 | 71,190.9 | 47,741.8 (3) | 59,863.0 | 0.95 | 1.19 |" in lines
+    assert "CloudHarmony" in text and "ADATA" in text and "startdelay" in text and "not confirmed" in text
+    assert "within a round the times are the schedule" in text and "recorded_at − elapsed_s" in text
+    for key, path in plots.items():
+        assert f"]({path})" in text, key
+    assert "[01](hir/ws2/round-01.fio)" in text
+
+
+def test_section_names_what_is_missing():
+    result = _hir.build(make_test(QUICK, STEADY_PC, [1, 2], FLAT, {1: BASE[1]}, planned=[1, 2, 5]))
+    lines = _hir.section(result, {}, 4, 0)
+    assert ("**Incomplete**: preconditioning steady at round 3; 1 wait state run; WS2 lacks its return to baseline; "
+            "WS5 lacks its bursts and return to baseline.") in lines
+    assert "| WS5 bursts | **not run** | — |" in lines
+    assert _hir.section(_hir.build(make_test(QUICK, [], [], {}, {})), {}, 4, 0)[-2] == \
+        "No round finished; nothing was measured."
+
+
+needs_matplotlib = pytest.mark.skipif(not _plots.available(), reason="matplotlib is not installed")
+
+
+@needs_matplotlib
+def test_plots_are_drawn(tmp_path):
+    result = _hir.build(_results.load_test(FIXTURE))
+    drawn = _hir.plots(result, str(tmp_path), "d1 (loop device)", "quick profile")
+    assert set(drawn) == {"convergence", "verification", "timeline", "detail", "recovery"}
+    for path in drawn.values():
+        assert os.path.getsize(path) > 10000 and os.path.basename(path).startswith("hir-")
+    # Preconditioning only: its two plots, nothing against time.
+    only_pc = _hir.build(make_test(QUICK, [1000.0, 2000.0], [], {}, {}, planned=[1]))
+    assert set(_hir.plots(only_pc, str(tmp_path / "pc"), "d1", "")) == {"convergence", "verification"}
+
+
+@needs_matplotlib
+def test_a_standard_hir_builds_and_draws_quickly(tmp_path):
+    """Five wait states of 360 bursts and 360 baseline sections each, 25 preconditioning rounds."""
+    states = [1, 2, 3, 5, 10]
+    bursts = {s: [20000.0 + 40000.0 * (i % 7) / 6 * s / 10 for i in range(360)] for s in states}
+    baselines = {s: [15000.0 + (i % 11) * 100 for i in range(360)] for s in states}
+    pc = [50000.0 - 30000.0 * min(1.0, n / 10) for n in range(25)]
+    test = make_test(STANDARD, pc, states, bursts, baselines)
+    started = time.monotonic()
+    result = _hir.build(test)
+    drawn = _hir.plots(result, str(tmp_path), "d1", "run standard")
+    elapsed = time.monotonic() - started
+    assert elapsed < 10, elapsed
+    assert result["status"] == "steady" and result["rounds_run"] == 25 + 2 * len(states)
+    assert [s["bursts"]["count"] for s in result["wait_states"]] == [360] * 5
+    assert [s["baseline"]["count"] for s in result["wait_states"]] == [360] * 5
+    assert sum(len(s["bursts"]["t_s"]) + len(s["baseline"]["t_s"]) for s in result["wait_states"]) == 3600
+    last = result["wait_states"][-1]
+    # WS10's 360th burst starts 359 x 55 s after its round's start.
+    assert last["bursts"]["t_s"][-1] - last["bursts"]["start_s"] == pytest.approx(359 * 55.0)
+    assert len(drawn) == 5 and all(os.path.exists(p) for p in drawn.values())
+    json.dumps(result)
+
+
+def test_health_marks_of_the_preconditioning_shade_its_rounds():
+    marks = [{"round": 2, "kind": "throttled", "series": "precondition"}, {"round": 1, "kind": "warning", "series": "ws1"}]
+    with _plots.round_marks(marks):
+        assert _plots.segment_marks(_hir.PC_SEGMENT) == [{"round": 2, "kind": "throttled", "series": None}]
+    assert _plots.segment_marks(_hir.PC_SEGMENT) == []

@@ -1,0 +1,331 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Cross stimulus recovery (PTS 2.0 XSR) in the report: a real quick run (fixtures/xsr, three groups of six samples on
+a loop device) and hand-made sample series whose settle and recovery times are known exactly."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+import os
+import random
+import re
+import time
+
+import pytest
+
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _plots, _results, _xsr
+
+FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "xsr")
+START = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
+BS = {"group1": 1048576, "group2": 8192, "group3": 1048576}
+QD = 32
+
+
+def _direction(mb_s: float, bs: int, seconds: float, art_ms: float, mrt_ms: float) -> dict:
+    iops = mb_s * 1e6 / bs
+    return {"iops": iops, "bw_bytes": mb_s * 1e6, "io_bytes": int(mb_s * 1e6 * seconds),
+            "total_ios": int(iops * seconds), "runtime_ms": int(seconds * 1000),
+            "lat_ns": {"mean": art_ms * 1e6, "max": mrt_ms * 1e6, "min": art_ms * 1e5}}
+
+
+def sample_round(group: str, number: int, mb_s: float, end_s: float, settings: dict, seconds: float = 60.0,
+                 art_ms: float | None = None, mrt_ms: float | None = None, recorded: bool = True) -> dict:
+    """One XSR round file as pts_round files it: one fio section xsr-<group>-NNNN, its verdict, its times. Without
+    a given ART, Little's law at QD 32 (ART = QD x block size / throughput); MRT three times that."""
+    bs = BS[group]
+    art_ms = QD * bs / (mb_s * 1e6) * 1e3 if art_ms is None else art_ms
+    mrt_ms = 3 * art_ms if mrt_ms is None else mrt_ms
+    figures = _direction(mb_s, bs, seconds, art_ms, mrt_ms)
+    empty = {"iops": 0.0, "bw_bytes": 0.0, "io_bytes": 0, "total_ios": 0, "runtime_ms": 0,
+             "lat_ns": {"mean": None, "max": None, "min": None}}
+    job = {"name": f"xsr-{group}-{number:04d}", "rw": "randwrite" if group == "group2" else "write", "mix": 0,
+           "bs": bs, "numjobs": 1, "iodepth": QD, "runtime_ms": int(seconds * 1000), "options": {},
+           "read": empty, "write": figures, "total": {k: v for k, v in figures.items() if k != "runtime_ms"},
+           "cpu": {"usr_pct": 1.0, "sys_pct": 1.0}}
+    return {"round": number, "row": {"label": f"{group} sample {number}", "sample": number}, "settings": settings,
+            "segment": group, "fio": {"jobs": [job], "elapsed_s": seconds, "fio_version": "fio-3.33"},
+            "recorded_at": (START + datetime.timedelta(seconds=end_s)).isoformat() if recorded else "unknown",
+            "verdict": {"round": number, "mb_s": mb_s, "stop": False}}
+
+
+def make_test(series: dict, seconds: float = 60.0, gap_s: float = 0.0, tolerance: float = 5.0,
+              minutes: list[float] | None = None, recorded: bool = True, failure: dict | None = None,
+              latencies: dict | None = None) -> dict:
+    """A loaded XSR test (as _results.load_test returns it) from throughput per sample per group; every group
+    planned as long as its series unless ``minutes`` says otherwise. Samples run back to back, ``gap_s`` apart."""
+    minutes = minutes or [len(series.get(g) or []) * seconds / 60 or 1 for g in _xsr.GROUPS]
+    settings = {"profile": "standard", "round_seconds": seconds, "numjobs": 1, "iodepth": QD, "notes": [],
+                "parameters": {"group_minutes": minutes, "sequential_block_size": 1048576, "random_block_size": 8192,
+                               "recovery_tolerance_pct": tolerance}}
+    segments = {"": {"rounds": [], "purge": {"method": "format", "elapsed_s": 2.0,
+                                             "recorded_at": START.isoformat()}, "failure": None}}
+    clock = 0.0
+    for group in _xsr.GROUPS:
+        rounds = []
+        for number, mb_s in enumerate(series.get(group) or [], 1):
+            clock += seconds
+            art, mrt = (latencies or {}).get((group, number), (None, None))
+            rounds.append(sample_round(group, number, mb_s, clock, settings, seconds, art, mrt, recorded))
+            clock += gap_s
+        if rounds or group in series:
+            segments[group] = {"rounds": rounds, "purge": None, "failure": None}
+    if failure:
+        segments[list(segments)[-1]]["failure"] = failure
+    return {"name": "xsr", "segments": segments, "purge": segments[""]["purge"], "wipc": None, "failure": None,
+            "superseded": []}
+
+
+def realistic(seed: int = 7, minutes: tuple[int, int, int] = (480, 360, 480)) -> dict:
+    """A full standard run's throughput (1,320 one-minute samples): sequential writes near 2,800 MB/s, random 8k
+    writes falling from 1,200 to 300 MB/s, then sequential writes recovering over about an hour, with noise."""
+    rng = random.Random(seed)
+
+    def noise(level: float, pct: float) -> float:
+        return level * (1 + rng.uniform(-pct, pct) / 100)
+
+    return {
+        "group1": [noise(2800 - 200 * (m > 240), 3) for m in range(minutes[0])],
+        "group2": [noise(300 + 900 * math.exp(-m / 20), 5) for m in range(minutes[1])],
+        "group3": [noise(2600 - 1500 * math.exp(-m / 30), 3) for m in range(minutes[2])],
+    }
+
+
+def test_the_real_quick_run_gives_every_sample_and_the_transitions_its_files_imply():
+    result = _xsr.build(_results.load_test(FIXTURE))
+    json.dumps(result)
+    assert result["status"] == "complete" and result["rounds_run"] == 18 and result["time_base"] == "recorded"
+    assert (result["steady"], result["steady_round"], result["steady_text"]) == (False, None, None)
+    assert [g["access"] for g in result["groups"]] == ["SEQ 1024k write", "RND 8k write", "SEQ 1024k write"]
+    assert [(g["samples"], g["planned"], g["final_samples"]) for g in result["groups"]] == [(6, 6, 1)] * 3
+    first = result["samples"][0]
+    assert first["round_file"] == "group1/round-01" and first["mb_s"] == pytest.approx(2306.448606)
+    assert first["art_ms"] == pytest.approx(14.046942699637) and first["mrt_ms"] == pytest.approx(41.57131)
+    # The first sample starts the clock (its recorded_at less fio's 0.85 s); times only grow.
+    assert first["start_min"] == 0.0 and first["t_min"] == pytest.approx(0.85 / 60, abs=1e-6)
+    times = [s["t_min"] for s in result["samples"]]
+    assert times == sorted(times)
+    group1 = result["groups"][0]
+    assert group1["mean_mb_s"] == pytest.approx(2644.7038731666667)
+    assert group1["peak_mrt_ms"] == pytest.approx(41.57131) and group1["final_mb_s"] == pytest.approx(2403.245191)
+    # Group 3 reaches 95 % of group 1's mean (2,512.5 MB/s) in its second sample, never the mean itself.
+    recovery = result["transitions"]["recovery"]
+    assert recovery["sample"] == 2 and recovery["low_mb_s"] == pytest.approx(0.95 * 2644.7038731666667)
+    assert result["transitions"]["recovery_at_mean"]["reason"] == "not recovered within group 3"
+    # Group 2's final level is its last sample (391.7); the sixth sample is the first of an in-band tail.
+    assert result["transitions"]["settle"]["sample"] == 6
+    assert result["headline"] == {"recovery_min": recovery["minutes"],
+                                  "settle_min": result["transitions"]["settle"]["minutes"],
+                                  "group_means_mb_s": [g["mean_mb_s"] for g in result["groups"]]}
+    lines = _xsr.section(result, {"throughput": "plots/xsr-throughput.png", "panels": "plots/xsr-panels.png"}, 8,
+                         67108864)
+    text = "\n".join(lines)
+    assert lines[0] == "## 8 Cross Stimulus Recovery"
+    assert "| **1** SEQ 1024k write | 6 of 6 | 0.13 | 2,644.7 | 2,403.2 (1) | 2,522 | 12.377 | 14.047 | 41.571 |" \
+        in lines
+    assert "[1](xsr/group1/round-01.json)" in text and "[6](xsr/group3/round-06.json)" in text
+    assert "| **Recovery**, group 2 → 3 | ≥ 2,512.5 MB/s | [sample 2](xsr/group3/round-02.json) |" in text
+    assert "![XSR Throughput Plot](plots/xsr-throughput.png)" in text
+    assert ("| Recovery, group 2 → 3, as ADATA counts it (tolerance 0) | ≥ 2,644.7 MB/s "
+            "| not recovered within group 3 |") in text
+
+
+@pytest.mark.parametrize("group2, settle", [
+    # Final level = the last sample (10 % of 10, rounded up): 400; the band 380-420 is inclusive.
+    ([1000, 800, 600, 420, 390, 410, 400, 400, 400, 400], 4),
+    # A sample that leaves the band starts the count again.
+    ([500, 400, 400, 450, 400, 400, 400, 400, 400, 400], 5),
+    # Settled from the first sample.
+    ([400] * 10, 1),
+    # The last sample is the final level, so a settle always exists within the group at tolerance > 0.
+    ([400, 300, 500, 300, 500, 300, 500, 300, 500, 300], 10),
+])
+def test_settle_is_the_first_sample_from_which_every_later_one_stays_in_the_band(group2, settle):
+    result = _xsr.build(make_test({"group1": [1000] * 10, "group2": group2, "group3": [1000] * 10}))
+    transition = result["transitions"]["settle"]
+    assert transition["sample"] == settle
+    # Samples of 60 s back to back: the nth sample ends n minutes after the group started.
+    assert transition["minutes"] == pytest.approx(settle) and result["headline"]["settle_min"] == pytest.approx(settle)
+    assert transition["at_min"] == pytest.approx(10 + settle) and transition["stimulus_min"] == pytest.approx(settle)
+    assert (transition["low_mb_s"], transition["high_mb_s"]) == (pytest.approx(0.95 * group2[-1]),
+                                                                 pytest.approx(1.05 * group2[-1]))
+
+
+@pytest.mark.parametrize("group3, tolerance, recovered, at_mean", [
+    ([500, 800, 940, 960, 1000, 1000], 5, 4, 5),
+    ([950, 1000, 1000, 1000, 1000, 1000], 5, 1, 2),
+    # Never reaches the mean less 5 %.
+    ([500, 800, 900, 940, 940, 940], 5, None, None),
+    # ADATA's definition: the group-1 mean itself.
+    ([500, 800, 940, 960, 999.9, 1000], 0, 6, 6),
+    ([500, 800, 940, 960, 999.9, 999.9], 0, None, None),
+])
+def test_recovery_is_the_first_group3_sample_that_reaches_the_group1_mean_less_the_tolerance(group3, tolerance,
+                                                                                             recovered, at_mean):
+    group1 = [900, 1100, 1000, 1000]  # mean 1,000
+    result = _xsr.build(make_test({"group1": group1, "group2": [300] * 5, "group3": group3}, tolerance=tolerance))
+    recovery = result["transitions"]["recovery"]
+    assert recovery["reference_mb_s"] == pytest.approx(1000)
+    assert recovery["low_mb_s"] == pytest.approx(1000 * (1 - tolerance / 100))
+    assert recovery["sample"] == recovered and result["headline"]["recovery_min"] == (
+        None if recovered is None else pytest.approx(recovered))
+    if recovered is None:
+        assert recovery["reason"] == "not recovered within group 3" and recovery["minutes"] is None
+    else:
+        assert recovery["at_min"] == pytest.approx(4 + 5 + recovered)
+    if tolerance:
+        assert result["transitions"]["recovery_at_mean"]["sample"] == at_mean
+    else:
+        # Tolerance 0 is ADATA's definition: one figure, said once.
+        assert "recovery_at_mean" not in result["transitions"]
+    text = "\n".join(_xsr.section(result, {}, 5, 0))
+    assert (f"reaches the group-1 mean less {tolerance:g} %" if tolerance else "reaches the group-1 mean itself") \
+        in text
+    assert "counts the first minute that reaches the group-1 mean itself (tolerance 0)" in text
+    if recovered is None:
+        assert "| **Recovery**, group 2 → 3 |" in text and "| not recovered within group 3 | — |" in text
+
+
+def test_settle_at_tolerance_zero_needs_the_final_level_itself():
+    result = _xsr.build(make_test({"group1": [1000] * 4, "group2": [600, 401, 400, 400.0, 400], "group3": [1000] * 4},
+                                  tolerance=0))
+    assert result["transitions"]["settle"]["sample"] == 3
+    noisy = _xsr.build(make_test({"group1": [1000] * 4, "group2": [600, 400, 401, 399, 400], "group3": [1000] * 4},
+                                 tolerance=0))
+    assert noisy["transitions"]["settle"]["sample"] == 5
+
+
+def test_minutes_are_real_time_with_the_controller_gaps_and_writing_time_without():
+    result = _xsr.build(make_test({"group1": [1000] * 3, "group2": [300] * 3, "group3": [500, 960, 1000]},
+                                  gap_s=3.0))
+    recovery = result["transitions"]["recovery"]
+    # Two samples of 60 s and the 3 s between them: 123 s after group 3's first sample started.
+    assert recovery["sample"] == 2 and recovery["minutes"] == pytest.approx(2.05)
+    assert recovery["stimulus_min"] == pytest.approx(2.0) and result["mean_gap_s"] == pytest.approx(3.0)
+    assert result["groups"][2]["start_min"] == pytest.approx(6 + 6 * 3 / 60)
+    assert result["groups"][0]["duration_min"] == pytest.approx(3.1)
+    text = "\n".join(_xsr.section(result, {}, 5, 0))
+    assert "between samples the controller took 3.0 s on average" in text
+
+
+def test_without_recorded_times_samples_are_laid_end_to_end_by_fio_time():
+    result = _xsr.build(make_test({"group1": [1000] * 3, "group2": [300] * 3, "group3": [500, 960, 1000]},
+                                  gap_s=3.0, recorded=False))
+    assert result["time_base"] == "fio" and result["mean_gap_s"] is None
+    assert [s["t_min"] for s in result["samples"]] == pytest.approx(list(range(1, 10)))
+    assert result["transitions"]["recovery"]["minutes"] == pytest.approx(2.0)
+    assert "fio time: the round files carry no usable recorded_at" in "\n".join(_xsr.section(result, {}, 5, 0))
+
+
+@pytest.mark.parametrize("samples, final", [(480, 48), (360, 36), (15, 2), (10, 1), (6, 1), (1, 1), (0, 0)])
+def test_final_level_is_the_last_tenth_of_samples_rounded_up(samples, final):
+    assert _xsr.final_count(samples) == final
+
+
+def test_group_table_figures():
+    latencies = {("group1", 2): (2.0, 5000.0), ("group2", 1): (0.5, 80.0), ("group2", 3): (0.9, 20.0)}
+    group1 = [1000.0] * 9 + [500.0, 700.0]  # 11 samples: the last 2 make the final level
+    result = _xsr.build(make_test({"group1": group1, "group2": [400, 300, 200], "group3": [1000] * 2},
+                                  latencies=latencies))
+    one, two, three = result["groups"]
+    assert one["final_samples"] == 2 and one["final_mb_s"] == pytest.approx(600.0)
+    assert one["mean_mb_s"] == pytest.approx((9000 + 1200) / 11) and one["peak_mrt_ms"] == pytest.approx(5000.0)
+    assert one["duration_min"] == pytest.approx(11) and one["stimulus_min"] == pytest.approx(11)
+    assert two["peak_art_ms"] == pytest.approx(0.9) and two["peak_mrt_ms"] == pytest.approx(80.0)
+    assert two["mean_iops"] == pytest.approx(300e6 / 8192)
+    assert (three["start_min"], three["end_min"]) == (pytest.approx(14), pytest.approx(16))
+    assert result["headline"]["group_means_mb_s"] == [pytest.approx(one["mean_mb_s"]), pytest.approx(300.0),
+                                                      pytest.approx(1000.0)]
+    assert _xsr.planned_samples({"round_seconds": 60, "parameters": {"group_minutes": [480, 360, 480]}}) == \
+        [480, 360, 480]
+
+
+@pytest.mark.parametrize("series, minutes, failure, status", [
+    ({"group1": [1000] * 3, "group2": [300] * 3, "group3": [1000] * 3}, None, None, "complete"),
+    ({"group1": [1000] * 3, "group2": [300] * 3, "group3": [1000] * 2}, [3, 3, 3], None, "incomplete"),
+    ({"group1": [1000] * 3, "group2": [300] * 1}, [3, 3, 3], None, "incomplete"),
+    ({"group1": [1000] * 3, "group2": [300] * 3, "group3": [1000] * 2}, [3, 3, 3],
+     {"phase": "round", "round": 3, "msg": "fio: io_u error"}, "failed"),
+    ({}, [3, 3, 3], None, "no rounds"),
+    ({"group1": []}, [3, 3, 3], {"phase": "round", "round": 1, "msg": "fio: io_u error"}, "failed"),
+])
+def test_status(series, minutes, failure, status):
+    result = _xsr.build(make_test(series, minutes=minutes, failure=failure))
+    json.dumps(result)
+    assert result["status"] == status and result["steady"] is False and result["steady_text"] is None
+    text = "\n".join(_xsr.section(result, {}, 6, 0))
+    assert {"complete": "**Complete**", "incomplete": "**Incomplete**", "failed": "**Failed**",
+            "no rounds": "**No sample finished**"}[status] in text
+
+
+def test_unfinished_groups_are_not_judged_against_a_level_they_never_reached():
+    short2 = _xsr.build(make_test({"group1": [1000] * 3, "group2": [300] * 2}, minutes=[3, 3, 3]))
+    assert short2["transitions"]["settle"]["sample"] is None and not short2["transitions"]["settle"]["judged"]
+    assert short2["transitions"]["settle"]["reason"] == "group 2 ran 2 of 3 samples: its final level is not known"
+    assert short2["transitions"]["recovery"]["reason"] == "group 3 did not run"
+    assert short2["headline"]["group_means_mb_s"][2] is None
+    short3 = _xsr.build(make_test({"group1": [1000] * 3, "group2": [300] * 3, "group3": [500, 600]},
+                                  minutes=[3, 3, 5]))
+    assert short3["transitions"]["recovery"]["reason"] == "not recovered within the 2 of 5 group-3 samples run"
+    # Reaching the level in the samples that ran counts, whatever came after.
+    early = _xsr.build(make_test({"group1": [1000] * 3, "group2": [300] * 3, "group3": [500, 1000]},
+                                 minutes=[3, 3, 5]))
+    assert early["transitions"]["recovery"]["sample"] == 2
+
+
+def test_a_round_without_its_fio_section_is_an_error_not_a_figure():
+    test = make_test({"group1": [1000] * 2, "group2": [300] * 2, "group3": [1000] * 2})
+    jobs = test["segments"]["group2"]["rounds"][1]["fio"]["jobs"]
+    jobs.append(dict(jobs[0], name="something-else"))
+    jobs[0] = dict(jobs[0], name="another")
+    with pytest.raises(ValueError, match="group2 round 2 has no fio section xsr-group2-0002"):
+        _xsr.build(test)
+
+
+def test_a_full_run_builds_and_renders_fast_with_a_sampled_table():
+    series = realistic()
+    started = time.perf_counter()
+    result = _xsr.build(make_test(series, gap_s=1.0))
+    lines = _xsr.section(result, {"throughput": "plots/xsr-throughput.png", "panels": "plots/xsr-panels.png"}, 4,
+                         3840755982336)
+    elapsed = time.perf_counter() - started
+    assert result["status"] == "complete" and result["rounds_run"] == 1320 and elapsed < 5
+    assert [g["final_samples"] for g in result["groups"]] == [48, 36, 48]
+    sample_rows = [line for line in lines if re.match(r"^\| [\d,.]+ \| \[[\d,]+\]\(xsr/group", line)]
+    # Per group its first and last ten samples and about ten between.
+    assert 75 <= len(sample_rows) <= 90
+    assert [line for line in lines if line.startswith("<details>")] == [
+        "<details><summary>Group 1 (SEQ 1024k write): 480 samples</summary>",
+        "<details><summary>Group 2 (RND 8k write): 360 samples</summary>",
+        "<details><summary>Group 3 (SEQ 1024k write): 480 samples</summary>"]
+    assert any("of 480 rows" in line for line in lines) and any("of 360 rows" in line for line in lines)
+    # At most a handful of job files linked per group, not 480.
+    assert "… (480 job files in `xsr/group1/`)" in "\n".join(lines)
+    assert len("\n".join(lines)) < 40000
+    # Recovery of 2,600 - 1,500 e^(-m/30) to 95 % of ~2,700: about an hour into group 3, never the mean itself.
+    recovery = result["transitions"]["recovery"]
+    assert 60 < recovery["minutes"] < 200 and result["transitions"]["recovery_at_mean"]["sample"] is None
+    assert result["transitions"]["settle"]["sample"] is not None
+
+
+@pytest.mark.skipif(not _plots.available(), reason="matplotlib is not installed")
+def test_plots_of_a_full_run_are_drawn_quickly(tmp_path):
+    result = _xsr.build(make_test(realistic(), gap_s=1.0))
+    started = time.perf_counter()
+    drawn = _xsr.plots(result, str(tmp_path), "drive (model)", "run test")
+    elapsed = time.perf_counter() - started
+    assert sorted(drawn) == ["panels", "throughput"]
+    assert [os.path.basename(p) for p in (drawn["throughput"], drawn["panels"])] == [
+        "xsr-throughput.png", "xsr-panels.png"]
+    assert all(os.path.getsize(p) > 10000 for p in drawn.values())
+    # A couple of seconds on a quiet machine; the bound leaves room for a busy one.
+    assert elapsed < 15
+
+
+@pytest.mark.skipif(not _plots.available(), reason="matplotlib is not installed")
+def test_plots_of_a_partial_run_and_of_none(tmp_path):
+    partial = _xsr.build(make_test({"group1": [1000] * 3, "group2": [300] * 1}, minutes=[3, 3, 3]))
+    assert sorted(_xsr.plots(partial, str(tmp_path), "drive", "run")) == ["panels", "throughput"]
+    assert _xsr.plots(_xsr.build(make_test({}, minutes=[3, 3, 3])), str(tmp_path), "drive", "run") == {}
