@@ -97,8 +97,11 @@ def _segments(test: dict, logical_block_size: int) -> tuple[list[dict], list[str
             segment = {"name": block_size_label(bs), "combinations": combos, "dvs": dvs}
             if test.get("segment_wipc"):
                 # WIPC after this block size's own purge: at the block size under test ([A]) or the one set.
-                wipc_bs = test["wipc_block_size"]
-                segment["wipc_block_size"] = bs if wipc_bs == "segment" else wipc_bs
+                wipc_bs = bs if test["wipc_block_size"] == "segment" else test["wipc_block_size"]
+                if wipc_bs < logical_block_size or wipc_bs % logical_block_size:
+                    raise ValueError(f"pts_run_throughput_wipc_block_size={block_size_label(wipc_bs)}: below or not a "
+                                     f"multiple of the drive's logical block size of {logical_block_size} bytes")
+                segment["wipc_block_size"] = wipc_bs
             segments.append(segment)
         return segments, notes
     dvs = []

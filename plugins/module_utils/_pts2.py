@@ -17,8 +17,8 @@
 Each runs as segments (one purge per test), each segment with its own stop rule: ``steady`` (a preconditioning or
 the TC x QD loop, tracked by a named fio section), ``sweep`` (HIR's bursts and baseline), ``samples`` (XSR's per-sample
 rounds, a sequential group continuing its stream from round to round) or ``points`` (the operating points, chosen
-from the loop's measurement window when their round starts). Where the sources differ (../shared/reference/PTS2.md),
-the choice is a variable and docs/snia_mapping.md says which source it follows.
+from the loop's measurement window when their round starts). Where the sources differ, the choice is a variable and
+docs/snia_mapping.md says which source it follows.
 """
 
 from __future__ import annotations
@@ -76,6 +76,7 @@ PROFILE_DEFAULTS = {
         "hir_burst_seconds": 5,
         "hir_repetitions": 360,
         "hir_baseline_seconds": 1800,
+        "hir_baseline_sample_seconds": 60,
         "xsr_group_minutes": [480, 360, 480],
         "xsr_sample_seconds": 60,
         "xsr_iodepth": 32,
@@ -103,6 +104,7 @@ PROFILE_DEFAULTS = {
         "hir_burst_seconds": 0.5,
         "hir_repetitions": 3,
         "hir_baseline_seconds": 1.5,
+        "hir_baseline_sample_seconds": 0.5,
         "xsr_group_minutes": [0.05, 0.05, 0.05],
         "xsr_sample_seconds": 0.5,
         "intensity_thread_counts": [2, 1],
@@ -118,9 +120,10 @@ PROFILE_DEFAULTS = {
 # The variables (without pts_run_) that shape each test's measurements, for the resume check and plan.json.
 VARIABLES = {
     "hir": ("hir_precondition_seconds", "hir_wait_states", "hir_burst_seconds", "hir_repetitions",
-            "hir_baseline_seconds"),
+            "hir_baseline_seconds", "hir_baseline_sample_seconds"),
+    # The recovery tolerance only judges what was measured: a resume may change it.
     "xsr": ("xsr_group_minutes", "xsr_sample_seconds", "xsr_iodepth", "xsr_sequential_block_size",
-            "xsr_random_block_size", "xsr_recovery_tolerance_pct"),
+            "xsr_random_block_size"),
     "cbw": ("intensity_thread_counts", "intensity_queue_depths", "intensity_precondition_seconds",
             "intensity_prewrite_seconds", "intensity_point_seconds", "intensity_max_art_ms",
             "intensity_point_prewrite_seconds", "intensity_sample_seconds", "intensity_point_measure_seconds",
@@ -128,17 +131,19 @@ VARIABLES = {
 }
 VARIABLES["dirth"] = VARIABLES["cbw"][:-3] + ("dirth_block_size", "dirth_mix")
 HIR_BLOCK_SIZE = 4096
-# fio's own floor per stonewalled job section (docs/performance.md), and its start-up per process.
+# What fio is told for a bssplit section (bs= is required; bssplit overrides it): the 4k of CBW's most common size.
+NOMINAL_BLOCK_SIZE = 4096
+# fio's own floor per stonewalled job section (docs/performance.md): the idle time between two sections.
 SECTION_S = 0.3
-FIO_START_S = 0.3
+# fio refuses a job file whose sections' threads (numjobs clones) add up to more.
+FIO_MAX_JOBS = 4096
 _BSSPLIT_RE = re.compile(r"^\d+[kKmM]?/\d+$")
 _ZONED_RE = re.compile(r"^zoned:(\d+(\.\d+)?/\d+(\.\d+)?)(:\d+(\.\d+)?/\d+(\.\d+)?)*$")
 
 
 def spec(value: object, variable: str = "pts_run_spec") -> str:
-    """The PTS version a run follows: "1.1" or "2.0" (YAML may give 1.1 and 2.0 as numbers; "2.0.2" is 2.0)."""
-    text = f"{value:g}" if isinstance(value, (int, float)) and not isinstance(value, bool) else str(value).strip()
-    text = {"2": "2.0", "2.0.2": "2.0", "1.1.0": "1.1"}.get(text, text)
+    """The PTS version a run follows: "1.1" or "2.0" (unquoted in YAML they are the numbers 1.1 and 2.0)."""
+    text = f"{value:.1f}" if isinstance(value, float) else str(value).strip()
     if isinstance(value, bool) or text not in SPECS:
         raise fail(variable, value, f"unknown PTS version; known: {', '.join(SPECS)} (PTS-E 1.1 as TKperf runs it, "
                                     "or PTS 2.0.2)")
@@ -187,11 +192,11 @@ def iops_dvs(value: object, mixes: list[int], sizes: list[int], variable: str = 
 
 def bssplit(value: object, variable: str) -> tuple[str, list[tuple[int, int]]]:
     """A fio bssplit (size/percent:...) whose shares add up to 100: the text and its (bytes, percent) pairs."""
-    if not isinstance(value, str) or not value.strip():
-        raise fail(variable, value, "must be a fio bssplit such as 4k/50:64k/50 (size/percent of IOs)")
+    if not isinstance(value, str) or not value.strip() or any(ch.isspace() for ch in value.strip()):
+        raise fail(variable, value, "must be a fio bssplit such as 4k/50:64k/50 (size/percent of IOs), without spaces")
     pairs = []
     for part in value.strip().split(":"):
-        if not _BSSPLIT_RE.match(part):
+        if not _BSSPLIT_RE.fullmatch(part):
             raise fail(variable, value, f"{part!r} is not size/percent (e.g. 4k/67)")
         size, dummy, pct = part.partition("/")
         try:
@@ -206,7 +211,7 @@ def bssplit(value: object, variable: str) -> tuple[str, list[tuple[int, int]]]:
 def distribution(value: object, variable: str) -> str:
     """A fio zoned random_distribution (zoned:IO%/LBA%:...) whose IO and LBA shares each add up to 100."""
     text = str(value).strip() if isinstance(value, str) else ""
-    if not _ZONED_RE.match(text):
+    if not _ZONED_RE.fullmatch(text):
         raise fail(variable, value, "must be a fio zoned distribution such as zoned:50/5:30/15:20/80 (IO %/LBA %)")
     zones = [part.split("/") for part in text[len("zoned:"):].split(":")]
     for index, name in ((0, "IO"), (1, "LBA")):
@@ -220,6 +225,37 @@ def _ints(variable: str, value: object, maximum: int = 1024) -> list[int]:
     return positive_ints(variable, value, maximum=maximum)
 
 
+def _mix(variable: str, value: object) -> int:
+    """A read percentage, also as ``-e`` gives it (a string of digits)."""
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    return parse_mixes(variable, [value])[0]
+
+
+def _percentage(variable: str, value: object) -> float:
+    """A percentage from 0 to below 100, also as ``-e`` gives it."""
+    number = value
+    if isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            number = None
+    if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number) \
+            or not 0 <= number < 100:
+        raise fail(variable, value, "must be a percentage from 0 to below 100")
+    return float(number)
+
+
+def _jobs_fit(name: str, rounds: list[tuple[str, int, str, object, str]]) -> None:
+    """fio runs at most FIO_MAX_JOBS threads (every section's numjobs clones) in one job file: a round planned past
+    that would fail only once the drive has been purged and preconditioned, so the plan refuses it first. ``rounds``:
+    (what, threads, the variable to name, its value, what to change)."""
+    for what, jobs, variable, value, change in rounds:
+        if jobs > FIO_MAX_JOBS:
+            raise fail(variable, value, f"makes {name}'s {what} one fio job file of {jobs:,} threads (its sections' "
+                                        f"threads added up); fio runs at most {FIO_MAX_JOBS:,}: {change}")
+
+
 def inputs(name: str, params: dict, profile: str, common: dict) -> dict:
     """Validate one PTS 2.0 test's own variables; ``common`` holds the validated numjobs, iodepth and round_seconds."""
     def get(key):
@@ -227,14 +263,24 @@ def inputs(name: str, params: dict, profile: str, common: dict) -> dict:
 
     base = {"purge": "test", "stop": "phases", "wipc": False, "precondition": None}
     if name == "hir":
-        states = _ints("pts_run_hir_wait_states", get("hir_wait_states"), maximum=1000)
-        return dict(base, mixes=[0], block_sizes=[HIR_BLOCK_SIZE], numjobs=common["numjobs"],
-                    iodepth=common["iodepth"], wait_states=states,
-                    round_seconds=run_seconds("pts_run_hir_burst_seconds", get("hir_burst_seconds")),
-                    precondition_seconds=run_seconds("pts_run_hir_precondition_seconds",
-                                                     get("hir_precondition_seconds")),
-                    repetitions=int(positive("pts_run_hir_repetitions", get("hir_repetitions"), int)),
-                    baseline_seconds=run_seconds("pts_run_hir_baseline_seconds", get("hir_baseline_seconds")))
+        found = dict(base, mixes=[0], block_sizes=[HIR_BLOCK_SIZE], numjobs=common["numjobs"],
+                     iodepth=common["iodepth"],
+                     wait_states=_ints("pts_run_hir_wait_states", get("hir_wait_states"), maximum=1000),
+                     round_seconds=run_seconds("pts_run_hir_burst_seconds", get("hir_burst_seconds")),
+                     precondition_seconds=run_seconds("pts_run_hir_precondition_seconds",
+                                                      get("hir_precondition_seconds")),
+                     repetitions=int(positive("pts_run_hir_repetitions", get("hir_repetitions"), int)),
+                     baseline_seconds=run_seconds("pts_run_hir_baseline_seconds", get("hir_baseline_seconds")),
+                     baseline_sample_seconds=run_seconds("pts_run_hir_baseline_sample_seconds",
+                                                         get("hir_baseline_sample_seconds")))
+        threads = f"{found['numjobs']} threads each (pts_run_numjobs)"
+        _jobs_fit("hir", [
+            ("bursts", found["repetitions"] * found["numjobs"], "pts_run_hir_repetitions", found["repetitions"],
+             f"lower it or pts_run_numjobs ({found['repetitions']} bursts x {threads})"),
+            ("return to baseline", baseline_sections(found) * found["numjobs"], "pts_run_hir_baseline_sample_seconds",
+             found["baseline_sample_seconds"], f"raise it or lower pts_run_numjobs ({baseline_sections(found)} "
+                                               f"sections x {threads})")])
+        return found
     if name == "xsr":
         minutes = get("xsr_group_minutes")
         if not isinstance(minutes, (list, tuple)) or len(minutes) != 3:
@@ -243,10 +289,7 @@ def inputs(name: str, params: dict, profile: str, common: dict) -> dict:
         minutes = [positive("pts_run_xsr_group_minutes", m, float) for m in minutes]
         sizes = {key: parse_block_sizes(f"pts_run_xsr_{key}", [get(f"xsr_{key}")])[0]
                  for key in ("sequential_block_size", "random_block_size")}
-        tolerance = get("xsr_recovery_tolerance_pct")
-        if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not math.isfinite(tolerance) \
-                or not 0 <= tolerance < 100:
-            raise fail("pts_run_xsr_recovery_tolerance_pct", tolerance, "must be a percentage from 0 to below 100")
+        tolerance = _percentage("pts_run_xsr_recovery_tolerance_pct", get("xsr_recovery_tolerance_pct"))
         sample = run_seconds("pts_run_xsr_sample_seconds", get("xsr_sample_seconds"))
         for minute in minutes:
             if minute * 60 < sample:
@@ -271,14 +314,20 @@ def inputs(name: str, params: dict, profile: str, common: dict) -> dict:
                      round_seconds=durations["point_seconds"],
                      max_art_ms=positive("pts_run_intensity_max_art_ms", get("intensity_max_art_ms"), float),
                      **durations)
+        samples = prewrite_samples(found)
+        _jobs_fit(name, [
+            ("TC x QD loop round", max(tcs) + sum(tcs) * len(qds), "pts_run_intensity_thread_counts", tcs,
+             f"fewer or lower thread counts ({len(qds)} queue depths each)"),
+            ("operating point", (samples + 1) * max(tcs), "pts_run_intensity_sample_seconds",
+             durations["sample_seconds"], f"raise it ({samples} pre-write samples, each of up to {max(tcs)} threads)")])
         if name == "cbw":
             text, pairs = bssplit(get("cbw_bssplit"), "pts_run_cbw_bssplit")
-            mix = parse_mixes("pts_run_cbw_mix", [get("cbw_mix")])[0]
+            mix = _mix("pts_run_cbw_mix", get("cbw_mix"))
             return dict(found, mixes=[mix, 0], bssplit=text, bssplit_sizes=[bs for bs, dummy in pairs],
                         distribution=distribution(get("cbw_distribution"), "pts_run_cbw_distribution"), mix=mix,
-                        block_sizes=[HIR_BLOCK_SIZE])
+                        block_sizes=[NOMINAL_BLOCK_SIZE])
         size = parse_block_sizes("pts_run_dirth_block_size", [get("dirth_block_size")])[0]
-        mix = parse_mixes("pts_run_dirth_mix", [get("dirth_mix")])[0]
+        mix = _mix("pts_run_dirth_mix", get("dirth_mix"))
         return dict(found, mixes=[mix, 0], block_sizes=[size], bssplit=None, bssplit_sizes=[size], distribution=None,
                     mix=mix)
     raise ValueError(f"not a PTS 2.0 test: {name}")
@@ -308,13 +357,20 @@ def _cell(name: str, rw: str, mix: int, bs: int, seconds: float, start_s: float 
     return cell
 
 
-def round_seconds(combinations: list[dict], default_s: float) -> float:
-    """How long one fio process runs its stonewalled sections: each its run time (a section with a start delay
-    waits for it, counted from fio's start) plus fio's floor per section, and fio's start-up."""
-    elapsed = 0.0
-    for cell in combinations:
-        elapsed = max(elapsed, float(cell.get("start_s") or 0.0)) + float(cell.get("seconds") or default_s) + SECTION_S
-    return elapsed + FIO_START_S
+def baseline_sections(test: dict) -> int:
+    """HIR's return to baseline: sections of about pts_run_hir_baseline_sample_seconds back to back (fewer, longer
+    sections leave less of fio's floor per section idle in what should be continuous writes)."""
+    return max(1, int(round(test["baseline_seconds"] / test["baseline_sample_seconds"])))
+
+
+def prewrite_samples(test: dict) -> int:
+    """CBW/DIRTH: the sections an operating point's pre-write is recorded in."""
+    return max(1, int(round(test["point_prewrite_seconds"] / test["sample_seconds"])))
+
+
+def group_samples(minutes: float, sample_s: float) -> int:
+    """XSR: the samples (rounds) of a group of ``minutes``."""
+    return max(1, int(round(minutes * 60 / sample_s)))
 
 
 def _hir(test: dict) -> list[dict]:
@@ -322,7 +378,7 @@ def _hir(test: dict) -> list[dict]:
     segments = [{"name": "precondition", "stop": "steady", "combinations": [pc],
                  "dvs": [{"name": "4k 0/100 IOPS", "job": "hir-pc", "mix": 0, "bs": HIR_BLOCK_SIZE, "metric": "iops"}]}]
     burst, reps = test["round_seconds"], test["repetitions"]
-    count = max(1, int(round(test["baseline_seconds"] / burst)))
+    count = baseline_sections(test)
     for state in test["wait_states"]:
         idle = burst * state
         # Each burst starts on a fixed schedule from fio's start (startdelay counts from there), so the idle time
@@ -347,7 +403,7 @@ def _xsr(test: dict) -> list[dict]:
     for index, (name, access) in enumerate(XSR_GROUPS):
         bs = test["sequential_block_size"] if access == "sequential" else test["random_block_size"]
         rw = "write" if access == "sequential" else "randwrite"
-        samples = max(1, int(round(test["group_minutes"][index] * 60 / test["round_seconds"])))
+        samples = group_samples(test["group_minutes"][index], test["round_seconds"])
         sample = _cell(f"xsr-{name}", rw, 0, bs, test["round_seconds"])
         segments.append({"name": name, "stop": "samples", "samples": samples, "stream": access == "sequential",
                          "access": f"{'SEQ' if access == 'sequential' else 'RND'} {block_size_label(bs)} write",
@@ -355,7 +411,7 @@ def _xsr(test: dict) -> list[dict]:
     return segments
 
 
-def _workload(test: dict, mix: int) -> dict:
+def _workload(test: dict) -> dict:
     options = {}
     if test.get("bssplit"):
         options["bssplit"] = test["bssplit"]
@@ -368,11 +424,11 @@ def point_cells(test: dict, point: str, tc: int, qd: int) -> list[dict]:
     """One operating point's round: its pre-write at the point's TC x QD (100 % writes) in samples, then the
     measurement at the test's R/W mix, whose latency histogram (fio json+) the report draws."""
     prefix, bs = test["name"], test["block_sizes"][0]
-    samples = max(1, int(round(test["point_prewrite_seconds"] / test["sample_seconds"])))
+    samples = prewrite_samples(test)
     cells = [_cell(f"{prefix}-{point}-pre-{i + 1:03d}", "randwrite", 0, bs, test["point_prewrite_seconds"] / samples,
-                   numjobs=tc, iodepth=qd, **_workload(test, 0)) for i in range(samples)]
+                   numjobs=tc, iodepth=qd, **_workload(test)) for i in range(samples)]
     cells.append(_cell(f"{prefix}-{point}-measure", _rw(test["mix"]), test["mix"], bs, test["point_measure_seconds"],
-                       numjobs=tc, iodepth=qd, **_workload(test, test["mix"])))
+                       numjobs=tc, iodepth=qd, **_workload(test)))
     return cells
 
 
@@ -384,16 +440,16 @@ def _intensity(test: dict) -> list[dict]:
     prefix, bs, mix = test["name"], test["block_sizes"][0], test["mix"]
     tc, qd = max(test["thread_counts"]), max(test["queue_depths"])
     pc = _cell(f"{prefix}-pc", "randwrite", 0, bs, test["precondition_seconds"], numjobs=tc, iodepth=qd,
-               **_workload(test, 0))
+               **_workload(test))
     what = "CBW" if prefix == "cbw" else f"{block_size_label(bs)}"
     segments = [{"name": "precondition", "stop": "steady", "combinations": [pc],
                  "dvs": [{"name": f"{what} 0/100 TC{tc}/QD{qd} IOPS", "job": pc["name"], "mix": 0, "bs": bs,
                           "metric": "iops"}]}]
     grid = [_cell(f"{prefix}-prewrite", "randwrite", 0, bs, test["prewrite_seconds"], numjobs=tc, iodepth=qd,
-                  **_workload(test, 0))]
+                  **_workload(test))]
     # PTS loop order: thread count outer, queue depth inner, both from high to low.
     grid += [_cell(grid_name(prefix, t, q), _rw(mix), mix, bs, test["point_seconds"], numjobs=t, iodepth=q,
-                   **_workload(test, mix)) for t in test["thread_counts"] for q in test["queue_depths"]]
+                   **_workload(test)) for t in test["thread_counts"] for q in test["queue_depths"]]
     segments.append({"name": "loop", "stop": "steady", "combinations": grid,
                      "dvs": [{"name": f"{what} {mix}/{100 - mix} TC{tc}/QD{qd} IOPS", "job": grid_name(prefix, tc, qd),
                               "mix": mix, "bs": bs, "metric": "iops"}]})
@@ -413,7 +469,7 @@ def segments(test: dict, logical_block_size: int) -> tuple[list[dict], list[str]
     if small:
         shown = ", ".join(block_size_label(bs) for bs in small)
         hint = " (give pts_run_cbw_bssplit a mix without them)" if test.get("bssplit") else ""
-        return [], [f"{name} not run: its block size{'s' if len(small) > 1 else ''} {shown} "
+        return [], [f"its block size{'s' if len(small) > 1 else ''} {shown} "
                     f"{'are' if len(small) > 1 else 'is'} below or not a multiple of the drive's logical block size "
                     f"of {logical_block_size} bytes{hint}"]
     if name == "hir":
@@ -505,18 +561,3 @@ def point_row(test: dict, row: dict, points: dict) -> dict:
              f"({chosen['iops']:,.0f} IOPS, ART {chosen['art_ms']:.3f} ms in the loop's window)")
     return dict(row, label=label, tc=chosen["tc"], qd=chosen["qd"], chosen=points,
                 combinations=point_cells(test, row["point"], chosen["tc"], chosen["qd"]))
-
-
-def samples_for_time(test: dict) -> int:
-    """XSR's number of samples in all (for the plan's round count)."""
-    return sum(max(1, int(round(m * 60 / test["round_seconds"]))) for m in test["group_minutes"])
-
-
-def describe(name: str, test: dict) -> str:
-    """One line on what the test runs, for the plan."""
-    if name == "hir":
-        return (f"wait states {', '.join(str(s) for s in test['wait_states'])} x {test['repetitions']} bursts of "
-                f"{test['round_seconds']:g} s")
-    if name == "xsr":
-        return "groups of " + ", ".join(f"{m:g} min" for m in test["group_minutes"])
-    return f"TC {test['thread_counts']} x QD {test['queue_depths']}"

@@ -51,6 +51,7 @@ from __future__ import annotations
 import math
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import fail as _fail, positive as _positive
+from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import parse_block_size
 
 TB = 1e12
 DEFAULT_BUDGET_PCT = 5.0
@@ -164,12 +165,21 @@ def write_fraction(combination: dict) -> float:
     raise ValueError(f"unknown fio rw {rw!r} in combination {combination.get('name')!r}")
 
 
+def _io_size(combination: dict) -> float:
+    """The mean size of a combination's IOs: its block size, or its bssplit's shares (CBW)."""
+    split = (combination.get("options") or {}).get("bssplit")
+    if not split:
+        return float(combination["bs"])
+    pairs = [part.split("/") for part in str(split).split(":")]
+    return sum(parse_block_size(size) * float(pct) for size, pct in pairs) / sum(float(pct) for dummy, pct in pairs)
+
+
 def _combination_rate(combination: dict, numjobs: int, rate: float, rate_iops: int) -> float:
     """A combination's rate: the drive's bound, capped by fio's rate_iops (per job) where the job file sets one."""
     caps = [rate]
     own = (combination.get("options") or {}).get("rate_iops") or rate_iops
     if own:
-        caps.append(float(own) * numjobs * float(combination["bs"]))
+        caps.append(float(own) * numjobs * _io_size(combination))
     return min(caps)
 
 

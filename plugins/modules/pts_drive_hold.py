@@ -280,6 +280,10 @@ def main() -> None:
         module.fail_json(msg=f"pts_drive_hold: timeout={module.params['timeout']}: must be a positive number of seconds")
     if os.geteuid() != 0:
         module.fail_json(msg="pts_drive_hold: needs root (an exclusive open of a block device, a lock file in /run)")
+    if not module.params["run_token"]:
+        module.warn(f"pts_drive_hold: run {run_id} has no run_token, so another run that chose the same run id would "
+                    "count as this one (take over or release this hold); playbooks/pts.yml passes the token pts_plan "
+                    "keeps in the run's results directory")
     if module.params["state"] == "present":
         _present(module, module.params["path"], run_id, module.params["run_token"] or "", module.params["expect"])
     _absent(module, module.params["path"], run_id, module.params["run_token"] or "", module.params["expect"])

@@ -135,8 +135,16 @@ pts_plan:
   returned: success
   type: dict
   contains:
+    spec:
+      description: The SNIA PTS version the run follows, V(1.1) or V(2.0) (C(pts_spec)).
+      type: str
+      version_added: 1.2.0
+    spec_name:
+      description: Its name as the reports give it.
+      type: str
+      version_added: 1.2.0
     tests:
-      description: Per test, the mixes, block sizes (bytes) and DV.
+      description: Per test, the mixes, block sizes (bytes) and DV (DVs for IOPS); a PTS 2.0 test's own parameters.
       type: list
       elements: dict
     drives:

@@ -52,8 +52,9 @@ SOURCES = [
     "- *Bursts*: each burst is its own fio section started on a fixed schedule counted from fio's start (fio "
     "`startdelay` = burst number × (burst + idle)), so the schedule does not drift over hundreds of bursts. The idle "
     f"time between two bursts is the wait state's less fio's floor of about {SECTION_S:g} s per section.",
-    "- *Return to baseline*: continuous writes as sections back to back (ADATA); CloudHarmony sleeps between them, "
-    "which is not continuous.",
+    "- *Return to baseline*: writes as sections back to back (ADATA runs 5-s sections; CloudHarmony sleeps between "
+    "them, which is not continuous). The sections are pts_run_hir_baseline_sample_seconds long (60 s), so fio's "
+    f"floor of about {SECTION_S:g} s between two sections leaves the drive idle for well under 1 % of the baseline.",
     "- *Recovery per wait state*: how the PTS compares a wait state with the baseline is not confirmed. This report's "
     "**gain** is the mean burst IOPS divided by the preconditioning's steady-state window average; the mean burst "
     "IOPS divided by the following return to baseline's mean is shown beside it.",

@@ -25,6 +25,11 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils import _iops, _plots
 
 MS = 1e6  # ns per ms
 FIVE_NINES = "99.999"
+HEATMAP_CAPTION = ("Measurement heat maps: window-average mean latency and the maximum latency per R/W mix and block "
+                   "size, each cell's value printed (in place of TKperf's 3D bars, which hide their back rows).")
+HEATMAP_CAPTION_2 = ("Measurement heat maps: window-average ART, 5 nines (99.999 %; mixed: the larger of read and write; "
+                     "left out when no round file has one) and the MRT per R/W mix and block size, each cell's value "
+                     "printed (in place of TKperf's 3D bars, which hide their back rows).")
 
 
 def _ms(value):
@@ -270,11 +275,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
         "percentiles": "Latency percentiles: per block size, each R/W mix and direction across p50 … "
                        f"{'p99.999' if _has_five_nines(result) else 'p99.99'} (means of "
                        "the window rounds' own percentiles) and, for pure reads or writes, the window's max.",
-        "heatmap": ("Measurement heat maps: window-average ART, 5 nines (99.999 %; mixed: the larger of read and "
-                    "write; left out when no round file has one) and the MRT per R/W mix and block size, each cell's "
-                    "value printed (in place of TKperf's 3D bars, which hide their back rows)." if spec2 else
-                    "Measurement heat maps: window-average mean latency and the maximum latency per R/W mix and block "
-                    "size, each cell's value printed (in place of TKperf's 3D bars, which hide their back rows)."),
+        "heatmap": HEATMAP_CAPTION_2 if spec2 else HEATMAP_CAPTION,
     })
     window = ", ".join(str(r) for r in result["window_rounds"])
     sizes, mixes = result["block_sizes"], result["mixes"]

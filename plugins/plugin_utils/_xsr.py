@@ -11,7 +11,7 @@ access groups of writes back to back - sequential (1024k), random (8k), sequenti
 against time, a table per group, and per transition how long the drive took: to settle on the random writes (group
 1 -> 2) and to recover its sequential throughput (group 2 -> 3).
 
-The PTS 2.0 sources differ (../shared/reference/PTS2.md section 3): ADATA's port counts recovery as the first group-3
+The PTS 2.0 sources differ (docs/snia_mapping.md): ADATA's port counts recovery as the first group-3
 minute whose throughput reaches the group-1 mean; here that mean less a tolerance
 (``pts_run_xsr_recovery_tolerance_pct``, 5 % by default), and ADATA's figure (tolerance 0) beside it. No steady
 state: every group runs its samples once."""
@@ -60,7 +60,7 @@ def planned_samples(settings: dict) -> list[int]:
     """Each group's number of samples as the run planned them (pts_run_xsr_group_minutes / sample seconds)."""
     minutes = (settings.get("parameters") or {}).get("group_minutes") or STANDARD["xsr_group_minutes"]
     seconds = float(settings.get("round_seconds") or STANDARD["xsr_sample_seconds"])
-    return [max(1, int(round(float(m) * 60 / seconds))) for m in minutes]
+    return [_pts2.group_samples(float(m), seconds) for m in minutes]
 
 
 def tolerance_pct(settings: dict) -> float:
@@ -256,10 +256,13 @@ def build(test: dict) -> dict:
                    "recovery": _transition("recovery", groups, samples, tolerance)}
     if tolerance:
         transitions["recovery_at_mean"] = _transition("recovery", groups, samples, 0.0)
-    gaps = [b["start_min"] - a["t_min"] for a, b in zip(samples, samples[1:]) if a["group"] == b["group"]]
+    # The drive's idle time between two samples: from one sample's end to the next one's first IO (its end less its
+    # run time): the result's way to the controller, the next round's start, fio's start-up.
+    gaps = [(b["t_min"] - a["t_min"]) * 60.0 - b["runtime_s"] for a, b in zip(samples, samples[1:])
+            if a["group"] == b["group"]]
     result.update(
         status=status, rounds_run=len(samples), samples=samples, groups=groups, transitions=transitions,
-        time_base=base, mean_gap_s=_mean(gaps) * 60.0 if gaps and base == "recorded" else None,
+        time_base=base, mean_gap_s=max(0.0, _mean(gaps)) if gaps and base == "recorded" else None,
         headline={"recovery_min": transitions["recovery"]["minutes"], "settle_min": transitions["settle"]["minutes"],
                   "group_means_mb_s": [g["mean_mb_s"] for g in groups]},
     )
@@ -483,8 +486,10 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
               "A sample's figures are its fio section's: throughput (MB/s, 10⁶ bytes/s), IOPS, mean response time "
               "(ART) and maximum response time (MRT), both fio's total latency (submission + completion). There is no "
               f"steady state. Time in this section is {TIME_NOTE[result.get('time_base') or 'fio']}"
-              + (f"; between samples the controller took {result['mean_gap_s']:.1f} s on average, in which the drive "
-                 "was idle" if result.get("mean_gap_s") is not None else "") + ".", ""]
+              + (f"; between two samples the drive was idle for {result['mean_gap_s']:.2f} s on average (from one "
+                 "sample's last IO to the next one's first: the result's way to the controller, the next round's start "
+                 "and fio's start-up), idle time that lets a drive recover a little, as any does"
+                 if result.get("mean_gap_s") is not None else "") + ".", ""]
     lines += [f"### {number}.1 Summary", "", _status_line(result), ""]
     rows = []
     for group in result["groups"]:

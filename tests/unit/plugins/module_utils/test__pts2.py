@@ -29,8 +29,7 @@ def entry(tests, name, **params):
     return next(t for t in plan(tests, **params)["drives"][0]["tests"] if t["test"] == name)
 
 
-@pytest.mark.parametrize("given, chosen", [(None, "1.1"), ("1.1", "1.1"), (1.1, "1.1"), ("2.0", "2.0"), (2.0, "2.0"),
-                                           (2, "2.0"), ("2.0.2", "2.0")])
+@pytest.mark.parametrize("given, chosen", [(None, "1.1"), ("1.1", "1.1"), (1.1, "1.1"), ("2.0", "2.0"), (2.0, "2.0")])
 def test_the_spec_is_one_of_two_versions_however_yaml_spells_it(given, chosen):
     params = {} if given is None else {"pts_run_spec": given}
     found = plan(["iops"], **params)
@@ -38,7 +37,7 @@ def test_the_spec_is_one_of_two_versions_however_yaml_spells_it(given, chosen):
     assert found["spec_name"] == _pts2.SPEC_NAMES[chosen]
 
 
-@pytest.mark.parametrize("value", ["2.1", "1.0", True, "latest"])
+@pytest.mark.parametrize("value", ["2.1", "1.0", True, "latest", 2, "2.0.2"])
 def test_an_unknown_spec_is_refused_naming_it(value):
     with pytest.raises(_inputs.PlanError, match=r"pts_run_spec=.*unknown PTS version; known: 1.1, 2.0"):
         plan(["iops"], pts_run_spec=value)
@@ -103,6 +102,17 @@ def test_each_spec_default_stays_overridable_by_its_own_variable():
     ({"pts_run_intensity_point_prewrite_seconds": 30}, "pts_run_intensity_point_prewrite_seconds=30.0: is shorter"),
     ({"pts_run_cbw_bssplit": "4k/50:8k/40"}, "pts_run_cbw_bssplit='4k/50:8k/40': its percentages add up to 90"),
     ({"pts_run_cbw_bssplit": "4k:50"}, "is not size/percent"),
+    ({"pts_run_cbw_bssplit": "4k/33\n:8k/67"}, "without spaces"),
+    ({"pts_run_cbw_bssplit": "4k/33: 8k/67"}, "without spaces"),
+    ({"pts_run_hir_repetitions": 1200, "pts_run_numjobs": 4},
+     "pts_run_hir_repetitions=1200: makes hir's bursts one fio job file of 4,800 threads (its sections' threads added "
+     "up); fio runs at most 4,096: lower it or pts_run_numjobs (1200 bursts x 4 threads each (pts_run_numjobs))"),
+    ({"pts_run_hir_baseline_sample_seconds": 0.1, "pts_run_numjobs": 4},
+     "pts_run_hir_baseline_sample_seconds=0.1: makes hir's return to baseline one fio job file of 72,000 threads"),
+    ({"pts_run_intensity_sample_seconds": 20},
+     "pts_run_intensity_sample_seconds=20.0: makes cbw's operating point one fio job file of 5,792 threads"),
+    ({"pts_run_intensity_thread_counts": [128, 256, 200]},
+     "pts_run_intensity_thread_counts=[256, 200, 128]: makes cbw's TC x QD loop round one fio job file of 4,344 threads"),
     ({"pts_run_cbw_distribution": "zoned:50/5:50/15"}, "its LBA shares add up to 20, not 100"),
     ({"pts_run_cbw_distribution": "random"}, "must be a fio zoned distribution"),
     ({"pts_run_dirth_mix": 101}, "pts_run_dirth_mix=101"),
@@ -112,6 +122,15 @@ def test_bad_pts2_input_names_the_variable_and_value(params, message):
     with pytest.raises(_inputs.PlanError) as caught:
         plan(["iops"], **params)
     assert message in str(caught.value)
+
+
+@pytest.mark.parametrize("variable, value, expected", [
+    ("pts_run_xsr_recovery_tolerance_pct", "2.5", 2.5), ("pts_run_cbw_mix", "30", 30), ("pts_run_dirth_mix", "70", 70)])
+def test_numbers_given_with_dash_e_are_strings_and_taken(variable, value, expected):
+    test = {"pts_run_xsr_recovery_tolerance_pct": "xsr", "pts_run_cbw_mix": "cbw", "pts_run_dirth_mix": "dirth"}[variable]
+    found = entry([test], test, **{variable: value})
+    key = "recovery_tolerance_pct" if test == "xsr" else "mix"
+    assert found["parameters"][key] == expected
 
 
 def test_hir_precondition_then_each_wait_state_on_a_fixed_schedule():
@@ -130,7 +149,8 @@ def test_hir_precondition_then_each_wait_state_on_a_fixed_schedule():
     # 5 s of writes, then 25 s idle: each burst starts 30 s after the one before, counted from fio's start.
     assert [c.get("start_s", 0) for c in bursts["combinations"][:3]] == [0, 30.0, 60.0]
     assert bursts["combinations"][-1]["start_s"] == 359 * 30.0
-    assert len(baseline["combinations"]) == 360 and sum(c["seconds"] for c in baseline["combinations"]) == 1800
+    # The return to baseline: 1,800 s of writes as 60-s sections back to back (fio idles ~0.3 s between two).
+    assert len(baseline["combinations"]) == 30 and sum(c["seconds"] for c in baseline["combinations"]) == 1800
     assert "start_s" not in baseline["combinations"][1]
     # The round lasts the schedule (the last burst starts at 10,770 s), not the sum of its sections.
     assert bursts["round_s"] == pytest.approx(359 * 30 + 5 + _pts.JOB_SWITCH_S + _pts.FIO_START_S)
@@ -218,9 +238,9 @@ def test_a_4kn_drive_cannot_run_cbws_sub_4k_sizes_and_says_so():
     found = plan(["cbw", "dirth"], dict(DRIVE, logical_block_size=4096))["drives"][0]
     cbw, dirth = found["tests"]
     assert cbw["segments"] == [] and dirth["segments"]
-    assert cbw["notes"][0] == ("cbw not run: its block sizes 512, 1k, 1536, 2k, 2560, 3k, 3584 are below or not a "
-                               "multiple of the drive's logical block size of 4096 bytes (give pts_run_cbw_bssplit a "
-                               "mix without them)")
+    assert cbw["notes"][-1] == ("cbw not run: its block sizes 512, 1k, 1536, 2k, 2560, 3k, 3584 are below or not a "
+                                "multiple of the drive's logical block size of 4096 bytes (give pts_run_cbw_bssplit a "
+                                "mix without them)")
     # A mix without them runs.
     assert plan(["cbw"], dict(DRIVE, logical_block_size=4096),
                 pts_run_cbw_bssplit="4k/70:8k/20:64k/10")["drives"][0]["tests"][0]["segments"]
@@ -300,3 +320,23 @@ def test_the_wear_estimate_covers_every_phase_of_a_pts2_test():
     tp = entry(["throughput"], "throughput", pts_run_spec="2.0")
     assert _wear.test_bytes(tp, DRIVE["size_bytes"], rate, run, "discard")["parts"]["precondition"] == \
         2 * 2 * DRIVE["size_bytes"]
+
+
+def test_a_throughput_wipc_block_size_the_drive_cannot_write_is_refused_at_the_plan():
+    with pytest.raises(_inputs.PlanError, match=r"pts_devices='d1': pts_run_throughput_wipc_block_size=512: below or "
+                                                r"not a multiple of the drive's logical block size of 4096 bytes"):
+        plan(["throughput"], dict(DRIVE, logical_block_size=4096), pts_run_spec="2.0",
+             pts_run_throughput_wipc_block_size="512")
+
+
+def test_a_throttled_cbw_estimate_uses_its_block_size_mix_not_the_nominal_4k():
+    cbw = entry(["cbw"], "cbw")
+    run = {"max_rounds": 1, "wipc_capacity_multiple": 2, "purge_method": "discard", "rate_iops": 100}
+    found = _wear.test_bytes(cbw, DRIVE["size_bytes"], 1e12, run, "discard")
+    pc = cbw["segments"][0]
+    # 32 threads x 100 IOPS x the mix's mean IO size (4 % 512 ... 3 % 64k) for the preconditioning round's 1,800 s.
+    mean = sum(size * pct for size, pct in ((512, 4), (1024, 1), (1536, 1), (2048, 1), (2560, 1), (3072, 1), (3584, 1),
+                                            (4096, 67), (8192, 10), (16384, 7), (32768, 3), (65536, 3))) / 100
+    assert _wear.test_bytes(dict(cbw, segments=[pc]), DRIVE["size_bytes"], 1e12, run, "discard")["parts"]["rounds"] \
+        == pytest.approx(1800 * 32 * 100 * mean)
+    assert found["parts"]["rounds"] > 0

@@ -207,7 +207,7 @@ def test_minutes_are_real_time_with_the_controller_gaps_and_writing_time_without
     assert result["groups"][2]["start_min"] == pytest.approx(6 + 6 * 3 / 60)
     assert result["groups"][0]["duration_min"] == pytest.approx(3.1)
     text = "\n".join(_xsr.section(result, {}, 5, 0))
-    assert "between samples the controller took 3.0 s on average" in text
+    assert "between two samples the drive was idle for 3.00 s on average" in text
 
 
 def test_without_recorded_times_samples_are_laid_end_to_end_by_fio_time():
