@@ -13,8 +13,8 @@ export ANSIBLE_COLLECTIONS_PATH := $(COLLECTIONS)
 export MPLCONFIGDIR := $(CURDIR)/build/mpl
 export PATH := $(BIN):$(PATH)
 
-.PHONY: all demo test test-guest test-versions bench deps venv lint docs units integration molecule sanity build \
-	release clean
+.PHONY: all demo test test-guest test-versions bench deps venv lint docs units integration integration-targets molecule \
+	sanity build release clean
 
 all: test
 
@@ -36,7 +36,7 @@ venv: deps $(VENV)/.installed $(COLLECTION)
 demo: venv
 	scripts/demo.sh
 
-test: venv lint docs units integration molecule sanity test-versions
+test: venv lint docs units integration integration-targets molecule sanity test-versions
 
 # ansible-lint (--offline: installs nothing into ~/.ansible/collections), antsibull-docs lint-collection-docs,
 # antsibull-changelog lint and reuse lint; all run, the failures are named at the end.
@@ -54,6 +54,11 @@ units: venv
 # tests are listed at the end.
 integration: venv
 	pytest -q -p no:cacheprovider -n 2 --dist loadfile --durations=10 tests/integration
+
+# The role scenarios as ansible-test integration targets (tests/integration/targets/role_*), as root; T=<target> runs
+# one.
+integration-targets: venv
+	scripts/integration_targets.sh $(T)
 
 # The roles' molecule scenarios (extensions/molecule/) against this machine, as root; S=<scenario> runs one.
 molecule: venv

@@ -196,7 +196,7 @@ def main() -> dict:
                 time.sleep(0.001)
                 _results.atomic_write_json(os.path.join(path, "result.json"), mine)
         started = time.monotonic()
-        summary = _fleet.summarize([fleet_dir], fleet_dir, ["FAIL", "INCOMPLETE"])
+        summary = _fleet.summarize([fleet_dir], fleet_dir, {"fail_on": ["FAIL", "INCOMPLETE"]})
         fleet_s = time.monotonic() - started
     finally:
         shutil.rmtree(work, ignore_errors=True)

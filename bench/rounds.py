@@ -41,14 +41,15 @@ def fio_wall(job_file: str, output: str) -> tuple[float, dict]:
         return wall, json.load(handle)
 
 
-def collection_fio(job_file: str, work: pathlib.Path, expected: float) -> dict:
-    """One run of the job file through fleetqual.pts.fio_job (async, poll 0: the action waits), as a round runs."""
+def collection_fio(job_file: str, work: pathlib.Path, expected: float, device: str, guard: dict) -> dict:
+    """One run of the job file through fleetqual.pts.fio_job (async, poll 0: the action waits), as a round runs,
+    with the guard's record of the device from the collection's own run (fio_job writes nothing without one)."""
     env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""),
                ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
                ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"),
                ANSIBLE_LOCAL_TEMP=str(work / "ansible-local"), ANSIBLE_REMOTE_TMP=str(work / "ansible-remote"),
                ANSIBLE_NOCOLOR="1", ANSIBLE_LOAD_CALLBACK_PLUGINS="0")
-    args = json.dumps({"job_file": job_file, "expected_seconds": expected})
+    args = json.dumps({"job_file": job_file, "expected_seconds": expected, "device": device, "expect": guard})
     proc = subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible"), "localhost", "-c", "local",
                            "-e", "ansible_python_interpreter=/usr/bin/python3", "-m", "fleetqual.pts.fio_job",
                            "-a", args, "-B", "3600", "-P", "0", "-o"],
@@ -98,6 +99,8 @@ def main() -> dict:
                 elapsed.append(json.load(handle)["fio"]["elapsed_s"])
         overheads = [(raws[n]["timestamp_ms"] - raws[n - 1]["timestamp_ms"]) / 1000.0 - elapsed[n]
                      for n in range(1, ROUNDS)]
+        with open(os.path.join(run.drive_dir("bench"), "guard.json"), encoding="utf-8") as handle:
+            guard = json.load(handle)
         job_file = os.path.join(test_dir, "round-02.fio")
         with open(job_file, encoding="utf-8") as handle:
             job_text = handle.read()
@@ -108,7 +111,7 @@ def main() -> dict:
             if i % 2 == 0:
                 bare.append(fio_wall(job_file, os.path.join(work, f"bare-{i}.json")))
                 expected = bare[-1][0]
-            through.append(collection_fio(job_file, work, expected or statistics.fmean(elapsed)))
+            through.append(collection_fio(job_file, work, expected or statistics.fmean(elapsed), device.path, guard))
             if i % 2 == 1:
                 bare.append(fio_wall(job_file, os.path.join(work, f"bare-{i}.json")))
         combos = split_jobs(job_text, work)

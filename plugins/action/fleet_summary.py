@@ -11,8 +11,7 @@ from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import PlanError, run_id
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _fleet
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._callback_options import callback_option
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _fleet, _run
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._verdicts import VERDICTS
 
 display = Display()
@@ -28,11 +27,12 @@ class ActionModule(ActionBase):
             results_dirs=dict(type="list", elements="path"),
             run_ids=dict(type="list", elements="str", required=True),
             output_dir=dict(type="path"),
+            # Unset: as the runs' plans recorded them (pts_fleet_*), else _run.FLEET_DEFAULTS.
             fail_on=dict(type="list", elements="str"),
-            outlier_robust_z=dict(type="float", default=3.5),
-            outlier_min_deviation_pct=dict(type="float", default=10.0),
-            outlier_min_cohort=dict(type="int", default=3),
-            outliers_fail=dict(type="bool", default=False),
+            outlier_robust_z=dict(type="float"),
+            outlier_min_deviation_pct=dict(type="float"),
+            outlier_min_cohort=dict(type="int"),
+            outliers_fail=dict(type="bool"),
         ))
         try:
             for index, run in enumerate(args["run_ids"]):
@@ -44,7 +44,7 @@ class ActionModule(ActionBase):
             raise AnsibleActionFail(f"fleet_summary: fail_on={args['fail_on']!r}: unknown verdicts {bad}; known: "
                                     f"{', '.join(VERDICTS)}")
         try:
-            roots = args["results_dirs"] or [callback_option("output_dir")]
+            roots = args["results_dirs"] or [_run.results_root()]
         except ValueError as exc:
             raise AnsibleActionFail(f"fleet_summary: {exc}; give results_dirs") from None
         run_dirs = [os.path.join(root, run) for root in roots for run in args["run_ids"]
@@ -52,12 +52,8 @@ class ActionModule(ActionBase):
         if not run_dirs:
             raise AnsibleActionFail(f"fleet_summary: no run {args['run_ids']} under {roots}")
         out = args["output_dir"] or run_dirs[0]
-        # Not given: as the runs' plans recorded pts_fleet_fail_on (an empty list fails nothing).
-        fail_on = _fleet.recorded_fail_on(run_dirs) if args["fail_on"] is None else args["fail_on"]
         try:
-            summary = _fleet.summarize(run_dirs, out, fail_on, args["outlier_robust_z"],
-                                       args["outlier_min_deviation_pct"], args["outlier_min_cohort"],
-                                       args["outliers_fail"])
+            summary = _fleet.summarize(run_dirs, out, {key: args[key] for key in _run.FLEET_DEFAULTS})
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise AnsibleActionFail(f"fleet_summary: {exc}") from None
         counts = summary["counts"]
@@ -71,7 +67,7 @@ class ActionModule(ActionBase):
                  f"{os.path.join(out, 'fleet.md')}"
                  + "".join(f"; fleet.{kind} not made: {why}" for kind, why in
                            (summary.get("outputs") or {}).get("not_produced", {}).items() if "not asked for" not in why)
-                 + (f"; failing on {', '.join(fail_on)}" if summary["failed"] else "")),
+                 + (f"; failing on {', '.join(summary['fail_on'])}" if summary["failed"] else "")),
             pts_fleet={"counts": counts, "output_dir": out, "failed": summary["failed"],
                        "verdicts": {d["id"]: d["verdict"] for d in summary["drives"]}},
         )

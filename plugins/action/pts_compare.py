@@ -10,8 +10,7 @@ from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import PlanError, run_id
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _compare, _history, _results
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._callback_options import callback_option
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _compare, _history, _results, _run
 
 ARGUMENT_SPEC = dict(
     results_dir=dict(type="path"),
@@ -51,7 +50,7 @@ class ActionModule(ActionBase):
         except (PlanError, _compare.CompareError) as exc:
             raise AnsibleActionFail(f"pts_compare: {exc}; nothing was written") from None
         try:
-            root = args["results_dir"] or callback_option("output_dir")
+            root = _run.results_root(args["results_dir"])
         except ValueError as exc:
             raise AnsibleActionFail(f"pts_compare: {exc}; give results_dir (pts_results_dir)") from None
         if not os.path.isdir(root):

@@ -14,10 +14,9 @@ from ansible.utils.vars import load_extra_vars
 from ansible_collections.fleetqual.pts.plugins.module_utils import _inputs, _wear
 from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import PlanError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import build_plan
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _resume, _results, _run_lock
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._callback_options import callback_option, run_id_candidates
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _resume, _results, _role_inputs, _run, _run_lock
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._raid import validate_arrays
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._verdicts import fleet_settings, matching_rule
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._verdicts import matching_rule
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._verdicts import validate_rules
 
 display = Display()
@@ -36,7 +35,7 @@ ALIASES = {
 
 def _setting(name: str):
     try:
-        return callback_option(name)
+        return _run.callback_option(name)
     except ValueError:
         return None
 
@@ -50,7 +49,8 @@ class ActionModule(ActionBase):
         task_vars = task_vars or {}
         dummy, args = self.validate_argument_spec(
             argument_spec=dict(
-                variables=dict(type="dict", required=True),
+                fix_run=dict(type="bool", default=False),
+                variables=dict(type="dict"),
                 devices=dict(type="list", elements="dict", default=[]),
                 # raw: a malformed pts_devices is refused below under its own name, not as this option's.
                 listed=dict(type="raw", default=[]),
@@ -63,14 +63,22 @@ class ActionModule(ActionBase):
                 )),
                 lock=dict(type="bool", default=False),
                 context=dict(type="dict", default={}),
-            )
+            ),
         )
-        variables = args["variables"]
+        if args["fix_run"]:
+            # Once per run, before any host: the run id every host's results go under.
+            run_id = self._run_id(_run.run_id_in_force(self._templar.template(task_vars.get("pts_run_id")),
+                                                       os.environ.get("PTS_RUN_ID"), _setting("run_id")))
+            result.update(changed=False, pts_run_id=run_id)
+            return result
+        # Unless given, every input the task sees: the options of the pts_run role's argument spec.
+        variables = args["variables"] if args["variables"] is not None else \
+            _role_inputs.collect(task_vars, self._templar.template)
         try:
             listed = _inputs.devices(args["listed"])
             plan = build_plan(variables, args["devices"])
             plan["acceptance"] = validate_rules(args["acceptance"])
-            plan["fleet"] = fleet_settings(variables)
+            plan["fleet"] = _run.fleet_settings(variables)
             plan["raid"] = validate_arrays(variables.get("pts_raid"), listed)
             plan["wear_budget_pct"] = _wear.budget_pct(variables.get("pts_run_wear_budget_pct"))
         except PlanError as exc:
@@ -128,8 +136,8 @@ class ActionModule(ActionBase):
 
     def _run_id(self, effective) -> str | None:
         """The run id in force, refused (naming where it was set) unless it is one safe directory name."""
-        candidates = run_id_candidates(effective, load_extra_vars(self._loader).get("pts_run_id"),
-                                       os.environ.get("PTS_RUN_ID"), _setting("run_id"))
+        candidates = _run.run_id_candidates(effective, load_extra_vars(self._loader).get("pts_run_id"),
+                                            os.environ.get("PTS_RUN_ID"), _setting("run_id"))
         try:
             for name, value in candidates:
                 _inputs.run_id(name, value)

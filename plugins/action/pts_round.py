@@ -15,8 +15,7 @@ from ansible.errors import AnsibleActionFail, AnsibleError, AnsibleUndefinedVari
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.fleetqual.pts.plugins.module_utils import _health, _pts2, _rounds
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._callback_options import callback_option
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run
 
 try:
     from ansible.template import trust_as_template
@@ -172,8 +171,9 @@ class ActionModule(ActionBase):
         points["window_rounds"] = [r.get("round") for r in rounds]
         return _pts2.point_row(params, row, points)
 
-    def _run_dir(self, context: dict) -> str:
-        return os.path.join(callback_option("output_dir"), _results.safe_name(context["run_id"]))
+    @staticmethod
+    def _run_dir(context: dict) -> str:
+        return _run.run_dir(context["run_id"])
 
     def _state(self, loop_id: str, rule: str, task_vars: dict) -> dict:
         """This loop's state after its last round: the registered result of the previous attempt, else a start."""

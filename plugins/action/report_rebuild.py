@@ -11,8 +11,7 @@ from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import RUN_ID_RE, PlanError, run_id
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _history, _report, _results
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._callback_options import callback_option
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _history, _report, _results, _run
 
 
 class ActionModule(ActionBase):
@@ -32,7 +31,7 @@ class ActionModule(ActionBase):
             except PlanError as exc:
                 raise AnsibleActionFail(f"report_rebuild: {exc}; nothing was written") from None
         try:
-            root = args["results_dir"] or callback_option("output_dir")
+            root = _run.results_root(args["results_dir"])
         except ValueError as exc:
             raise AnsibleActionFail(f"report_rebuild: {exc}; give results_dir") from None
         if not os.path.isdir(root):

@@ -52,11 +52,11 @@ import os
 from ansible import context as ansible_context
 from ansible.plugins.callback import CallbackBase
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import block_size_label
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import (
     _concurrency,
     _fleet,
     _markdown,
+    _progress,
     _report,
     _results,
     _run_lock,
@@ -72,28 +72,6 @@ def _payload(result) -> dict:
 def _host_name(result) -> str:
     host = getattr(result, "host", None) or result._host
     return host.get_name()
-
-
-def _pct(value) -> str:
-    return "n/a" if value is None else f"{value:.1f} %"
-
-
-_UNITS = {"iops": ("IOPS", 1.0), "bw_bytes": ("MB/s", 1e6), "lat_mean_ns": ("ms", 1e6)}
-
-
-def _dv_label(dv: dict) -> str:
-    if dv.get("job") and dv.get("name"):
-        return str(dv["name"])  # a named section's DV (CBW's TC32/QD32, HIR's preconditioning) names itself
-    bs = dv.get("bs")
-    bs = block_size_label(bs) if isinstance(bs, int) else bs
-    mix = dv.get("mix")
-    if dv.get("metric") == "bw_bytes":
-        return f"{bs} {'read' if mix == 100 else 'write'}"
-    return f"{bs} {mix}/{100 - int(mix or 0)} {'mean latency' if dv.get('metric') == 'lat_mean_ns' else 'IOPS'}"
-
-
-def _test_label(context: dict) -> str:
-    return f"{context.get('test')}{' ' + context['segment'] if context.get('segment') else ''}"
 
 
 class CallbackModule(CallbackBase):
@@ -163,7 +141,7 @@ class CallbackModule(CallbackBase):
             # 2.19 strips the status keys from callback results: the event says it failed.
             data = dict(data, failed=True)
         context = data.get("pts_context") or {}
-        run_id = context.get("run_id") or (data.get("pts_plan") or {}).get("run_id")
+        run_id = context.get("run_id") or (data.get("pts_plan") or {}).get("run_id") or data.get("pts_run_id")
         if run_id:
             self._run_id = str(run_id)  # the play fixed the run id; every result of this run goes under it
         # A drive worker runs on the controller for its host: file under the host the drive is in.
@@ -171,7 +149,7 @@ class CallbackModule(CallbackBase):
         try:
             _results.file_payload(self.run_dir, host, data)
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            what = f"round {context['round']} of {_test_label(context)} on {context.get('drive')}" \
+            what = f"round {context['round']} of {_progress.test_label(context)} on {context.get('drive')}" \
                 if context.get("round") else f"a result of {context.get('drive') or 'the host'}"
             # A round that is not on disk stops its test: pts_round waits for it before the next round starts.
             self._display.error(_markdown.plain(
@@ -184,112 +162,31 @@ class CallbackModule(CallbackBase):
             self._touched.add((host, context["drive"]))
         if "pts_plan" in data:
             self._show_plan(host, data["pts_plan"])
-        if "pts_steady_state" in data:
-            self._show_round(host, context, data["pts_steady_state"])
-        if "pts_wsat" in data:
-            self._show_wsat(host, context, data["pts_wsat"])
-        if "pts_sweep" in data:
-            self._show_sweep(host, context, data["pts_sweep"])
-        if "pts_sample" in data:
-            self._show_sample(host, context, data["pts_sample"])
+        for key, line in (("pts_steady_state", _progress.round_line), ("pts_wsat", _progress.wsat_line),
+                          ("pts_sweep", _progress.sweep_line), ("pts_sample", _progress.sample_line)):
+            if key in data:
+                self._say(line(host, context, data[key]))
 
     def _say(self, text: str) -> None:
         # Drive strings (model, serial, description files) reach the console without terminal escapes.
         self._display.display(_markdown.plain(text))
 
     def _show_check(self, host: str, data: dict) -> None:
-        context = data.get("pts_context") or {}
-        host = context.get("host") or host
-        for drive in data.get("pts_drives") or []:
-            size = drive.get("size_bytes")
-            methods = drive.get("purge_methods") or []
-            cache = {True: "enabled", False: "disabled"}.get(drive.get("device_write_cache"), "not applicable")
-            self._say(
-                f"PTS check {host} {drive['key']}: {drive.get('resolved')} {drive.get('vendor') or ''} "
-                f"{drive.get('model') or ''}, serial {drive.get('serial')}, WWN {drive.get('wwn')}, firmware "
-                f"{drive.get('firmware')}, {size:,} bytes, {drive.get('interface')}; purge methods "
-                f"{', '.join(methods) or 'none'} (auto would use {methods[0] if methods else 'none: the test would fail'}); "
-                f"write cache {cache}" if size is not None else f"PTS check {host} {drive['key']}: not found")
-        for verdict in data.get("pts_guard") or []:
-            state = "passes" if verdict.get("passed") else "REFUSES: " + "; ".join(verdict.get("refusals") or [])
-            self._say(f"PTS check {host} {verdict.get('key')}: the guard {state}")
+        host = (data.get("pts_context") or {}).get("host") or host
+        for line in _progress.check_lines(host, data):
+            self._say(line)
         if (data.get("pts_plan") or {}).get("drives"):
             self._show_plan(host, data["pts_plan"])
-            settings = data["pts_plan"].get("settings") or {}
-            self._say(f"PTS check {host}: purge method {settings.get('purge_method')}, write cache "
-                      f"{settings.get('write_cache')}; --check wrote nothing")
+            self._say(_progress.check_settings_line(host, data["pts_plan"]))
 
     def _show_plan(self, host: str, plan: dict) -> None:
         for drive in plan.get("drives") or []:
+            # The tests still to run (a resume keeps the finished ones): their time, not the drive's whole plan's.
             left = _concurrency.remaining(drive)
             if left:
                 self._planned[(host, drive["key"])] = {"min_s": left[0], "max_s": left[1]}
-            kept = [f"{t['test']} ({t['status']})" for t in drive["tests"] if t.get("done")]
-            if kept:
-                self._say(f"PTS resume {host} {drive['key']}: run {plan.get('run_id')} already finished "
-                          f"{', '.join(kept)}; kept, not run again")
-            tests = ", ".join(f"{t['test']} {t['combinations']} runs" for t in drive["tests"] if not t.get("done"))
-            mode = f"{drive['mode_reason']}; " if drive.get("mode_reason") else ""
-            skipped = "".join(f"; {note}" for note in drive.get("skipped") or [])
-            self._say(
-                f"PTS plan {host} {drive['key']}: {mode}{tests or 'no test'}; estimated {drive['min_s'] / 60:.1f}-"
-                f"{drive['max_s'] / 60:.1f} min ({plan.get('estimate_note')}){skipped}"
-            )
-
-    def _show_round(self, host: str, context: dict, verdict: dict) -> None:
-        figures = []
-        for dv in verdict.get("dvs") or []:
-            unit, scale = _UNITS.get(dv.get("metric"), ("", 1.0))
-            value = dv.get("dv_value")
-            shown = "n/a" if value is None else f"{value / scale:,.{2 if scale > 1 else 1}f}"
-            figures.append(f"{_dv_label(dv)} = {shown} {unit} (data {_pct(dv.get('data_excursion_pct'))}, "
-                           f"slope {_pct(dv.get('slope_excursion_pct'))})")
-        limits = next(iter(verdict.get("dvs") or []), {})
-        state = "STEADY" if verdict.get("steady") else "not steady"
-        self._say(
-            f"PTS {host} {context.get('drive')} {_test_label(context)} round {verdict.get('round')}/"
-            f"{verdict.get('max_rounds')}: {'; '.join(figures)}; limits {limits.get('max_data_excursion_pct', 20):g} % / "
-            f"{limits.get('max_slope_excursion_pct', 10):g} %; {state}"
-        )
-
-    def _show_wsat(self, host: str, context: dict, progress: dict) -> None:
-        lat = progress.get("lat_mean_ns")
-        self._say(
-            f"PTS {host} {context.get('drive')} wsat round {progress.get('round')}: 4k random write "
-            f"{progress.get('iops', 0):,.1f} IOPS, mean latency {'n/a' if lat is None else f'{lat / 1e6:.3f} ms'}; "
-            f"{progress.get('reason')}{'; DONE' if progress.get('stop') else ''}"
-        )
-
-    def _show_sweep(self, host: str, context: dict, row: dict) -> None:
-        cells = row.get("cells") or []
-        if row.get("offered_iops"):
-            lat = cells[0].get("lat_mean_ns") if cells else None
-            figures = (f"offered {row['offered_iops']:,} IOPS, achieved {row.get('achieved_iops', 0):,.0f} "
-                       f"({'delivered' if row.get('delivered') else 'NOT delivered'}), mean latency "
-                       f"{'n/a' if lat is None else f'{lat / 1e6:.3f} ms'}")
-        elif len(cells) > 8:
-            # HIR's bursts: hundreds of sections in one round, summed up.
-            iops = [c["iops"] for c in cells]
-            figures = (f"{row.get('label')}: {len(cells)} sections, IOPS mean {sum(iops) / len(iops):,.0f}, "
-                       f"min {min(iops):,.0f}, max {max(iops):,.0f}")
-        else:
-            shown = [f"{c['name']} {c['iops']:,.0f} IOPS {c['mb_s']:,.1f} MB/s" for c in cells[:4]]
-            figures = f"{row.get('label')}: " + "; ".join(shown) + (f"; +{len(cells) - 4} more" if len(cells) > 4 else "")
-        self._say(
-            f"PTS {host} {context.get('drive')} {_test_label(context)} round {row.get('round')}/{row.get('rounds')}: "
-            f"{figures}; {row.get('reason')}{'; DONE' if row.get('stop') else ''}"
-        )
-
-    def _show_sample(self, host: str, context: dict, sample: dict) -> None:
-        def ms(value):
-            return "n/a" if value is None else f"{value / 1e6:.3f} ms"
-
-        self._say(
-            f"PTS {host} {context.get('drive')} {_test_label(context)} round {sample.get('round')}/"
-            f"{sample.get('rounds')}: {sample.get('mb_s', 0):,.1f} MB/s, {sample.get('iops', 0):,.0f} IOPS, mean response "
-            f"time {ms(sample.get('lat_mean_ns'))}, max {ms(sample.get('lat_max_ns'))}; {sample.get('reason')}"
-            f"{'; DONE' if sample.get('stop') else ''}"
-        )
+            for line in _progress.plan_lines(host, plan, drive, left):
+                self._say(line)
 
     def v2_runner_on_ok(self, result):
         self._file(result)
@@ -309,6 +206,8 @@ class CallbackModule(CallbackBase):
 
     def v2_runner_on_unreachable(self, result):
         # The drive's host went away: its drives' verdicts say so (INCOMPLETE, host lost) instead of guessing.
+        if (ansible_context.CLIARGS or {}).get("check"):
+            return  # --check writes nothing, not even into a run it names
         host = getattr(result, "host", None) or result._host
         host_vars = getattr(host, "vars", {}) or {}
         real = host_vars.get("pts_run_host") or host.get_name()

@@ -12,8 +12,11 @@ description:
   - For each host, one worker per identified drive that the guard passed and the plan covers. A worker is a
     controller-side inventory host that runs one drive's purge, preconditioning and rounds, delegating every
     step that touches the drive to its host; with the C(free) strategy all drives of all hosts run at once.
-  - A worker takes its host's C(pts_*) inputs and groups (so group variables such as acceptance rules apply),
-    and joins a group named after its host when the C(--limit) pattern names that host, so the limit keeps it.
+  - A worker gets exactly the variables its C(vars) lists - its host (C(pts_run_host)), its drive
+    (C(pts_run_drive_key), C(pts_run_drives)), the host's plan (C(pts_run_plan)), the guard's record of the drive
+    (C(pts_guard_passed)), the run id, a local connection with the controller's Python - and its host's groups (so
+    group variables such as acceptance rules apply); it joins a group named after its host when the C(--limit) pattern
+    names that host, so the limit keeps it.
 options:
   _input:
     description: C(hostvars).
@@ -27,17 +30,37 @@ options:
   limit:
     description: The C(--limit) pattern, C(ansible_limit).
     type: str
+  python:
+    description: The Python the workers run with on the controller, C(ansible_playbook_python).
+    type: str
+    version_added: 1.2.0
+  run_id:
+    description: The run id the workers' results go under.
+    type: str
+    version_added: 1.2.0
 author:
   - fleetqual.pts contributors (@fleetqual)
 """
 
 EXAMPLES = r"""
+# As the pts_run role's prepare entry point does it: add_host takes each of the entry's vars by name.
 - name: Add one worker per guarded drive
   ansible.builtin.add_host:
     name: "{{ item.name }}"
     groups: "{{ item.groups }}"
-    "{{ item.vars }}": null
-  loop: "{{ hostvars | fleetqual.pts.drive_workers(ansible_play_hosts, ansible_limit | default(none)) }}"
+    pts_run_host: "{{ item.vars.pts_run_host }}"
+    pts_run_drive_key: "{{ item.vars.pts_run_drive_key }}"
+    pts_run_drives: "{{ item.vars.pts_run_drives }}"
+    pts_run_plan: "{{ item.vars.pts_run_plan }}"
+    pts_guard_passed: "{{ item.vars.pts_guard_passed }}"
+    pts_run_id: "{{ item.vars.pts_run_id }}"
+    ansible_connection: "{{ item.vars.ansible_connection }}"
+    ansible_python_interpreter: "{{ item.vars.ansible_python_interpreter }}"
+  loop: >-
+    {{ hostvars | fleetqual.pts.drive_workers(ansible_play_hosts, ansible_limit | default(none),
+                                              ansible_playbook_python, pts_run_id) }}
+  loop_control:
+    label: "{{ item.name }}"
   run_once: true
 """
 
@@ -53,11 +76,11 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._workers import workers
 
 
-def drive_workers(hostvars, hosts, limit=None):
+def drive_workers(hostvars, hosts, limit=None, python=None, run_id=None):
     if not isinstance(hosts, (list, tuple)):
         raise AnsibleFilterError(f"drive_workers: hosts must be a list, not {type(hosts).__name__}")
     try:
-        return workers(hostvars, list(hosts), limit)
+        return workers(hostvars, list(hosts), limit, python, run_id)
     except (KeyError, TypeError) as exc:
         raise AnsibleFilterError(f"drive_workers: {exc}") from exc
 

@@ -968,7 +968,13 @@ def recheck(path: str, expect: dict, sys_root: str = "/sys", proc_root: str = "/
     With this run's hold in ``expect`` (see pts_drive_hold), the holder must still be alive, ours and holding the
     device; it is then the one opener that does not count, and the drive's own exclusive-open probe is skipped (the
     holder's claim is the proof that nobody else has one). Any other opener is a refusal as before.
+
+    ``expect`` must be the guard's record of the device in this run (an entry of pts_guard_passed: passed, its
+    major:minor): without one nothing is written, whichever module or role asks.
     """
+    if not isinstance(expect, dict) or expect.get("passed") is not True or not expect.get("devnum"):
+        return [show(f"{path}: the guard has not passed it in this run (no guard record to check it against); "
+                     "nothing is written to a drive the guard did not pass")]
     hold = expect.get("hold")
     if hold:
         problem = _hold.verify(hold, expect.get("devnum"), lock_dir, proc_root)

@@ -345,7 +345,8 @@ def _step_settings(params: dict) -> dict:
     purge_method = params.get("pts_run_purge_method", "auto")
     if purge_method not in PURGE_METHODS:
         raise _fail("pts_run_purge_method", purge_method, f"unknown purge method; known: {', '.join(PURGE_METHODS)}")
-    write_cache = params.get("pts_run_write_cache", "unchanged")
+    # The PTS enterprise setting, as the role's default (pts_write_cache) is.
+    write_cache = params.get("pts_run_write_cache", "disabled")
     if write_cache not in WRITE_CACHE_MODES:
         raise _fail("pts_run_write_cache", write_cache, f"must be one of {', '.join(WRITE_CACHE_MODES)}")
     # The guard and the purge read the same switch; a string ("on", "yes", even "true") is refused here, before

@@ -18,8 +18,9 @@ description:
   - fio errors, a time-out and output that is not fio's JSON fail the task with fio's own message and the
     job file in the error; no partial figure is returned as a result.
   - Made to run under C(async) so an hour-long round survives a dropped SSH connection. With C(async) and
-    C(poll=0) the action plugin waits for fio itself (O(wait)), polling with back-off until
-    O(expected_seconds) and then every second, without a line of output per poll.
+    C(poll=0) the action plugin waits for fio itself (O(wait)), polling with back-off (1 s doubling, at most 60 s)
+    until a second before O(expected_seconds), then every quarter second until 30 s past it, then every second,
+    without a line of output per poll.
 author:
   - fleetqual.pts contributors (@fleetqual)
 extends_documentation_fragment:
@@ -75,22 +76,25 @@ options:
     default: 300
   expected_seconds:
     description:
-      - How long fio is planned to run. The action plugin polls sparsely until then and every second after.
+      - How long fio is planned to run. The action plugin polls sparsely until a second before then, every quarter
+        second around it, and every second after.
     type: float
     default: 0
   device:
     description:
-      - The block device the guard passed. When given, the job is refused unless every C(filename=) in the
-        job file is this device, and unless, right before fio starts, the device is still not mounted, held,
-        swap or open by any process, and still reports the identity in O(expect).
+      - The block device the guard passed. The job is refused unless every C(filename=) in the job file is this
+        device, and unless, right before fio starts, the device is still not mounted, held, swap or open by any
+        process, and still reports the identity in O(expect).
     type: path
+    required: true
   expect:
     description:
-      - Identity the device must still report - C(devnum) (major:minor), C(serial), C(wwn).
+      - The guard's record of the device in this run (an entry of C(pts_guard_passed)); without one the job is
+        refused. Its identity the device must still report - C(devnum) (major:minor), C(serial), C(wwn).
       - With the run's C(hold) (see M(fleetqual.pts.pts_drive_hold)), its holder must still be alive, this run's and
         holding the device; it is then the one process whose open does not count.
     type: dict
-    default: {}
+    required: true
   context:
     description:
       - Labels (drive, test, phase, round, settings) returned unchanged as RV(pts_context), so the
@@ -201,8 +205,8 @@ def main() -> None:
             output_format=dict(type="str", choices=["json", "json+"], default="json"),
             timeout=dict(type="int", default=0),
             context=dict(type="dict", default={}),
-            device=dict(type="path"),
-            expect=dict(type="dict", default={}),
+            device=dict(type="path", required=True),
+            expect=dict(type="dict", required=True),
             wait=dict(type="bool", default=True),
             expected_seconds=dict(type="float", default=0),
             reconnect_timeout=dict(type="float", default=300),
@@ -222,11 +226,10 @@ def main() -> None:
     except OSError as exc:
         module.fail_json(msg=f"cannot write or read fio job file {job_file}: {exc.strerror}", pts_context=context)
 
-    if module.params["device"]:
-        refusal = _device_refusal(job_text, module.params["device"], module.params["expect"])
-        if refusal:
-            module.fail_json(msg=f"fio_job refused {job_file}, nothing was written: {refusal}", job_file=job_file,
-                             pts_context=context)
+    refusal = _device_refusal(job_text, module.params["device"], module.params["expect"])
+    if refusal:
+        module.fail_json(msg=f"fio_job refused {job_file}, nothing was written: {refusal}", job_file=job_file,
+                         pts_context=context)
 
     fio = module.get_bin_path("fio", required=True)
     command = [fio, f"--output-format={module.params['output_format']}", f"--output={output}", job_file]

@@ -56,21 +56,25 @@ options:
     type: list
     elements: str
   outlier_robust_z:
-    description: A cohort outlier's robust z-score (0.6745 x deviation / median absolute deviation) must exceed this.
+    description:
+      - A cohort outlier's robust z-score (0.6745 x deviation / median absolute deviation) must exceed this.
+      - When omitted, the C(pts_fleet_outlier_robust_z) the runs' plans recorded, else 3.5.
     type: float
-    default: 3.5
   outlier_min_deviation_pct:
-    description: ... and its figure must be more than this far (%) from the cohort median.
+    description:
+      - "... and its figure must be more than this far (%) from the cohort median."
+      - When omitted, the C(pts_fleet_outlier_min_deviation_pct) the runs' plans recorded, else 10.
     type: float
-    default: 10.0
   outlier_min_cohort:
-    description: Smallest cohort (drives of one model and firmware) compared at all.
+    description:
+      - Smallest cohort (drives of one model and firmware) compared at all.
+      - When omitted, the C(pts_fleet_outlier_min_cohort) the runs' plans recorded, else 3.
     type: int
-    default: 3
   outliers_fail:
-    description: Whether a cohort outlier turns a PASS into a FAIL; otherwise it is flagged only.
+    description:
+      - Whether a cohort outlier turns a PASS into a FAIL; otherwise it is flagged only.
+      - When omitted, the C(pts_fleet_outliers_fail) the runs' plans recorded, else V(false).
     type: bool
-    default: false
 seealso:
   - module: fleetqual.pts.report_rebuild
 """

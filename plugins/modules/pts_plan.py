@@ -38,14 +38,22 @@ attributes:
   diff_mode:
     support: none
 options:
+  fix_run:
+    description:
+      - Only fix the run's id, once for every host - the C(pts_run_id) variable (C(-e) or the inventory), else the
+        C(PTS_RUN_ID) environment variable, else the P(fleetqual.pts.pts_report#callback) callback's C(run_id),
+        else the UTC time now (C(YYYYMMDDTHHMMSSZ)) - refused unless it is one directory name, and return it as
+        RV(pts_run_id). Nothing else is validated or planned.
+    type: bool
+    default: false
+    version_added: 1.2.0
   variables:
     description:
       - The C(pts_run_*) variables by name, for example C(pts_run_max_rounds), so errors name what the
-        operator set.
+        operator set. Required unless O(fix_run=true).
       - C(pts_run_wear_budget_pct) is the wear budget in % of a drive's remaining rated life, above 0 and at most
         100 (default 5).
     type: dict
-    required: true
   devices:
     description: Identified drives (RV(fleetqual.pts.pts_drive_info#module:pts_drives)) to estimate for.
     type: list
@@ -170,6 +178,11 @@ pts_plan:
       description: Settings changed on resume with O(resume.allow_changed_settings=true), each with when.
       type: list
       elements: dict
+pts_run_id:
+  description: The run's id (O(fix_run=true)).
+  returned: with O(fix_run=true)
+  type: str
+  version_added: 1.2.0
 pts_run_lock_note:
   description: What the run lock did when it was not simply taken (a stale lock taken over).
   returned: when a stale lock was found

@@ -62,13 +62,14 @@ options:
     default: /var/lib/fleetqual-pts
   expect:
     description:
-      - Identity the device must still report right before the purge - C(devnum) (major:minor), C(serial),
-        C(wwn); the purge is also refused if the device is by then mounted, held, swap or open by a process.
+      - The guard's record of the device in this run (an entry of C(pts_guard_passed)); without one the purge is
+        refused. Its identity the device must still report right before the purge - C(devnum) (major:minor),
+        C(serial), C(wwn); the purge is also refused if the device is by then mounted, held, swap or open by a process.
       - With the run's C(hold) (see M(fleetqual.pts.pts_drive_hold)), its holder must still be alive, this run's and
         holding the device; C(discard) then runs C(blkdiscard --force), since plain C(blkdiscard) opens the device
         exclusively and would fail on the run's own hold.
     type: dict
-    default: {}
+    required: true
   timeout:
     description: Seconds a sanitize may run inside the drive before the purge is failed.
     type: int
@@ -144,7 +145,7 @@ def main() -> None:
             method=dict(type="str", choices=["auto"] + sorted(PURGE_METHODS), default="auto"),
             allow_destroy=dict(type="raw", default=False),
             remote_dir=dict(type="path", default="/var/lib/fleetqual-pts"),
-            expect=dict(type="dict", default={}),
+            expect=dict(type="dict", required=True),
             timeout=dict(type="int", default=86400),
             context=dict(type="dict", default={}),
         ),

@@ -32,14 +32,23 @@ options:
     type: path
     required: true
   state:
-    description: V(disabled) (PTS enterprise), V(enabled), or V(unchanged) to only read and report it.
+    description:
+      - V(disabled) (PTS enterprise), V(enabled), or V(unchanged) to only read and report it.
+      - V(restore) sets it back to what it was before the tests - O(set_result)'s C(before) - when the set changed it,
+        and does nothing otherwise.
     type: str
-    choices: [disabled, enabled, unchanged]
+    choices: [disabled, enabled, unchanged, restore]
     required: true
-  expect:
-    description: Identity the device must still report (as M(fleetqual.pts.pts_purge)'s O(fleetqual.pts.pts_purge#module:expect)).
+  set_result:
+    description: With O(state=restore), the RV(pts_write_cache) of the task that set the cache for the tests.
     type: dict
-    default: {}
+    version_added: 1.2.0
+  expect:
+    description:
+      - The guard's record of the device in this run, whose identity it must still report (as
+        M(fleetqual.pts.pts_purge)'s O(fleetqual.pts.pts_purge#module:expect)); without one nothing is set.
+    type: dict
+    required: true
   context:
     description: Labels returned unchanged as RV(pts_context) for the report callback.
     type: dict
@@ -98,13 +107,23 @@ def main() -> None:
     module = AnsibleModule(
         argument_spec=dict(
             path=dict(type="path", required=True),
-            state=dict(type="str", choices=["disabled", "enabled", "unchanged"], required=True),
-            expect=dict(type="dict", default={}),
+            state=dict(type="str", choices=["disabled", "enabled", "unchanged", "restore"], required=True),
+            set_result=dict(type="dict"),
+            expect=dict(type="dict", required=True),
             context=dict(type="dict", default={}),
         ),
+        required_if=[("state", "restore", ["set_result"])],
         supports_check_mode=True,
     )
     path, state, context = module.params["path"], module.params["state"], module.params["context"]
+    if state == "restore":
+        # Back to what the drive had before the tests, only when the set changed it.
+        done = module.params["set_result"]
+        if done.get("before") is None or done.get("after") == done.get("before"):
+            # No event for the drive's record: nothing was read or set.
+            module.exit_json(changed=False, msg="nothing to restore: the write cache is as the tests found it",
+                             pts_context=context)
+        state = "enabled" if done["before"] else "disabled"
     info = probe(path, check_exclusive=False)
     reasons = recheck(path, module.params["expect"]) if info["is_block"] else ["not a block device"]
     if reasons:

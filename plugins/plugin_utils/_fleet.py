@@ -10,13 +10,12 @@ headline figures and cohort outliers, as fleet.md, fleet.json and junit.xml."""
 
 from __future__ import annotations
 
-import glob
 import os
 from xml.etree import ElementTree
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _fleet_plots, _headline, _html, _judge, _plots
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _history, _report, _results, _verdicts
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _history, _report, _results, _run, _verdicts
 
 FIGURE_LABELS = {figure: (spec["short"], spec["digits"]) for figure, spec in _headline.FIGURES.items()}
 
@@ -109,30 +108,16 @@ def collect(run_dirs: list[str]) -> list[dict]:
     return records
 
 
-DEFAULT_FAIL_ON = [_verdicts.FAIL, _verdicts.INCOMPLETE]
-
-
-def recorded_fail_on(run_dirs: list[str]) -> list[str]:
-    """The verdicts that fail the run as the runs' plans recorded them (pts_fleet_fail_on, validated with the plan):
-    the union over every host's plan, and FAIL, INCOMPLETE when no plan recorded any."""
-    found: list[str] | None = None
-    for run_dir in run_dirs:
-        for plan_file in sorted(glob.glob(os.path.join(run_dir, "*", "plan.json"))):
-            try:
-                fleet = (_results.read_json(plan_file).get("plan") or {}).get("fleet") or {}
-            except (OSError, ValueError):
-                continue
-            if isinstance(fleet.get("fail_on"), list):
-                found = sorted(set(found or []) | {v for v in fleet["fail_on"] if v in _verdicts.VERDICTS})
-    return list(DEFAULT_FAIL_ON) if found is None else found
-
-
-def summarize(run_dirs: list[str], out_dir: str, fail_on: list[str] | None = None, outlier_threshold: float = 3.5,
-              outlier_min_deviation_pct: float = 10.0, outlier_min_cohort: int = 3, outliers_fail: bool = False) -> dict:
-    """Judge every drive and write fleet.md, fleet.json and junit.xml; ``fail_on`` None means as the plans recorded
-    it (the run's own pts_fleet_fail_on), so a summary written without the playbook's judging play still honours it."""
-    if fail_on is None:
-        fail_on = recorded_fail_on(run_dirs)
+def summarize(run_dirs: list[str], out_dir: str, settings: dict | None = None) -> dict:
+    """Judge every drive and write fleet.md, fleet.json and junit.xml. The fleet settings (fail_on,
+    outlier_robust_z, outlier_min_deviation_pct, outlier_min_cohort, outliers_fail) are the ones the runs' plans
+    recorded (_run.recorded_fleet_settings), each replaced by ``settings``' where that gives one: a summary written
+    without the playbook's judging play judges as the run was told to."""
+    chosen = dict(_run.recorded_fleet_settings(run_dirs),
+                  **{k: v for k, v in (settings or {}).items() if v is not None})
+    fail_on, outlier_threshold = chosen["fail_on"], float(chosen["outlier_robust_z"])
+    outlier_min_deviation_pct = float(chosen["outlier_min_deviation_pct"])
+    outlier_min_cohort, outliers_fail = int(chosen["outlier_min_cohort"]), bool(chosen["outliers_fail"])
     records = collect(run_dirs)
     flagged = _verdicts.cohort_outliers([r for r in records if r.get("model")], outlier_threshold,
                                         outlier_min_deviation_pct, outlier_min_cohort)

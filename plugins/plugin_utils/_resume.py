@@ -13,21 +13,64 @@ from __future__ import annotations
 import json
 import os
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _report, _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._identity import describe, identity, identity_changes
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._tests import FINISHED
 
 
 class ResumeRefused(ValueError):
     """The run being resumed recorded something else under this name or with other settings; nothing was written."""
 
 
-def finished_tests(drive_dir: str) -> dict[str, str]:
-    """Test name -> status for the tests that ran to their stop rule; the others start again from their purge."""
+def _stopped(directory: str) -> dict | None:
+    """The stop rule's verdict after a segment's last round when it said stop and nothing failed since; else None.
+    The verdict is the last round file's (steady-state.json's for results of versions that kept it there)."""
+    loaded = _results.load_segment(directory)
+    if loaded["failure"] or not loaded["rounds"]:
+        return None
+    verdict = loaded["rounds"][-1].get("verdict") or loaded["steady_state"] or {}
+    if verdict.get("round", verdict.get("last_round")) not in (None, loaded["rounds"][-1].get("round")):
+        return None  # the recorded verdict is of an earlier round than the last one on disk
+    return verdict if verdict.get("stop") else None
+
+
+def test_status(test_dir: str, planned: dict) -> str | None:
+    """How a planned test (a drive plan's entry) ended, when every segment ran to its stop rule: "steady" or
+    "not steady" (a steady-state phase ended at its round limit), else "time limit" or "complete"; None when a segment
+    did not finish (the test starts again from its purge). Read from the stop rule's own verdicts on disk, without
+    building the report (no report code, no plotting library)."""
+    segments = planned.get("segments") or []
+    if not segments:
+        return None
+    kinds = set()
+    for segment in segments:
+        verdict = _stopped(os.path.join(test_dir, _results.safe_name(segment["name"])) if segment.get("name")
+                           else test_dir)
+        if verdict is None:
+            return None
+        kind = segment.get("stop") or planned.get("stop")
+        if kind == "steady":
+            kinds.add("steady" if verdict.get("steady") else "not steady")
+        elif kind == "written" and "time limit" in str(verdict.get("reason") or ""):
+            kinds.add("time limit")
+        else:
+            kinds.add("complete")
+    for status in ("not steady", "steady", "time limit"):
+        if status in kinds:
+            return status
+    return "complete"
+
+
+def finished_tests(drive_dir: str, planned: list[dict]) -> dict[str, str]:
+    """Test name -> status for the planned tests that ran to their stop rule; the others start again from their
+    purge."""
     if not os.path.exists(os.path.join(drive_dir, "drive.json")):
         return {}
-    model = _report.build_model(drive_dir)
-    return {name: result["status"] for name, result in model["tests"].items() if result["status"] in FINISHED}
+    found = {}
+    for test in planned:
+        status = test_status(os.path.join(drive_dir, _results.safe_name(test["test"])), test)
+        if status:
+            found[test["test"]] = status
+    return found
 
 
 def _drive_dir(results_dir: str, run_id: str, host: str, key: str) -> str:
@@ -37,7 +80,7 @@ def _drive_dir(results_dir: str, run_id: str, host: str, key: str) -> str:
 def mark_done(plan: dict, results_dir: str, run_id: str, host: str) -> dict:
     """Flag in the plan every test this run already finished on each drive."""
     for drive in plan.get("drives") or []:
-        finished = finished_tests(_drive_dir(results_dir, run_id, host, drive["key"]))
+        finished = finished_tests(_drive_dir(results_dir, run_id, host, drive["key"]), drive["tests"])
         for test in drive["tests"]:
             if test["test"] in finished:
                 test.update(done=True, status=finished[test["test"]])

@@ -115,30 +115,6 @@ def health_checks(model: dict, rule: dict | None) -> tuple[list[dict], list[str]
     return checks, incomplete
 
 
-def fleet_settings(params: dict) -> dict:
-    """The fleet summary's settings (pts_fleet_*), validated with the plan before anything is written."""
-    fail_on = params.get("pts_fleet_fail_on")
-    fail_on = [FAIL, INCOMPLETE] if fail_on is None else fail_on
-    if not isinstance(fail_on, list) or any(v not in VERDICTS for v in fail_on):
-        raise ValueError(f"pts_fleet_fail_on={fail_on!r}: must be a list of {', '.join(VERDICTS)}")
-    settings = {"fail_on": fail_on}
-    for name, default, kind in (("outlier_robust_z", 3.5, float), ("outlier_min_deviation_pct", 10.0, float),
-                                ("outlier_min_cohort", 3, int)):
-        value = params.get(f"pts_fleet_{name}", default)
-        try:
-            value = None if isinstance(value, bool) else kind(value)
-        except (TypeError, ValueError, OverflowError):
-            value = None
-        if value is None or not math.isfinite(value) or value <= 0:
-            raise ValueError(f"pts_fleet_{name}={params.get(f'pts_fleet_{name}')!r}: must be a positive number")
-        settings[name] = value
-    outliers_fail = params.get("pts_fleet_outliers_fail", False)
-    if not isinstance(outliers_fail, bool):
-        raise ValueError(f"pts_fleet_outliers_fail={outliers_fail!r}: must be true or false")
-    settings["outliers_fail"] = outliers_fail
-    return settings
-
-
 def matching_rule(rules: list[dict], model: str | None, firmware: str | None) -> dict | None:
     """The first rule whose model (and firmware, if it names one) glob matches the drive."""
     for rule in rules:

@@ -13,9 +13,6 @@ from __future__ import annotations
 import re
 
 GROUP = "pts_drive_workers"
-# What a worker takes from its host: the operator's pts_* inputs and the facts of identify, guard and plan.
-_SKIP = ("pts_identify_drives", "pts_identify_host", "pts_guard_passed", "pts_raid_tested_drives",
-         "pts_raid_guard_passed")
 
 
 def _limit_names(limit: str | None) -> set[str]:
@@ -25,8 +22,11 @@ def _limit_names(limit: str | None) -> set[str]:
     return {token.lstrip("&!") for token in re.split(r"[,:]", limit) if token and not token.startswith("~")}
 
 
-def workers(hostvars, hosts: list[str], limit: str | None = None) -> list[dict]:
-    """add_host entries: name, groups and vars of one worker per drive the guard passed on each host."""
+def workers(hostvars, hosts: list[str], limit: str | None = None, python: str | None = None,
+            run_id: str | None = None) -> list[dict]:
+    """The add_host arguments of one worker per drive the guard passed on each host: ``name``, ``groups`` and
+    ``vars`` - exactly the variables the worker gets (its host, drive, the host's plan, the guard's record of the drive,
+    the run id, a local connection with the controller's Python ``python``)."""
     found = []
     named = _limit_names(limit)
     for host in hosts:
@@ -34,7 +34,6 @@ def workers(hostvars, hosts: list[str], limit: str | None = None) -> list[dict]:
         passed = host_vars.get("pts_guard_passed") or {}
         plan = host_vars.get("pts_run_plan") or {}
         planned = {d["key"] for d in plan.get("drives") or []}
-        inputs = {k: host_vars[k] for k in host_vars if k.startswith("pts_") and k not in _SKIP}
         # RAID mode tests each md array in place of its members (pts_raid).
         tested = host_vars.get("pts_raid_tested_drives")
         for drive in (tested if tested is not None else host_vars.get("pts_identify_drives")) or []:
@@ -46,7 +45,8 @@ def workers(hostvars, hosts: list[str], limit: str | None = None) -> list[dict]:
             found.append({
                 "name": f"{host}/{drive['key']}",
                 "groups": groups,
-                "vars": dict(inputs, pts_run_host=host, pts_run_drive_key=drive["key"], pts_run_drives=[drive],
-                             pts_guard_passed={drive["path"]: passed[drive["path"]]}, ansible_connection="local"),
+                "vars": {"pts_run_host": host, "pts_run_drive_key": drive["key"], "pts_run_drives": [drive],
+                         "pts_run_plan": plan, "pts_guard_passed": {drive["path"]: passed[drive["path"]]},
+                         "pts_run_id": run_id, "ansible_connection": "local", "ansible_python_interpreter": python},
             })
     return found

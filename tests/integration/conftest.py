@@ -172,3 +172,39 @@ def run_pts(tmp_path):
         return run_playbook(tmp_path, host_vars, extra_vars, check, run_id=f"it-{counter['n']}")
 
     return run
+
+
+# Drive holds (plugins/module_utils/_hold.py) as a test sees them on this machine.
+LOCK_DIR = "/run/fleetqual-pts"
+MARKER = "fleetqual-pts-hold"
+
+
+def devnum(path: str) -> str:
+    rdev = os.stat(path).st_rdev
+    return f"{os.major(rdev)}:{os.minor(rdev)}"
+
+
+def lock_file(path: str) -> str:
+    return os.path.join(LOCK_DIR, "hold-{}-{}.json".format(*devnum(path).split(":")))
+
+
+def holders(path: str) -> list[int]:
+    """Running (not zombie) holder processes of the device, found by their command line."""
+    want, found = devnum(path), []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                args = handle.read().split(b"\0")
+            with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+                state = handle.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if MARKER.encode() in args and want.encode() in args and state not in ("Z", "X"):
+            found.append(int(pid))
+    return found
+
+
+def assert_nothing_held(*devices):
+    for device in devices:
+        assert holders(device.path) == [], f"a holder of {device.path} is still running"
+        assert not os.path.exists(lock_file(device.path)), f"{lock_file(device.path)} is left behind"

@@ -19,10 +19,8 @@ import time
 import uuid
 
 import yaml
-from conftest import BIN, ROOT, failing_drive, playbook_env, sh
+from conftest import BIN, ROOT, assert_nothing_held, devnum, failing_drive, holders, lock_file, playbook_env, sh
 
-LOCK_DIR = "/run/fleetqual-pts"
-MARKER = "fleetqual-pts-hold"
 # One 4k random-write combination, rate-limited so that its rounds last what they say whatever the backing store.
 TINY = {"pts_tests": ["iops"], "pts_run_iops_mixes": [0], "pts_run_iops_block_sizes": ["4k"],
         "pts_run_round_seconds": 0.5, "pts_run_max_rounds": 3, "pts_run_window": 2, "pts_run_rate_iops": 200,
@@ -42,31 +40,6 @@ def fill(device):
     sh("dd", "if=/dev/urandom", f"of={device.path}", "bs=1M", "count=4", "oflag=direct", "status=none")
 
 
-def devnum(path: str) -> str:
-    rdev = os.stat(path).st_rdev
-    return f"{os.major(rdev)}:{os.minor(rdev)}"
-
-
-def lock_file(path: str) -> str:
-    return os.path.join(LOCK_DIR, "hold-{}-{}.json".format(*devnum(path).split(":")))
-
-
-def holders(path: str) -> list[int]:
-    """Running (not zombie) holder processes of the device, found by their command line."""
-    want, found = devnum(path), []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as handle:
-                args = handle.read().split(b"\0")
-            with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
-                state = handle.read().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if MARKER.encode() in args and want.encode() in args and state not in ("Z", "X"):
-            found.append(int(pid))
-    return found
-
-
 def fio_on(path: str) -> list[int]:
     rdev, found = os.stat(path).st_rdev, []
     for pid in filter(str.isdigit, os.listdir("/proc")):
@@ -78,12 +51,6 @@ def fio_on(path: str) -> list[int]:
         except OSError:
             continue
     return found
-
-
-def assert_nothing_held(*devices):
-    for device in devices:
-        assert holders(device.path) == [], f"a holder of {device.path} is still running"
-        assert not os.path.exists(lock_file(device.path)), f"{lock_file(device.path)} is left behind"
 
 
 def command(tmp_path, devices_vars: dict, run_id: str, extra: dict | None = None):

@@ -16,7 +16,7 @@ import pytest
 
 from ansible_collections.fleetqual.pts.plugins.action import pts_round
 from ansible_collections.fleetqual.pts.plugins.module_utils import _fio
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "module_utils", "fixtures")
 with open(os.path.join(FIXTURES, "fio-3.33-wsat-round.json"), encoding="utf-8") as _handle:
@@ -37,7 +37,7 @@ PROBE = {"tool": "nvme smart-log", "format": "nvme", "device": "/dev/nvme0",
 
 @pytest.fixture
 def results(tmp_path, monkeypatch):
-    monkeypatch.setattr(pts_round, "callback_option", lambda name: str(tmp_path))
+    monkeypatch.setattr(_run, "callback_option", lambda name: str(tmp_path))
     return tmp_path
 
 

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from unittest.mock import MagicMock
 
 import pytest
 from ansible.errors import AnsibleActionFail
 
 from ansible_collections.fleetqual.pts.plugins.action import pts_plan
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _resume, _run_lock
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _resume, _run, _run_lock
 
 VARIABLES = {
     "pts_run_tests": ["iops"], "pts_run_profile": "quick", "pts_run_round_seconds": 0.5, "pts_run_max_rounds": 6,
@@ -28,7 +30,7 @@ LOOP = {"key": "victim", "path": "/dev/loop5", "model": "loop device", "size_byt
 def settings(monkeypatch, tmp_path):
     """The callback's settings and the command line's extra variables, as the action sees them."""
     values = {"output_dir": str(tmp_path / "results"), "run_id": None, "extra": {}}
-    monkeypatch.setattr(pts_plan, "callback_option", lambda name: values[name])
+    monkeypatch.setattr(_run, "callback_option", lambda name: values[name])
     monkeypatch.setattr(pts_plan, "load_extra_vars", lambda loader: values["extra"])
     monkeypatch.delenv("PTS_RUN_ID", raising=False)
     return values
@@ -197,9 +199,18 @@ def test_a_bad_wear_budget_is_named_as_the_operator_set_it(settings):
 def test_a_resumed_run_counts_only_the_tests_left(settings, tmp_path, monkeypatch):
     _first_attempt(tmp_path, pts_run_tests=["iops", "wsat"])
     # The first attempt finished iops (as its round files would say), not wsat.
-    monkeypatch.setattr(_resume, "finished_tests", lambda drive_dir: {"iops": "steady"})
+    monkeypatch.setattr(_resume, "finished_tests", lambda drive_dir, planned: {"iops": "steady"})
     plan = run(plan_args(variables=dict(VARIABLES, pts_run_tests=["iops", "wsat"]), devices=[LOOP]))["pts_plan"]
     assert [t["done"] for t in plan["drives"][0]["tests"]] == [True, False]
     tests = {t["test"]: t for t in plan["drives"][0]["wear"]["tests"]}
     assert tests["iops"]["bytes"] == 0 and tests["iops"]["note"] == "finished in this run already"
     assert tests["wsat"]["bytes"] > 0 and plan["drives"][0]["wear"]["estimated_bytes"] == tests["wsat"]["bytes"]
+
+
+def test_planning_and_the_resume_check_import_neither_the_report_nor_matplotlib():
+    # pts_plan runs in a fresh worker process for every host, twice: the report code and matplotlib cost ~0.8 s a time.
+    probe = ("import sys; from ansible_collections.fleetqual.pts.plugins.action import pts_plan; "
+             "print(sorted(m for m in sys.modules if m.startswith('matplotlib') or m.endswith(('._report', '._plots'))))")
+    found = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                           env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert found.stdout.strip() == "[]"

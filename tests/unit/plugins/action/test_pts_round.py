@@ -15,6 +15,7 @@ from ansible.errors import AnsibleActionFail, AnsibleError, AnsibleUndefinedVari
 
 from ansible_collections.fleetqual.pts.plugins.action import pts_round
 from ansible_collections.fleetqual.pts.plugins.module_utils import _fio
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _run
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "..", "module_utils", "fixtures", "fio-3.33-wsat-round.json")
 with open(FIXTURE, encoding="utf-8") as _handle:
@@ -31,7 +32,7 @@ ARGS = {
 
 @pytest.fixture
 def results(tmp_path, monkeypatch):
-    monkeypatch.setattr(pts_round, "callback_option", lambda name: str(tmp_path))
+    monkeypatch.setattr(_run, "callback_option", lambda name: str(tmp_path))
     return tmp_path
 
 

@@ -404,8 +404,10 @@ class FakeHost:
     def refusals(self, name, **kwargs):
         return _devices.refusals(self.probe(name), {}, allow_destroy=True, **kwargs)
 
-    def recheck(self, name, expect):
-        return _devices.recheck(str(self.dev / name), expect, str(self.sys), str(self.proc), str(self.dev),
+    def recheck(self, name, expect, passed=True):
+        """recheck() with ``expect`` as the guard's record (pts_guard marks each record it passes)."""
+        record = dict(expect, passed=True) if passed else expect
+        return _devices.recheck(str(self.dev / name), record, str(self.sys), str(self.proc), str(self.dev),
                                 str(self.locks))
 
 
@@ -785,3 +787,12 @@ def test_a_holder_of_the_same_run_id_with_another_token_is_another_run_and_never
     # The run whose token it carries takes it over.
     assert _devices.claim_own_hold(info, "r1", str(host.locks), str(host.proc), token="a" * 32) == {
         "pid": 70, "run_id": "r1", "token": "a" * 32, "lock": hold["lock"]}
+
+
+@pytest.mark.parametrize("record", [{}, {"devnum": "7:4"}, {"devnum": "7:4", "passed": False}, {"passed": True}])
+def test_recheck_refuses_without_the_guards_record_of_the_device(host, record):
+    # Every module that writes rechecks with the record; no record, no write, whatever called it.
+    host.disk("loop4", "7:4", loop={"backing_file": host.image("a.img")})
+    assert host.recheck("loop4", record, passed=False) == [
+        f"{host.dev}/loop4: the guard has not passed it in this run (no guard record to check it against); nothing "
+        "is written to a drive the guard did not pass"]

@@ -38,7 +38,7 @@ def test_fleet_summary_verdicts_outliers_and_junit(tmp_path, base_dv):
     _results.atomic_write_json(os.path.join(run_dir, "h2", "lost.json"), {"msg": "ssh: connect timed out"})
 
     out = str(tmp_path / "fleet")
-    summary = _fleet.summarize([run_dir], out, fail_on=["FAIL", "INCOMPLETE"])
+    summary = _fleet.summarize([run_dir], out, {"fail_on": ["FAIL", "INCOMPLETE"]})
     verdicts = {d["id"]: d["verdict"] for d in summary["drives"]}
     assert verdicts == {"h1/d0": "PASS", "h1/d1": "PASS", "h1/d2": "PASS", "h1/d3": "FAIL", "h2/d8": "PASS",
                         "h2/gone": "INCOMPLETE"}
@@ -69,7 +69,7 @@ def test_fleet_summary_verdicts_outliers_and_junit(tmp_path, base_dv):
 def test_fail_on_can_ignore_incomplete(tmp_path):
     run_dir = str(tmp_path / "run-1")
     _plan(run_dir, "h1", [{"path": "/dev/x"}], [])
-    summary = _fleet.summarize([run_dir], str(tmp_path / "out"), fail_on=["FAIL"])
+    summary = _fleet.summarize([run_dir], str(tmp_path / "out"), {"fail_on": ["FAIL"]})
     assert summary["counts"]["INCOMPLETE"] == 1 and summary["failed"] is False
 
 
@@ -79,7 +79,7 @@ def test_slices_of_several_controllers_merge_into_one_summary(tmp_path):
     _drive(slices[0], "h1", "d0", 1.0)
     _plan(slices[1], "h2", [{"path": "/dev/d0"}], [])
     _drive(slices[1], "h2", "d0", 1.0)
-    summary = _fleet.summarize(slices, str(tmp_path / "merged"), fail_on=["FAIL"])
+    summary = _fleet.summarize(slices, str(tmp_path / "merged"), {"fail_on": ["FAIL"]})
     assert summary["runs"] == ["slice1", "slice2"]
     assert sorted(d["id"] for d in summary["drives"]) == ["h1/d0", "h2/d0"]
     assert {d["run"] for d in summary["drives"]} == {"slice1", "slice2"}
@@ -111,20 +111,12 @@ def test_every_drive_failed_and_fail_on_as_the_plan_recorded_it(tmp_path):
     assert "not run" not in markdown
 
 
-def test_fail_on_recorded_by_several_plans_and_none_recorded(tmp_path):
-    run_dir = str(tmp_path / "run-1")
-    assert _fleet.recorded_fail_on([run_dir]) == ["FAIL", "INCOMPLETE"]
-    _results.file_payload(run_dir, "h1", {"pts_plan": {"fleet": {"fail_on": ["FAIL"]}}})
-    _results.file_payload(run_dir, "h2", {"pts_plan": {"fleet": {"fail_on": []}}})
-    assert _fleet.recorded_fail_on([run_dir]) == ["FAIL"]
-
-
 def test_drive_strings_cannot_shift_the_verdict_column_or_inject_markup(tmp_path):
     run_dir = str(tmp_path / "run-1")
     _plan(run_dir, "h1", [{"path": "/dev/d0"}], [])
     # $...$ would be matplotlib math in the plots' titles (an unknown command fails the whole report).
     _drive(run_dir, "h1", "d0", 1.0, model="X1 | PASS | <img src=x>\x1b[2J $\\nocommand$")
-    summary = _fleet.summarize([run_dir], run_dir, fail_on=[])
+    summary = _fleet.summarize([run_dir], run_dir, {"fail_on": []})
     with open(os.path.join(run_dir, "fleet.md"), encoding="utf-8") as handle:
         markdown = handle.read()
     row = next(line for line in markdown.splitlines() if line.startswith("| h1 | d0 |"))

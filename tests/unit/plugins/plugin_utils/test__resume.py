@@ -12,16 +12,51 @@ from conftest import CAPACITY, write_segment
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _report, _results, _resume
 
 
+def _verdict(run_dir: str, test: str, number: int, segment: str = "", **verdict) -> None:
+    """The stop rule's verdict after a round, filed as the run files it (with the round)."""
+    context = {"drive": "d1", "test": test, "segment": segment, "phase": "round", "round": number}
+    _results.file_payload(run_dir, "h1", {"pts_steady_state": dict(verdict, round=number), "pts_context": context})
+
+
+def _planned(test: str, *segments: tuple[str, str]) -> dict:
+    return {"test": test, "stop": "steady", "done": False,
+            "segments": [{"name": name, "stop": stop} for name, stop in segments or [("", "steady")]]}
+
+
 def test_finished_tests_are_kept_and_interrupted_ones_are_not(make_run, tmp_path):
     drive_dir = make_run([1.0] * 5)  # IOPS steady at round 5
     run_dir = os.path.dirname(os.path.dirname(drive_dir))
+    _verdict(run_dir, "iops", 5, stop=True, steady=True)
     write_segment(run_dir, "h1", "d1", "latency", [1.0, 1.0])  # interrupted after two rounds
-    assert _resume.finished_tests(drive_dir) == {"iops": "steady"}
-    plan = {"drives": [{"key": "d1", "tests": [{"test": "iops", "done": False}, {"test": "latency", "done": False}]}]}
+    _verdict(run_dir, "latency", 2, stop=False, steady=False)
+    planned = [_planned("iops"), _planned("latency")]
+    assert _resume.finished_tests(drive_dir, planned) == {"iops": "steady"}
+    plan = {"drives": [{"key": "d1", "tests": planned}]}
     _resume.mark_done(plan, str(tmp_path), "run-1", "h1")
-    assert plan["drives"][0]["tests"] == [{"test": "iops", "done": True, "status": "steady"},
-                                          {"test": "latency", "done": False}]
-    assert _resume.finished_tests(str(tmp_path / "nothing")) == {}
+    assert [(t["test"], t["done"], t.get("status")) for t in plan["drives"][0]["tests"]] == [
+        ("iops", True, "steady"), ("latency", False, None)]
+    assert _resume.finished_tests(str(tmp_path / "nothing"), planned) == {}
+
+
+def test_a_test_is_finished_only_when_every_segment_ran_to_its_stop_rule(make_run):
+    drive_dir = make_run([1.0] * 3)
+    run_dir = os.path.dirname(os.path.dirname(drive_dir))
+    # The round limit without steady state is the stop rule's end too: not steady, and finished.
+    _verdict(run_dir, "iops", 3, stop=True, steady=False)
+    assert _resume.finished_tests(drive_dir, [_planned("iops")]) == {"iops": "not steady"}
+    # A multi-phase test: its preconditioning steady, its first wait state done, its second never started.
+    write_segment(run_dir, "h1", "d1", "iops", [1.0], segment="precondition", purge=False)
+    _verdict(run_dir, "iops", 1, segment="precondition", stop=True, steady=True)
+    write_segment(run_dir, "h1", "d1", "iops", [1.0, 1.0], segment="ws1", purge=False)
+    _verdict(run_dir, "iops", 2, segment="ws1", stop=True)
+    hir = _planned("iops", ("precondition", "steady"), ("ws1", "sweep"))
+    assert _resume.test_status(os.path.join(drive_dir, "iops"), hir) == "steady"
+    hir["segments"].append({"name": "ws2", "stop": "sweep"})
+    assert _resume.test_status(os.path.join(drive_dir, "iops"), hir) is None
+    # A failure after the last verdict: the test starts again.
+    _results.file_payload(run_dir, "h1", {"failed": True, "msg": "fio exited with rc 1", "pts_context": {
+        "drive": "d1", "test": "iops", "segment": "ws1", "phase": "round", "round": 3}})
+    assert _resume.test_status(os.path.join(drive_dir, "iops"), _planned("iops", ("ws1", "sweep"))) is None
 
 
 def test_a_failure_is_recorded_as_evidence_and_the_test_reads_failed(tmp_path):

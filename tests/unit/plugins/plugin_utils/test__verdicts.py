@@ -111,17 +111,6 @@ def test_small_deviations_in_a_tight_cohort_are_not_flagged():
     assert list(v.cohort_outliers(drives)) == ["d3"]  # MAD 0: the percentage decides
 
 
-def test_fleet_settings_defaults_and_bad_values():
-    assert v.fleet_settings({})["fail_on"] == ["FAIL", "INCOMPLETE"]
-    assert v.fleet_settings({"pts_fleet_fail_on": []})["fail_on"] == []
-    with pytest.raises(ValueError, match=r"pts_fleet_fail_on=\['FAILED'\]"):
-        v.fleet_settings({"pts_fleet_fail_on": ["FAILED"]})
-    with pytest.raises(ValueError, match="pts_fleet_outlier_robust_z=-1"):
-        v.fleet_settings({"pts_fleet_outlier_robust_z": -1})
-    with pytest.raises(ValueError, match="pts_fleet_outliers_fail='no'"):
-        v.fleet_settings({"pts_fleet_outliers_fail": "no"})
-
-
 def test_only_steady_figures_enter_a_cohort():
     drives = [_drive(f"d{i}", value) for i, value in enumerate([100000, 100000, 100000, 50000])]
     drives[3]["headline_steady"] = {"iops_4k_write": False}
@@ -147,13 +136,6 @@ def test_a_finished_sweep_passes_without_a_steady_state():
 def test_non_finite_limits_are_refused(rules, message):
     with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
         v.validate_rules(rules)
-
-
-@pytest.mark.parametrize("name, value", [("outlier_robust_z", float("nan")), ("outlier_min_deviation_pct", "inf"),
-                                         ("outlier_min_cohort", float("nan")), ("outlier_robust_z", True)])
-def test_non_finite_fleet_settings_are_refused(name, value):
-    with pytest.raises(ValueError, match=f"pts_fleet_{name}="):
-        v.fleet_settings({f"pts_fleet_{name}": value})
 
 
 def test_a_test_that_failed_before_its_first_round_is_incomplete_with_the_reason():

@@ -4,6 +4,9 @@
 
 from __future__ import annotations
 
+import yaml
+
+from ansible_collections.fleetqual.pts.plugins.filter import drive_workers
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._workers import workers
 
 HOSTVARS = {
@@ -32,3 +35,18 @@ def test_a_limit_naming_the_host_keeps_its_workers():
     assert "h1" in first["groups"] and "h1" in second["groups"]
     assert "h1" not in workers(HOSTVARS, ["h1"], limit="rack12")[0]["groups"]
     assert "h1" not in workers(HOSTVARS, ["h1"], limit="~h[0-9]")[0]["groups"]
+
+
+def test_a_worker_gets_exactly_the_variables_add_host_gives_it():
+    (first, dummy) = workers(HOSTVARS, ["h1"], python="/venv/bin/python3", run_id="r1")
+    # Not the host's other inputs (pts_allow_destroy, pts_identify_drives): the plan carries what the tests need.
+    assert sorted(first["vars"]) == ["ansible_connection", "ansible_python_interpreter", "pts_guard_passed",
+                                     "pts_run_drive_key", "pts_run_drives", "pts_run_host", "pts_run_id", "pts_run_plan"]
+    assert (first["vars"]["ansible_connection"], first["vars"]["ansible_python_interpreter"],
+            first["vars"]["pts_run_id"]) == ("local", "/venv/bin/python3", "r1")
+
+
+def test_the_filters_example_sets_every_variable_a_worker_gets():
+    (task,) = yaml.safe_load(drive_workers.EXAMPLES)
+    given = {key for key in task["ansible.builtin.add_host"] if key not in ("name", "groups")}
+    assert given == set(workers(HOSTVARS, ["h1"])[0]["vars"])

@@ -1,0 +1,139 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this plugin util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins!
+
+"""One owner for what a run is on the controller: its id, its results folder, and how the fleet is judged.
+
+- The run id: ``-e pts_run_id``, the ``PTS_RUN_ID`` environment variable, the pts_report callback's ``run_id``
+  setting, else the UTC time the run was planned (``YYYYMMDDTHHMMSSZ``); one directory name, checked wherever it comes
+  from (module_utils/_inputs.py run_id).
+- The results root: an action's own argument, else the callback's ``output_dir`` (``PTS_RESULTS_DIR``, default
+  ``results``); the run's folder is ``<root>/<run id>``.
+- The fleet settings (``pts_fleet_*``): validated with the plan and recorded in each host's plan.json, so a summary
+  written later (the callback's fallback, playbooks/fleet_summary.yml) judges as the run was told to; their defaults
+  are FLEET_DEFAULTS.
+"""
+
+from __future__ import annotations
+
+import datetime
+import glob
+import math
+import os
+
+from ansible import constants as C
+from ansible.plugins.loader import callback_loader
+
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._verdicts import FAIL, INCOMPLETE, VERDICTS
+
+CALLBACK = "fleetqual.pts.pts_report"
+FLEET_DEFAULTS = {"fail_on": [FAIL, INCOMPLETE], "outlier_robust_z": 3.5, "outlier_min_deviation_pct": 10.0,
+                  "outlier_min_cohort": 3, "outliers_fail": False}
+
+
+def callback_option(name: str):
+    """A setting of the pts_report callback as its configuration gives it (ini, environment, default)."""
+    plugin = callback_loader.get(CALLBACK, class_only=True)
+    if plugin is None:
+        raise ValueError(f"the {CALLBACK} callback cannot be loaded")
+    # ansible-core 2.19 files a collection plugin's settings under its Python module name, not its FQCN.
+    for key in (getattr(plugin, "_load_name", None), CALLBACK):
+        try:
+            return C.config.get_config_value(name, plugin_type="callback", plugin_name=key)
+        except Exception:  # pylint: disable=broad-exception-caught  # AnsibleError subclasses vary by core version
+            continue
+    raise ValueError(f"the {CALLBACK} callback has no setting {name!r}")
+
+
+def results_root(given: str | None = None) -> str:
+    """The results root: ``given`` (an action's argument), else the callback's output_dir."""
+    return given or callback_option("output_dir")
+
+
+def run_dir(run_id: str, root: str | None = None) -> str:
+    """The run's folder, ``<results root>/<run id>``."""
+    return os.path.join(results_root(root), _results.safe_name(run_id))
+
+
+def new_run_id(now: datetime.datetime | None = None) -> str:
+    """The run id of a run nobody named: the UTC time it was planned."""
+    return (now or datetime.datetime.now(datetime.timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
+
+
+def run_id_in_force(variable: object, env: object, configured: object, now: datetime.datetime | None = None) -> str:
+    """The run id of this run: the pts_run_id variable (-e or the inventory), else the PTS_RUN_ID environment
+    variable, else the callback's run_id setting, else a new one. Not yet checked (see run_id_candidates)."""
+    for value in (variable, env, configured):
+        if value not in (None, ""):
+            return value if isinstance(value, str) else str(value)
+    return new_run_id(now)
+
+
+def run_id_candidates(effective: object, extra: object, env: object, configured: object) -> list[tuple[str, object]]:
+    """Every run id this run could take as a path, each named as the operator set it: the one in force (from
+    -e pts_run_id, the PTS_RUN_ID environment variable, the callback's run_id setting or an inventory pts_run_id),
+    then the environment's and the configuration's when they differ from it. Unset sources are left out."""
+    sources = (("pts_run_id", extra), ("PTS_RUN_ID (environment)", env),
+               ("run_id of the [callback_pts_report] section of ansible.cfg", configured))
+    candidates: list[tuple[str, object]] = []
+    if effective not in (None, ""):
+        name = next((label for label, value in sources if value not in (None, "") and str(value) == str(effective)),
+                    "pts_run_id")
+        candidates.append((name, effective))
+    for label, value in sources[1:]:
+        if value not in (None, "") and all(str(value) != str(seen) for dummy, seen in candidates):
+            candidates.append((label, value))
+    return candidates
+
+
+def fleet_settings(params: dict) -> dict:
+    """The fleet summary's settings (pts_fleet_*), validated with the plan before anything is written; unset ones
+    take FLEET_DEFAULTS."""
+    fail_on = params.get("pts_fleet_fail_on")
+    fail_on = list(FLEET_DEFAULTS["fail_on"]) if fail_on is None else fail_on
+    if not isinstance(fail_on, list) or any(v not in VERDICTS for v in fail_on):
+        raise ValueError(f"pts_fleet_fail_on={fail_on!r}: must be a list of {', '.join(VERDICTS)}")
+    settings = {"fail_on": fail_on}
+    for name, kind in (("outlier_robust_z", float), ("outlier_min_deviation_pct", float), ("outlier_min_cohort", int)):
+        given = params.get(f"pts_fleet_{name}")
+        value = FLEET_DEFAULTS[name] if given is None else given
+        try:
+            value = None if isinstance(value, bool) else kind(value)
+        except (TypeError, ValueError, OverflowError):
+            value = None
+        if value is None or not math.isfinite(value) or value <= 0:
+            raise ValueError(f"pts_fleet_{name}={given!r}: must be a positive number")
+        settings[name] = value
+    outliers_fail = params.get("pts_fleet_outliers_fail")
+    outliers_fail = FLEET_DEFAULTS["outliers_fail"] if outliers_fail is None else outliers_fail
+    if not isinstance(outliers_fail, bool):
+        raise ValueError(f"pts_fleet_outliers_fail={outliers_fail!r}: must be true or false")
+    settings["outliers_fail"] = outliers_fail
+    return settings
+
+
+def recorded_fleet_settings(run_dirs: list[str]) -> dict:
+    """The fleet settings as the runs' plans recorded them: the verdicts that fail the run are the union over every
+    host's plan; the outlier settings the first plan's that has them (one run's hosts share them); FLEET_DEFAULTS for
+    what no plan recorded."""
+    found = dict(FLEET_DEFAULTS, fail_on=None)
+    seen = set()
+    for path in run_dirs:
+        for plan_file in sorted(glob.glob(os.path.join(path, "*", "plan.json"))):
+            try:
+                fleet = (_results.read_json(plan_file).get("plan") or {}).get("fleet") or {}
+            except (OSError, ValueError):
+                continue
+            if isinstance(fleet.get("fail_on"), list):
+                found["fail_on"] = sorted(set(found["fail_on"] or []) | {v for v in fleet["fail_on"] if v in VERDICTS})
+            for key in ("outlier_robust_z", "outlier_min_deviation_pct", "outlier_min_cohort", "outliers_fail"):
+                if key not in seen and fleet.get(key) is not None:
+                    found[key] = fleet[key]
+                    seen.add(key)
+    if found["fail_on"] is None:
+        found["fail_on"] = list(FLEET_DEFAULTS["fail_on"])
+    return found

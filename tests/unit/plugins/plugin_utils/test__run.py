@@ -1,0 +1,56 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._run import run_id_candidates
+
+CFG = "run_id of the [callback_pts_report] section of ansible.cfg"
+
+
+@pytest.mark.parametrize("effective, extra, env, configured, expected", [
+    ("/tmp/x", "/tmp/x", None, None, [("pts_run_id", "/tmp/x")]),
+    ("a b", None, "a b", "a b", [("PTS_RUN_ID (environment)", "a b")]),
+    ("../x", None, None, "../x", [(CFG, "../x")]),
+    ("it-1", None, None, None, [("pts_run_id", "it-1")]),  # an inventory pts_run_id
+    # The one in force first, then every other source that is set, each once.
+    ("it-1", "it-1", "../env", "../env", [("pts_run_id", "it-1"), ("PTS_RUN_ID (environment)", "../env")]),
+    ("it-1", "it-1", None, "../cfg", [("pts_run_id", "it-1"), (CFG, "../cfg")]),
+    (None, None, None, None, []),
+    ("", None, "", None, []),
+])
+def test_each_run_id_is_named_where_it_was_set(effective, extra, env, configured, expected):
+    assert run_id_candidates(effective, extra, env, configured) == expected
+
+
+def test_fleet_settings_defaults_and_bad_values():
+    assert _run.fleet_settings({})["fail_on"] == ["FAIL", "INCOMPLETE"]
+    assert _run.fleet_settings({"pts_fleet_fail_on": []})["fail_on"] == []
+    with pytest.raises(ValueError, match=r"pts_fleet_fail_on=\['FAILED'\]"):
+        _run.fleet_settings({"pts_fleet_fail_on": ["FAILED"]})
+    with pytest.raises(ValueError, match="pts_fleet_outlier_robust_z=-1"):
+        _run.fleet_settings({"pts_fleet_outlier_robust_z": -1})
+    with pytest.raises(ValueError, match="pts_fleet_outliers_fail='no'"):
+        _run.fleet_settings({"pts_fleet_outliers_fail": "no"})
+
+
+@pytest.mark.parametrize("name, value", [("outlier_robust_z", float("nan")), ("outlier_min_deviation_pct", "inf"),
+                                         ("outlier_min_cohort", float("nan")), ("outlier_robust_z", True)])
+def test_non_finite_fleet_settings_are_refused(name, value):
+    with pytest.raises(ValueError, match=f"pts_fleet_{name}="):
+        _run.fleet_settings({f"pts_fleet_{name}": value})
+
+
+def test_the_fleet_settings_recorded_by_several_plans_and_none_recorded(tmp_path):
+    run_dir = str(tmp_path / "run-1")
+    assert _run.recorded_fleet_settings([run_dir]) == _run.FLEET_DEFAULTS
+    _results.file_payload(run_dir, "h1", {"pts_plan": {"fleet": {"fail_on": ["FAIL"], "outlier_robust_z": 5.0}}})
+    _results.file_payload(run_dir, "h2", {"pts_plan": {"fleet": {"fail_on": [], "outlier_robust_z": 7.0,
+                                                                 "outliers_fail": True}}})
+    # The verdicts that fail the run: the union of every plan's; the others the first plan's that has them.
+    assert _run.recorded_fleet_settings([run_dir]) == dict(_run.FLEET_DEFAULTS, fail_on=["FAIL"], outlier_robust_z=5.0,
+                                                           outliers_fail=True)
