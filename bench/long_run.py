@@ -37,7 +37,7 @@ DEVICE_BYTES = 64 << 20
 BIN = os.path.join(ROOT, ".venv", "bin")
 sys.path.insert(0, os.path.join(ROOT, ".collections"))
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _report  # noqa: E402  pylint: disable=wrong-import-position
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
 
 
 def _clock_ticks(pids_root: int) -> float:
@@ -105,7 +105,7 @@ def main() -> dict:
             stamps.append(datetime.datetime.fromisoformat(record["recorded_at"]).timestamp())
             fio_s.append(record["fio"]["elapsed_s"])
         started = time.monotonic()
-        _report.write_drive_report(str(drive_dir))
+        _drive_report.write_drive_report(str(drive_dir))
         report_s = time.monotonic() - started
     finally:
         device.detach()

@@ -22,8 +22,10 @@ from concurrent.futures import ProcessPoolExecutor
 
 from _common import machine, save, table
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _pts
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _fleet, _report, _results
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _spec
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_summary
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
 
 ROUNDS = 25
 CAPACITY = 3_840_000_000_000
@@ -67,17 +69,17 @@ def write_drive(run_dir: str, host: str, drive: str, seed: int) -> str:
                         "logical_block_size": 512, "physical_block_size": 4096, "interface": "NVMe",
                         "vendor": "ACME", "model": "ACME X1 3.84TB", "firmware": "2.1", "serial": f"S{seed:08d}"}],
         "pts_host": {"hostname": host, "kernel": "6.1.0", "os": "Debian GNU/Linux 12 (bookworm)"}})
-    sizes = [_pts.parse_block_size(b) for b in _pts.IOPS_BLOCK_SIZES]
+    sizes = [_spec.parse_block_size(b) for b in _spec.IOPS_BLOCK_SIZES]
     plans = {
-        "iops": (dict(settings, mixes=list(_pts.IOPS_MIXES), block_sizes=sizes, dv=dict(_pts.IOPS_DV)),
+        "iops": (dict(settings, mixes=list(_spec.IOPS_MIXES), block_sizes=sizes, dv=dict(_spec.IOPS_DV)),
                  [("", ROUNDS, lambda: [_job(f"iops-r{m}-{b}", "randrw", m, b, _iops_level(m, b), rng)
-                                        for m in _pts.IOPS_MIXES for b in sizes])]),
+                                        for m in _spec.IOPS_MIXES for b in sizes])]),
         "throughput": (dict(settings, numjobs=1, iodepth=32, mixes=[100, 0], block_sizes=sizes[:5], wipc=None),
-                       [(_pts.block_size_label(b), ROUNDS // 5, lambda b=b: [
+                       [(_spec.block_size_label(b), ROUNDS // 5, lambda b=b: [
                            _job(f"tp-read-{b}", "read", 100, b, 3.5e9 / b, rng, 1, 32),
                            _job(f"tp-write-{b}", "write", 0, b, 2.5e9 / b, rng, 1, 32)]) for b in sizes[:5]]),
         "latency": (dict(settings, numjobs=1, iodepth=1, mixes=[100, 65, 0], block_sizes=[8192, 4096, 512],
-                         dv=dict(_pts.LATENCY_DV)),
+                         dv=dict(_spec.LATENCY_DV)),
                     [("", ROUNDS, lambda: [_job(f"latency-r{m}-{b}", "randrw", m, b, 12000.0, rng, 1, 1)
                                            for m in (100, 65, 0) for b in (8192, 4096, 512)])]),
         "wsat": (dict(settings, mixes=[0], block_sizes=[4096],
@@ -133,7 +135,7 @@ def write_long_wsat(run_dir: str, host: str, drive: str, rounds: int = WSAT_ROUN
 
 def render(drive_dir: str) -> float:
     started = time.monotonic()
-    _report.write_drive_report(drive_dir)
+    _drive_report.write_drive_report(drive_dir)
     return time.monotonic() - started
 
 
@@ -196,7 +198,7 @@ def main() -> dict:
                 time.sleep(0.001)
                 _results.atomic_write_json(os.path.join(path, "result.json"), mine)
         started = time.monotonic()
-        summary = _fleet.summarize([fleet_dir], fleet_dir, {"fail_on": ["FAIL", "INCOMPLETE"]})
+        summary = _fleet_summary.summarize([fleet_dir], fleet_dir, {"fail_on": ["FAIL", "INCOMPLETE"]})
         fleet_s = time.monotonic() - started
     finally:
         shutil.rmtree(work, ignore_errors=True)

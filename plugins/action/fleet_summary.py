@@ -10,8 +10,9 @@ from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import PlanError, run_id
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _fleet, _run
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError, run_id
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _run
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_summary
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._verdicts import VERDICTS
 
 display = Display()
@@ -53,7 +54,7 @@ class ActionModule(ActionBase):
             raise AnsibleActionFail(f"fleet_summary: no run {args['run_ids']} under {roots}")
         out = args["output_dir"] or run_dirs[0]
         try:
-            summary = _fleet.summarize(run_dirs, out, {key: args[key] for key in _run.FLEET_DEFAULTS})
+            summary = _fleet_summary.summarize(run_dirs, out, {key: args[key] for key in _run.FLEET_DEFAULTS})
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise AnsibleActionFail(f"fleet_summary: {exc}") from None
         counts = summary["counts"]

@@ -9,8 +9,9 @@ import os
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import PlanError, run_id
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _compare, _history, _results, _run
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError, run_id
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _compare, _history
 
 ARGUMENT_SPEC = dict(
     results_dir=dict(type="path"),

@@ -11,9 +11,10 @@ from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 from ansible.utils.vars import load_extra_vars
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _inputs, _wear
-from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import PlanError
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import build_plan
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _wear
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _inputs
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._spec import build_plan
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _resume, _results, _role_inputs, _run, _run_lock
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._raid import validate_arrays
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._verdicts import matching_rule

@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from ansible.errors import AnsibleActionFail, AnsibleError, AnsibleUndefinedVariable
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _health, _pts2, _rounds
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _health
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _pts2, _rounds
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run
 
 try:

@@ -10,8 +10,10 @@ import sqlite3
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import RUN_ID_RE, PlanError, run_id
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _history, _report, _results, _run
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import RUN_ID_RE, PlanError, run_id
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _history
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
 
 
 class ActionModule(ActionBase):
@@ -47,7 +49,7 @@ class ActionModule(ActionBase):
                 raise AnsibleActionFail(f"report_rebuild: run_id={run!r} has no directory under {root}")
             for drive_dir in _results.drive_dirs(run_dir):
                 try:
-                    written = _report.write_drive_report(drive_dir, formats)
+                    written = _drive_report.write_drive_report(drive_dir, formats)
                 except (OSError, ValueError, KeyError, TypeError) as exc:
                     warnings.append(f"no report for {drive_dir}: {exc}")
                     continue

@@ -9,7 +9,7 @@ import time
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _pts, _rounds, _steady_state
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _rounds, _spec, _steady_state
 
 ARGUMENT_SPEC = dict(
     values=dict(type="list", elements="float"),
@@ -22,7 +22,7 @@ ARGUMENT_SPEC = dict(
             name=dict(type="str"),
             mix=dict(type="int", required=True),
             bs=dict(type="raw", required=True),
-            metric=dict(type="str", default="iops", choices=list(_pts.DV_METRICS)),
+            metric=dict(type="str", default="iops", choices=list(_spec.DV_METRICS)),
         ),
     ),
     window=dict(type="int", default=_steady_state.DEFAULT_WINDOW),

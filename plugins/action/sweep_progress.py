@@ -9,7 +9,7 @@ import time
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _rounds
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _rounds
 
 
 class ActionModule(ActionBase):

@@ -52,16 +52,10 @@ import os
 from ansible import context as ansible_context
 from ansible.plugins.callback import CallbackBase
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import (
-    _concurrency,
-    _fleet,
-    _markdown,
-    _progress,
-    _report,
-    _results,
-    _run_lock,
-    _workers,
-)
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import (_concurrency, _progress, _results, _run_lock,
+                                                                    _workers)
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_summary
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _markdown
 
 
 def _payload(result) -> dict:
@@ -232,10 +226,10 @@ class CallbackModule(CallbackBase):
     def _finish(self) -> None:
         for host, drive in sorted(self._touched):
             path = _results.drive_dir(self.run_dir, host, drive)
-            if not os.path.exists(os.path.join(path, "drive.json")) or _fleet.fresh(path):
+            if not os.path.exists(os.path.join(path, "drive.json")) or _fleet_summary.fresh(path):
                 continue
             try:
-                written = _report.write_drive_report(path)
+                written = _drive_report.write_drive_report(path)
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 self._display.warning(_markdown.plain(f"pts_report: no report for {host} {drive}: {exc}"))
                 continue
@@ -250,7 +244,7 @@ class CallbackModule(CallbackBase):
             # The play stopped before its summary (every host lost, say): write it anyway, for the record.
             try:
                 # The plans' recorded pts_fleet_fail_on, as the play's own summary would have used.
-                _fleet.summarize([self.run_dir], self.run_dir)
+                _fleet_summary.summarize([self.run_dir], self.run_dir)
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 self._display.warning(f"pts_report: no fleet summary: {exc}")
         self._say(f"PTS results: {self.run_dir} (fleet summary: {fleet})")

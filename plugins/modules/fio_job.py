@@ -170,8 +170,8 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._devices import recheck
-from ansible_collections.fleetqual.pts.plugins.module_utils._fio import FioOutputError, job_targets, parse
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive._devices import recheck
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import FioOutputError, job_targets, parse
 
 
 def _job_text(path: str) -> str:

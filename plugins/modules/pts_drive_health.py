@@ -87,9 +87,9 @@ import json
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _health
-from ansible_collections.fleetqual.pts.plugins.module_utils._devices import probe
-from ansible_collections.fleetqual.pts.plugins.module_utils._drive_actions import health
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _health
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive._devices import probe
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive._drive_actions import health
 
 
 def round_probe(info: dict, run, which) -> dict:

@@ -217,8 +217,8 @@ from ansible.module_utils.basic import AnsibleModule
 import json
 import os
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _hold
-from ansible_collections.fleetqual.pts.plugins.module_utils._devices import (
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _hold
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive._devices import (
     DEVICE_SPEC,
     claim_own_hold,
     drive_key,

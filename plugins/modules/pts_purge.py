@@ -123,8 +123,8 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._devices import probe, recheck
-from ansible_collections.fleetqual.pts.plugins.module_utils._drive_actions import (
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive._devices import probe, recheck
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive._drive_actions import (
     ata_frozen_reason,
     ata_password_file,
     ata_security_erase,
@@ -134,8 +134,8 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._drive_actions impor
     tool_facts,
     wait_for_sanitize,
 )
-from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import PlanError, boolean
-from ansible_collections.fleetqual.pts.plugins.module_utils._drive_tools import PURGE_METHODS
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError, boolean
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive._drive_tools import PURGE_METHODS
 
 
 def main() -> None:

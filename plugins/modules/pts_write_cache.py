@@ -99,8 +99,8 @@ pts_context:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._devices import probe, recheck
-from ansible_collections.fleetqual.pts.plugins.module_utils._drive_actions import tool_facts, write_cache_commands
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive._devices import probe, recheck
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive._drive_actions import tool_facts, write_cache_commands
 
 
 def main() -> None:

@@ -11,7 +11,7 @@ its dependent variables and steady-state figures, each write saturation round, s
 
 from __future__ import annotations
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import block_size_label
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label
 
 _UNITS = {"iops": ("IOPS", 1.0), "bw_bytes": ("MB/s", 1e6), "lat_mean_ns": ("ms", 1e6)}
 

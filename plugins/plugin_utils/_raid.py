@@ -10,8 +10,8 @@ is touched, and after the guard, find each array's members among the drives it p
 
 from __future__ import annotations
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._inputs import PlanError, fail
-from ansible_collections.fleetqual.pts.plugins.module_utils._md_raid import BITMAPS, validate_layout
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError, fail
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive._md_raid import BITMAPS, validate_layout
 
 ARRAY_KEYS = ("name", "level", "members", "chunk", "assume_clean", "bitmap")
 

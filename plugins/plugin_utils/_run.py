@@ -9,7 +9,7 @@
 
 - The run id: ``-e pts_run_id``, the ``PTS_RUN_ID`` environment variable, the pts_report callback's ``run_id``
   setting, else the UTC time the run was planned (``YYYYMMDDTHHMMSSZ``); one directory name, checked wherever it comes
-  from (module_utils/_inputs.py run_id).
+  from (module_utils/_pts/_inputs.py run_id).
 - The results root: an action's own argument, else the callback's ``output_dir`` (``PTS_RESULTS_DIR``, default
   ``results``); the run's folder is ``<root>/<run id>``.
 - The fleet settings (``pts_fleet_*``): validated with the plan and recorded in each host's plan.json, so a summary

@@ -40,7 +40,7 @@ HEADLINES = _headline.HEADLINES
 # temperature read, and whether a thermal-management transition counter may grow during a round.
 HEALTH_CRITERIA = ("max_temperature_c", "allow_throttling")
 # The model's rated endurance and write rate, for the wear budget the plan judges before the first write
-# (module_utils/_wear.py): endurance_tbw (TB written, decimal) or dwpd with warranty_years, and rated_write_mb_s.
+# (module_utils/_drive/_wear.py): endurance_tbw (TB written, decimal) or dwpd with warranty_years, and rated_write_mb_s.
 ENDURANCE_KEYS = ("endurance_tbw", "dwpd", "warranty_years", "rated_write_mb_s")
 RULE_KEYS = ("name", "model", "firmware", "require_steady", *CRITERIA, *HEALTH_CRITERIA, *ENDURANCE_KEYS)
 

@@ -174,7 +174,7 @@ def run_pts(tmp_path):
     return run
 
 
-# Drive holds (plugins/module_utils/_hold.py) as a test sees them on this machine.
+# Drive holds (plugins/module_utils/_drive/_hold.py) as a test sees them on this machine.
 LOCK_DIR = "/run/fleetqual-pts"
 MARKER = "fleetqual-pts-hold"
 

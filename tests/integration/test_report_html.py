@@ -39,7 +39,9 @@ def _unit_builder():
 def rendered(tmp_path_factory):
     """Two drives of one model, all four PTS tests each, a plan with an acceptance rule; every report and the fleet
     summary rendered with HTML and PDF."""
-    from ansible_collections.fleetqual.pts.plugins.plugin_utils import _fleet, _report, _results
+    from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+    from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_summary
+    from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
     for tool in ("chromium", "pdftotext", "pdfinfo"):
         if not shutil.which(tool):
             pytest.fail(f"{tool} is not installed: scripts/deps.sh (make venv) installs it")
@@ -62,8 +64,8 @@ def rendered(tmp_path_factory):
         build.write_segment(run_dir, "h1", drive, "wsat", [scale] * 6)
     os.environ["PTS_REPORT_FORMATS"] = "html,pdf"
     try:
-        written = _report.write_drive_report(os.path.join(run_dir, "h1", "d1"))
-        summary = _fleet.summarize([run_dir], run_dir)
+        written = _drive_report.write_drive_report(os.path.join(run_dir, "h1", "d1"))
+        summary = _fleet_summary.summarize([run_dir], run_dir)
     finally:
         del os.environ["PTS_REPORT_FORMATS"]
     return tmp, run_dir, written, summary

@@ -15,7 +15,7 @@ from unittest.mock import MagicMock
 import pytest
 
 from ansible_collections.fleetqual.pts.plugins.action import pts_round
-from ansible_collections.fleetqual.pts.plugins.module_utils import _fio
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "module_utils", "fixtures")

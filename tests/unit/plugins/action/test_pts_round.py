@@ -14,7 +14,7 @@ import pytest
 from ansible.errors import AnsibleActionFail, AnsibleError, AnsibleUndefinedVariable
 
 from ansible_collections.fleetqual.pts.plugins.action import pts_round
-from ansible_collections.fleetqual.pts.plugins.module_utils import _fio
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _run
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "..", "module_utils", "fixtures", "fio-3.33-wsat-round.json")

@@ -12,7 +12,7 @@ import pytest
 from ansible.errors import AnsibleActionFail
 
 from ansible_collections.fleetqual.pts.plugins.action import steady_state
-from ansible_collections.fleetqual.pts.plugins.module_utils import _fio
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "..", "module_utils", "fixtures", "fio-3.33-iops-round.json")
 

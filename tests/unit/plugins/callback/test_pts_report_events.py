@@ -22,7 +22,7 @@ from ansible.executor.task_result import TaskResult
 from ansible.inventory.host import Host
 
 from ansible_collections.fleetqual.pts.plugins.callback import pts_report
-from ansible_collections.fleetqual.pts.plugins.module_utils import _fio, _rounds
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _rounds
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _concurrency, _results, _run_lock
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "module_utils", "fixtures")
@@ -648,15 +648,15 @@ def test_a_drive_whose_report_is_up_to_date_is_not_rendered_again(callback, out)
 
 
 def test_a_report_that_cannot_be_written_is_a_warning_and_the_summary_still_comes(callback, out, monkeypatch):
-    from ansible_collections.fleetqual.pts.plugins.plugin_utils import _report
+    from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
 
     run_dir = _touched_drive(callback, out)
 
     def broken(path, formats=None):
         raise OSError(30, "Read-only file system")
 
-    monkeypatch.setattr(_report, "write_drive_report", broken)
-    monkeypatch.setattr(pts_report._fleet, "summarize", lambda run_dirs, out_dir: None)
+    monkeypatch.setattr(_drive_report, "write_drive_report", broken)
+    monkeypatch.setattr(pts_report._fleet_summary, "summarize", lambda run_dirs, out_dir: None)
     callback.v2_playbook_on_stats(MagicMock())
     callback._display.warning.assert_called_once_with(
         "pts_report: no report for h1 d1: [Errno 30] Read-only file system")
@@ -715,7 +715,7 @@ def test_the_lock_is_released_even_when_the_end_fails(callback, out, monkeypatch
     def crash(path, formats=None):
         raise RuntimeError("renderer bug")
 
-    monkeypatch.setattr(pts_report._report, "write_drive_report", crash)
+    monkeypatch.setattr(pts_report._drive_report, "write_drive_report", crash)
     with pytest.raises(RuntimeError, match="renderer bug"):
         callback.v2_playbook_on_stats(MagicMock())
     assert not os.path.exists(_run_lock.lock_path(run_dir))

@@ -17,7 +17,7 @@ import os
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _bus, _drive_actions
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _bus, _drive_actions
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 with open(os.path.join(FIXTURES, "bus-qemu-7.2-bookworm.json"), encoding="utf-8") as _handle:

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _devices, _hold
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _devices, _hold
 
 FREE = {
     "path": "/dev/disk/by-id/x", "resolved": "/dev/sdb", "exists": True, "is_block": True, "serial": "S1",

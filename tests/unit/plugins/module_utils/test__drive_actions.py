@@ -10,7 +10,7 @@ import stat
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _drive_actions
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _drive_actions
 
 NVME = {"name": "nvme0n1", "resolved": "/dev/nvme0n1", "kind": "disk", "interface": "NVMe", "discard": True}
 SATA = {"name": "sda", "resolved": "/dev/sda", "kind": "disk", "interface": "SATA", "discard": False}

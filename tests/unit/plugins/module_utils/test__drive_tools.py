@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _drive_tools
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _drive_tools
 
 # nvme-cli 2.3 `nvme id-ctrl /dev/nvme0 -o json`, trimmed: an enterprise drive with sanitize
 # (SANICAP 0x60000003: crypto + block erase, plus the NODMMAS bits 30:29), Format NVM (OACS 0x5f)

@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _fio
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 

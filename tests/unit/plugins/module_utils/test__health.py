@@ -15,7 +15,7 @@ import os
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _health
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _health
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 

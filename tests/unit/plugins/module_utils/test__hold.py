@@ -16,7 +16,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _hold
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _hold
 
 
 class FakeProc:

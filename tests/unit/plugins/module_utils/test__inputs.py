@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _inputs
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _inputs
 
 
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf"), "nan", "inf", 0, -1, "0", True, None, "x"])

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _md_raid
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _md_raid
 
 # mdadm 4.2 `mdadm --detail /dev/md127`: RAID1 over two virtio disks, created without --assume-clean, resyncing.
 DETAIL_RAID1_RESYNC = """\

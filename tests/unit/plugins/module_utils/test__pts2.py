@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _inputs, _pts, _pts2, _rounds, _wear
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _wear
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _inputs, _pts2, _rounds, _spec
 
 BASE = {
     "pts_run_tests": ["iops"],
@@ -22,7 +23,7 @@ DRIVE = {"key": "d1", "size_bytes": 3_840_000_000_000, "logical_block_size": 512
 
 
 def plan(tests, drive=None, **params):
-    return _pts.build_plan(dict(BASE, pts_run_tests=tests, **params), [dict(drive or DRIVE)])
+    return _spec.build_plan(dict(BASE, pts_run_tests=tests, **params), [dict(drive or DRIVE)])
 
 
 def entry(tests, name, **params):
@@ -153,7 +154,7 @@ def test_hir_precondition_then_each_wait_state_on_a_fixed_schedule():
     assert len(baseline["combinations"]) == 30 and sum(c["seconds"] for c in baseline["combinations"]) == 1800
     assert "start_s" not in baseline["combinations"][1]
     # The round lasts the schedule (the last burst starts at 10,770 s), not the sum of its sections.
-    assert bursts["round_s"] == pytest.approx(359 * 30 + 5 + _pts.JOB_SWITCH_S + _pts.FIO_START_S)
+    assert bursts["round_s"] == pytest.approx(359 * 30 + 5 + _spec.JOB_SWITCH_S + _spec.FIO_START_S)
     # The plan's time: 5 to 25 preconditioning rounds, then every wait state and baseline.
     rows = sum(r["round_s"] for s in states for r in s["rounds"])
     assert hir["min_s"] == pytest.approx(5 * pc["round_s"] + rows)
@@ -168,7 +169,7 @@ def test_xsr_three_groups_of_samples_the_sequential_ones_as_a_stream():
         ("group3", "samples", 480, True, "SEQ 1024k write")]
     assert [g["round_limit"] for g in groups] == [480, 360, 480] and xsr["combinations"] == 1320
     assert (xsr["numjobs"], xsr["iodepth"]) == (1, 32)
-    assert xsr["min_s"] == xsr["max_s"] == pytest.approx(1320 * (60 + _pts.JOB_SWITCH_S + _pts.FIO_START_S))
+    assert xsr["min_s"] == xsr["max_s"] == pytest.approx(1320 * (60 + _spec.JOB_SWITCH_S + _spec.FIO_START_S))
     # Each round is one sample; a sequential group writes on from where the last sample ended.
     row = _pts2.sample_row(groups[0], 7, 10 << 30, DRIVE["size_bytes"])
     (cell,) = row["combinations"]

@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _fio, _rounds
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _rounds
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import block_size_label, format_bytes, parse_block_size
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label, format_bytes, parse_block_size
 
 
 @pytest.mark.parametrize(

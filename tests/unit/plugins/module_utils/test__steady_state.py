@@ -8,7 +8,7 @@ import statistics
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _steady_state as ss
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _steady_state as ss
 
 TKPERF_IOPS_WINDOW = [31786, 31149, 30793, 32721, 31564]  # TKperf's example report, steady
 

@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _hold
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _hold
 from ansible_collections.fleetqual.pts.plugins.modules import pts_drive_hold
 from ansible_collections.fleetqual.pts.tests.unit.plugins.modules._module_exit import Exit, run_main, stub_exits
 

@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _fio
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "module_utils", "fixtures")

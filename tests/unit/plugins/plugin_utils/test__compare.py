@@ -12,7 +12,7 @@ import os
 import pytest
 from test__history import make_run
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _compare, _history
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _compare, _history
 
 IOPS, LAT, TP_READ = "iops_4k_write", "latency_4k_write_mean_ms", "throughput_1024k_read_mb_s"
 

@@ -12,7 +12,8 @@ import os
 import pytest
 from conftest import SETTINGS, scaled_round, write_drive, write_wipc
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _plots, _report, _results, _verdicts
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _verdicts
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _plots
 
 FACTORS = [1.6, 1.3, 1.02, 0.98, 1.0, 1.01, 0.99]
 THRESHOLDS = {"warning_c": 75, "critical_c": 85}
@@ -66,7 +67,7 @@ def hot(tmp_path_factory):
                 [nvme_entry(reading(60, 2), reading(66, 2)), nvme_entry(reading(66, 2), reading(82, 3))]
                 + [nvme_entry(reading(70, 3), reading(72, 3))] * 4,
                 segment="1024k", fixture="fio-3.33-throughput-1048576.json")
-    written = _report.write_drive_report(path)
+    written = _drive_report.write_drive_report(path)
     with open(written["report"], encoding="utf-8") as handle:
         return path, written, handle.read()
 
@@ -122,7 +123,7 @@ def test_a_loop_device_says_it_reports_none_once_and_nothing_else(tmp_path):
     none = {"none": "a loop device (a file) has no SMART or NVMe health log", "cost_s": 0.0}
     file_rounds(run_dir, "iops", FACTORS, [none] * len(FACTORS))
     plan(run_dir, [{"model": "loop*", "max_temperature_c": 70}], tests=("iops",))
-    written = _report.write_drive_report(path)
+    written = _drive_report.write_drive_report(path)
     with open(written["report"], encoding="utf-8") as handle:
         markdown = handle.read()
     assert markdown.count("reports none") == 1 and markdown.count("health log") == 1

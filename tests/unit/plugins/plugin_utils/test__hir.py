@@ -12,7 +12,8 @@ import time
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _hir, _plots, _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _hir, _plots
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "hir", "fio-3.33-quick-loop-device", "hir")
 T0 = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)

@@ -13,7 +13,8 @@ import sqlite3
 import pytest
 from conftest import write_run
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _fleet, _headline, _history, _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline, _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_summary, _history
 
 SETTINGS = {"pts_run_tests": ["iops"], "pts_run_round_seconds": 0.5, "pts_run_rate_iops": 0}
 
@@ -143,7 +144,7 @@ def test_the_fleet_summary_indexes_its_run(tmp_path):
     _results.file_payload(run_dir, "h1", {"pts_plan": {"tests": [{"name": "iops"}], "listed": [{"path": "/dev/loop9"}],
                                                        "acceptance": [], "drives": []}})
     write_run(run_dir, [1.0, 1.0, 1.0, 1.0, 1.0, 1.0])
-    summary = _fleet.summarize([run_dir], run_dir)
+    summary = _fleet_summary.summarize([run_dir], run_dir)
     database = _history.db_path(str(tmp_path / "results"))
     assert summary["history"] == {"databases": [database], "runs": ["run-1"], "rows": 5}
     conn = _history.connect(database, readonly=True)

@@ -10,13 +10,14 @@ import base64
 import os
 import re
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _html, _plots, _report, _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _html, _plots
 
 FACTORS = [1.6, 1.3, 1.02, 0.98, 1.0, 1.01, 0.99]
 
 
 def test_report_html_is_self_contained_and_its_contents_links_resolve(make_run):
-    written = _report.write_drive_report(make_run(FACTORS))
+    written = _drive_report.write_drive_report(make_run(FACTORS))
     with open(written["html"], encoding="utf-8") as handle:
         page = handle.read()
     ids = set(re.findall(r' id="([^"]+)"', page))
@@ -40,7 +41,7 @@ def test_drive_strings_stay_text_in_the_html(tmp_path):
         "pts_drives": [{"key": "d9", "path": "/dev/loop9", "resolved": "/dev/loop9", "size_bytes": 10**9,
                         "model": "<script>alert(1)</script>", "vendor": "[x](javascript:alert(1))"}],
         "pts_host": {"hostname": "h1"}})
-    written = _report.write_drive_report(_results.drive_dir(run_dir, "h1", "d9"))
+    written = _drive_report.write_drive_report(_results.drive_dir(run_dir, "h1", "d9"))
     with open(written["html"], encoding="utf-8") as handle:
         page = handle.read()
     assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
@@ -51,7 +52,7 @@ def test_without_markdown_it_the_report_says_what_was_not_made_and_why(make_run,
     monkeypatch.setattr(_html, "MARKDOWN_IMPORT_ERROR", ImportError("No module named 'markdown_it'"))
     monkeypatch.setenv("PTS_REPORT_FORMATS", "html,pdf")
     drive_dir = make_run(FACTORS)
-    written = _report.write_drive_report(drive_dir)
+    written = _drive_report.write_drive_report(drive_dir)
     assert written["html"] is None and written["pdf"] is None
     assert not os.path.exists(os.path.join(drive_dir, "report.html"))
     with open(written["report"], encoding="utf-8") as handle:
@@ -70,7 +71,7 @@ def test_a_pdf_engine_that_fails_leaves_the_html_and_says_so(make_run, monkeypat
     monkeypatch.setitem(_html._WEASYPRINT, "module", Broken)
     monkeypatch.setitem(_html._WEASYPRINT, "error", None)
     monkeypatch.setenv("PTS_REPORT_FORMATS", "html,pdf")
-    written = _report.write_drive_report(make_run(FACTORS))
+    written = _drive_report.write_drive_report(make_run(FACTORS))
     assert written["html"] and written["pdf"] is None
     assert written["not_produced"] == {"pdf": "WeasyPrint failed: ValueError: layout exploded"}
     with open(written["report"], encoding="utf-8") as handle:

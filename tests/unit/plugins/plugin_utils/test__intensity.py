@@ -16,8 +16,9 @@ import time
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _histogram, _pts2
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _intensity, _plots, _results
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram, _pts2
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _intensity, _plots
 
 RUN = os.path.join(os.path.dirname(__file__), "fixtures", "intensity", "fio-3.33-quick-loop-device")
 PLOTS = {"pc_convergence", "pc_verification", "loop_prewrite", "loop_convergence", "loop_verification",

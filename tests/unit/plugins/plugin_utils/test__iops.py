@@ -9,8 +9,9 @@ import os
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _fio
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _iops, _plots, _report, _results
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _iops, _plots
 
 from conftest import SETTINGS, scaled_round, write_drive, write_wipc
 
@@ -54,7 +55,7 @@ def _markdown(written: dict) -> str:
 
 
 def test_the_test_stops_when_every_dv_is_steady_in_the_same_round(tmp_path):
-    written = _report.write_drive_report(_write(tmp_path, STEADY, SETTINGS_20, 7))
+    written = _drive_report.write_drive_report(_write(tmp_path, STEADY, SETTINGS_20, 7))
     result = written["model"]["tests"]["iops"]
     assert [dv["name"] for dv in result["dvs"]] == ["4k 0/100 iops", "64k 65/35 iops", "64k 100/0 iops"]
     # result["dv"] stays the first DV: the headline and the verdicts read it
@@ -97,7 +98,7 @@ def test_the_test_stops_when_every_dv_is_steady_in_the_same_round(tmp_path):
 
 def test_a_dv_that_never_settles_fails_the_test_and_is_named(tmp_path):
     factors = {**STEADY, (100, 65536): [1.0, 1.5, 0.7, 1.4, 0.6, 1.3, 0.8, 1.2]}
-    result = _report.write_drive_report(_write(tmp_path, factors, SETTINGS_20, 8))["model"]["tests"]["iops"]
+    result = _drive_report.write_drive_report(_write(tmp_path, factors, SETTINGS_20, 8))["model"]["tests"]["iops"]
     assert result["status"] == "not steady" and result["steady_round"] is None and not result["steady"]
     assert result["not_steady_text"] == ("not reached by 64k 100/0 IOPS in 8 rounds (limit 8; all 3 DVs must be "
                                          "steady)")
@@ -106,7 +107,7 @@ def test_a_dv_that_never_settles_fails_the_test_and_is_named(tmp_path):
 
 def test_results_of_a_one_dv_run_keep_their_report(tmp_path):
     """Round files with settings "dv" alone (PTS-E 1.1, results recorded before "dvs"): one DV, the old layout."""
-    written = _report.write_drive_report(_write(tmp_path, STEADY, SETTINGS["iops"], 7))
+    written = _drive_report.write_drive_report(_write(tmp_path, STEADY, SETTINGS["iops"], 7))
     result = written["model"]["tests"]["iops"]
     assert result["dvs"] == [result["dv"]] and result["spec"] == "1.1"
     assert result["steady_round"] == result["dv"]["steady_round"] == 5

@@ -10,8 +10,9 @@ import statistics
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _fio
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _report, _results
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
 
 from conftest import SETTINGS, scaled_round, write_drive, write_segment
 
@@ -61,7 +62,7 @@ def _grid_row(section: str, title: str, label: str) -> list[str]:
 
 def test_pts2_tables_give_iops_and_five_nines_beside_art_and_mrt(tmp_path):
     drive_dir = _run(tmp_path, SETTINGS_20, five_nines=True)
-    written = _report.write_drive_report(drive_dir)
+    written = _drive_report.write_drive_report(drive_dir)
     result = written["model"]["tests"]["latency"]
     assert result["spec"] == "2.0" and result["status"] == "steady" and result["steady_text"] == "steady at round 5"
     nines = result["tables"]["p99999_ms"]
@@ -96,7 +97,7 @@ def test_pts2_tables_give_iops_and_five_nines_beside_art_and_mrt(tmp_path):
 
 def test_results_without_a_five_nines_figure_show_a_dash(tmp_path):
     """Round files recorded before fio was asked for the 99.999 %: a dash, never a figure from another percentile."""
-    written = _report.write_drive_report(_run(tmp_path, SETTINGS_20, five_nines=False))
+    written = _drive_report.write_drive_report(_run(tmp_path, SETTINGS_20, five_nines=False))
     result = written["model"]["tests"]["latency"]
     assert all(v is None for row in result["tables"]["p99999_ms"].values() for v in row.values())
     section = _section(written)
@@ -105,7 +106,7 @@ def test_results_without_a_five_nines_figure_show_a_dash(tmp_path):
 
 
 def test_pts11_keeps_its_tables(tmp_path):
-    written = _report.write_drive_report(_run(tmp_path, SETTINGS["latency"], five_nines=True))
+    written = _drive_report.write_drive_report(_run(tmp_path, SETTINGS["latency"], five_nines=True))
     section = _section(written)
     assert "5 nines" not in section and "ART" not in section and "Average IOPS" not in section
     assert "Average latency, ms, over rounds 1, 2, 3, 4, 5 (mixed: IO-weighted mean of read and write):" in section

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _markdown as md
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 
 
 @pytest.mark.parametrize("value, expected", [

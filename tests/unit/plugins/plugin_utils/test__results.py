@@ -9,7 +9,8 @@ import os
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _report, _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
 
 from conftest import scaled_round, write_drive, write_segment
 
@@ -110,7 +111,7 @@ def test_a_later_refusal_never_overwrites_the_records_of_a_drive_with_results(ma
     loaded = _results.load_drive(drive_dir)
     assert loaded["guard_refused"]["refusals"] == ["mounted on /mnt"]
     assert loaded["drive_refused"]["drive"]["backing_file"] == "/var/tmp/other.img"
-    report = _report.write_drive_report(drive_dir)["report"]
+    report = _drive_report.write_drive_report(drive_dir)["report"]
     with open(report, encoding="utf-8") as handle:
         text = handle.read()
     assert "A later attempt of this run was refused by the guard" in text and "mounted on /mnt" in text

@@ -9,7 +9,8 @@ import os
 import pytest
 from conftest import CAPACITY, write_segment
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _report, _results, _resume
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _resume
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
 
 
 def _verdict(run_dir: str, test: str, number: int, segment: str = "", **verdict) -> None:
@@ -71,7 +72,7 @@ def test_a_failure_is_recorded_as_evidence_and_the_test_reads_failed(tmp_path):
         "job_file": "/x/round-03.fio", "job_text": "[global]\n", "pts_context": context})
     failure = _results.read_json(os.path.join(drive_dir, "iops", "failure.json"))
     assert failure["round"] == 3 and failure["rc"] == 1 and "No space left" in failure["stderr"]
-    model = _report.write_drive_report(drive_dir)["model"]
+    model = _drive_report.write_drive_report(drive_dir)["model"]
     result = model["tests"]["iops"]
     assert result["status"] == "failed" and result["rounds_run"] == 2
     with open(os.path.join(drive_dir, "report.md"), encoding="utf-8") as handle:

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _report, _sections
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _sections
 
 from conftest import write_drive, write_segment
 
@@ -33,7 +33,7 @@ def test_a_1500_round_write_saturation_report_stays_readable(tmp_path):
     run_dir = str(tmp_path)
     drive_dir = write_drive(run_dir, "h1", "d1")
     write_segment(run_dir, "h1", "d1", "wsat", [1.0 + (n % 7) / 10 for n in range(1500)])
-    written = _report.write_drive_report(drive_dir)
+    written = _drive_report.write_drive_report(drive_dir)
     with open(written["report"], encoding="utf-8") as handle:
         report = handle.read()
     wsat = report[report.index("Write Saturation"):]

@@ -11,7 +11,8 @@ import re
 import pytest
 from conftest import SETTINGS, write_drive, write_segment, write_wipc
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _report, _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
 
 FACTORS = [1.6, 1.3, 1.02, 0.98, 1.0, 1.01, 0.99]
 # Read is steady at rounds 5 and 7 but not 6; write is steady from round 6: together first at round 7, not 6.
@@ -48,7 +49,7 @@ def drive(tmp_path_factory):
     # 52,748,288 bytes a round against a 50,000,000-byte "capacity": 5 rounds write 5.3 × (target 4 ×).
     wsat = dict(SETTINGS["wsat"], wsat={"target_bytes": 200_000_000, "capacity_multiple": 4, "max_hours": 0.05})
     write_segment(run_dir, "h1", "d1", "wsat", [1.0] * 4, settings=wsat)
-    written = _report.write_drive_report(path)
+    written = _drive_report.write_drive_report(path)
     with open(written["report"], encoding="utf-8") as handle:
         return path, written, handle.read()
 
@@ -154,7 +155,7 @@ def test_the_command_line_is_recorded_with_the_plan_and_secrets_hidden(tmp_path,
     command = _results.read_json(os.path.join(run_dir, "h1", "plan.json"))["command"]
     assert command["extra_vars"] == ["pts_profile=quick", "(hidden: it names a secret)"]
     assert "hunter2" not in str(command)
-    with open(_report.write_drive_report(path)["report"], encoding="utf-8") as handle:
+    with open(_drive_report.write_drive_report(path)["report"], encoding="utf-8") as handle:
         markdown = handle.read()
     assert ("| Command line | `ansible-playbook playbooks/pts.yml -i inventories/lab -e pts_profile=quick "
             "--extra-vars=(hidden: it names a secret)`; extra variables `pts_profile=quick`, `(hidden: it names a "
@@ -164,7 +165,7 @@ def test_the_command_line_is_recorded_with_the_plan_and_secrets_hidden(tmp_path,
 
 
 def test_a_loop_device_health_line_says_the_drive_reports_none(make_run):
-    with open(_report.write_drive_report(make_run(FACTORS))["report"], encoding="utf-8") as handle:
+    with open(_drive_report.write_drive_report(make_run(FACTORS))["report"], encoding="utf-8") as handle:
         markdown = handle.read()
     assert "Drive health: **the drive reports none** (loop has no SMART or NVMe health log" in markdown
     assert "> No plan was recorded for this host, so no acceptance rule applies" in markdown

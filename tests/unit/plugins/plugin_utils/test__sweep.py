@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _characterisation, _sweep
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _characterisation, _sweep
 
 SETTINGS = {"profile": "quick", "round_seconds": 1, "numjobs": 1, "iodepth": 32, "mixes": [100, 0],
             "precondition": {"seconds": 3, "iodepth": 32},

@@ -10,7 +10,8 @@ import re
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _plots, _report, _results, _throughput
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _plots, _throughput
 
 from conftest import CAPACITY, SETTINGS, scaled_round, write_drive, write_segment
 
@@ -54,7 +55,7 @@ def _section(written: dict) -> str:
 
 def test_each_block_size_shows_its_own_wipc(tmp_path):
     drive_dir, jobs = _run(tmp_path, SETTINGS_20, wipc=True)
-    written = _report.write_drive_report(drive_dir)
+    written = _drive_report.write_drive_report(drive_dir)
     result = written["model"]["tests"]["throughput"]
     assert [s["name"] for s in result["segments"]] == ["64k", "1024k"]  # as listed
     assert result["segment_wipc"] and result["purged_reads"] == [] and result["spec"] == "2.0"
@@ -88,7 +89,7 @@ def test_without_wipc_round_one_reads_of_a_purged_drive_are_flagged(tmp_path):
     """PTS-E 1.1 as TKperf runs it: purge, then straight to round 1, whose reads read discarded LBAs."""
     drive_dir, dummy = _run(tmp_path, SETTINGS["throughput"], wipc=False,
                             factors=[{"read": 6.0, "write": 1.0}] + [1.0] * 7)
-    written = _report.write_drive_report(drive_dir)
+    written = _drive_report.write_drive_report(drive_dir)
     result = written["model"]["tests"]["throughput"]
     assert result["purged_reads"] == ["1024k", "64k"] and not result["segment_wipc"]
     for seg in result["segments"]:
@@ -109,7 +110,7 @@ def test_without_wipc_round_one_reads_of_a_purged_drive_are_flagged(tmp_path):
 def test_a_window_that_holds_round_one_says_so(tmp_path):
     """Steady at round 5 with a window of 5: the read window average includes the purged drive's reads."""
     drive_dir, dummy = _run(tmp_path, SETTINGS["throughput"], wipc=False)
-    written = _report.write_drive_report(drive_dir)
+    written = _drive_report.write_drive_report(drive_dir)
     result = written["model"]["tests"]["throughput"]
     assert all(s["purged_read"]["in_window"] for s in result["segments"])
     section = _section(written)

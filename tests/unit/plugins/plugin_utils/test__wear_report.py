@@ -11,11 +11,13 @@ import os
 
 from conftest import SETTINGS, scaled_round, write_drive, write_wipc
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _pts
-from ansible_collections.fleetqual.pts.plugins.module_utils._sizes import format_bytes
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _history, _report, _results
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _spec
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import format_bytes
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _history
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
 
-ROUND_BYTES = _pts.written_bytes(scaled_round("fio-3.33-iops-round.json", 1.0)["jobs"])
+ROUND_BYTES = _spec.written_bytes(scaled_round("fio-3.33-iops-round.json", 1.0)["jobs"])
 WIPC_BYTES = sum(j["write"]["io_bytes"] for j in scaled_round("fio-3.33-throughput-1048576.json", 1.0)["jobs"]
                  if j["mix"] == 0)
 ESTIMATE = {"judged": True, "refused": False, "estimated_bytes": 48 * 10**9, "use_pct": 0.96, "budget_pct": 5.0,
@@ -62,7 +64,7 @@ def test_host_bytes_and_the_drives_counter_per_test_and_for_the_run(tmp_path):
     path = nvme_drive(run_dir, {"bytes_written": 1000 * unit}, {"bytes_written": 9000 * unit})
     # Round 1 starts at 3,000 units (after the WIPC), round 3 ends at 7,500: 4,500 units over the rounds.
     file_rounds(run_dir, [(3000 * unit, 4000 * unit), (4000 * unit, 6000 * unit), (6000 * unit, 7500 * unit)])
-    written = _report.write_drive_report(path)
+    written = _drive_report.write_drive_report(path)
     wear = written["model"]["wear"]
     (iops,) = wear["tests"]
     assert iops["rounds_bytes"] == 3 * ROUND_BYTES and iops["precondition_bytes"] == WIPC_BYTES > 0
@@ -98,7 +100,7 @@ def test_write_amplification_where_a_nand_counter_is_read(tmp_path):
     path = nvme_drive(run_dir, {"bytes_written": 0, "nand_bytes_written": 0},
                       {"bytes_written": 4 * 10**9, "nand_bytes_written": 10 * 10**9})
     file_rounds(run_dir, [(0, 10**9), (10**9, 2 * 10**9)], nand=[(0, 3 * 10**9), (3 * 10**9, 5 * 10**9)])
-    wear = _report.write_drive_report(path)["model"]["wear"]
+    wear = _drive_report.write_drive_report(path)["model"]["wear"]
     assert wear["tests"][0]["write_amplification"] == 2.5  # 5 GB to flash for 2 GB the drive counted from the host
     assert wear["write_amplification"] == 2.5 and wear["nand_note"] is None
 
@@ -107,7 +109,7 @@ def test_a_device_without_counters_says_so(tmp_path):
     run_dir = str(tmp_path / "run")
     path = write_drive(run_dir, "h1", "d1")
     file_rounds(run_dir, [(None, None), (None, None)])
-    written = _report.write_drive_report(path)
+    written = _drive_report.write_drive_report(path)
     wear = written["model"]["wear"]
     assert wear["host_bytes_written"] == 2 * ROUND_BYTES + WIPC_BYTES
     assert wear["drive_bytes_written"] is None and wear["tests"][0]["drive_bytes_written"] is None

@@ -11,8 +11,9 @@ import time
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.module_utils import _fio
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _plots, _report, _results, _wsat
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _plots, _wsat
 
 from conftest import CAPACITY, SETTINGS, scaled_round, write_drive
 
@@ -55,7 +56,7 @@ def _section(written: dict) -> str:
 def test_drive_fills_and_response_times_under_pts2(tmp_path):
     factors = [1.0] * 6 + [0.5] * 6
     drive_dir = _run(tmp_path, "2.0", True, factors)
-    written = _report.write_drive_report(drive_dir)
+    written = _drive_report.write_drive_report(drive_dir)
     result = written["model"]["tests"]["wsat"]
     assert result["spec"] == "2.0" and result["latency_plots"] and result["capacity_bytes"] == CAPACITY
     total = 0
@@ -81,14 +82,14 @@ def test_drive_fills_and_response_times_under_pts2(tmp_path):
 
 
 def test_the_response_time_plots_follow_the_setting(tmp_path):
-    written = _report.write_drive_report(_run(tmp_path, "2.0", False, [1.0] * 4))
+    written = _drive_report.write_drive_report(_run(tmp_path, "2.0", False, [1.0] * 4))
     assert set(written["plots"]["wsat"]) == {"iops", "latency", "fills"}
     section = _section(written)
     assert "pts_run_wsat_latency_plots" not in section and "wsat-response" not in section
 
 
 def test_rounds_without_a_five_nines_figure_show_a_dash(tmp_path):
-    written = _report.write_drive_report(_run(tmp_path, "2.0", True, [1.0] * 4, five_nines=False))
+    written = _drive_report.write_drive_report(_run(tmp_path, "2.0", True, [1.0] * 4, five_nines=False))
     result = written["model"]["tests"]["wsat"]
     assert all(r["lat_p99999_ms"] is None for r in result["per_round"])
     section = _section(written)
@@ -97,7 +98,7 @@ def test_rounds_without_a_five_nines_figure_show_a_dash(tmp_path):
 
 
 def test_pts11_keeps_tkperfs_plots_and_tables(tmp_path):
-    written = _report.write_drive_report(_run(tmp_path, None, False, [1.0] * 4))
+    written = _drive_report.write_drive_report(_run(tmp_path, None, False, [1.0] * 4))
     result = written["model"]["tests"]["wsat"]
     assert result["spec"] == "1.1"
     assert set(written["plots"]["wsat"]) == {"iops", "latency"}
@@ -139,7 +140,7 @@ def test_a_1500_round_pts2_write_saturation_plots_fast_and_samples_its_tables(tm
 
 def test_response_time_plots_asked_for_under_pts11(tmp_path):
     """pts_run_wsat_latency_plots: true under PTS-E 1.1: the response-time plot, TKperf's tables."""
-    written = _report.write_drive_report(_run(tmp_path, None, True, [1.0] * 4))
+    written = _drive_report.write_drive_report(_run(tmp_path, None, True, [1.0] * 4))
     assert set(written["plots"]["wsat"]) == {"iops", "latency", "response"}
     section = _section(written)
     assert "](plots/wsat-response.png)" in section and "| Drive fills |" not in section

@@ -16,7 +16,8 @@ import time
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _plots, _results, _xsr
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _plots, _xsr
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "xsr")
 START = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)

@@ -1,0 +1,563 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this module util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins/modules!
+
+"""SNIA PTS 2.0.2 Enterprise as data: what ``pts_spec`` switches, and the tests PTS-E 1.1 does not have.
+
+* ``hir`` - host idle recovery: 4k random write to steady state, then per wait state bursts of writes with idle time
+  between them, each followed by a return to baseline (continuous writes);
+* ``xsr`` - cross stimulus recovery: sequential 1024k writes, random 8k writes, sequential 1024k writes, sampled;
+* ``cbw`` - composite block size workload (PTS-E 1.1's ECW): a block size mix over LBA hot spots, to steady state over
+  a thread count x queue depth grid, then three operating points with latency histograms;
+* ``dirth`` - demand intensity / response time histogram: the same structure with one block size and R/W mix.
+
+Each runs as segments (one purge per test), each segment with its own stop rule: ``steady`` (a preconditioning or
+the TC x QD loop, tracked by a named fio section), ``sweep`` (HIR's bursts and baseline), ``samples`` (XSR's per-sample
+rounds, a sequential group continuing its stream from round to round) or ``points`` (the operating points, chosen
+from the loop's measurement window when their round starts). Where the sources differ, the choice is a variable and
+docs/snia_mapping.md says which source it follows.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import boolean, fail, parse_block_sizes, parse_mixes
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import positive, positive_ints
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import seconds as run_seconds
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label, parse_block_size
+
+SPECS = ("1.1", "2.0")
+SPEC_NAMES = {"1.1": "SNIA SSS PTS Enterprise 1.1 (as TKperf runs it)", "2.0": "SNIA SSS PTS 2.0.2 Enterprise"}
+PTS2_TESTS = ("hir", "xsr", "cbw", "dirth")
+TITLES = {
+    "hir": "Host Idle Recovery",
+    "xsr": "Cross Stimulus Recovery",
+    "cbw": "Composite Block Size Workload",
+    "dirth": "Demand Intensity / Response Time Histogram",
+}
+POINTS = ("max", "mid", "min")
+POINT_WORDS = {"max": "MaxIOPS", "mid": "MidIOPS", "min": "MinIOPS"}
+
+# What pts_spec sets, each overridable by its own variable (pts_run_<key>).
+SPEC_DEFAULTS = {
+    "1.1": {
+        "numjobs": 2,
+        "iodepth": 16,
+        "iops_dvs": [{"bs": "4k", "mix": 0}],
+        "throughput_block_sizes": ["1024k", "64k", "8k", "4k", "512"],
+        "throughput_wipc": False,
+        "wsat_latency_plots": False,
+    },
+    "2.0": {
+        # PTS 2.0's recommended total outstanding IOs for Enterprise: 4 threads x QD 32.
+        "numjobs": 4,
+        "iodepth": 32,
+        # All three must be steady for the IOPS test to stop.
+        "iops_dvs": [{"bs": "4k", "mix": 0}, {"bs": "64k", "mix": 65}, {"bs": "1024k", "mix": 100}],
+        "throughput_block_sizes": ["1024k", "128k"],
+        "throughput_wipc": True,
+        "wsat_latency_plots": True,
+    },
+}
+
+# Test variables (without pts_run_) by profile; the operator's value always wins. "standard" is the test as published.
+CBW_BSSPLIT = "512/4:1k/1:1536/1:2k/1:2560/1:3k/1:3584/1:4k/67:8k/10:16k/7:32k/3:64k/3"
+CBW_DISTRIBUTION = "zoned:50/5:30/15:20/80"
+_GRID = [32, 16, 8, 6, 4, 2, 1]
+PROFILE_DEFAULTS = {
+    "standard": {
+        "hir_precondition_seconds": 1800,
+        "hir_wait_states": [1, 2, 3, 5, 10],
+        "hir_burst_seconds": 5,
+        "hir_repetitions": 360,
+        "hir_baseline_seconds": 1800,
+        "hir_baseline_sample_seconds": 60,
+        "xsr_group_minutes": [480, 360, 480],
+        "xsr_sample_seconds": 60,
+        "xsr_iodepth": 32,
+        "xsr_sequential_block_size": "1024k",
+        "xsr_random_block_size": "8k",
+        "xsr_recovery_tolerance_pct": 5,
+        "intensity_thread_counts": list(_GRID),
+        "intensity_queue_depths": list(_GRID),
+        "intensity_precondition_seconds": 1800,
+        "intensity_prewrite_seconds": 300,
+        "intensity_point_seconds": 60,
+        "intensity_max_art_ms": 5,
+        "intensity_point_prewrite_seconds": 3600,
+        "intensity_sample_seconds": 60,
+        "intensity_point_measure_seconds": 600,
+        "cbw_bssplit": CBW_BSSPLIT,
+        "cbw_distribution": CBW_DISTRIBUTION,
+        "cbw_mix": 40,
+        "dirth_block_size": "8k",
+        "dirth_mix": 65,
+        "throughput_wipc_block_size": "segment",
+    },
+    "quick": {
+        "hir_precondition_seconds": 1,
+        "hir_burst_seconds": 0.5,
+        "hir_repetitions": 3,
+        "hir_baseline_seconds": 1.5,
+        "hir_baseline_sample_seconds": 0.5,
+        "xsr_group_minutes": [0.05, 0.05, 0.05],
+        "xsr_sample_seconds": 0.5,
+        "intensity_thread_counts": [2, 1],
+        "intensity_queue_depths": [4, 1],
+        "intensity_precondition_seconds": 1,
+        "intensity_prewrite_seconds": 0.5,
+        "intensity_point_seconds": 0.5,
+        "intensity_point_prewrite_seconds": 1,
+        "intensity_sample_seconds": 0.5,
+        "intensity_point_measure_seconds": 1,
+    },
+}
+# The variables (without pts_run_) that shape each test's measurements, for the resume check and plan.json.
+VARIABLES = {
+    "hir": ("hir_precondition_seconds", "hir_wait_states", "hir_burst_seconds", "hir_repetitions",
+            "hir_baseline_seconds", "hir_baseline_sample_seconds"),
+    # The recovery tolerance only judges what was measured: a resume may change it.
+    "xsr": ("xsr_group_minutes", "xsr_sample_seconds", "xsr_iodepth", "xsr_sequential_block_size",
+            "xsr_random_block_size"),
+    "cbw": ("intensity_thread_counts", "intensity_queue_depths", "intensity_precondition_seconds",
+            "intensity_prewrite_seconds", "intensity_point_seconds", "intensity_max_art_ms",
+            "intensity_point_prewrite_seconds", "intensity_sample_seconds", "intensity_point_measure_seconds",
+            "cbw_bssplit", "cbw_distribution", "cbw_mix"),
+}
+VARIABLES["dirth"] = VARIABLES["cbw"][:-3] + ("dirth_block_size", "dirth_mix")
+HIR_BLOCK_SIZE = 4096
+# What fio is told for a bssplit section (bs= is required; bssplit overrides it): the 4k of CBW's most common size.
+NOMINAL_BLOCK_SIZE = 4096
+# fio's own floor per stonewalled job section (docs/performance.md): the idle time between two sections.
+SECTION_S = 0.3
+# fio refuses a job file whose sections' threads (numjobs clones) add up to more.
+FIO_MAX_JOBS = 4096
+_BSSPLIT_RE = re.compile(r"^\d+[kKmM]?/\d+$")
+_ZONED_RE = re.compile(r"^zoned:(\d+(\.\d+)?/\d+(\.\d+)?)(:\d+(\.\d+)?/\d+(\.\d+)?)*$")
+
+
+def spec(value: object, variable: str = "pts_run_spec") -> str:
+    """The PTS version a run follows: "1.1" or "2.0" (unquoted in YAML they are the numbers 1.1 and 2.0)."""
+    text = f"{value:.1f}" if isinstance(value, float) else str(value).strip()
+    if isinstance(value, bool) or text not in SPECS:
+        raise fail(variable, value, f"unknown PTS version; known: {', '.join(SPECS)} (PTS-E 1.1 as TKperf runs it, "
+                                    "or PTS 2.0.2)")
+    return text
+
+
+def spec_value(params: dict, chosen: str, key: str):
+    """A spec-dependent variable: the operator's pts_run_<key>, else the spec's default."""
+    value = params.get("pts_run_" + key)
+    return SPEC_DEFAULTS[chosen][key] if value is None else value
+
+
+def effective(params: dict, profile: str, key: str):
+    """A PTS 2.0 test variable (without pts_run_): the operator's value, else the profile's, else the standard one."""
+    value = params.get("pts_run_" + key)
+    if value is None:
+        value = PROFILE_DEFAULTS.get(profile, {}).get(key)
+    return PROFILE_DEFAULTS["standard"][key] if value is None else value
+
+
+def iops_dvs(value: object, mixes: list[int], sizes: list[int], variable: str = "pts_run_iops_dvs") -> list[dict]:
+    """The IOPS test's tracking variables: each a block size and R/W mix of the matrix, IOPS, all to be steady."""
+    if not isinstance(value, (list, tuple)) or not value:
+        raise fail(variable, value, "must be a non-empty list of {bs, mix} entries, e.g. [{bs: 4k, mix: 0}]")
+    dvs = []
+    for index, entry in enumerate(value):
+        where = f"{variable}[{index}]"
+        if not isinstance(entry, dict) or set(entry) - {"bs", "mix"} or "bs" not in entry or "mix" not in entry:
+            raise fail(where, entry, "must be a mapping with exactly bs (a block size) and mix (the read percentage)")
+        try:
+            bs = parse_block_size(entry["bs"])
+        except ValueError as exc:
+            raise fail(f"{where}.bs", entry["bs"], str(exc)) from exc
+        mix = parse_mixes(f"{where}.mix", [entry["mix"]])[0]
+        if bs not in sizes:
+            raise fail(f"{where}.bs", entry["bs"], "is not in pts_run_iops_block_sizes: a tracking variable must be "
+                                                   "one of the matrix's combinations")
+        if mix not in mixes:
+            raise fail(f"{where}.mix", entry["mix"], "is not in pts_run_iops_mixes: a tracking variable must be one "
+                                                     "of the matrix's combinations")
+        if any(d["bs"] == bs and d["mix"] == mix for d in dvs):
+            raise fail(where, entry, "listed twice")
+        dvs.append({"mix": mix, "bs": bs, "metric": "iops"})
+    return dvs
+
+
+def bssplit(value: object, variable: str) -> tuple[str, list[tuple[int, int]]]:
+    """A fio bssplit (size/percent:...) whose shares add up to 100: the text and its (bytes, percent) pairs."""
+    if not isinstance(value, str) or not value.strip() or any(ch.isspace() for ch in value.strip()):
+        raise fail(variable, value, "must be a fio bssplit such as 4k/50:64k/50 (size/percent of IOs), without spaces")
+    pairs = []
+    for part in value.strip().split(":"):
+        if not _BSSPLIT_RE.fullmatch(part):
+            raise fail(variable, value, f"{part!r} is not size/percent (e.g. 4k/67)")
+        size, dummy, pct = part.partition("/")
+        try:
+            pairs.append((parse_block_size(size), int(pct)))
+        except ValueError as exc:
+            raise fail(variable, value, str(exc)) from exc
+    if sum(pct for dummy, pct in pairs) != 100:
+        raise fail(variable, value, f"its percentages add up to {sum(p for dummy, p in pairs)}, not 100")
+    return value.strip(), pairs
+
+
+def distribution(value: object, variable: str) -> str:
+    """A fio zoned random_distribution (zoned:IO%/LBA%:...) whose IO and LBA shares each add up to 100."""
+    text = str(value).strip() if isinstance(value, str) else ""
+    if not _ZONED_RE.fullmatch(text):
+        raise fail(variable, value, "must be a fio zoned distribution such as zoned:50/5:30/15:20/80 (IO %/LBA %)")
+    zones = [part.split("/") for part in text[len("zoned:"):].split(":")]
+    for index, name in ((0, "IO"), (1, "LBA")):
+        total = sum(float(zone[index]) for zone in zones)
+        if abs(total - 100) > 1e-6:
+            raise fail(variable, value, f"its {name} shares add up to {total:g}, not 100")
+    return text
+
+
+def _ints(variable: str, value: object, maximum: int = 1024) -> list[int]:
+    return positive_ints(variable, value, maximum=maximum)
+
+
+def _mix(variable: str, value: object) -> int:
+    """A read percentage, also as ``-e`` gives it (a string of digits)."""
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    return parse_mixes(variable, [value])[0]
+
+
+def _percentage(variable: str, value: object) -> float:
+    """A percentage from 0 to below 100, also as ``-e`` gives it."""
+    number = value
+    if isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            number = None
+    if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number) \
+            or not 0 <= number < 100:
+        raise fail(variable, value, "must be a percentage from 0 to below 100")
+    return float(number)
+
+
+def _jobs_fit(name: str, rounds: list[tuple[str, int, str, object, str]]) -> None:
+    """fio runs at most FIO_MAX_JOBS threads (every section's numjobs clones) in one job file: a round planned past
+    that would fail only once the drive has been purged and preconditioned, so the plan refuses it first. ``rounds``:
+    (what, threads, the variable to name, its value, what to change)."""
+    for what, jobs, variable, value, change in rounds:
+        if jobs > FIO_MAX_JOBS:
+            raise fail(variable, value, f"makes {name}'s {what} one fio job file of {jobs:,} threads (its sections' "
+                                        f"threads added up); fio runs at most {FIO_MAX_JOBS:,}: {change}")
+
+
+def inputs(name: str, params: dict, profile: str, common: dict) -> dict:
+    """Validate one PTS 2.0 test's own variables; ``common`` holds the validated numjobs, iodepth and round_seconds."""
+    def get(key):
+        return effective(params, profile, key)
+
+    base = {"purge": "test", "stop": "phases", "wipc": False, "precondition": None}
+    if name == "hir":
+        found = dict(base, mixes=[0], block_sizes=[HIR_BLOCK_SIZE], numjobs=common["numjobs"],
+                     iodepth=common["iodepth"],
+                     wait_states=_ints("pts_run_hir_wait_states", get("hir_wait_states"), maximum=1000),
+                     round_seconds=run_seconds("pts_run_hir_burst_seconds", get("hir_burst_seconds")),
+                     precondition_seconds=run_seconds("pts_run_hir_precondition_seconds",
+                                                      get("hir_precondition_seconds")),
+                     repetitions=int(positive("pts_run_hir_repetitions", get("hir_repetitions"), int)),
+                     baseline_seconds=run_seconds("pts_run_hir_baseline_seconds", get("hir_baseline_seconds")),
+                     baseline_sample_seconds=run_seconds("pts_run_hir_baseline_sample_seconds",
+                                                         get("hir_baseline_sample_seconds")))
+        threads = f"{found['numjobs']} threads each (pts_run_numjobs)"
+        _jobs_fit("hir", [
+            ("bursts", found["repetitions"] * found["numjobs"], "pts_run_hir_repetitions", found["repetitions"],
+             f"lower it or pts_run_numjobs ({found['repetitions']} bursts x {threads})"),
+            ("return to baseline", baseline_sections(found) * found["numjobs"], "pts_run_hir_baseline_sample_seconds",
+             found["baseline_sample_seconds"], f"raise it or lower pts_run_numjobs ({baseline_sections(found)} "
+                                               f"sections x {threads})")])
+        return found
+    if name == "xsr":
+        minutes = get("xsr_group_minutes")
+        if not isinstance(minutes, (list, tuple)) or len(minutes) != 3:
+            raise fail("pts_run_xsr_group_minutes", minutes, "must be three durations in minutes: sequential, random, "
+                                                             "sequential again (PTS 2.0: [480, 360, 480])")
+        minutes = [positive("pts_run_xsr_group_minutes", m, float) for m in minutes]
+        sizes = {key: parse_block_sizes(f"pts_run_xsr_{key}", [get(f"xsr_{key}")])[0]
+                 for key in ("sequential_block_size", "random_block_size")}
+        tolerance = _percentage("pts_run_xsr_recovery_tolerance_pct", get("xsr_recovery_tolerance_pct"))
+        sample = run_seconds("pts_run_xsr_sample_seconds", get("xsr_sample_seconds"))
+        for minute in minutes:
+            if minute * 60 < sample:
+                raise fail("pts_run_xsr_group_minutes", minute, f"is shorter than one sample of {sample:g} s "
+                                                                "(pts_run_xsr_sample_seconds)")
+        return dict(base, mixes=[0], block_sizes=[sizes["sequential_block_size"], sizes["random_block_size"]],
+                    numjobs=1, iodepth=int(positive("pts_run_xsr_iodepth", get("xsr_iodepth"), int)),
+                    round_seconds=sample, group_minutes=minutes,
+                    sequential_block_size=sizes["sequential_block_size"],
+                    random_block_size=sizes["random_block_size"],
+                    recovery_tolerance_pct=float(tolerance))
+    if name in ("cbw", "dirth"):
+        tcs = sorted(_ints("pts_run_intensity_thread_counts", get("intensity_thread_counts"), maximum=256), reverse=True)
+        qds = sorted(_ints("pts_run_intensity_queue_depths", get("intensity_queue_depths")), reverse=True)
+        durations = {key: run_seconds(f"pts_run_intensity_{key}", get(f"intensity_{key}"))
+                     for key in ("precondition_seconds", "prewrite_seconds", "point_seconds", "point_prewrite_seconds",
+                                 "sample_seconds", "point_measure_seconds")}
+        if durations["point_prewrite_seconds"] < durations["sample_seconds"]:
+            raise fail("pts_run_intensity_point_prewrite_seconds", durations["point_prewrite_seconds"],
+                       f"is shorter than one sample of {durations['sample_seconds']:g} s (pts_run_intensity_sample_seconds)")
+        found = dict(base, wipc=True, thread_counts=tcs, queue_depths=qds, numjobs=max(tcs), iodepth=max(qds),
+                     round_seconds=durations["point_seconds"],
+                     max_art_ms=positive("pts_run_intensity_max_art_ms", get("intensity_max_art_ms"), float),
+                     **durations)
+        samples = prewrite_samples(found)
+        _jobs_fit(name, [
+            ("TC x QD loop round", max(tcs) + sum(tcs) * len(qds), "pts_run_intensity_thread_counts", tcs,
+             f"fewer or lower thread counts ({len(qds)} queue depths each)"),
+            ("operating point", (samples + 1) * max(tcs), "pts_run_intensity_sample_seconds",
+             durations["sample_seconds"], f"raise it ({samples} pre-write samples, each of up to {max(tcs)} threads)")])
+        if name == "cbw":
+            text, pairs = bssplit(get("cbw_bssplit"), "pts_run_cbw_bssplit")
+            mix = _mix("pts_run_cbw_mix", get("cbw_mix"))
+            return dict(found, mixes=[mix, 0], bssplit=text, bssplit_sizes=[bs for bs, dummy in pairs],
+                        distribution=distribution(get("cbw_distribution"), "pts_run_cbw_distribution"), mix=mix,
+                        block_sizes=[NOMINAL_BLOCK_SIZE])
+        size = parse_block_sizes("pts_run_dirth_block_size", [get("dirth_block_size")])[0]
+        mix = _mix("pts_run_dirth_mix", get("dirth_mix"))
+        return dict(found, mixes=[mix, 0], block_sizes=[size], bssplit=None, bssplit_sizes=[size], distribution=None,
+                    mix=mix)
+    raise ValueError(f"not a PTS 2.0 test: {name}")
+
+
+def throughput_wipc(params: dict, chosen: str, profile: str) -> dict:
+    """Whether each throughput block size is preconditioned (WIPC) after its purge, and at which block size."""
+    wipc = boolean("pts_run_throughput_wipc", spec_value(params, chosen, "throughput_wipc"))
+    size = effective(params, profile, "throughput_wipc_block_size")
+    if size != "segment":
+        try:
+            size = parse_block_size(size)
+        except ValueError as exc:
+            raise fail("pts_run_throughput_wipc_block_size", size, f"must be 'segment' (the block size under test) or "
+                                                                   f"a block size: {exc}") from exc
+    return {"segment_wipc": wipc, "wipc_block_size": size}
+
+
+def _rw(mix: int) -> str:
+    return "randread" if mix == 100 else "randwrite" if mix == 0 else "randrw"
+
+
+def _cell(name: str, rw: str, mix: int, bs: int, seconds: float, start_s: float | None = None, **options) -> dict:
+    cell = {"name": name, "rw": rw, "mix": mix, "bs": bs, "seconds": float(seconds), "options": options}
+    if start_s:
+        cell["start_s"] = float(start_s)
+    return cell
+
+
+def baseline_sections(test: dict) -> int:
+    """HIR's return to baseline: sections of about pts_run_hir_baseline_sample_seconds back to back (fewer, longer
+    sections leave less of fio's floor per section idle in what should be continuous writes)."""
+    return max(1, int(round(test["baseline_seconds"] / test["baseline_sample_seconds"])))
+
+
+def prewrite_samples(test: dict) -> int:
+    """CBW/DIRTH: the sections an operating point's pre-write is recorded in."""
+    return max(1, int(round(test["point_prewrite_seconds"] / test["sample_seconds"])))
+
+
+def group_samples(minutes: float, sample_s: float) -> int:
+    """XSR: the samples (rounds) of a group of ``minutes``."""
+    return max(1, int(round(minutes * 60 / sample_s)))
+
+
+def _hir(test: dict) -> list[dict]:
+    pc = _cell("hir-pc", "randwrite", 0, HIR_BLOCK_SIZE, test["precondition_seconds"])
+    segments = [{"name": "precondition", "stop": "steady", "combinations": [pc],
+                 "dvs": [{"name": "4k 0/100 IOPS", "job": "hir-pc", "mix": 0, "bs": HIR_BLOCK_SIZE, "metric": "iops"}]}]
+    burst, reps = test["round_seconds"], test["repetitions"]
+    count = baseline_sections(test)
+    for state in test["wait_states"]:
+        idle = burst * state
+        # Each burst starts on a fixed schedule from fio's start (startdelay counts from there), so the idle time
+        # between bursts is the wait state's, less fio's floor per section, and never drifts over 360 bursts.
+        bursts = [_cell(f"hir-ws{state}-burst-{i + 1:04d}", "randwrite", 0, HIR_BLOCK_SIZE, burst,
+                        start_s=i * (burst + idle)) for i in range(reps)]
+        baseline = [_cell(f"hir-ws{state}-base-{i + 1:04d}", "randwrite", 0, HIR_BLOCK_SIZE,
+                          test["baseline_seconds"] / count) for i in range(count)]
+        rows = [{"label": f"wait state {state}: {reps} x ({burst:g} s write, {idle:g} s idle)", "phase": "bursts",
+                 "wait_state": state, "combinations": bursts},
+                {"label": f"return to baseline after wait state {state}: {test['baseline_seconds']:g} s of continuous "
+                          "write", "phase": "baseline", "wait_state": state, "combinations": baseline}]
+        segments.append({"name": f"ws{state}", "stop": "sweep", "rounds": rows, "dvs": []})
+    return segments
+
+
+XSR_GROUPS = (("group1", "sequential"), ("group2", "random"), ("group3", "sequential"))
+
+
+def _xsr(test: dict) -> list[dict]:
+    segments = []
+    for index, (name, access) in enumerate(XSR_GROUPS):
+        bs = test["sequential_block_size"] if access == "sequential" else test["random_block_size"]
+        rw = "write" if access == "sequential" else "randwrite"
+        samples = group_samples(test["group_minutes"][index], test["round_seconds"])
+        sample = _cell(f"xsr-{name}", rw, 0, bs, test["round_seconds"])
+        segments.append({"name": name, "stop": "samples", "samples": samples, "stream": access == "sequential",
+                         "access": f"{'SEQ' if access == 'sequential' else 'RND'} {block_size_label(bs)} write",
+                         "sample": sample, "combinations": [sample], "dvs": []})
+    return segments
+
+
+def _workload(test: dict) -> dict:
+    options = {}
+    if test.get("bssplit"):
+        options["bssplit"] = test["bssplit"]
+    if test.get("distribution"):
+        options["random_distribution"] = test["distribution"]
+    return options
+
+
+def point_cells(test: dict, point: str, tc: int, qd: int) -> list[dict]:
+    """One operating point's round: its pre-write at the point's TC x QD (100 % writes) in samples, then the
+    measurement at the test's R/W mix, whose latency histogram (fio json+) the report draws."""
+    prefix, bs = test["name"], test["block_sizes"][0]
+    samples = prewrite_samples(test)
+    cells = [_cell(f"{prefix}-{point}-pre-{i + 1:03d}", "randwrite", 0, bs, test["point_prewrite_seconds"] / samples,
+                   numjobs=tc, iodepth=qd, **_workload(test)) for i in range(samples)]
+    cells.append(_cell(f"{prefix}-{point}-measure", _rw(test["mix"]), test["mix"], bs, test["point_measure_seconds"],
+                       numjobs=tc, iodepth=qd, **_workload(test)))
+    return cells
+
+
+def grid_name(test: str, tc: int, qd: int) -> str:
+    return f"{test}-tc{tc}-qd{qd}"
+
+
+def _intensity(test: dict) -> list[dict]:
+    prefix, bs, mix = test["name"], test["block_sizes"][0], test["mix"]
+    tc, qd = max(test["thread_counts"]), max(test["queue_depths"])
+    pc = _cell(f"{prefix}-pc", "randwrite", 0, bs, test["precondition_seconds"], numjobs=tc, iodepth=qd,
+               **_workload(test))
+    what = "CBW" if prefix == "cbw" else f"{block_size_label(bs)}"
+    segments = [{"name": "precondition", "stop": "steady", "combinations": [pc],
+                 "dvs": [{"name": f"{what} 0/100 TC{tc}/QD{qd} IOPS", "job": pc["name"], "mix": 0, "bs": bs,
+                          "metric": "iops"}]}]
+    grid = [_cell(f"{prefix}-prewrite", "randwrite", 0, bs, test["prewrite_seconds"], numjobs=tc, iodepth=qd,
+                  **_workload(test))]
+    # PTS loop order: thread count outer, queue depth inner, both from high to low.
+    grid += [_cell(grid_name(prefix, t, q), _rw(mix), mix, bs, test["point_seconds"], numjobs=t, iodepth=q,
+                   **_workload(test)) for t in test["thread_counts"] for q in test["queue_depths"]]
+    segments.append({"name": "loop", "stop": "steady", "combinations": grid,
+                     "dvs": [{"name": f"{what} {mix}/{100 - mix} TC{tc}/QD{qd} IOPS", "job": grid_name(prefix, tc, qd),
+                              "mix": mix, "bs": bs, "metric": "iops"}]})
+    # The points are chosen from the loop's measurement window when their round starts (pts_round); until then each
+    # row holds the heaviest point, so the plan's time and wear estimates are upper bounds.
+    rows = [{"label": f"{POINT_WORDS[p]} operating point", "point": p, "combinations": point_cells(test, p, tc, qd)}
+            for p in POINTS]
+    segments.append({"name": "points", "stop": "points", "rounds": rows, "dvs": [], "output_format": "json+"})
+    return segments
+
+
+def segments(test: dict, logical_block_size: int) -> tuple[list[dict], list[str]]:
+    """The segments of one PTS 2.0 test on one drive (empty, with a note, when the drive cannot run it)."""
+    name = test["name"]
+    sizes = test.get("bssplit_sizes") or test["block_sizes"]
+    small = [bs for bs in sizes if bs < logical_block_size or bs % logical_block_size]
+    if small:
+        shown = ", ".join(block_size_label(bs) for bs in small)
+        hint = " (give pts_run_cbw_bssplit a mix without them)" if test.get("bssplit") else ""
+        return [], [f"its block size{'s' if len(small) > 1 else ''} {shown} "
+                    f"{'are' if len(small) > 1 else 'is'} below or not a multiple of the drive's logical block size "
+                    f"of {logical_block_size} bytes{hint}"]
+    if name == "hir":
+        found = _hir(test)
+    elif name == "xsr":
+        found = _xsr(test)
+    elif name in ("cbw", "dirth"):
+        found = _intensity(test)
+    else:
+        raise ValueError(f"not a PTS 2.0 test: {name}")
+    for segment in found:
+        if segment.get("rounds"):
+            segment["combinations"] = segment["rounds"][0]["combinations"]
+    return found, []
+
+
+def sample_row(segment: dict, number: int, offset: int, capacity: int) -> dict:
+    """XSR's round ``number`` of a group: one sample of the group's stimulus; a sequential group writes on from
+    ``offset`` (where the last sample ended) to the end of the drive, so the stream runs on across samples."""
+    cell = dict(segment["sample"], name=f"{segment['sample']['name']}-{number:04d}",
+                options=dict(segment["sample"].get("options") or {}))
+    if segment.get("stream"):
+        cell["options"].update(offset=int(offset), size=int(capacity) - int(offset))
+    return {"label": f"{segment['name']} ({segment['access']}), sample {number} of {segment['samples']}",
+            "sample": number, "offset": int(offset) if segment.get("stream") else None, "combinations": [cell]}
+
+
+def next_offset(offset: int, written: int, capacity: int, bs: int) -> int:
+    """Where a sequential stream goes on after a sample that wrote ``written`` bytes from ``offset``: right after it,
+    or at LBA 0 when less than one more such sample fits before the end of the drive (fio would otherwise wrap back to
+    ``offset`` within its sample, not to the start)."""
+    nxt = (int(offset) + int(written)) // bs * bs
+    if nxt + max(int(written), bs) > capacity:
+        return 0
+    return nxt
+
+
+def window_grid(rounds_jobs: list[list[dict]], test: dict) -> dict:
+    """The TC x QD grid's window averages from the loop's last rounds: {(tc, qd): {"iops", "art_ms", "rounds"}} (ART
+    is the IO-weighted mean latency of each round, averaged over the rounds)."""
+    grid = {}
+    for tc in test["thread_counts"]:
+        for qd in test["queue_depths"]:
+            name = grid_name(test["name"], tc, qd)
+            iops, art = [], []
+            for jobs in rounds_jobs:
+                job = next((j for j in jobs if j["name"] == name), None)
+                if job is None or job["total"]["lat_ns"]["mean"] is None:
+                    continue
+                iops.append(float(job["total"]["iops"]))
+                art.append(float(job["total"]["lat_ns"]["mean"]) / 1e6)
+            if iops:
+                grid[(tc, qd)] = {"iops": sum(iops) / len(iops), "art_ms": sum(art) / len(art), "rounds": len(iops)}
+    return grid
+
+
+def operating_points(grid: dict, test: dict) -> dict:
+    """MaxIOPS: the grid point with the most IOPS whose ART is below the ceiling (pts_run_intensity_max_art_ms);
+    MinIOPS: the lowest TC x QD; MidIOPS: the point whose IOPS are closest to the mean of the two. Ties go to the
+    point with fewer outstanding IOs. Each point: {tc, qd, iops, art_ms}; "notes" says what was not as the rule
+    wants."""
+    if not grid:
+        raise ValueError("the TC x QD loop measured no grid point: no operating point can be chosen")
+    ceiling = float(test["max_art_ms"])
+    low = (min(test["thread_counts"]), min(test["queue_depths"]))
+    notes = []
+    if low not in grid:
+        raise ValueError(f"the loop did not measure TC{low[0]}/QD{low[1]}, the MinIOPS point")
+    under = [key for key, value in grid.items() if value["art_ms"] < ceiling]
+    if under:
+        top = max(under, key=lambda k: (grid[k]["iops"], -k[0] * k[1]))
+    else:
+        top = low
+        notes.append(f"no grid point had a mean response time below {ceiling:g} ms: MaxIOPS is the MinIOPS point")
+    target = (grid[top]["iops"] + grid[low]["iops"]) / 2
+    mid = min(grid, key=lambda k: (abs(grid[k]["iops"] - target), k[0] * k[1]))
+
+    def point(key):
+        return {"tc": key[0], "qd": key[1], "iops": grid[key]["iops"], "art_ms": grid[key]["art_ms"]}
+
+    return {"max": point(top), "mid": point(mid), "min": point(low), "mid_target_iops": target,
+            "max_art_ms": ceiling, "notes": notes}
+
+
+def point_row(test: dict, row: dict, points: dict) -> dict:
+    """An operating point's round with the point filled in: its TC x QD, the cells, and why it was chosen."""
+    chosen = points[row["point"]]
+    label = (f"{POINT_WORDS[row['point']]} operating point: TC{chosen['tc']}/QD{chosen['qd']} "
+             f"({chosen['iops']:,.0f} IOPS, ART {chosen['art_ms']:.3f} ms in the loop's window)")
+    return dict(row, label=label, tc=chosen["tc"], qd=chosen["qd"], chosen=points,
+                combinations=point_cells(test, row["point"], chosen["tc"], chosen["qd"]))

@@ -1,0 +1,116 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this plugin util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins!
+
+"""The fleet view: every drive of a model overlaid on one panel per headline figure - the IOPS, throughput and
+latency DVs round by round, and write saturation's IOPS against the capacity written."""
+
+from __future__ import annotations
+
+import os
+
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._plots import _finish, _scale
+
+try:
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+except ImportError:  # _plots.available() says so; nothing here draws then
+    pass
+
+# A write saturation of 1,500 rounds is drawn from at most this many points per drive (evenly spaced rounds).
+WSAT_POINTS = 300
+PANELS = (("iops", "IOPS: 4k random write DV", "Round", "IOPS"),
+          ("tp_write", "Throughput: 1024k sequential write DV", "Round", "MB/s (10⁶ B/s)"),
+          ("tp_read", "Throughput: 1024k sequential read DV", "Round", "MB/s (10⁶ B/s)"),
+          ("latency", "Latency: 4k random write mean DV", "Round", "mean latency (ms)"),
+          ("wsat", "Write saturation: 4k random write", "User capacity written (×)", "IOPS"))
+
+
+def series(model: dict) -> dict:
+    """Per panel, one drive's (xs, ys) from its report model; empty where the test did not run."""
+    tests = model.get("tests") or {}
+    out = {}
+    dv = (tests.get("iops") or {}).get("dv") or {}
+    if dv.get("values"):
+        out["iops"] = (list(range(1, len(dv["values"]) + 1)), dv["values"])
+    segment = next((s for s in (tests.get("throughput") or {}).get("segments") or [] if s["name"] == "1024k"), {})
+    for key, index in (("tp_read", 0), ("tp_write", 1)):
+        dvs = segment.get("dvs") or []
+        if len(dvs) > index and dvs[index].get("values"):
+            values = [v / 1e6 for v in dvs[index]["values"]]
+            out[key] = (list(range(1, len(values) + 1)), values)
+    dv = (tests.get("latency") or {}).get("dv") or {}
+    if dv.get("values"):
+        out["latency"] = (list(range(1, len(dv["values"]) + 1)), [v / 1e6 for v in dv["values"]])
+    wsat = tests.get("wsat") or {}
+    rows = wsat.get("per_round") or []
+    multiple = wsat.get("capacity_multiple")
+    capacity = (wsat.get("target_bytes") or 0) / multiple if multiple else 0
+    if rows and capacity:
+        step = max(1, -(-len(rows) // WSAT_POINTS))
+        picked = rows[::step] + ([rows[-1]] if (len(rows) - 1) % step else [])
+        out["wsat"] = ([r["written_bytes"] / capacity for r in picked], [r["iops"] for r in picked])
+    return out
+
+
+def _overlay(path: str, title: str, drives: list[tuple[str, dict]]) -> str | None:
+    present = [p for p in PANELS if any(p[0] in s for dummy, s in drives)]
+    if not present:
+        return None
+    columns = min(3, len(present))
+    rows = -(-len(present) // columns)
+    fig, grid = plt.subplots(rows, columns, figsize=(4.4 * columns + 1.8, 3.7 * rows + 0.6), layout="constrained",
+                             squeeze=False)
+    for spare in grid.flat[len(present):]:
+        spare.set_visible(False)
+    axes = [list(grid.flat[:len(present)])]
+    cmap = plt.get_cmap("tab10" if len(drives) <= 10 else "viridis")
+    many = len(drives) > 12
+    for ax, (key, name, xlabel, ylabel) in zip(axes[0], present):
+        values = []
+        for index, (drive_id, data) in enumerate(drives):
+            if key not in data:
+                continue
+            xs, ys = data[key]
+            values += [y for y in ys if y is not None]
+            color = cmap(index % 10) if len(drives) <= 10 else cmap(index / max(1, len(drives) - 1))
+            ax.plot(xs, ys, color=color, linewidth=0.8 if many else 1.3,
+                    marker="o" if len(xs) <= 30 and not many else None, markersize=3, alpha=0.6 if many else 0.95,
+                    label=drive_id)
+        ax.set_title(name, fontsize=9, loc="left")
+        ax.set_xlabel(xlabel)
+        _scale([ax], values, ylabel)
+        ax.grid(True, which="both", alpha=0.3)
+        if key != "wsat":
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    if not many:
+        handles, labels = axes[0][0].get_legend_handles_labels()
+        for ax in axes[0][1:]:
+            for handle, label in zip(*ax.get_legend_handles_labels()):
+                if label not in labels:
+                    handles.append(handle)
+                    labels.append(label)
+        fig.legend(handles, labels, loc="outside right center", fontsize=8, title="Drive")
+    fig.suptitle(title)
+    return _finish(fig, path, None)
+
+
+def by_model(records: list[dict], out_dir: str) -> dict:
+    """One overlay PNG per drive model (firmware mixed: a model's drives are compared whatever their firmware);
+    {model: path relative to out_dir}."""
+    models: dict[str, list[tuple[str, dict]]] = {}
+    for record in records:
+        if record.get("model") and record.get("_series"):
+            models.setdefault(record["model"], []).append((record["id"], record["_series"]))
+    paths = {}
+    for index, (model, drives) in enumerate(sorted(models.items()), 1):
+        path = os.path.join(out_dir, "plots", f"model-{index:02d}.png")
+        title = md.plot_label(f"Model {model}: {len(drives)} drive{'s' if len(drives) != 1 else ''}")
+        drawn = _overlay(path, title, drives)
+        if drawn:
+            paths[model] = os.path.relpath(drawn, out_dir)
+    return paths

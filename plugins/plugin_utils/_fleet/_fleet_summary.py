@@ -1,0 +1,347 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this plugin util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins!
+
+"""The fleet summary: every listed drive of every host of one or more runs (or result trees), its verdict,
+headline figures and cohort outliers, as fleet.md, fleet.json and junit.xml."""
+
+from __future__ import annotations
+
+import os
+from xml.etree import ElementTree
+
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline, _judge
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _html, _plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run, _verdicts
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _history
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
+
+FIGURE_LABELS = {figure: (spec["short"], spec["digits"]) for figure, spec in _headline.FIGURES.items()}
+
+
+def fresh(drive_dir: str) -> bool:
+    """Is result.json newer than every file it is built from (the host's plan and lost record among them: the
+    verdict depends on them)?"""
+    result = os.path.join(drive_dir, "result.json")
+    if not os.path.exists(result):
+        return False
+    built = os.path.getmtime(result)
+    host_dir = os.path.dirname(drive_dir)
+    for name in ("plan.json", "lost.json"):
+        if os.path.exists(os.path.join(host_dir, name)) and os.path.getmtime(os.path.join(host_dir, name)) > built:
+            return False
+    for root, dirs, files in os.walk(drive_dir):
+        dirs[:] = [d for d in dirs if d not in ("plots", "superseded")]
+        for name in files:
+            if name not in _OUTPUTS and os.path.getmtime(os.path.join(root, name)) > built:
+                return False
+    return True
+
+
+_OUTPUTS = ("result.json", "report.md", "report.html", "report.pdf")
+
+
+def drive_model(drive_dir: str, render: bool = True) -> dict:
+    """The drive's report model: result.json when it is up to date, else the report is built again."""
+    if fresh(drive_dir):
+        return _results.read_json(os.path.join(drive_dir, "result.json"))
+    if render:
+        return _drive_report.write_drive_report(drive_dir)["model"]
+    return _drive_report.build_model(drive_dir)
+
+
+def _drive_time(model: dict) -> float | None:
+    """A drive's test time: the sum of its tests' wall times (purge to last round)."""
+    walls = [t["wall_s"] for t in (model.get("tests") or {}).values() if t.get("wall_s") is not None]
+    return sum(walls) if walls else None
+
+
+def _report_link(drive_dir: str) -> str:
+    """The drive's report to link: report.html when it was made (one self-contained file), else report.md."""
+    page = os.path.join(drive_dir, "report.html")
+    return page if os.path.exists(page) else os.path.join(drive_dir, "report.md")
+
+
+def collect(run_dirs: list[str]) -> list[dict]:
+    """One record per listed or identified drive: host, drive, identity, verdict, headline figures, report path.
+    Each record carries its per-round series under "_series" for the fleet plots (not written to fleet.json)."""
+    records = []
+    for run_dir in run_dirs:
+        for host in sorted(os.listdir(run_dir)) if os.path.isdir(run_dir) else []:
+            host_dir = os.path.join(run_dir, host)
+            recorded = _judge.plan(host_dir) if os.path.isdir(host_dir) else None
+            if recorded is None:
+                continue
+            plan = recorded.get("plan") or {}
+            planned = [t["name"] for t in plan.get("tests") or []]
+            host_lost = _judge.lost(host_dir)
+            seen_paths = set()
+            for drive_dir in sorted(d for d in (os.path.join(host_dir, e) for e in os.listdir(host_dir))
+                                    if os.path.exists(os.path.join(d, "drive.json"))):
+                model = drive_model(drive_dir)
+                drive = model.get("drive") or {}
+                seen_paths.add((drive.get("spec") or {}).get("path") or drive.get("path"))
+                if model.get("raid_member") and not model.get("tests"):
+                    continue  # judged as part of its md array (RAID mode)
+                judged = _judge.judge(drive_dir, model, recorded)
+                records.append({
+                    "id": f"{host}/{os.path.basename(drive_dir)}", "host": host, "drive": os.path.basename(drive_dir),
+                    "run": os.path.basename(run_dir), "model": drive.get("model"), "firmware": drive.get("firmware"),
+                    "serial": drive.get("serial"), "quick_profile": model.get("quick_profile"),
+                    "report": _report_link(drive_dir), "time_s": _drive_time(model),
+                    "test_times": {name: t.get("wall_s") for name, t in (model.get("tests") or {}).items()},
+                    "wsat": _headline.wsat_end(model), "_series": _fleet_plots.series(model), **judged,
+                })
+            seen_names = set(os.listdir(host_dir))
+            for spec in plan.get("listed") or []:
+                name = _results.safe_name(spec.get("name") or spec.get("serial") or spec.get("wwn")
+                                          or os.path.basename(spec.get("path") or "unnamed"))
+                # A drive listed by serial or WWN alone has a results directory named after it, but no listed path.
+                if (spec.get("path") and spec["path"] in seen_paths) or name in seen_names:
+                    continue
+                judged = _verdicts.verdict(None, planned, None, lost=host_lost)
+                records.append({"id": f"{host}/{name}", "host": host, "drive": name, "run": os.path.basename(run_dir),
+                                "model": None, "firmware": None, "serial": spec.get("serial"), "report": None,
+                                "time_s": None, "test_times": {}, "wsat": None, "_series": {},
+                                "headline": dict.fromkeys(_verdicts.HEADLINES), **judged})
+    return records
+
+
+def summarize(run_dirs: list[str], out_dir: str, settings: dict | None = None) -> dict:
+    """Judge every drive and write fleet.md, fleet.json and junit.xml. The fleet settings (fail_on,
+    outlier_robust_z, outlier_min_deviation_pct, outlier_min_cohort, outliers_fail) are the ones the runs' plans
+    recorded (_run.recorded_fleet_settings), each replaced by ``settings``' where that gives one: a summary written
+    without the playbook's judging play judges as the run was told to."""
+    chosen = dict(_run.recorded_fleet_settings(run_dirs),
+                  **{k: v for k, v in (settings or {}).items() if v is not None})
+    fail_on, outlier_threshold = chosen["fail_on"], float(chosen["outlier_robust_z"])
+    outlier_min_deviation_pct = float(chosen["outlier_min_deviation_pct"])
+    outlier_min_cohort, outliers_fail = int(chosen["outlier_min_cohort"]), bool(chosen["outliers_fail"])
+    records = collect(run_dirs)
+    flagged = _verdicts.cohort_outliers([r for r in records if r.get("model")], outlier_threshold,
+                                        outlier_min_deviation_pct, outlier_min_cohort)
+    for record in records:
+        record["outliers"] = flagged.get(record["id"], [])
+        if record["outliers"] and outliers_fail and record["verdict"] == _verdicts.PASS:
+            record["verdict"] = _verdicts.FAIL
+            record["label"] = _verdicts.label(_verdicts.FAIL, bool(record.get("quick_profile")))
+            record["reasons"] = [_outlier_text(o) for o in record["outliers"]]
+    counts = {v: sum(1 for r in records if r["verdict"] == v) for v in _verdicts.VERDICTS}
+    summary = {
+        "schema": _results.SCHEMA, "runs": [os.path.basename(d) for d in run_dirs], "generated_at": _results.now_iso(),
+        "counts": counts, "fail_on": fail_on, "failed": any(r["verdict"] in fail_on for r in records),
+        "outlier_settings": {"robust_z": outlier_threshold, "min_deviation_pct": outlier_min_deviation_pct,
+                             "min_cohort": outlier_min_cohort, "fail": outliers_fail},
+        "drives": [dict({k: v for k, v in r.items() if k != "_series"},
+                        report=os.path.relpath(r["report"], out_dir) if r["report"] else None) for r in records],
+    }
+    os.makedirs(out_dir, exist_ok=True)
+    plots = _cohort_plots(summary, out_dir)
+    models = _fleet_plots.by_model(records, out_dir) if _plots.available() else {}
+    formats = _drive_report.formats_from_env()
+    outputs = {"not_produced": _html.not_produced(formats)}
+    outputs["not_produced"].update({k: "not asked for (PTS_REPORT_FORMATS)" for k in _drive_report.FORMATS if k not in formats})
+    summary["outputs"] = outputs
+    _results.atomic_write_json(os.path.join(out_dir, "fleet.json"), summary)
+    fleet_md = os.path.join(out_dir, "fleet.md")
+    _results.atomic_write_text(fleet_md, render_markdown(summary, plots, models))
+    _results.atomic_write_text(os.path.join(out_dir, "junit.xml"), render_junit(summary))
+    if "html" not in outputs["not_produced"]:
+        made = _html.write(fleet_md, "Fleet summary — " + ", ".join(summary["runs"]), pdf="pdf" in formats)
+        made["not_produced"] = dict(outputs["not_produced"], **made["not_produced"])
+        summary["outputs"] = {"html": made["html"] and os.path.basename(made["html"]),
+                              "pdf": made["pdf"] and os.path.basename(made["pdf"]), "not_produced": made["not_produced"]}
+        if made["not_produced"] != outputs["not_produced"]:
+            _results.atomic_write_json(os.path.join(out_dir, "fleet.json"), summary)
+    # The history index beside the runs (playbooks/compare.yml reads it), from the files just written; its failure
+    # is said in summary["history"], never the summary's.
+    summary["history"] = _history.after_summary(run_dirs, os.path.join(out_dir, "fleet.json"))
+    return summary
+
+
+def _outlier_text(outlier: dict) -> str:
+    label, digits = FIGURE_LABELS[outlier["figure"]]
+    return (f"{label} {outlier['value']:,.{digits}f} is {outlier['deviation_pct']:.0f} % from its cohort's median "
+            f"{outlier['median']:,.{digits}f} (robust z {outlier['robust_z']:+.1f}, {outlier['cohort_size']} drives)")
+
+
+def _cohort_plots(summary: dict, out_dir: str) -> dict:
+    if not _plots.available():
+        return {}
+    cohorts: dict[str, list[dict]] = {}
+    for drive in summary["drives"]:
+        if drive.get("model"):
+            cohorts.setdefault(f"{drive['model']} / {drive.get('firmware') or '?'}", []).append(drive)
+    paths = {}
+    for index, (name, drives) in enumerate(sorted(cohorts.items()), 1):
+        if len(drives) < 2:
+            continue
+        panels = []
+        for figure, (label, dummy) in FIGURE_LABELS.items():
+            points = [(d["id"], d["headline"][figure], any(o["figure"] == figure for o in d["outliers"]))
+                      for d in drives if d["headline"].get(figure) is not None]
+            if points:
+                panels.append((label, points))
+        if panels:
+            path = os.path.join(out_dir, "plots", f"cohort-{index:02d}.png")
+            title = md.plot_label(f"Cohort {name}: {len(drives)} drive(s)")
+            paths[name] = os.path.relpath(_plots.cohort(path, title, panels), out_dir)
+    return paths
+
+
+def _exit_line(summary: dict) -> str:
+    """Whether the run's exit status fails, and on what: pts_fleet_fail_on in words."""
+    fail_on = summary["fail_on"]
+    if not fail_on:
+        return ("Exit status: **passes** — `pts_fleet_fail_on` is empty, so no verdict fails the run (the verdicts "
+                "above still stand).")
+    failing = [d for d in summary["drives"] if d["verdict"] in fail_on]
+    if failing:
+        return (f"Exit status: **fails** — {md.plural(len(failing), 'drive')} with a verdict in `pts_fleet_fail_on` "
+                f"({', '.join(fail_on)}).")
+    return f"Exit status: **passes** — no drive has a verdict in `pts_fleet_fail_on` ({', '.join(fail_on)})."
+
+
+def _counts_line(summary: dict) -> str:
+    drives = summary["drives"]
+    parts = []
+    for verdict in _verdicts.VERDICTS:
+        quick = sum(1 for d in drives if d["verdict"] == verdict and d.get("quick_profile"))
+        full = sum(1 for d in drives if d["verdict"] == verdict and not d.get("quick_profile"))
+        if full or not quick:
+            parts.append(f"{full} {verdict}")
+        if quick:
+            parts.append(f"{quick} {_verdicts.label(verdict, True)}")
+    return f"**{' · '.join(parts)}** of {md.plural(len(drives), 'drive')}."
+
+
+def _quick_line(summary: dict) -> list[str]:
+    drives = summary["drives"]
+    quick = sum(1 for d in drives if d.get("quick_profile"))
+    if not quick:
+        return []
+    who = "every drive" if quick == len(drives) else f"{quick} of {len(drives)} drives"
+    return [f"> **Quick profile — not a qualification**: {who} ran the quick profile (seconds per run, a few "
+            "rounds). Their verdicts say whether the harness works, not whether a drive qualifies.", ""]
+
+
+def _outputs_lines(summary: dict) -> list[str]:
+    missing = (summary.get("outputs") or {}).get("not_produced") or {}
+    made = [f"[fleet.{kind}](fleet.{kind})" for kind in ("html", "pdf") if kind not in missing]
+    lines = [f"This summary is also {' and '.join(made)}."] if made else []
+    lines += [f"> **fleet.{kind} was not produced**: {md.text(reason)}" for kind, reason in missing.items()]
+    return lines + [""] if lines else []
+
+
+def render_markdown(summary: dict, plots: dict, models: dict | None = None) -> str:
+    lines = [f"# Fleet summary — {', '.join(md.text(r) for r in summary['runs'])}", "",
+             _counts_line(summary) + " " + _exit_line(summary), ""]
+    lines += _quick_line(summary) + _outputs_lines(summary)
+    headers = ["Host", "Drive", "Serial", "Model", "Firmware", "Verdict"] + \
+        [FIGURE_LABELS[f][0] for f in FIGURE_LABELS] + ["Write saturation", "Test time", "Report"]
+    rows = []
+    for drive in summary["drives"]:
+        verdict = f"**{drive.get('label') or drive['verdict']}**" + (" ⚑" if drive["outliers"] else "")
+        figures = [_figure_cell(drive, f) for f in FIGURE_LABELS]
+        link = f"[report]({drive['report']})" if drive["report"] else md.DASH
+        wsat = drive.get("wsat")
+        wsat_cell = md.DASH if not wsat else md.text(
+            f"{wsat['status']}, {wsat['capacity_written']:.2f} ×" if wsat.get("capacity_written") is not None
+            else wsat["status"])
+        rows.append([md.text(drive["host"]), md.text(drive["drive"]), md.text(drive.get("serial") or None),
+                     md.text(drive.get("model") or None), md.text(drive.get("firmware") or None), verdict] + figures
+                    + [wsat_cell, _headline.duration(drive.get("time_s")), link])
+    lines += md.table(headers, rows, numeric=False)
+    lines += ["", "Figures are measurement-window averages (MB/s = 10⁶ bytes/s); *italic* ones come from a window that was "
+                  "not steady (the test stopped, failed or reached its round limit). ⚑ marks a cohort outlier. "
+                  f"\\* p99.99: the {_headline.P9999_NOTE}. Write saturation: how it ended and the user capacity "
+                  "written (× capacity). Test time: the drive's tests' wall times added up.", ""]
+    problems = [d for d in summary["drives"] if d["verdict"] != "PASS"]
+    if problems:
+        lines += ["## Why not PASS", ""]
+        for drive in problems:
+            lines.append(f"- **{md.text(drive['id'])}** {md.text(drive.get('label') or drive['verdict'])}: "
+                         + "; ".join(md.text(r) for r in drive["reasons"]))
+        lines.append("")
+    if models:
+        lines += ["## Drives by model", "",
+                  "Every drive of a model on one plot per headline figure: the IOPS, throughput and latency DVs round "
+                  "by round, and write saturation's IOPS against the capacity written.", ""]
+        for name, path in models.items():
+            lines += md.image(path, f"Model {name}: each drive's DV per round, one colour per drive.")
+    outliers = [d for d in summary["drives"] if d["outliers"]]
+    settings = summary["outlier_settings"]
+    lines += ["## Cohorts", "",
+              f"Drives of one model and firmware are compared with their cohort's median: a figure is flagged when "
+              f"its robust z-score (0.6745 × deviation / median absolute deviation) exceeds {settings['robust_z']:g} "
+              f"and it is more than {settings['min_deviation_pct']:g} % from the median, in cohorts of at least "
+              f"{settings['min_cohort']} drives. Outliers {'fail' if settings['fail'] else 'are flagged, not failed'}.",
+              ""]
+    for drive in outliers:
+        for outlier in drive["outliers"]:
+            lines.append(f"- ⚑ **{md.text(drive['id'])}**: {md.text(_outlier_text(outlier))}")
+    if outliers:
+        lines.append("")
+    for name, path in plots.items():
+        lines += md.image(path, f"Cohort {name}: every drive's figure, the cohort median, outliers in red.")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _figure_cell(drive: dict, figure: str) -> str:
+    value = drive["headline"].get(figure)
+    if value is None:
+        return md.DASH
+    text = md.fmt(float(value), FIGURE_LABELS[figure][1])
+    return text if (drive.get("headline_steady") or {}).get(figure) else f"*{text}*"
+
+
+def _case(suite, classname: str, name: str, passed: bool | None, text: str, seconds: float | None):
+    """A test case: passed (system-out), failed (failure) or not judged (error: it did not finish)."""
+    case = ElementTree.SubElement(suite, "testcase", classname=classname, name=name,
+                                  time=f"{seconds:.3f}" if seconds is not None else "0")
+    if passed is None:
+        ElementTree.SubElement(case, "error", message=text).text = text
+    elif not passed:
+        ElementTree.SubElement(case, "failure", message=text).text = text
+    else:
+        ElementTree.SubElement(case, "system-out").text = text
+    return case
+
+
+def render_junit(summary: dict) -> str:
+    """One test case per drive and criterion (each PTS test's own - steady state, write saturation - with the test's
+    wall time), per cohort outlier, and the drive's verdict with its total test time; the suite's time is the sum."""
+    suite = ElementTree.Element("testsuite", name="fleetqual.pts", timestamp=summary["generated_at"])
+    counts = {"tests": 0, "failures": 0, "errors": 0}
+    total = 0.0
+    for drive in summary["drives"]:
+        classname = md.plain(f"pts.{drive['host']}.{drive['drive']}")
+        times = drive.get("test_times") or {}
+        # XML 1.0 cannot carry control characters at all: drive strings reach junit.xml as plain text.
+        cases = [(c["criterion"], c["passed"], md.plain(c["text"]), times.get(c.get("test")) if "figure" not in c
+                  else None) for c in drive["checks"]]
+        cases += [(f"cohort {o['figure']}", not summary["outlier_settings"]["fail"], md.plain(_outlier_text(o)), None)
+                  for o in drive["outliers"]]
+        label = drive.get("label") or drive["verdict"]
+        text = md.plain(f"{label}: " + "; ".join(drive["reasons"]) if drive["reasons"] else label)
+        outcome = {"PASS": True, "FAIL": False}.get(drive["verdict"])
+        cases.append(("verdict", outcome, text, drive.get("time_s")))
+        for name, passed, message, seconds in cases:
+            case = _case(suite, classname, name, passed, message, seconds)
+            counts["tests"] += 1
+            counts["failures"] += passed is False
+            counts["errors"] += passed is None
+            if name == "verdict" and drive.get("quick_profile"):
+                properties = ElementTree.SubElement(case, "properties")
+                ElementTree.SubElement(properties, "property", name="profile", value="quick (not a qualification)")
+        total += drive.get("time_s") or 0.0
+    for key, value in counts.items():
+        suite.set(key, str(value))
+    suite.set("time", f"{total:.3f}")
+    ElementTree.indent(suite)
+    return ElementTree.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"

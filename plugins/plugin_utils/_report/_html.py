@@ -1,0 +1,208 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this plugin util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins!
+
+"""One file to send: report.md (or fleet.md) as a self-contained HTML page - plots embedded, no script, nothing
+fetched - and a PDF printed from that page with WeasyPrint, one page or more per section.
+
+The Markdown stays the source: markdown-it-py renders it (CommonMark and GitHub tables); a missing library
+skips the file it makes and says why, never failing the report."""
+
+from __future__ import annotations
+
+import base64
+import html
+import os
+import re
+
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+
+try:
+    from markdown_it import MarkdownIt
+except ImportError as exc:
+    MARKDOWN_IMPORT_ERROR: ImportError | None = exc
+else:
+    MARKDOWN_IMPORT_ERROR = None
+
+# WeasyPrint is imported on first use: it takes a second to load and needs Pango, which a controller may lack.
+_WEASYPRINT: dict = {}
+
+# No script, no connection: images come as data: URIs, styles inline. Drive strings are escaped in the Markdown
+# already (md.text); this policy makes sure nothing in the page can run or phone home even so.
+CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+_VERDICT_RE = re.compile(r"^Verdict: (PASS|FAIL|INCOMPLETE)")
+_STYLE = """
+body { font-family: "DejaVu Sans", "Helvetica Neue", Arial, sans-serif; font-size: 14px; line-height: 1.45;
+       color: #1a1a1a; max-width: 1100px; margin: 1.5em auto; padding: 0 1.2em; }
+h1 { font-size: 1.7em; border-bottom: 2px solid #263238; padding-bottom: .2em; }
+h2 { font-size: 1.35em; border-bottom: 1px solid #b0bec5; padding-bottom: .15em; margin-top: 1.8em; }
+h3 { font-size: 1.1em; margin-top: 1.4em; }
+table { border-collapse: collapse; margin: .6em 0 1em; font-size: .9em; }
+th, td { border: 1px solid #cfd8dc; padding: .25em .55em; vertical-align: top; }
+th { background: #eceff1; }
+tr:nth-child(even) td { background: #fafafa; }
+code { font-family: "DejaVu Sans Mono", monospace; font-size: .92em; background: #f3f5f7; padding: 0 .2em;
+       overflow-wrap: anywhere; }
+pre { background: #f3f5f7; padding: .6em .8em; font-size: .85em; }
+pre code { background: none; padding: 0; }
+blockquote { margin: .8em 0; padding: .5em 1em; border-left: 5px solid #90a4ae; background: #f5f7f8; }
+blockquote.verdict { font-size: 1.05em; }
+blockquote.verdict-pass { border-color: #2e7d32; background: #e8f5e9; }
+blockquote.verdict-fail { border-color: #c62828; background: #ffebee; }
+blockquote.verdict-incomplete { border-color: #ef6c00; background: #fff3e0; }
+blockquote.verdict-quick { border-color: #6a1b9a; background: #f3e5f5; }
+img { max-width: 100%; height: auto; display: block; margin: .4em 0; }
+details { margin: .6em 0; }
+summary { cursor: pointer; font-weight: bold; }
+a { color: #0d47a1; }
+@media screen { table { display: block; overflow-x: auto; max-width: 100%; } pre { overflow-x: auto; } }
+@media print {
+  @page { size: A4; margin: 14mm 11mm 15mm 11mm;
+          @bottom-right { content: "page " counter(page) " of " counter(pages); font-size: 8pt; color: #555; }
+          @bottom-left { content: string(doctitle); font-size: 8pt; color: #555; } }
+  body { font-size: 9pt; max-width: none; margin: 0; padding: 0; }
+  h1 { string-set: doctitle content(); }
+  h2 { break-before: page; }
+  h2.first { break-before: auto; }
+  h2, h3 { break-after: avoid; }
+  table { font-size: 7.5pt; }
+  thead { display: table-header-group; }
+  tr, img { break-inside: avoid; }
+  img { max-height: 235mm; width: auto; }
+  pre { white-space: pre-wrap; }
+  details > summary { list-style: none; }
+}
+"""
+
+
+def markdown_available() -> str | None:
+    """None when HTML can be made, else why not."""
+    if MARKDOWN_IMPORT_ERROR is not None:
+        return f"markdown-it-py is not installed on the controller ({MARKDOWN_IMPORT_ERROR}); pip install -r requirements.txt"
+    return None
+
+
+def _weasyprint():
+    if "module" not in _WEASYPRINT:
+        try:
+            import weasyprint  # pylint: disable=import-outside-toplevel
+        except (ImportError, OSError) as exc:  # OSError: the library is there, Pango is not
+            _WEASYPRINT.update(module=None, error=f"WeasyPrint is not usable on the controller ({exc}); "
+                                                  "pip install -r requirements.txt and the Pango library (scripts/deps.sh)")
+        else:
+            _WEASYPRINT.update(module=weasyprint, error=None)
+    return _WEASYPRINT["module"]
+
+
+def pdf_available() -> str | None:
+    """None when a PDF can be made, else why not."""
+    if markdown_available():
+        return "no HTML to print: " + markdown_available()
+    _weasyprint()
+    return _WEASYPRINT["error"]
+
+
+def not_produced(formats: tuple[str, ...] = ("html", "pdf")) -> dict:
+    """Per output asked for (report.html, report.pdf), why it will not be made on this controller; empty when all
+    will. WeasyPrint is loaded only when a PDF is asked for."""
+    out = {}
+    if "html" in formats and markdown_available():
+        out["html"] = markdown_available()
+    if "pdf" in formats and pdf_available():
+        out["pdf"] = pdf_available()
+    return out
+
+
+def _heading_text(inline) -> str:
+    return "".join(child.content for child in inline.children or [] if child.type in ("text", "code_inline"))
+
+
+def _data_uri(base_dir: str, src: str) -> str | None:
+    path = os.path.normpath(os.path.join(base_dir, src))
+    if src.startswith(("data:", "http:", "https:", "/")) or not path.startswith(os.path.normpath(base_dir) + os.sep):
+        return None  # only the report's own plots, from its own directory
+    try:
+        with open(path, "rb") as handle:
+            return "data:image/png;base64," + base64.b64encode(handle.read()).decode("ascii")
+    except OSError:
+        return None
+
+
+def _mark_verdict(tokens, index: int) -> None:
+    """The summary's verdict box gets a colour by verdict (and its own for a quick profile)."""
+    inline = tokens[index + 2] if index + 2 < len(tokens) else None
+    if inline is None or inline.type != "inline":
+        return
+    found = _VERDICT_RE.match(_heading_text(inline))
+    if found:
+        kind = "quick" if "quick profile" in inline.content else found.group(1).lower()
+        tokens[index].attrSet("class", f"verdict verdict-{kind}")
+
+
+def to_html(text: str, base_dir: str, title: str) -> str:
+    """Markdown to a self-contained page: heading ids as GitHub makes them, plots as data: URIs, links to a
+    sibling report.md / fleet.md pointed at its .html when that exists."""
+    parser = MarkdownIt("commonmark", {"html": True}).enable("table")
+    tokens = parser.parse(text)
+    seen: dict = {}
+    first_h2 = True
+    for index, token in enumerate(tokens):
+        if token.type == "heading_open":
+            slug = md.anchor(_heading_text(tokens[index + 1]))
+            count = seen.get(slug, 0)
+            seen[slug] = count + 1
+            token.attrSet("id", slug if not count else f"{slug}-{count}")
+            if token.tag == "h2" and first_h2:
+                token.attrSet("class", "first")
+                first_h2 = False
+        elif token.type == "blockquote_open":
+            _mark_verdict(tokens, index)
+        elif token.type == "inline":
+            for child in token.children or []:
+                if child.type == "image":
+                    uri = _data_uri(base_dir, str(child.attrGet("src") or ""))
+                    if uri:
+                        child.attrSet("src", uri)
+                elif child.type == "link_open":
+                    href = str(child.attrGet("href") or "")
+                    if href.endswith(".md") and os.path.exists(os.path.join(base_dir, href[:-3] + ".html")):
+                        child.attrSet("href", href[:-3] + ".html")
+    body = parser.renderer.render(tokens, parser.options, {})
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f"<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">\n"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+            f"<title>{html.escape(md.plain(title))}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n")
+
+
+def write(markdown_path: str, title: str, pdf: bool = True) -> dict:
+    """report.html and report.pdf (fleet.html, fleet.pdf) beside ``markdown_path``; per output its path, or why it
+    was not made. Never raises for a missing or failing library: the Markdown is the report."""
+    stem = os.path.splitext(markdown_path)[0]
+    base_dir = os.path.dirname(markdown_path)
+    written: dict = {"html": None, "pdf": None, "not_produced": {}}
+    reason = markdown_available()
+    if reason:
+        written["not_produced"] = {"html": reason, "pdf": "no HTML to print: " + reason}
+        return written
+    with open(markdown_path, encoding="utf-8") as handle:
+        page = to_html(handle.read(), base_dir, title)
+    _results.atomic_write_text(stem + ".html", page)
+    written["html"] = stem + ".html"
+    if not pdf:
+        return written
+    weasyprint = _weasyprint()
+    if weasyprint is None:
+        written["not_produced"]["pdf"] = _WEASYPRINT["error"]
+        return written
+    try:
+        document = weasyprint.HTML(string=page, base_url=base_dir).write_pdf()
+    except Exception as exc:  # pylint: disable=broad-exception-caught  # any failure of the engine: no PDF, say why
+        written["not_produced"]["pdf"] = f"WeasyPrint failed: {type(exc).__name__}: {exc}"
+        return written
+    _results.atomic_write_bytes(stem + ".pdf", document)
+    written["pdf"] = stem + ".pdf"
+    return written

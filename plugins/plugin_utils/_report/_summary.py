@@ -1,0 +1,209 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this plugin util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins!
+
+"""The summary page at the top of every drive report: the verdict with its rule and limits, the headline figures
+with their windows' state, run time per test, and the drive's health before and after the run and per round."""
+
+from __future__ import annotations
+
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _health
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import format_bytes
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._spec import PTS2_TESTS, PTS_TESTS
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._pts2 import SPEC_NAMES
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline, _identity
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _tests
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
+
+TITLE = "Summary"
+# The health items a reader compares before and after a run; the Device information table lists them all.
+HEALTH_KEYS = (("passed", "SMART overall assessment"), ("critical_warning", "Critical warning"),
+               ("percentage_used", "Percentage used (%)"), ("available_spare_pct", "Available spare (%)"),
+               ("media_errors", "Media errors"), ("error_log_entries", "Error log entries"),
+               ("reallocated_sectors", "Reallocated sectors"), ("pending_sectors", "Pending sectors"),
+               ("temperature_c", "Temperature (°C)"), ("bytes_written", "Bytes written"))
+
+
+def _verdict_lines(model: dict) -> list[str]:
+    judged = model.get("verdict") or {}
+    if not judged:
+        return ["**Verdict: not judged** (no drive record).", ""]
+    lines = [f"> **Verdict: {md.text(judged.get('label') or judged.get('verdict'))}**", ">"]
+    if judged.get("rule"):
+        limits = [lim["text"] for lim in judged.get("limits") or []]
+        lines.append(f"> Acceptance rule {md.text(judged['rule'])}: " + md.text("; ".join(limits)) + ".")
+    elif judged.get("plan_recorded"):
+        lines.append("> No acceptance rule matched this drive's model and firmware: it is judged on its tests alone "
+                     "(each finished, steady where the PTS asks for it).")
+    else:
+        lines.append("> No plan was recorded for this host, so no acceptance rule applies: the drive is judged on "
+                     "the tests on disk alone.")
+    if judged.get("quick_profile"):
+        lines += [">", "> Quick profile: seconds per run on a small device show that the harness works; a FAIL here "
+                       "(most often: not steady within the few rounds the quick profile allows) says nothing about "
+                       "the drive."]
+    lines.append("")
+    reasons = judged.get("reasons") or []
+    if judged.get("verdict") != "PASS" and reasons:
+        lines += ["Why:", ""] + [f"- {md.text(reason)}" for reason in reasons] + [""]
+    passed = [c for c in judged.get("checks") or [] if c.get("passed")]
+    if passed:
+        lines += ["Checks passed: " + "; ".join(md.text(c["text"]) for c in passed) + ".", ""]
+    lines += ["Cohort outliers (drives of one model and firmware far from their median) are judged in the fleet "
+              "summary.", ""]
+    return lines
+
+
+def _headline_rows(model: dict) -> tuple[list[list[str]], list[str]]:
+    block = model.get("headline") or _headline.block(model)
+    rows, notes = [], []
+    for figure, spec in _headline.FIGURES.items():
+        item = block.get(figure) or {}
+        value = item.get("value")
+        shown = f"{md.fmt(float(value), spec['digits'])} {spec['unit']}" if value is not None else "not measured"
+        state = item.get("state") or "not run"
+        label = spec["label"] + (" *" if spec.get("note") else "")
+        rows.append([label, shown, "**steady**" if state == "steady" else md.text(state)])
+        if spec.get("note"):
+            notes.append(f"\\* p99.99: the {spec['note']} (fio reports percentiles per round); the window's own "
+                         "percentile over all its IOs is not computed.")
+    rows.append(["Write saturation", md.text(_headline.wsat_text(block.get("wsat"))),
+                 "no steady state (by design)" if block.get("wsat") else md.DASH])
+    return rows, notes
+
+
+def _tests_rows(model: dict) -> list[list[str]]:
+    rows = []
+    for result in model["tests"].values():
+        rows.append([result["title"], md.text(result.get("status")), f"{result.get('rounds_run', 0):,}",
+                     _headline.duration(result.get("wall_s")), _headline.duration(result.get("fio_s"))])
+    walls = [t["wall_s"] for t in model["tests"].values() if t.get("wall_s") is not None]
+    if len(walls) > 1:
+        rows.append(["**All tests**", "", "", f"**{_headline.duration(sum(walls))}**", ""])
+    return rows
+
+
+def _health_lines(model: dict) -> list[str]:
+    before, after = model["drive"].get("health") or {}, model.get("health_after") or {}
+    if not before and not after:
+        if (model.get("round_health") or {}).get("read"):
+            return round_health_lines(model["round_health"])
+        interface = model["drive"].get("interface") or "this device"
+        # Said once, here: no round file's "none" is repeated anywhere else in the report.
+        return [f"Drive health: **the drive reports none** ({md.text(interface)} has no SMART or NVMe health log "
+                "the collection can read). Nothing is read before or after its rounds either.", ""]
+    errors = [h.get("error") for h in (before, after) if h.get("error")]
+    rows = []
+    for key, label in HEALTH_KEYS:
+        first, last = before.get(key), after.get(key)
+        if first is None and last is None:
+            continue
+
+        def shown(value, key=key):
+            if value is None:
+                return md.DASH
+            if isinstance(value, bool):
+                return "passed" if value else "**FAILED**"
+            if key.startswith("bytes_"):
+                return format_bytes(value)
+            return f"{value:,}" if isinstance(value, int) else md.text(value)
+
+        change = ""
+        if isinstance(first, int) and isinstance(last, int) and not isinstance(first, bool) and last != first:
+            change = f"{last - first:+,}" if not key.startswith("bytes_") else "+" + format_bytes(last - first)
+        rows.append([label, shown(first), shown(last), change])
+    tool = md.text(before.get("tool") or after.get("tool") or None)
+    lines = [f"Drive health ({tool}), before and after this run:", ""]
+    if rows:
+        lines += md.table(["Item", "Before", "After", "Change"], rows, numeric=False)
+    if errors:
+        lines += ["", "Health could not be read: " + "; ".join(md.text(e) for e in errors)]
+    if not after:
+        lines += ["", "No snapshot after the run was recorded (the run stopped before it)."]
+    return lines + [""] + round_health_lines(model.get("round_health") or {})
+
+
+def round_health_lines(health: dict) -> list[str]:
+    """The drive's health per round in a few lines: the hottest reading, and the rounds in which it throttled,
+    passed its warning temperature or counted new errors - by name, so a reader finds them in the plots."""
+    if not health.get("read"):
+        return [f"Per round: not read ({md.text(health['none'])}).", ""] if health.get("none") else []
+    where = health.get("max_at") or {}
+    at = f"{where.get('test')} {where.get('segment') or ''} round {where.get('round')}".replace("  ", " ")
+    limits = [f"{word} threshold {health[key]} °C" for key, word in (("warning_c", "warning"), ("critical_c", "critical"))
+              if health.get(key) is not None]
+    lines = [f"Per round ({md.text(', '.join(health.get('tools') or []) or None)}, read just before and just after "
+             f"each of {health['read']:,} rounds, outside fio's measuring time): highest temperature "
+             f"{md.text(health.get('max_c'))} °C ({md.text(at)})"
+             + (f"; the drive's {', '.join(limits)}" if limits else "; the drive reports no temperature thresholds")
+             + ".", ""]
+    words = (("throttled", "**Throttled** (a thermal-management transition counter grew)"),
+             ("warning", "**At or past its warning temperature**"), ("errors", "**Error counters grew**"))
+    found = [(text, _health.rounds_text(health.get("marked") or [], kind)) for kind, text in words]
+    found = [(text, rounds) for text, rounds in found if rounds]
+    if found:
+        lines += [f"- {text} in {md.text(rounds)}." for text, rounds in found] + [""]
+    else:
+        lines += ["No round throttled, reached the warning temperature or counted new errors.", ""]
+    if not health.get("throttle_counters"):
+        lines += ["The drive reports no thermal-management counters (SATA and SAS drives have none in their standard "
+                  "logs): throttling cannot be seen, only temperatures.", ""]
+    if health.get("errors_read"):
+        lines += [f"Health could not be read in {len(health['errors_read']):,} round(s), first: "
+                  f"{md.text(health['errors_read'][0])}.", ""]
+    return lines
+
+
+def section(model: dict) -> list[str]:
+    """The summary page: verdict, headline figures, run time per test, health. Unnumbered, before the contents."""
+    drive = model["drive"]
+    size = drive.get("size_bytes")
+    named = [drive.get(k) for k in ("vendor", "model") if drive.get(k) and not _identity.placeholder(drive, k)]
+    what = " ".join(named) or (f"a {drive['interface']} device (no vendor or model of its own)"
+                               if drive.get("interface") else None)
+    who = ", ".join(part for part in (
+        md.text(what),
+        f"serial {md.text(drive.get('serial') or None)}", f"firmware {md.text(drive.get('firmware') or None)}",
+        format_bytes(size) if size else "") if part)
+    spec = _tests.spec_of(model["tests"])
+    followed = ""
+    if any(name in PTS_TESTS for name in model["tests"]):
+        followed = f" The SNIA tests follow {SPEC_NAMES[spec]}."
+    newer = [model["tests"][name]["title"] for name in PTS2_TESTS if name in model["tests"]]
+    if newer and not (followed and spec == "2.0"):
+        followed += f" {', '.join(newer)}: {SPEC_NAMES['2.0']}."
+    lines = [f"## {TITLE}", "", f"{md.text(model['drive_key'])} on {md.text(model['host'])}: {who}. "
+                                f"Run {md.code(model['run_id'])}; report date {md.text(model.get('report_date'))}."
+                                f"{followed}", ""]
+    lines += _verdict_lines(model)
+    if model["tests"]:
+        rows, notes = _headline_rows(model)
+        lines += md.table(["Headline figure", "Value (window average)", "Window"], rows, numeric=False)
+        lines += [""] + [n + "" for n in notes] + ([""] if notes else [])
+        lines += ["Run time per test (wall time from the purge to the last round; fio run time of the rounds):", ""]
+        lines += md.table(["Test", "Result", "Rounds", "Wall time", "fio run time"], _tests_rows(model), numeric=False)
+        lines.append("")
+    lines += _health_lines(model)
+    if model["tests"] and model.get("wear"):
+        lines += wear_lines(model["wear"])
+    return lines
+
+
+def wear_lines(wear: dict) -> list[str]:
+    """The run's wear in one line: what the host wrote, what the drive counted, write amplification where it can
+    be had, and the plan's budget verdict (the Wear section has it per test)."""
+    host, drive = wear.get("host_bytes_written"), wear.get("drive_bytes_written")
+    text = f"Wear: the host wrote {format_bytes(host or 0)} in this run"
+    text += (f"; the drive's own counter grew by {format_bytes(drive)}" if drive is not None else
+             "; the drive reports no write counter")
+    if wear.get("write_amplification") is not None:
+        text += f"; write amplification {wear['write_amplification']:.2f}"
+    estimate = wear.get("estimate") or {}
+    if estimate.get("judged"):
+        text += (f"; the plan's upper bound was {format_bytes(estimate['estimated_bytes'])}, "
+                 f"{md.fmt(estimate.get('use_pct'), 2)} % of the remaining rated life (budget "
+                 f"{estimate.get('budget_pct') or 0:g} %)")
+    return [md.text(text) + ".", ""]

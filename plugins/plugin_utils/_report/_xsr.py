@@ -1,0 +1,535 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this plugin util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins!
+
+"""The cross stimulus recovery test (SNIA PTS 2.0 XSR) in the report: after a purge and no preconditioning, three
+access groups of writes back to back - sequential (1024k), random (8k), sequential again - each a series of samples
+(one fio section per round, 60 s in the standard test). The report shows throughput, mean and maximum response time
+against time, a table per group, and per transition how long the drive took: to settle on the random writes (group
+1 -> 2) and to recover its sequential throughput (group 2 -> 3).
+
+The PTS 2.0 sources differ (docs/snia_mapping.md): ADATA's port counts recovery as the first group-3
+minute whose throughput reaches the group-1 mean; here that mean less a tolerance
+(``pts_run_xsr_recovery_tolerance_pct``, 5 % by default), and ADATA's figure (tolerance 0) beside it. No steady
+state: every group runs its samples once."""
+
+from __future__ import annotations
+
+import datetime
+import os
+
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _pts2
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections, _tests
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._plots import MARKERS_UP_TO, _finish, _scale, _zero_y
+
+try:
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+except ImportError:  # _plots.available() says so; plots() is not called then
+    pass
+
+GROUPS = tuple(name for name, dummy in _pts2.XSR_GROUPS)
+ACCESS = dict(_pts2.XSR_GROUPS)
+STANDARD = _pts2.PROFILE_DEFAULTS["standard"]
+# Group 1 and group 3 run the same stimulus; each group keeps its own colour in both plots.
+GROUP_COLORS = {"group1": "#1f77b4", "group2": "#d62728", "group3": "#2ca02c"}
+# A group's final level: the mean of its last tenth of samples (at least one).
+FINAL_SHARE_PCT = 10
+MS = 1e6
+# Floating-point slack when a throughput is compared with a level it may equal exactly.
+_EPS = 1e-9
+TIME_NOTE = {
+    "recorded": "real time: minutes from the start of the test's first sample (its round file's recorded_at less "
+                "fio's elapsed time) to the end of each sample (its recorded_at)",
+    "fio": "fio time: the round files carry no usable recorded_at, so samples are laid end to end by fio's elapsed "
+           "time (the controller's time between samples is left out)",
+}
+
+
+def final_count(samples: int) -> int:
+    """How many of a group's last samples make its final level: a tenth, rounded up, at least one."""
+    return max(1, -(-samples * FINAL_SHARE_PCT // 100)) if samples else 0
+
+
+def planned_samples(settings: dict) -> list[int]:
+    """Each group's number of samples as the run planned them (pts_run_xsr_group_minutes / sample seconds)."""
+    minutes = (settings.get("parameters") or {}).get("group_minutes") or STANDARD["xsr_group_minutes"]
+    seconds = float(settings.get("round_seconds") or STANDARD["xsr_sample_seconds"])
+    return [_pts2.group_samples(float(m), seconds) for m in minutes]
+
+
+def tolerance_pct(settings: dict) -> float:
+    value = (settings.get("parameters") or {}).get("recovery_tolerance_pct")
+    return float(STANDARD["xsr_recovery_tolerance_pct"] if value is None else value)
+
+
+def _job(rnd: dict, group: str) -> dict:
+    """A sample's fio section, xsr-groupN-NNNN (or the round's only section)."""
+    jobs = (rnd.get("fio") or {}).get("jobs") or []
+    name = f"xsr-{group}-{int(rnd['round']):04d}"
+    job = next((j for j in jobs if j.get("name") == name), None)
+    if job is None and len(jobs) == 1:
+        job = jobs[0]
+    if job is None:
+        raise ValueError(f"{group} round {rnd['round']} has no fio section {name}")
+    return job
+
+
+def _parse_time(text: object) -> datetime.datetime | None:
+    try:
+        parsed = datetime.datetime.fromisoformat(str(text)) if text else None
+    except ValueError:
+        return None
+    if parsed is not None and parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=datetime.timezone.utc)
+    return parsed
+
+
+def _clock(ordered: list[tuple[str, dict]], round_seconds: float) -> tuple[list[tuple[float, float]], str]:
+    """Each sample's (start, end) in seconds from the test's first sample, and which time base gave them: real time
+    from the round files (recorded_at is when a round landed, fio.elapsed_s how long its fio ran), else fio's times
+    laid end to end."""
+    ends = [_parse_time(rnd.get("recorded_at")) for dummy, rnd in ordered]
+    elapsed = [(rnd.get("fio") or {}).get("elapsed_s") for dummy, rnd in ordered]
+    if ordered and all(ends) and all(isinstance(e, (int, float)) for e in elapsed):
+        spans = [(end.timestamp() - float(e), end.timestamp()) for end, e in zip(ends, elapsed)]
+        origin = spans[0][0]
+        return [(start - origin, end - origin) for start, end in spans], "recorded"
+    spans, clock = [], 0.0
+    for (group, rnd), e in zip(ordered, elapsed):
+        length = float(e) if isinstance(e, (int, float)) else (_job(rnd, group).get("runtime_ms") or 0) / 1000.0
+        length = length or round_seconds
+        spans.append((clock, clock + length))
+        clock += length
+    return spans, "fio"
+
+
+def _mean(values: list) -> float | None:
+    present = [v for v in values if v is not None]
+    return sum(present) / len(present) if present else None
+
+
+def _max(values: list) -> float | None:
+    present = [v for v in values if v is not None]
+    return max(present) if present else None
+
+
+def _ms(value) -> float | None:
+    return None if value is None else float(value) / MS
+
+
+def _access(group: str, job: dict | None, settings: dict) -> str:
+    """What a group ran, from its fio section when it has one: "SEQ 1024k write", "RND 8k write"."""
+    if job is not None:
+        kind = "RND" if str(job.get("rw", "")).startswith("rand") else "SEQ"
+        return f"{kind} {block_size_label(int(job['bs']))} write"
+    params = settings.get("parameters") or {}
+    if ACCESS[group] == "sequential":
+        return f"SEQ {block_size_label(int(params.get('sequential_block_size') or 1048576))} write"
+    return f"RND {block_size_label(int(params.get('random_block_size') or 8192))} write"
+
+
+def settle_index(values: list[float], level: float, tolerance: float) -> int | None:
+    """The first sample (0-based) from which every sample, itself included, stays within ``tolerance`` % of
+    ``level``; None when the last one does not."""
+    band = abs(level) * tolerance / 100.0 + _EPS * max(1.0, abs(level))
+    found = None
+    for index, value in enumerate(values):
+        if abs(value - level) <= band:
+            found = index if found is None else found
+        else:
+            found = None
+    return found
+
+
+def recovery_index(values: list[float], reference: float, tolerance: float) -> int | None:
+    """The first sample (0-based) whose throughput reaches ``reference`` less ``tolerance`` %; None when none does."""
+    target = reference * (1 - tolerance / 100.0) - _EPS * max(1.0, abs(reference))
+    return next((index for index, value in enumerate(values) if value >= target), None)
+
+
+def _transition(kind: str, groups: list[dict], samples: list[dict], tolerance: float) -> dict:
+    """Group 1 -> 2 (``settle``) or group 2 -> 3 (``recovery``): the sample it happened in and the minutes from the
+    start of the group's first sample to the end of that one, or why there is none."""
+    first, second = (groups[0], groups[1]) if kind == "settle" else (groups[1], groups[2])
+    own = [s for s in samples if s["group"] == second["number"]]
+    out = {"kind": kind, "from": first["number"], "to": second["number"], "tolerance_pct": tolerance,
+           "sample": None, "minutes": None, "at_min": None, "stimulus_min": None, "reference_mb_s": None,
+           "low_mb_s": None, "high_mb_s": None, "judged": False, "reason": ""}
+    if kind == "settle":
+        if not second["complete"]:
+            out["reason"] = (f"group 2 ran {second['samples']} of {second['planned']} samples: its final level is "
+                             "not known")
+            return out
+        level = second["final_mb_s"]
+        out.update(reference_mb_s=level, low_mb_s=level * (1 - tolerance / 100.0),
+                   high_mb_s=level * (1 + tolerance / 100.0), judged=True)
+        index = settle_index([s["mb_s"] for s in own], level, tolerance)
+        if index is None:
+            out["reason"] = "not settled within group 2: its last sample is outside the band"
+    else:
+        if not groups[0]["samples"]:
+            out["reason"] = "group 1 did not run"
+            return out
+        if not groups[0]["complete"]:
+            out["reason"] = (f"group 1 ran {groups[0]['samples']} of {groups[0]['planned']} samples: its mean is not "
+                             "the group's")
+            return out
+        if not own:
+            out["reason"] = "group 3 did not run"
+            return out
+        reference = groups[0]["mean_mb_s"]
+        out.update(reference_mb_s=reference, low_mb_s=reference * (1 - tolerance / 100.0), judged=True)
+        index = recovery_index([s["mb_s"] for s in own], reference, tolerance)
+        if index is None:
+            out["reason"] = ("not recovered within group 3" if second["complete"] else
+                             f"not recovered within the {len(own)} of {second['planned']} group-3 samples run")
+    if index is not None:
+        hit = own[index]
+        out.update(sample=index + 1, minutes=hit["t_min"] - second["start_min"], at_min=hit["t_min"],
+                   stimulus_min=sum(s["runtime_s"] for s in own[:index + 1]) / 60.0)
+    return out
+
+
+def _group(name: str, number: int, rounds: list[dict], samples: list[dict], planned: int, segment: dict,
+           settings: dict) -> dict:
+    own = [s for s in samples if s["group"] == number]
+    mb = [s["mb_s"] for s in own]
+    tail = own[-final_count(len(own)):] if own else []
+    first_job = _job(rounds[0], name) if rounds else None
+    return {
+        "name": name, "number": number, "access": _access(name, first_job, settings), "planned": planned,
+        "samples": len(own), "complete": len(own) >= planned,
+        "start_min": own[0]["start_min"] if own else None, "end_min": own[-1]["t_min"] if own else None,
+        "duration_min": own[-1]["t_min"] - own[0]["start_min"] if own else None,
+        "stimulus_min": sum(s["runtime_s"] for s in own) / 60.0,
+        "mean_mb_s": _mean(mb), "final_mb_s": _mean([s["mb_s"] for s in tail]), "final_samples": len(tail),
+        "mean_iops": _mean([s["iops"] for s in own]), "mean_art_ms": _mean([s["art_ms"] for s in own]),
+        "peak_art_ms": _max([s["art_ms"] for s in own]), "peak_mrt_ms": _max([s["mrt_ms"] for s in own]),
+        "failure": segment.get("failure"),
+        "round_files": [f"round-{int(r['round']):02d}" for r in rounds],
+    }
+
+
+def build(test: dict) -> dict:
+    found = test.get("segments") or {}
+    segments = {name: found.get(name) or {"rounds": []} for name in GROUPS}
+    listed = ([found[""]] if "" in found else []) + [segments[n] for n in GROUPS]
+    result = _tests.common(test, listed)
+    settings = result["settings"]
+    tolerance = tolerance_pct(settings)
+    planned = planned_samples(settings)
+    result.update(steady=False, steady_round=None, steady_text=None, tolerance_pct=tolerance,
+                  round_seconds=settings.get("round_seconds"), final_share_pct=FINAL_SHARE_PCT)
+    ordered = []
+    for name in GROUPS:
+        rounds = segments[name]["rounds"]
+        if rounds:
+            _tests.check_consecutive(rounds)
+        ordered += [(name, rnd) for rnd in rounds]
+    spans, base = _clock(ordered, float(settings.get("round_seconds") or STANDARD["xsr_sample_seconds"]))
+    samples = []
+    for (name, rnd), (start, end) in zip(ordered, spans):
+        job = _job(rnd, name)
+        total = job["total"]
+        samples.append({
+            "group": GROUPS.index(name) + 1, "sample": int(rnd["round"]),
+            "round_file": f"{name}/round-{int(rnd['round']):02d}",
+            "start_min": start / 60.0, "t_min": end / 60.0, "runtime_s": (job.get("runtime_ms") or 0) / 1000.0,
+            "mb_s": float(total["bw_bytes"]) / 1e6, "iops": float(total["iops"]),
+            "art_ms": _ms(total["lat_ns"]["mean"]), "mrt_ms": _ms(total["lat_ns"]["max"]),
+        })
+    groups = [_group(name, index + 1, segments[name]["rounds"], samples, planned[index], segments[name], settings)
+              for index, name in enumerate(GROUPS)]
+    if not samples:
+        status = "failed" if result["failure"] else "no rounds"
+    elif all(g["complete"] for g in groups):
+        status = "complete"
+    else:
+        status = "failed" if result["failure"] else "incomplete"
+    transitions = {"settle": _transition("settle", groups, samples, tolerance),
+                   "recovery": _transition("recovery", groups, samples, tolerance)}
+    if tolerance:
+        transitions["recovery_at_mean"] = _transition("recovery", groups, samples, 0.0)
+    # The drive's idle time between two samples: from one sample's end to the next one's first IO (its end less its
+    # run time): the result's way to the controller, the next round's start, fio's start-up.
+    gaps = [(b["t_min"] - a["t_min"]) * 60.0 - b["runtime_s"] for a, b in zip(samples, samples[1:])
+            if a["group"] == b["group"]]
+    result.update(
+        status=status, rounds_run=len(samples), samples=samples, groups=groups, transitions=transitions,
+        time_base=base, mean_gap_s=max(0.0, _mean(gaps)) if gaps and base == "recorded" else None,
+        headline={"recovery_min": transitions["recovery"]["minutes"], "settle_min": transitions["settle"]["minutes"],
+                  "group_means_mb_s": [g["mean_mb_s"] for g in groups]},
+    )
+    return result
+
+
+# Rows per group in the samples table (a group of 480 samples shows its first and last ten and ten between).
+GROUP_TABLE_ROWS = 30
+
+
+def _series(result: dict, key: str) -> list[tuple[dict, list[float], list[float]]]:
+    """Per group that ran: the group, its samples' times and their ``key`` values (None left out)."""
+    out = []
+    for group in result["groups"]:
+        points = [(s["t_min"], s[key]) for s in result["samples"]
+                  if s["group"] == group["number"] and s[key] is not None]
+        if points:
+            out.append((group, [t for t, dummy in points], [v for dummy, v in points]))
+    return out
+
+
+def _draw_groups(ax, series: list, many: bool) -> None:
+    for group, times, values in series:
+        style = {"marker": None, "linewidth": 0.7} if many else {"marker": "o", "markersize": 3, "linewidth": 1.2}
+        ax.plot(times, values, color=GROUP_COLORS[group["name"]], label=f"group {group['number']}: {group['access']}",
+                zorder=3, **style)
+
+
+def _boundaries(ax, result: dict, label: bool) -> None:
+    """A dashed line where each group's first sample started (the stimulus changed); with ``label``, each group
+    named above the frame at the middle of its span, in its colour (inside the frame a label would hide samples)."""
+    shown = [g for g in result["groups"] if g["start_min"] is not None]
+    for group in shown[1:]:
+        ax.axvline(group["start_min"], color="#424242", linestyle="--", linewidth=0.9, zorder=2)
+    if not label or not shown:
+        return
+    top = ax.secondary_xaxis("top")
+    top.set_xticks([(g["start_min"] + g["end_min"]) / 2 for g in shown],
+                   labels=[f"group {g['number']}: {g['access']}" for g in shown])
+    top.tick_params(length=0, labelsize=8.5)
+    for text, group in zip(top.get_xticklabels(), shown):
+        text.set_color(GROUP_COLORS[group["name"]])
+        text.set_fontweight("bold")
+
+
+def _span(result: dict, number: int) -> tuple[float, float] | None:
+    group = result["groups"][number - 1]
+    return None if group["start_min"] is None else (group["start_min"], group["end_min"])
+
+
+def _time_axis(ax, result: dict) -> None:
+    end = max((g["end_min"] for g in result["groups"] if g["end_min"] is not None), default=1.0)
+    ax.set_xlim(0, end * 1.01)
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=12))
+    ax.grid(True, which="both", alpha=0.3)
+
+
+def _recovery_marks(ax, result: dict) -> list[float]:
+    """Group 2's final level with its band, the group-1 mean and the recovery threshold over group 3, and a star
+    where group 2 settled and where group 3 recovered; returns the levels drawn (for the y scale)."""
+    drawn = []
+    tolerance = result["tolerance_pct"]
+    settle, recovery = result["transitions"]["settle"], result["transitions"]["recovery"]
+    span2, span1, span3 = _span(result, 2), _span(result, 1), _span(result, 3)
+    if settle["judged"] and span2:
+        ax.fill_between(span2, settle["low_mb_s"], settle["high_mb_s"], color=GROUP_COLORS["group2"], alpha=0.18,
+                        linewidth=0, zorder=1, label=f"group 2 final level ± {tolerance:g} %")
+        drawn += [settle["high_mb_s"]]
+    if result["groups"][0]["complete"]:
+        mean = result["groups"][0]["mean_mb_s"]
+        for span in (span1, span3):
+            if span:
+                ax.plot(span, [mean, mean], color="#0d47a1", linestyle=":", linewidth=1.4, zorder=4,
+                        label="group 1 mean" if span is span1 else None)
+        drawn += [mean]
+    if recovery["judged"] and tolerance and span3:
+        ax.plot(span3, [recovery["low_mb_s"]] * 2, color="#2e7d32", linestyle="--", linewidth=1.2, zorder=4,
+                label=f"group 1 mean − {tolerance:g} %: recovery level")
+    for transition, number, word in ((settle, 2, "settled"), (recovery, 3, "recovered")):
+        if transition["sample"] is None:
+            if transition["judged"]:
+                # Nothing to point at: the legend says so.
+                ax.plot([], [], linestyle="none", marker="*", markersize=15, color="white", markeredgecolor="black",
+                        label=f"group {number}: {transition['reason']}")
+            continue
+        hit = next(s for s in result["samples"] if s["group"] == number and s["sample"] == transition["sample"])
+        ax.plot([hit["t_min"]], [hit["mb_s"]], linestyle="none", marker="*", markersize=15,
+                color=GROUP_COLORS[f"group{number}"], markeredgecolor="black", zorder=6,
+                label=f"{word}: {_minutes(transition['minutes'])} min into group {number}")
+    return drawn
+
+
+def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
+    if not result.get("samples"):
+        return {}
+    # Up to MARKERS_UP_TO samples a series gets markers; a full run (1,320 samples) gets thin lines.
+    many = len(result["samples"]) > MARKERS_UP_TO
+    time_label = "Minutes from the test's first sample" + (
+        "" if result.get("time_base") == "recorded" else " (fio time)")
+    drawn = {}
+
+    # Throughput of all three groups, with what the recovery figures are judged against.
+    fig, ax = plt.subplots(figsize=(11.5, 5.4), layout="constrained")
+    series = _series(result, "mb_s")
+    _draw_groups(ax, series, many)
+    levels = _recovery_marks(ax, result)
+    _boundaries(ax, result, label=True)
+    _zero_y(ax, [v for dummy, dummy2, values in series for v in values] + levels)
+    ax.set_ylabel("MB/s (10⁶ B/s)")
+    ax.set_xlabel(time_label)
+    _time_axis(ax, result)
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8.5)
+    ax.set_title(f"{prefix} — cross stimulus recovery: write throughput per sample")
+    drawn["throughput"] = _finish(fig, os.path.join(plot_dir, "xsr-throughput.png"), subtitle)
+
+    # Throughput, mean and maximum response time on one time axis.
+    panels = (("Throughput", "MB/s (10⁶ B/s)", "mb_s"), ("Mean response time (ART)", "ms", "art_ms"),
+              ("Maximum response time (MRT)", "ms", "mrt_ms"))
+    fig, axes = plt.subplots(len(panels), 1, figsize=(11.5, 10), layout="constrained", sharex=True)
+    for index, (ax, (title, unit, key)) in enumerate(zip(axes, panels)):
+        series = _series(result, key)
+        _draw_groups(ax, series, many)
+        _boundaries(ax, result, label=index == 0)
+        _scale([ax], [v for dummy, dummy2, values in series for v in values], unit)
+        ax.set_title(title, fontsize=10, loc="left")
+        _time_axis(ax, result)
+    axes[-1].set_xlabel(time_label)
+    axes[0].legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8.5)
+    fig.suptitle(f"{prefix} — cross stimulus recovery: throughput, mean and maximum response time")
+    drawn["panels"] = _finish(fig, os.path.join(plot_dir, "xsr-panels.png"), subtitle)
+    return drawn
+
+
+def _minutes(value) -> str:
+    """Minutes for a table: two decimals below ten (a quick run's samples last seconds), one above."""
+    if value is None:
+        return md.DASH
+    return f"{value:,.2f}" if abs(value) < 10 else f"{value:,.1f}"
+
+
+def _status_line(result: dict) -> str:
+    done = ", ".join(f"group {g['number']} {g['samples']} of {g['planned']}" for g in result["groups"])
+    return {
+        "complete": f"**Complete**: every group ran all its samples ({done}).",
+        "incomplete": f"**Incomplete**: the test stopped before every group ran all its samples ({done}); the figures "
+                      "below are from the samples that finished.",
+        "failed": f"**Failed** after {result.get('rounds_run', 0)} finished sample(s) ({done}); the figures below are "
+                  "from those samples only.",
+        "no rounds": "**No sample finished**; nothing was measured.",
+    }[result["status"]]
+
+
+def _round_link(test: str, group: int, sample: int, text: str) -> str:
+    return f"[{text}]({test}/group{group}/round-{sample:02d}.json)"
+
+
+def _transition_row(test: str, title: str, transition: dict, target: str) -> list[str]:
+    if transition["sample"] is not None:
+        outcome = _round_link(test, transition["to"], transition["sample"], f"sample {transition['sample']:,}")
+        minutes = f"**{_minutes(transition['minutes'])}**"
+    else:
+        outcome, minutes = md.text(transition["reason"]), md.DASH
+    return [title, target, outcome, minutes, _minutes(transition["stimulus_min"]), _minutes(transition["at_min"])]
+
+
+def _transitions(result: dict) -> list[str]:
+    tolerance = result["tolerance_pct"]
+    transitions = result["transitions"]
+    settle, recovery = transitions["settle"], transitions["recovery"]
+
+    def band(low, high):
+        return md.DASH if low is None else f"{md.fmt(low, 1)} – {md.fmt(high, 1)} MB/s"
+
+    def at_least(transition):
+        return md.DASH if transition["low_mb_s"] is None else f"≥ {md.fmt(transition['low_mb_s'], 1)} MB/s"
+
+    test = result["test"]
+    rows = [_transition_row(test, "**Settle**, group 1 → 2", settle, band(settle["low_mb_s"], settle["high_mb_s"])),
+            _transition_row(test, "**Recovery**, group 2 → 3", recovery, at_least(recovery))]
+    if "recovery_at_mean" in transitions:
+        rows.append(_transition_row(test, "Recovery, group 2 → 3, as ADATA counts it (tolerance 0)",
+                                    transitions["recovery_at_mean"], at_least(transitions["recovery_at_mean"])))
+    reach = f"less {tolerance:g} %" if tolerance else "itself"
+    adata = "; that figure is given too." if tolerance else ", as here."
+    lines = ["Minutes per transition, each counted from the start of the new group's first sample to the end of the "
+             "sample named (the time axis of the plots):", "",
+             f"- **Settle (group 1 → 2)**: the first group-2 sample from which every later sample's throughput stays "
+             f"within ±{tolerance:g} % of group 2's final level (the mean of its last {FINAL_SHARE_PCT} % of "
+             "samples). It shows how long the drive takes to reach its random-write level after the sequential fill.",
+             f"- **Recovery (group 2 → 3)**: the first group-3 sample whose throughput reaches the group-1 mean "
+             f"{reach} (tolerance pts_run_xsr_recovery_tolerance_pct = {tolerance:g} %). ADATA's port of PTS 2.0 "
+             f"counts the first minute that reaches the group-1 mean itself (tolerance 0){adata}",
+             "- The PTS 2.0.2 procedure text for XSR was not available to this collection: the settle rule is its "
+             "own, the recovery rule ADATA's with a tolerance; both are stated so the figures can be compared with "
+             "other reports.", ""]
+    lines += md.table(["Transition", "Target", "Reached at", "Minutes into the group", "Writing (min)",
+                       "Test minute"], rows)
+    lines += ["", "*Writing (min)*: the group's fio run time up to and including that sample (the controller's time "
+                  "between samples left out)."]
+    return lines
+
+
+def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[str]:
+    title = result.get("title") or "Cross Stimulus Recovery"
+    lines = [f"## {number} {title}", "", *_sections.status_notes(result)]
+    lines += [f"> Note: {md.text(note)}" for note in result.get("notes") or []]
+    if result.get("notes"):
+        lines.append("")
+    if not result.get("rounds_run"):
+        return lines + [_status_line(result), ""]
+    settings = result["settings"]
+    seconds = float(settings.get("round_seconds") or 0)
+    minutes = (settings.get("parameters") or {}).get("group_minutes") or STANDARD["xsr_group_minutes"]
+    loop = [f"Group {g['number']}: {g['access']} for {float(m):g} min = {g['planned']:,} samples of {seconds:g} s"
+            for g, m in zip(result["groups"], minutes)]
+    lines += ["Purge (no preconditioning), then three access groups back to back (SNIA PTS 2.0 cross stimulus "
+              "recovery):", "", "```", *loop,
+              "  each sample one fio round; a sequential group writes on from where its last sample ended", "```", "",
+              f"Each sample uses direct I/O, random data, {md.plural(int(settings.get('numjobs') or 1), 'thread')} × "
+              f"queue depth {settings.get('iodepth')}, 100 % writes. "
+              "A sample's figures are its fio section's: throughput (MB/s, 10⁶ bytes/s), IOPS, mean response time "
+              "(ART) and maximum response time (MRT), both fio's total latency (submission + completion). There is no "
+              f"steady state. Time in this section is {TIME_NOTE[result.get('time_base') or 'fio']}"
+              + (f"; between two samples the drive was idle for {result['mean_gap_s']:.2f} s on average (from one "
+                 "sample's last IO to the next one's first: the result's way to the controller, the next round's start "
+                 "and fio's start-up), idle time that lets a drive recover a little, as any does"
+                 if result.get("mean_gap_s") is not None else "") + ".", ""]
+    lines += [f"### {number}.1 Summary", "", _status_line(result), ""]
+    rows = []
+    for group in result["groups"]:
+        rows.append([f"**{group['number']}** {group['access']}", f"{group['samples']:,} of {group['planned']:,}",
+                     _minutes(group["duration_min"]), md.fmt(group["mean_mb_s"], 1),
+                     md.fmt(group["final_mb_s"], 1) + (f" ({group['final_samples']})" if group["samples"] else ""),
+                     md.fmt(group["mean_iops"], 0), md.fmt(group["mean_art_ms"], 3), md.fmt(group["peak_art_ms"], 3),
+                     md.fmt(group["peak_mrt_ms"], 3)])
+    lines += md.table(["Group (access)", "Samples", "Duration (min)", "Mean MB/s", "Final MB/s (samples)",
+                       "Mean IOPS", "Mean ART (ms)", "Peak ART (ms)", "Peak MRT (ms)"], rows)
+    lines += ["", f"Final MB/s: the mean of the group's last {FINAL_SHARE_PCT} % of samples (at least one; how many in "
+                  "brackets). Peak ART: the highest of the samples' mean response times; peak MRT: the slowest single "
+                  "IO. Duration: from the start of the group's first sample to the end of its last.", ""]
+    lines += [f"### {number}.2 Recovery per transition", ""] + _transitions(result) + [""]
+    lines += [f"### {number}.3 Plots", ""]
+    lines += _sections.images(plots_rel, {
+        "throughput": "XSR Throughput Plot: write MB/s of every sample against time on a linear axis from zero, "
+                      "one colour per group, dashed lines where a group started; the band is group 2's final level "
+                      "± the tolerance, the dotted line the group-1 mean (and the dashed green line that mean less "
+                      "the tolerance, over group 3); stars mark where group 2 settled and group 3 recovered.",
+        "panels": "XSR Throughput and Response Time Plot: MB/s, mean response time and maximum response time of every "
+                  "sample on one time axis (a panel whose values span decades is on a log scale, so random-write "
+                  "throughput far below the sequential one can be read here).",
+    })
+    lines += [f"### {number}.4 Samples", "", "Every sample's figures, linked to its round file; a long group shows its "
+              "first and last ten samples and evenly spaced ones between.", ""]
+    for group in result["groups"]:
+        own = [s for s in result["samples"] if s["group"] == group["number"]]
+        if not own:
+            continue
+        shown, note = _sections.sampled(own, GROUP_TABLE_ROWS)
+        lines += [f"<details><summary>Group {group['number']} ({group['access']}): {md.plural(len(own), 'sample')}"
+                  "</summary>", ""]
+        lines += md.table(["Test minute", "Sample", "MB/s", "IOPS", "ART (ms)", "MRT (ms)"], [
+            [_minutes(s["t_min"]), _round_link(result["test"], s["group"], s["sample"], f"{s['sample']:,}"),
+             md.fmt(s["mb_s"], 1), md.fmt(s["iops"], 0), md.fmt(s["art_ms"], 3), md.fmt(s["mrt_ms"], 3)]
+            for s in shown])
+        lines += (["", note] if note else []) + ["", "</details>", ""]
+    lines += [f"### {number}.5 Purge and files", ""]
+    lines += _sections.steps_table(result, capacity, [("", result)])
+    lines += _sections.file_links(result["test"], [(g["name"], g["round_files"]) for g in result["groups"]
+                                                   if g["round_files"]], wipc=False)
+    return lines
