@@ -20,8 +20,8 @@ description:
   - V(absent) stops the array and erases the md superblock of each member (C(mdadm --zero-superblock)). When the
     array is no longer running, members that still carry this array's superblock are cleaned all the same, so a
     half torn-down array does not stay behind. A member carrying another array's superblock is refused.
-  - Before creating, each member must be a block device not already in an md array, and with O(expect) each member
-    is checked again against its guard record (same device, not mounted, held, swap or open); any refusal fails the
+  - Before creating, each member must be a block device not already in an md array, and each member is checked
+    again against its guard record in O(expect) (same device, not mounted, held, swap or open); any refusal fails the
     task before mdadm runs.
 author:
   - fleetqual.pts contributors (@fleetqual)
@@ -86,8 +86,9 @@ options:
     description:
       - The members' guard records, one per member in the order of O(members) (as
         M(fleetqual.pts.pts_purge)'s O(fleetqual.pts.pts_purge#module:expect) - C(devnum), C(serial), C(wwn)).
-      - When given, every member is checked again right before the array is created; a member that is no longer the
-        device the guard passed, or is mounted, held, swap or open, fails the task without running mdadm.
+      - Required with O(state=present). Every member is checked again right before the array is created; a member
+        that is no longer the device the guard passed, or is mounted, held, swap or open, fails the task without
+        running mdadm.
       - A member whose record carries the run's C(hold) (see M(fleetqual.pts.pts_drive_hold)) is released right
         before mdadm runs, which opens every member exclusively; md's own claim holds them from then on. Not in check
         mode.
@@ -262,13 +263,15 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._drive._md_raid impo
     detail_command,
     detail_export_command,
     examine_command,
+    layout_mismatch,
     md_holders,
+    member_refusals,
     merge_details,
     name_matches,
-    normalize_level,
     parse_detail,
     parse_examine,
     parse_mdstat,
+    same_uuid,
     stop_command,
     validate_layout,
     validate_members,
@@ -377,50 +380,28 @@ def _present(module: AnsibleModule, runner: _Runner, mdadm: str, path: str) -> N
     if os.path.exists(path):
         current = _describe(runner, mdadm, path)
         record.update(current)
-        have = sorted(_kname(m) for m in current["members"] + current["spares"])
-        want = sorted(_kname(m) for m in members)
-        if have != want:
-            runner.fail(f"{path} already exists with members {', '.join(current['members'] + current['spares'])}, "
-                        f"not {', '.join(members)}: tear it down first (state=absent)", pts_md_array=record)
-        current_level = None
-        try:
-            current_level = normalize_level(current["level"])
-        except ValueError:
-            pass
-        if current_level != level:
-            runner.fail(f"{path} already exists as {current['level']}, not raid{level}: tear it down first "
-                        "(state=absent)", pts_md_array=record)
-        if layout["chunk_kib"] is not None and current["chunk_kib"] != layout["chunk_kib"]:
-            runner.fail(f"{path} already exists with a {current['chunk_kib']} KiB chunk, not {layout['chunk_kib']} "
-                        "KiB: tear it down first (state=absent)", pts_md_array=record)
+        mismatch = layout_mismatch(path, current, layout, [_kname(m) for m in current["members"] + current["spares"]],
+                                   [_kname(m) for m in members])
+        if mismatch:
+            runner.fail(f"{mismatch}: tear it down first (state=absent)", pts_md_array=record)
         module.exit_json(changed=False, pts_md_array=record, commands=[], pts_context=context)
 
-    refusals = []
-    for member in members:
-        if not _is_block(member):
-            refusals.append(f"{member}: not a block device")
-            continue
-        held = md_holders(_kname(member), _SYS_ROOT)
-        if held:
-            refusals.append(f"{member}: already a member of {', '.join('/dev/' + md for md in held)}")
-    knames: dict[str, str] = {}
-    for member in members:
-        other = knames.setdefault(_kname(member), member)
-        if other != member:
-            refusals.append(f"{member}: the same device as {other}")
+    knames = [_kname(m) for m in members]
+    blocks = [_is_block(m) for m in members]
+    refusals = member_refusals(members, knames, blocks,
+                               [md_holders(k, _SYS_ROOT) if block else [] for k, block in zip(knames, blocks)])
     if refusals:
         runner.fail(f"refused, nothing was written: {'; '.join(refusals)}")
     expect = params["expect"]
-    if expect is not None:
-        if len(expect) != len(members):
-            runner.fail(f"expect has {len(expect)} guard records for {len(members)} members: give one per member, "
-                        "in the same order")
-        for member, record_expected in zip(members, expect):
-            reasons = recheck(member, record_expected or {})
-            if reasons:
-                refusals.append(f"{member}: {', '.join(reasons)}")
-        if refusals:
-            runner.fail(f"refused, nothing was written: {'; '.join(refusals)}")
+    if len(expect) != len(members):
+        runner.fail(f"expect has {len(expect)} guard records for {len(members)} members: give one per member, "
+                    "in the same order")
+    for member, record_expected in zip(members, expect):
+        reasons = recheck(member, record_expected or {})
+        if reasons:
+            refusals.append(f"{member}: {', '.join(reasons)}")
+    if refusals:
+        runner.fail(f"refused, nothing was written: {'; '.join(refusals)}")
 
     argv = create_command(path, level, members, layout["chunk_kib"], assume_clean=params["assume_clean"],
                           bitmap=params["bitmap"], mdadm=mdadm)
@@ -432,7 +413,7 @@ def _present(module: AnsibleModule, runner: _Runner, mdadm: str, path: str) -> N
     if module.check_mode:
         module.exit_json(changed=True, pts_md_array=record, cmd=argv, commands=[argv], pts_context=context)
 
-    record["released_holds"] = _release_member_holds(runner, members, expect or [])
+    record["released_holds"] = _release_member_holds(runner, members, expect)
     runner.change(argv, cmd=argv)
     runner.settle()
     deadline = time.monotonic() + _LINK_WAIT_S
@@ -467,13 +448,6 @@ def _release_member_holds(runner: _Runner, members: list[str], expect: list[dict
     return released
 
 
-def _same_uuid(found: str | None, wanted: str) -> bool:
-    """mdadm prints UUIDs as four colon-separated words; compare the hex digits only."""
-    def digits(text):
-        return "".join(ch for ch in (text or "").lower() if ch in "0123456789abcdef")
-    return bool(found) and digits(found) == digits(wanted)
-
-
 def _absent(module: AnsibleModule, runner: _Runner, mdadm: str, path: str) -> None:
     params = module.params
     name, context = params["name"], params["context"]
@@ -488,7 +462,7 @@ def _absent(module: AnsibleModule, runner: _Runner, mdadm: str, path: str) -> No
     ours: set[str] = set()
     if os.path.exists(path):
         current = _describe(runner, mdadm, path)
-        if uuid and not _same_uuid(current["uuid"], uuid):
+        if uuid and not same_uuid(current["uuid"], uuid):
             runner.fail(f"refused, nothing was written: {path} is the array with UUID {current['uuid']}, not the one "
                         f"with UUID {uuid}")
         listed = {_kname(m) for m in members}
@@ -510,7 +484,7 @@ def _absent(module: AnsibleModule, runner: _Runner, mdadm: str, path: str) -> No
         if superblock is None:
             record["skipped"].append(f"{member}: no md superblock")
             continue
-        if not name_matches(superblock["name"], name) or (uuid and not _same_uuid(superblock["uuid"], uuid)):
+        if not name_matches(superblock["name"], name) or (uuid and not same_uuid(superblock["uuid"], uuid)):
             runner.fail(f"refused, nothing was written: {member} carries the md superblock of array "
                         f"{superblock['name']!r} (UUID {superblock['uuid']}), not {name!r}"
                         + (f" (UUID {uuid})" if uuid else ""))
@@ -549,7 +523,7 @@ def main() -> None:
             uuid=dict(type="str"),
             context=dict(type="dict", default={}),
         ),
-        required_if=[("state", "present", ("level",))],
+        required_if=[("state", "present", ("level", "expect"))],
         supports_check_mode=True,
     )
     runner = _Runner(module, module.params["context"])

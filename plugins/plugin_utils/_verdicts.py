@@ -282,8 +282,7 @@ def limits(rule: dict | None) -> list[dict]:
     return out
 
 
-def cohort_outliers(drives: list[dict], threshold: float = 3.5, min_deviation_pct: float = 10.0,
-                    min_size: int = 3) -> dict:
+def cohort_outliers(drives: list[dict], threshold: float, min_deviation_pct: float, min_size: int) -> dict:
     """Per drive id, the headline figures that sit far from their model+firmware cohort's median.
 
     Robust statistics: modified z-score 0.6745 * (x - median) / MAD (Iglewicz and Hoaglin), flagged beyond

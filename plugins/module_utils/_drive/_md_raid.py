@@ -363,6 +363,47 @@ def name_matches(superblock_name: str | None, name: str) -> bool:
     return superblock_name == name or superblock_name.rsplit(":", 1)[-1] == name
 
 
+def same_uuid(found: str | None, wanted: str) -> bool:
+    """Whether two md UUIDs are the same; mdadm prints them as four colon-separated words, so only the hex digits
+    count."""
+    def digits(text):
+        return "".join(ch for ch in (text or "").lower() if ch in "0123456789abcdef")
+    return bool(found) and digits(found) == digits(wanted)
+
+
+def layout_mismatch(path: str, current: dict, layout: dict, current_knames: list[str], wanted_knames: list[str]) -> str:
+    """Why the running array at ``path`` (``current``, as described from mdadm and sysfs) is not the one ``layout``
+    asks for - other members (compared by kernel name), level or chunk - or '' when it is."""
+    if sorted(current_knames) != sorted(wanted_knames):
+        return (f"{path} already exists with members {', '.join(current['members'] + current['spares'])}, "
+                f"not {', '.join(layout['members'])}")
+    try:
+        current_level = normalize_level(current["level"])
+    except ValueError:
+        current_level = None
+    if current_level != layout["level"]:
+        return f"{path} already exists as {current['level']}, not raid{layout['level']}"
+    if layout["chunk_kib"] is not None and current["chunk_kib"] != layout["chunk_kib"]:
+        return f"{path} already exists with a {current['chunk_kib']} KiB chunk, not {layout['chunk_kib']} KiB"
+    return ""
+
+
+def member_refusals(members: list[str], knames: list[str], is_block: list[bool], holders: list[list[str]]) -> list[str]:
+    """Why members may not go into a new array, each naming the member: not a block device, already in an md array,
+    or the same device as another member (same kernel name)."""
+    refusals, seen = [], {}
+    for member, kname, block, held in zip(members, knames, is_block, holders):
+        if not block:
+            refusals.append(f"{member}: not a block device")
+        elif held:
+            refusals.append(f"{member}: already a member of {', '.join('/dev/' + md for md in held)}")
+    for member, kname in zip(members, knames):
+        other = seen.setdefault(kname, member)
+        if other != member:
+            refusals.append(f"{member}: the same device as {other}")
+    return refusals
+
+
 def parse_mdstat(text: str) -> dict[str, dict]:
     """/proc/mdstat, per array: {"md127": {"state", "read_only", "level", "members", "spares", "faulty",
     "raid_devices", "blocks_kib", "chunk_kib", "sync_action", "resync", "sync_waiting", "bitmap"}}.

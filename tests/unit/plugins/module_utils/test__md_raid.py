@@ -468,3 +468,30 @@ def test_sysfs_helpers(tmp_path):
         "size_bytes": 2093056 * 512, "chunk_kib": 64, "level": "raid0", "array_state": "clean"}
     assert _md_raid.array_facts("md0", str(tmp_path)) == {
         "size_bytes": None, "chunk_kib": None, "level": None, "array_state": None}
+
+
+def test_same_uuid_compares_the_hex_digits_only():
+    assert _md_raid.same_uuid("3f1c2a4e:8d7b6c5a:4e3f2a1b:0c9d8e7f", "3F1C2A4E-8D7B-6C5A-4E3F-2A1B0C9D8E7F")
+    assert not _md_raid.same_uuid("3f1c2a4e:8d7b6c5a:4e3f2a1b:0c9d8e7f", "3f1c2a4e:8d7b6c5a:4e3f2a1b:0c9d8e70")
+    assert not _md_raid.same_uuid(None, "3f1c2a4e")
+
+
+def test_layout_mismatch_names_members_level_or_chunk():
+    layout = _md_raid.validate_layout("fq1", 0, ["/dev/vdb", "/dev/vdc"], "64k")
+    current = {"members": ["/dev/vdb", "/dev/vdc"], "spares": [], "level": "raid0", "chunk_kib": 64}
+    assert _md_raid.layout_mismatch("/dev/md/fq1", current, layout, ["vdb", "vdc"], ["vdc", "vdb"]) == ""
+    assert "members /dev/vdb, /dev/vdc, not /dev/vdb, /dev/vdd" in _md_raid.layout_mismatch(
+        "/dev/md/fq1", current, dict(layout, members=["/dev/vdb", "/dev/vdd"]), ["vdb", "vdc"], ["vdb", "vdd"])
+    same = (["vdb", "vdc"], ["vdb", "vdc"])
+    assert "as raid1, not raid0" in _md_raid.layout_mismatch("/dev/md/fq1", dict(current, level="raid1"), layout, *same)
+    bigger = dict(current, chunk_kib=512)
+    assert "a 512 KiB chunk, not 64 KiB" in _md_raid.layout_mismatch("/dev/md/fq1", bigger, layout, *same)
+
+
+def test_member_refusals_name_each_member():
+    members = ["/dev/vdb", "/dev/disk/by-id/virtio-b", "/dev/vdz", "/dev/vdd"]
+    refusals = _md_raid.member_refusals(members, ["vdb", "vdb", "vdz", "vdd"], [True, True, False, True],
+                                        [[], [], [], ["md5"]])
+    assert refusals == ["/dev/vdz: not a block device", "/dev/vdd: already a member of /dev/md5",
+                        "/dev/disk/by-id/virtio-b: the same device as /dev/vdb"]
+    assert _md_raid.member_refusals(["/dev/vdb"], ["vdb"], [True], [[]]) == []

@@ -106,7 +106,18 @@ def host(tmp_path, monkeypatch):
 
 
 def run(args: dict) -> Exit:
-    return run_main(pts_md_array, args)
+    """The module run with args; state=present without expect gets one empty guard record per member (the tests
+    stub recheck), as the pts_raid role always passes the guard's records."""
+    if args.get("state", "present") == "present" and "expect" not in args and "no_expect" not in args:
+        args = dict(args, expect=[{} for dummy in args.get("members") or []])
+    return run_main(pts_md_array, {k: v for k, v in args.items() if k != "no_expect"})
+
+
+def test_creating_without_the_guard_records_is_refused_before_mdadm(host):
+    members = [host.disk("vdb"), host.disk("vdc")]
+    done = run({"name": "fq1", "level": 1, "members": members, "no_expect": True})
+    assert done.failed and "expect" in done.result["msg"]
+    assert host.calls == []
 
 
 def test_creates_raid1_and_reports_it(host):

@@ -7,6 +7,12 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _verdicts as v
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._run import FLEET_DEFAULTS
+
+# The fleet summary's defaults: robust z 3.5, 10 % from the median, cohorts of 3 or more.
+OUTLIERS = {"threshold": FLEET_DEFAULTS["outlier_robust_z"],
+            "min_deviation_pct": FLEET_DEFAULTS["outlier_min_deviation_pct"],
+            "min_size": FLEET_DEFAULTS["outlier_min_cohort"]}
 
 
 def model(iops_status="steady", iops=100000.0, lat_status="steady", lat_mean=0.08, p9999=1.5, failure=None,
@@ -98,7 +104,7 @@ def _drive(drive_id, iops, model_name="ACME X1", firmware="2.1"):
 def test_a_weak_drive_stands_out_of_its_cohort():
     drives = [_drive(f"d{i}", value) for i, value in enumerate([100000, 101000, 99000, 100500, 98500, 60000])]
     drives.append(_drive("other", 10000, model_name="OTHER"))  # its own cohort of one: never flagged
-    flagged = v.cohort_outliers(drives)
+    flagged = v.cohort_outliers(drives, **OUTLIERS)
     assert list(flagged) == ["d5"]
     (entry,) = flagged["d5"]
     assert entry["figure"] == "iops_4k_write" and entry["median"] == 99500 and entry["robust_z"] < -3.5
@@ -106,15 +112,15 @@ def test_a_weak_drive_stands_out_of_its_cohort():
 
 def test_small_deviations_in_a_tight_cohort_are_not_flagged():
     drives = [_drive(f"d{i}", value) for i, value in enumerate([100000, 100001, 100000, 100002, 95000])]
-    assert v.cohort_outliers(drives) == {}  # 5 % off the median: robust z is huge, but below 10 %
+    assert v.cohort_outliers(drives, **OUTLIERS) == {}  # 5 % off the median: robust z is huge, but below 10 %
     drives = [_drive(f"d{i}", value) for i, value in enumerate([100000, 100000, 100000, 80000])]
-    assert list(v.cohort_outliers(drives)) == ["d3"]  # MAD 0: the percentage decides
+    assert list(v.cohort_outliers(drives, **OUTLIERS)) == ["d3"]  # MAD 0: the percentage decides
 
 
 def test_only_steady_figures_enter_a_cohort():
     drives = [_drive(f"d{i}", value) for i, value in enumerate([100000, 100000, 100000, 50000])]
     drives[3]["headline_steady"] = {"iops_4k_write": False}
-    assert v.cohort_outliers(drives) == {}
+    assert v.cohort_outliers(drives, **OUTLIERS) == {}
 
 
 def test_a_drive_no_selected_test_applies_to_is_incomplete_not_pass():
