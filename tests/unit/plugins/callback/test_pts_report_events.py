@@ -6,6 +6,7 @@ the moment it arrives, said on the console, and the end of the playbook renders 
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import re
@@ -74,6 +75,11 @@ def task_result(data: dict, host: str = "h1", host_vars: dict | None = None, leg
     task = MagicMock(action="fleetqual.pts.pts_round", no_log=False)
     if legacy:
         return SimpleNamespace(_host=inventory_host, _task=task, _result=data)
+    if len(inspect.signature(TaskResult).parameters) == 3:
+        # From 2.21 the callback's result wraps the task's unified result instead of taking the dict itself.
+        from ansible._internal._task import UnifiedTaskResult  # pylint: disable=import-outside-toplevel
+
+        return TaskResult(inventory_host, task, UnifiedTaskResult.from_action_result_dict(dict(data)))
     return TaskResult(inventory_host, task, data, {})
 
 
