@@ -219,7 +219,7 @@ def test_raid_mode_builds_tests_and_tears_down_an_md_array(vm, tmp_path):
     assert [h["member"] for h in array["released_holds"]] == nodes and \
         {h["run_id"] for h in array["released_holds"]} == {"raid"}, array.get("released_holds")
     assert re.search(r"Hold the array for this run until its tests end - fq0\] \*+\nchanged: ", proc.stdout)
-    assert re.search(r"Release the run's hold on the drive\] \*+\nchanged: \[ptsguest/fq0 -> ptsguest[](]", proc.stdout)
+    assert re.search(r"Release the run's hold on the md array fq0\] \*+\nchanged: \[ptsguest/fq0 -> ptsguest[](]", proc.stdout)
     assert_no_hold_left(vm)
     # Torn down: no array left, and neither member carries an md superblock any more.
     assert "fq0" not in sh(vm, "cat /proc/mdstat; ls /dev/md 2>/dev/null; true")
