@@ -52,12 +52,10 @@ def _and(items: list[str]) -> str:
 
 
 def build(test: dict) -> dict:
-    segment = test["segments"].get("") or {"rounds": []}
+    result, segment = _tests.single_segment(test)
     rounds = segment["rounds"]
-    result = _tests.common(test, [segment])
     if not rounds:
-        return dict(result, status="failed" if result["failure"] else "no rounds", rounds_run=0)
-    _tests.check_consecutive(rounds)
+        return result
     settings = result["settings"]
     window, max_rounds, dummy, dummy2 = _tests.limits(settings)
     dvs = [_tests.dv_series(rounds, dv) for dv in dv_definitions(settings)]

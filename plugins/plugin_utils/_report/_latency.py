@@ -43,12 +43,10 @@ def _window_max(rounds: list[dict], mix: int, bs: int, pick) -> float | None:
 
 
 def build(test: dict) -> dict:
-    segment = test["segments"].get("") or {"rounds": []}
+    result, segment = _tests.single_segment(test)
     rounds = segment["rounds"]
-    result = _tests.common(test, [segment])
     if not rounds:
-        return dict(result, status="failed" if result["failure"] else "no rounds", rounds_run=0)
-    _tests.check_consecutive(rounds)
+        return result
     settings = result["settings"]
     window, max_rounds, dummy, dummy2 = _tests.limits(settings)
     dv = _tests.dv_series(rounds, settings.get("dv") or _spec.LATENCY_DV)

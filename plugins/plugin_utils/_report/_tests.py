@@ -153,6 +153,17 @@ def wipc_summary(wipc: dict | None) -> dict | None:
     }
 
 
+def single_segment(test: dict) -> tuple[dict, dict]:
+    """A one-segment test's result fields every test has and its segment. Without rounds the result is final (its
+    status failed or no rounds); with them the rounds are checked consecutive."""
+    segment = test["segments"].get("") or {"rounds": []}
+    result = common(test, [segment])
+    if not segment["rounds"]:
+        return dict(result, status="failed" if result["failure"] else "no rounds", rounds_run=0), segment
+    check_consecutive(segment["rounds"])
+    return result, segment
+
+
 def common(test: dict, segments: list[dict]) -> dict:
     """The parts of every test's result that do not depend on the test."""
     rounds = [r for s in segments for r in s["rounds"]]

@@ -33,12 +33,10 @@ BIN_NOTE = ("fio gives a percentile as the middle of its latency bin (64 bins pe
 
 
 def build(test: dict) -> dict:
-    segment = test["segments"].get("") or {"rounds": []}
+    result, segment = _tests.single_segment(test)
     rounds = segment["rounds"]
-    result = _tests.common(test, [segment])
     if not rounds:
-        return dict(result, status="failed" if result["failure"] else "no rounds", rounds_run=0)
-    _tests.check_consecutive(rounds)
+        return result
     plan = result["settings"].get("wsat") or {}
     multiple = float(plan.get("capacity_multiple") or 0)
     # The drive's user capacity as the plan saw it: drive fills = bytes written / capacity.
