@@ -76,13 +76,15 @@ def share(fd: int) -> None:
     os.fchmod(fd, 0o666 & ~_umask())
 
 
-def _atomic_write(path: str, data: str | bytes, binary: bool) -> None:
-    """Write, fsync, rename, fsync the directory: after return the file survives a crash whole."""
+def _atomic_write(path: str, data: str | bytes, binary: bool, shared: bool = True) -> None:
+    """Write, fsync, rename, fsync the directory: after return the file survives a crash whole. Not ``shared``, the
+    file keeps mkstemp's 0600."""
     directory = os.path.dirname(path)
     os.makedirs(directory, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", dir=directory)
     try:
-        share(fd)
+        if shared:
+            share(fd)
         with os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(data)
             handle.flush()
@@ -103,8 +105,8 @@ def atomic_write_bytes(path: str, data: bytes) -> None:
     _atomic_write(path, data, binary=True)
 
 
-def atomic_write_text(path: str, text: str) -> None:
-    _atomic_write(path, text, binary=False)
+def atomic_write_text(path: str, text: str, shared: bool = True) -> None:
+    _atomic_write(path, text, binary=False, shared=shared)
 
 
 def atomic_write_json(path: str, data: object) -> None:

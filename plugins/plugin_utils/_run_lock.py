@@ -31,7 +31,8 @@ import os
 import re
 import secrets
 import socket
-import tempfile
+
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 
 LOCK_FILE = ".pts-run.lock"
 TOKEN_FILE = ".pts-run-token"
@@ -143,18 +144,7 @@ def read(run_dir: str) -> dict | None:
 
 
 def _write(run_dir: str, record: dict) -> None:
-    fd, tmp = tempfile.mkstemp(prefix="." + LOCK_FILE + ".", dir=run_dir)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(record, handle, indent=2, sort_keys=True)
-            handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, lock_path(run_dir))
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    _results.atomic_write_text(lock_path(run_dir), json.dumps(record, indent=2, sort_keys=True) + "\n", shared=False)
 
 
 class _DirLock:
@@ -205,17 +195,7 @@ def _token(run_dir: str, create: bool) -> str | None:
     if not create:
         return None
     token = secrets.token_hex(16)
-    fd, tmp = tempfile.mkstemp(prefix="." + TOKEN_FILE + ".", dir=run_dir)
-    try:
-        with os.fdopen(fd, "w", encoding="ascii") as handle:
-            handle.write(token + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    _results.atomic_write_text(path, token + "\n", shared=False)
     return token
 
 

@@ -113,6 +113,8 @@ def test_the_run_token_is_made_once_per_run_directory_and_kept_by_every_resume(t
     token = _acquire(run_dir, 100, proc)["token"]
     assert len(token) == 32 and int(token, 16) >= 0
     assert (run_dir / _run_lock.TOKEN_FILE).read_text() == token + "\n"
+    # The token and the lock stay private to the controller's user, unlike the results a lab serves.
+    assert {(run_dir / name).stat().st_mode & 0o777 for name in (_run_lock.TOKEN_FILE, _run_lock.LOCK_FILE)} == {0o600}
     assert _acquire(run_dir, 100, proc)["token"] == token  # another host of the same run
     proc.stop(100)
     assert _acquire(run_dir, 200, proc, check_only=True)["token"] == token
