@@ -4,7 +4,7 @@
 #   scripts/integration_targets.sh              every target (not the setup_* helpers, which the targets pull in)
 #   scripts/integration_targets.sh pts_guard    only the named ones
 # Runs `ansible-test integration --local` once per target, on a copy of the working tree's files (tracked and new
-# ones, not ignored ones, as scripts/sanity.sh builds it) at a real ansible_collections/fleetqual/pts path:
+# ones, not ignored ones: scripts/copy_tree.sh) at a real ansible_collections/fleetqual/pts path:
 # build/integration-targets/ansible_collections/fleetqual/pts, kept after the run (its tests/output/ has the logs).
 # --local needs no pip bootstrap: the targets run with the main venv's Python. Goes on after a failure; exits
 # non-zero if any target failed or did not run (ansible-test skips a target it may not run and still exits 0).
@@ -35,16 +35,8 @@ fi
 export PATH=$root/.venv/bin:$PATH
 python_version=$(python -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 
-rm -rf "$tree"
-mkdir -p "$tree"
-git ls-files -z --cached --others --exclude-standard --deduplicate |
-  while IFS= read -r -d '' file; do
-    if [[ -e $file || -L $file ]]; then printf '%s\0' "$file"; fi
-  done |
-  xargs -0 cp -P --parents -t "$tree"
+scripts/copy_tree.sh "$tree"
 cd "$tree"
-# A repository of its own: otherwise ansible-test finds the enclosing checkout, where build/ is ignored, and no targets.
-git init -q && git add -A
 
 log=$(mktemp /tmp/fleetqual-integration-targets.XXXXXX)
 trap 'rm -f "$log"' EXIT

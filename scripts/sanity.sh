@@ -23,13 +23,6 @@ mkdir -p "$(dirname "$cache")"
 cp scripts/get_pip_offline.py "$cache.$$"
 mv -f "$cache.$$" "$cache"
 
-rm -rf "$tree"
-mkdir -p "$tree"
-git ls-files -z --cached --others --exclude-standard --deduplicate |
-  while IFS= read -r -d '' file; do
-    if [[ -e $file || -L $file ]]; then printf '%s\0' "$file"; fi
-  done |
-  xargs -0 cp -P --parents -t "$tree"
+scripts/copy_tree.sh "$tree"
 cd "$tree"
-git init -q && git add -A
 ansible-test sanity --venv --python "$python_version" --color no "${@:2}"
