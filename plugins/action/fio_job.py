@@ -4,7 +4,9 @@
 
 from __future__ import annotations
 
+import base64
 import json
+import os
 import shlex
 import time
 
@@ -12,86 +14,186 @@ from ansible.errors import AnsibleActionFail, AnsibleConnectionFailure
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio_server
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import FioOutputError, parse
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _filing
+
 display = Display()
 
-# Keys the async machinery adds to a finished job's result; the round's result is the module's own.
-_ASYNC_KEYS = ("ansible_job_id", "results_file", "started", "finished")
-_MAX_POLL_INTERVAL = 60.0
-# Near the expected end a poll is one `cat` of the job's status file, so it can be frequent: a round's result
-# is seen within this many seconds of fio's end. Past the expected end by _LATE_S, polls slow to once a second.
-_CLOSE_POLL_S = 0.25
+_MAX_CHECK_INTERVAL = 60.0
+# From this long before fio's expected end the host itself watches for fio's exit status, every _CLOSE_STEP_S, and
+# answers as soon as it is there: a round's result is seen within a few hundredths of a second of fio's end, for one
+# command over the connection. Past the expected end by _LATE_S the host looks only every _LATE_STEP_S.
+_CLOSE_S = 1.0
+_CLOSE_STEP_S = 0.02
+_CLOSE_SPAN_S = 5.0
 _LATE_S = 30.0
+_LATE_STEP_S = 0.25
+_LATE_SPAN_S = 30.0
+_NOT_YET, _GONE, _NO_SERVER = 3, 4, 5
+_LOG_TAIL = 4000
+
+
+def host_wait_command(started: dict, step: float, span: float) -> str:
+    """A POSIX shell loop for the host: as soon as the detached fio's exit status is there, print it (``rc start end``)
+    and then fio's JSON output (exit 0) or, when fio failed, the end of its messages; else exit 3 after ``span``
+    seconds, or 4 when fio's process is gone without an exit status."""
+    count = max(1, int(span / step)) if step else 1
+    status, output, log = (shlex.quote(str(started[k])) for k in ("status", "output", "log"))
+    pid = int(started["pid"])
+    return (f"n={count}; while :; do "
+            f"if [ -s {status} ]; then read rc t0 t1 <{status}; echo \"$rc $t0 $t1\"; "
+            f"if [ \"$rc\" = 0 ]; then exec cat {output}; else exec tail -c {_LOG_TAIL} {log}; fi; fi; "
+            f"kill -0 {pid} 2>/dev/null || [ -s {status} ] || exit {_GONE}; "
+            f"n=$((n-1)); [ \"$n\" -gt 0 ] || exit {_NOT_YET}; sleep {step or 0.01:g}; done")
+
+
+def outcome(started: dict, text: str, job_text: str | None, timeout: int) -> dict:
+    """The module-shaped result of a finished fio from what the host printed: ``pts_fio`` (parsed on the controller),
+    ``pts_fio_raw``, or the failure with fio's own words."""
+    head, dummy, body = text.partition("\n")
+    try:
+        rc, start, end = head.split()
+        rc, elapsed = int(rc), max(float(end) - float(start), 0.0)
+    except ValueError:
+        return {"failed": True, "msg": f"fio_job: unreadable exit status of {started['job_file']}: {head[:200]!r}"}
+    failure = {"job_file": started["job_file"], "job_text": job_text, "rc": rc, "stderr": body[-_LOG_TAIL:]}
+    if rc == _fio_server.REFUSED:
+        return dict(failure, failed=True, msg=body.strip() or f"fio_job refused {started['job_file']}")
+    # coreutils timeout exits 124 after TERM, 137 after KILL; 137 also means someone else killed fio.
+    if timeout and (rc == 124 or (rc == 137 and elapsed >= timeout)):
+        return dict(failure, failed=True, msg=f"fio timed out after {timeout} s running {started['job_file']}")
+    if rc != 0:
+        detail = body.strip().splitlines()[-5:]
+        return dict(failure, failed=True,
+                    msg=f"fio exited with rc {rc} running {started['job_file']}: {' | '.join(detail)}")
+    try:
+        parsed = parse(body)
+    except (FioOutputError, ValueError, KeyError, TypeError) as exc:
+        return dict(failure, failed=True, msg=f"unusable fio output for {started['job_file']}: {exc}")
+    parsed.update(job_file=started["job_file"], job_text=job_text, elapsed_s=round(elapsed, 3),
+                  command=started.get("command"))
+    wrote = any(job["write"]["io_bytes"] for job in parsed["jobs"])
+    return {"changed": wrote, "pts_fio": parsed, "pts_fio_raw": body}
 
 
 class ActionModule(ActionBase):
-    """Run the fio_job module; under ``async`` with ``poll: 0``, wait for it without a callback per poll.
-
-    fio then runs detached on the host (a dropped connection does not stop it) and the controller polls
-    with back-off until a second before fio is expected to finish (the previous round's run time is the best
-    guess), then every quarter second. A poll reads the job's status file with one shell command, not a
-    module run, so a round costs well under a second of harness time beyond fio's own.
+    """Run one fio job file on the host: the fio_job module writes it, re-checks the guard and starts fio detached
+    (a dropped connection does not stop it); the controller then waits, checking sparsely until a second before fio is
+    expected to finish (the previous round's run time is the best guess) and letting the host watch for fio's exit
+    from then on, so the result is seen within hundredths of a second of fio's end. fio's output is parsed here, on
+    the controller. In a run (the ``pts_run_dir`` fact) the result is filed in the run's results tree (preconditioning)
+    and the task's result keeps only a summary of fio's output.
     """
 
-    _supports_async = True
     _supports_check_mode = True
 
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         args = dict(self._task.args)
+        run_dir = _filing.run_dir_of(task_vars)
         wait = args.get("wait", True)
-        expected = args.get("expected_seconds") or 0
-        reconnect = args.get("reconnect_timeout", 300)
         if not isinstance(wait, bool):
             raise AnsibleActionFail(f"fio_job: wait={wait!r} must be a boolean")
-        try:
-            expected = float(expected)
-        except (TypeError, ValueError):
-            raise AnsibleActionFail(f"fio_job: expected_seconds={expected!r} must be a number of seconds") from None
-        try:
-            reconnect = float(reconnect)
-        except (TypeError, ValueError):
-            raise AnsibleActionFail(f"fio_job: reconnect_timeout={reconnect!r} must be a number of seconds") from None
-
-        wrap_async = bool(self._task.async_val) and not self._connection.has_native_async
-        started = self._execute_module(module_name="fleetqual.pts.fio_job", module_args=args, task_vars=task_vars,
-                                       wrap_async=wrap_async)
-        quiet_wait = wrap_async and wait and not self._task.poll and "ansible_job_id" in started
-        if not quiet_wait or started.get("failed") or started.get("finished"):
-            result.update(started)
-            return result
-
-        jid = started["ansible_job_id"]
-        status_file = started.get("results_file") or self._status_file(jid)
-        final = self._wait(jid, status_file, expected, float(self._task.async_val), reconnect)
-        if not final.get("unreachable"):
+        numbers = {}
+        for name, default in (("expected_seconds", 0), ("reconnect_timeout", 300), ("timeout", 0)):
+            value = args.get(name, default)
             try:
-                self._low_level_execute_command(f"rm -f {shlex.quote(status_file)}")
-            except AnsibleConnectionFailure as exc:
-                display.warning(f"fio_job: could not remove the async status of job {jid}: {exc}")
-        for key in _ASYNC_KEYS:
-            final.pop(key, None)
-        result.update(final)
+                numbers[name] = float(value if value is not None else default)
+            except (TypeError, ValueError):
+                raise AnsibleActionFail(f"fio_job: {name}={value!r} must be a number of seconds") from None
+        if self._task.check_mode:
+            result.update(self._execute_module(module_name="fleetqual.pts.fio_job", module_args=args,
+                                               task_vars=task_vars))
+            return result
+        try:
+            started = self._execute_module(module_name="fleetqual.pts.fio_job", module_args=dict(args, detach=True),
+                                           task_vars=task_vars)
+        except AnsibleConnectionFailure as exc:
+            if not run_dir:
+                raise
+            started = {"failed": True, "pts_lost": True, "msg": f"lost the connection to the host: {exc}"}
+        if started.get("failed") or "pts_fio_started" not in started or not wait:
+            result.update(started)
+        else:
+            info = started["pts_fio_started"]
+            limit = numbers["timeout"] + 120 if numbers["timeout"] else 86400.0
+            final = self._wait(info, numbers["expected_seconds"], limit, numbers["reconnect_timeout"])
+            if "text" in final:
+                final = outcome(info, final.pop("text"), args.get("job_text"), int(numbers["timeout"]))
+            result.update(final, pts_context=started.get("pts_context") or args.get("context") or {})
+        if run_dir:
+            if result.pop("unreachable", False) or result.get("pts_lost"):
+                # In a run a lost host ends the drive's tests, not its worker: on record, and the judge counts it.
+                context = result.get("pts_context") or {}
+                _filing.record_lost(run_dir, _filing.host_of(task_vars, result), context.get("drive"), result["msg"])
+                result.update(failed=True, pts_lost=True)
+            _filing.file_result(run_dir, task_vars, result)
+            _filing.slim(result)
         return result
 
-    def _status_file(self, jid: str) -> str:
-        async_dir = self.get_shell_option("async_dir", default="~/.ansible_async")
-        return self._connection._shell.join_path(self._remote_expand_user(async_dir), jid)
+    def start_server(self, task_vars: dict, args: dict, idle_s: float) -> dict:
+        """Start the fio server of a segment's rounds on the host (the module's ``serve``): the module result, with
+        ``pts_fio_server`` (its PID and directory) when it started. ``args`` are the module's, for round 1."""
+        return self._execute_module(module_name="fleetqual.pts.fio_job", module_args=dict(args, serve=idle_s),
+                                    task_vars=task_vars)
 
-    def _peek(self, jid: str, status_file: str) -> dict | None:
-        """The job's result once it has finished, else None; as async_status reads it, without a module run."""
-        res = self._low_level_execute_command(f"cat {shlex.quote(status_file)}")
+    def run_round(self, server: dict, args: dict) -> dict:
+        """One round through the segment's fio server: write its job file and the request with one shell command,
+        wait for fio's exit status on the host, and return the module-shaped result (fio's output parsed here)."""
+        job_file = args["job_file"]
+        if os.path.dirname(job_file) != server["dir"]:
+            return {"failed": True, "msg": f"fio_job: {job_file} is not in the fio server's directory {server['dir']}"}
+        output = os.path.splitext(job_file)[0] + ".json"
+        timeout = int(float(args.get("timeout") or 0))
+        request = json.dumps({"job_file": job_file, "output": output, "timeout": timeout,
+                              "output_format": args.get("output_format") or "json"})
+        job = base64.b64encode(str(args["job_text"]).encode()).decode()
+        target, where = shlex.quote(job_file), shlex.quote(os.path.join(server["dir"], _fio_server.REQUEST))
+        res = self._low_level_execute_command(
+            f"kill -0 {int(server['pid'])} 2>/dev/null || exit {_NO_SERVER}; "
+            f"printf %s {job} | base64 -d >{target}.tmp && mv {target}.tmp {target} && "
+            f"printf %s {shlex.quote(request)} >{where}.tmp && mv {where}.tmp {where}")
+        if res.get("rc") == _NO_SERVER:
+            return {"failed": True, "msg": f"fio_job: the fio server of {server['dir']} (PID {server['pid']}) is gone"}
         if res.get("rc") != 0:
-            return {"failed": True, "msg": f"fio_job: the status of job {jid} is gone ({status_file}): "
-                                           f"{(res.get('stderr') or '').strip()}"}
-        try:
-            data = json.loads(res.get("stdout") or "")
-        except ValueError:
-            return None  # not written yet
-        if not isinstance(data, dict) or "started" in data:
-            return None  # async_wrapper's placeholder: the module still runs
-        return data
+            return {"failed": True, "msg": f"fio_job: cannot send {job_file} to the host: rc {res.get('rc')}, "
+                                           f"{(res.get('stderr') or '').strip()[:500]}"}
+        started = {"pid": server["pid"], "job_file": job_file, "output": output,
+                   "status": _fio_server.status_path(output), "log": _fio_server.log_path(output)}
+        final = self._wait(started, float(args.get("expected_seconds") or 0),
+                           timeout + 120 if timeout else 86400.0, float(args.get("reconnect_timeout") or 300))
+        if "text" not in final:
+            return final
+        found = outcome(started, final["text"], args["job_text"], timeout)
+        if "pts_fio" in found:
+            found["pts_fio"]["command"] = _fio_server.command("fio", "timeout", {
+                "output_format": args.get("output_format") or "json", "output": output, "job_file": job_file,
+                "timeout": timeout})
+        return found
 
-    def _wait(self, jid: str, status_file: str, expected: float, limit: float, reconnect: float = 300.0) -> dict:
+    def stop_server(self, server: dict) -> None:
+        """The segment is over: the server ends (it would by itself once idle)."""
+        try:
+            self._low_level_execute_command(f"touch {shlex.quote(os.path.join(server['dir'], _fio_server.STOP))}")
+        except AnsibleConnectionFailure as exc:
+            display.warning(f"fio_job: could not stop the fio server of {server['dir']}: {exc}")
+
+    def _check(self, started: dict, step: float, span: float) -> dict | None:
+        """One look at the host (``step``: it watches for up to ``span`` seconds): ``{"text": ...}`` once fio has
+        ended, None while it runs, a failure when it is gone."""
+        res = self._low_level_execute_command(host_wait_command(started, step, span))
+        if res.get("rc") == _NOT_YET:
+            return None
+        if res.get("rc") == _GONE:
+            return {"failed": True, "msg": f"fio_job: fio (PID {started['pid']}) ended without an exit status for "
+                                           f"{started['job_file']}: killed, or the host restarted"}
+        if res.get("rc") != 0:
+            return {"failed": True, "msg": f"fio_job: cannot read the end of {started['job_file']}: rc {res.get('rc')}, "
+                                           f"{(res.get('stderr') or '').strip()[:500]}"}
+        return {"text": res.get("stdout") or ""}
+
+    def _wait(self, started: dict, expected: float, limit: float, reconnect: float = 300.0) -> dict:
         start = time.monotonic()
         lost_since = None
         deadline = start + limit
@@ -100,26 +202,29 @@ class ActionModule(ActionBase):
         while True:
             now = time.monotonic()
             if now >= deadline:
-                return {"failed": True, "msg": f"fio_job: fio did not finish within async={limit:g} s (job {jid})"}
+                return {"failed": True, "msg": f"fio_job: fio did not finish within {limit:g} s ({started['job_file']}, "
+                                               f"PID {started['pid']} on the host)"}
             remaining = expected_end - now
-            if remaining > 1.0 + _CLOSE_POLL_S:
-                sleep = min(interval, remaining - 1.0, _MAX_POLL_INTERVAL)
+            step = span = 0.0
+            if remaining > _CLOSE_S:
+                time.sleep(max(min(interval, remaining - _CLOSE_S, _MAX_CHECK_INTERVAL), 0.05))
                 interval *= 2
             elif remaining > -_LATE_S:
-                sleep = _CLOSE_POLL_S
+                step, span = _CLOSE_STEP_S, min(_CLOSE_SPAN_S, max(deadline - now, _CLOSE_STEP_S))
             else:
-                sleep = 1.0
-            time.sleep(max(sleep, 0.05))
+                step, span = _LATE_STEP_S, min(_LATE_SPAN_S, max(deadline - now, _LATE_STEP_S))
             try:
-                status = self._peek(jid, status_file)
+                found = self._check(started, step, span)
             except AnsibleConnectionFailure as exc:
-                # fio goes on on the host; reconnect at the next poll, unless the host stays away too long.
+                # fio goes on on the host; look again at the next check, unless the host stays away too long.
                 lost_since = lost_since or time.monotonic()
                 if time.monotonic() - lost_since >= reconnect:
-                    return {"unreachable": True, "msg": f"fio_job: no connection to the host for {reconnect:g} s while "
-                                                        f"waiting for fio (job {jid}, which may still run there): {exc}"}
-                display.warning(f"fio_job: lost the connection while waiting for job {jid}, retrying: {exc}")
+                    return {"unreachable": True, "pts_lost": True,
+                            "msg": f"fio_job: no connection to the host for {reconnect:g} s while waiting for fio "
+                                   f"({started['job_file']}, PID {started['pid']}, which may still run there): {exc}"}
+                display.warning(f"fio_job: lost the connection while waiting for {started['job_file']}, retrying: {exc}")
+                time.sleep(1.0)
                 continue
             lost_since = None
-            if status is not None:
-                return status
+            if found is not None:
+                return found

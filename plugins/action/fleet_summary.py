@@ -11,7 +11,7 @@ from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError, run_id
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _run
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _run, _run_lock
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_summary
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._verdicts import VERDICTS
 
@@ -34,6 +34,8 @@ class ActionModule(ActionBase):
             outlier_min_deviation_pct=dict(type="float"),
             outlier_min_cohort=dict(type="int"),
             outliers_fail=dict(type="bool"),
+            fail=dict(type="bool", default=True),
+            release_locks=dict(type="bool", default=False),
         ))
         try:
             for index, run in enumerate(args["run_ids"]):
@@ -45,7 +47,8 @@ class ActionModule(ActionBase):
             raise AnsibleActionFail(f"fleet_summary: fail_on={args['fail_on']!r}: unknown verdicts {bad}; known: "
                                     f"{', '.join(VERDICTS)}")
         try:
-            roots = args["results_dirs"] or [_run.results_root()]
+            roots = args["results_dirs"] or [
+                _run.results_root(None, self._templar.template((task_vars or {}).get("pts_results_dir")))]
         except ValueError as exc:
             raise AnsibleActionFail(f"fleet_summary: {exc}; give results_dirs") from None
         run_dirs = [os.path.join(root, run) for root in roots for run in args["run_ids"]
@@ -53,23 +56,57 @@ class ActionModule(ActionBase):
         if not run_dirs:
             raise AnsibleActionFail(f"fleet_summary: no run {args['run_ids']} under {roots}")
         out = args["output_dir"] or run_dirs[0]
+        # Actions run in a worker forked from ansible-playbook: host locks of that process are this run's own.
+        owner = os.getppid()
+        busy = self._in_progress(run_dirs, owner)
         try:
-            summary = _fleet_summary.summarize(run_dirs, out, {key: args[key] for key in _run.FLEET_DEFAULTS})
+            summary = _fleet_summary.summarize(run_dirs, out, {key: args[key] for key in _run.FLEET_DEFAULTS}, busy)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise AnsibleActionFail(f"fleet_summary: {exc}") from None
+        finally:
+            if args["release_locks"]:
+                self._release(run_dirs, owner)
         counts = summary["counts"]
         if (summary.get("history") or {}).get("error"):
             # The verdicts stand without the index; compare.yml will not see this run until report.yml rebuilds it.
             display.warning(f"fleet_summary: {summary['history']['error']}; playbooks/report.yml rebuilds it")
         result.update(
             changed=True,
-            failed=summary["failed"],
-            msg=(f"{counts['PASS']} PASS, {counts['FAIL']} FAIL, {counts['INCOMPLETE']} INCOMPLETE; fleet summary in "
+            failed=summary["failed"] and args["fail"],
+            msg=(f"{counts['PASS']} PASS, {counts['FAIL']} FAIL, {counts['INCOMPLETE']} INCOMPLETE"
+                 + (f", {len(summary['errors'])} host(s) not tested" if summary["errors"] else "")
+                 + (f", {len(busy)} host(s) still running in another process" if busy else "")
+                 + f"; exit status {'fails' if summary['failed'] else 'passes'}; fleet summary in "
                  f"{os.path.join(out, 'fleet.md')}"
                  + "".join(f"; fleet.{kind} not made: {why}" for kind, why in
                            (summary.get("outputs") or {}).get("not_produced", {}).items() if "not asked for" not in why)
-                 + (f"; failing on {', '.join(summary['fail_on'])}" if summary["failed"] else "")),
+                 ),
             pts_fleet={"counts": counts, "output_dir": out, "failed": summary["failed"],
+                       "errors": len(summary["errors"]), "in_progress": len(busy),
                        "verdicts": {d["id"]: d["verdict"] for d in summary["drives"]}},
         )
         return result
+
+    @staticmethod
+    def _in_progress(run_dirs: list[str], owner: int) -> list[dict]:
+        """Hosts of these runs that another live ansible-playbook still holds (a job slice sharing the run)."""
+        busy = []
+        for run_dir in run_dirs:
+            for host, record in sorted(_run_lock.host_locks(run_dir).items()):
+                if _run_lock.same_owner(record, owner):
+                    continue
+                alive, dummy = _run_lock.liveness(record)
+                if alive:
+                    busy.append({"run_dir": run_dir, "host": host, "by": _run_lock.describe(record)})
+        return busy
+
+    @staticmethod
+    def _release(run_dirs: list[str], owner: int) -> None:
+        """This ansible-playbook's part of the runs is over: its host locks go."""
+        for run_dir in run_dirs:
+            for host, record in _run_lock.host_locks(run_dir).items():
+                if _run_lock.same_owner(record, owner):
+                    try:
+                        _run_lock.release(run_dir, owner, host=host)
+                    except OSError as exc:
+                        display.warning(f"fleet_summary: could not release the lock of {host} in {run_dir}: {exc}")

@@ -15,7 +15,8 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _wear
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _inputs
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._spec import build_plan
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _resume, _results, _role_inputs, _run, _run_lock
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import (_concurrency, _progress, _resume, _results,
+                                                                    _role_inputs, _run, _run_lock)
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._raid import validate_arrays
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._verdicts import matching_rule
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._verdicts import validate_rules
@@ -67,10 +68,18 @@ class ActionModule(ActionBase):
             ),
         )
         if args["fix_run"]:
-            # Once per run, before any host: the run id every host's results go under.
+            # Once per run, before any host: the run id and the results directory every host's results go under.
             run_id = self._run_id(_run.run_id_in_force(self._templar.template(task_vars.get("pts_run_id")),
-                                                       os.environ.get("PTS_RUN_ID"), _setting("run_id")))
-            result.update(changed=False, pts_run_id=run_id)
+                                                       os.environ.get("PTS_RUN_ID"), _setting("run_id"),
+                                                       awx_job_id=task_vars.get("awx_job_id")))
+            try:
+                root = _run.results_root(None, self._templar.template(task_vars.get("pts_results_dir")))
+            except ValueError as exc:
+                raise AnsibleActionFail(f"pts_plan: {exc}; nothing was written") from None
+            run_dir = os.path.join(root, run_id)
+            display.display(f"PTS run {run_id}: results in {run_dir}"
+                            + (" (--check writes nothing)" if self._task.check_mode else ""))
+            result.update(changed=False, pts_run_id=run_id, pts_run_dir=run_dir)
             return result
         # Unless given, every input the task sees: the options of the pts_run role's argument spec.
         variables = args["variables"] if args["variables"] is not None else \
@@ -89,9 +98,13 @@ class ActionModule(ActionBase):
         plan["listed"] = [{k: v for k, v in spec.items() if k in ("path", "name", "serial", "wwn")} for spec in listed]
         resume = args["resume"] or {}
         run_id = self._run_id(resume.get("run_id") or (args["context"] or {}).get("run_id") or _setting("run_id"))
-        results_dir = resume.get("results_dir") or _setting("output_dir")
-        if run_id and results_dir and args["lock"]:
-            self._lock(os.path.join(results_dir, run_id), run_id, result)
+        try:
+            results_dir = _run.results_root(resume.get("results_dir"),
+                                            self._templar.template(task_vars.get("pts_results_dir")))
+        except ValueError as exc:
+            raise AnsibleActionFail(f"pts_plan: {exc}; nothing was written") from None
+        if run_id and args["lock"]:
+            self._lock(os.path.join(results_dir, run_id), run_id, resume.get("host"), result)
         if resume and run_id and results_dir:
             try:
                 self._resume(plan, results_dir, run_id, resume, args["devices"], listed)
@@ -103,8 +116,27 @@ class ActionModule(ActionBase):
                 raise AnsibleActionFail(f"pts_plan: cannot read the results of run {run_id}: {exc}") from None
         # After the resume has marked the finished tests: only what is left to run counts against the budget.
         self._wear(plan, args["devices"])
+        if args["devices"] or plan["drives"]:
+            self._show(plan, (args["context"] or {}).get("host") or task_vars.get("inventory_hostname") or "")
+            if not self._task.check_mode:
+                run_dir = task_vars.get("pts_run_dir")
+                if run_dir:
+                    # Filed before any write: the plan (settings, fleet rules) is what a resume and the summary read.
+                    _results.file_payload(str(run_dir), (args["context"] or {}).get("host") or "",
+                                          {"pts_plan": plan, "pts_context": args["context"]})
         result.update(changed=False, pts_plan=plan, pts_context=args["context"])
         return result
+
+    def _show(self, plan: dict, host: str) -> None:
+        """Before the first write: each drive's plan, its time estimate and wear budget (also under --check)."""
+        for drive in plan["drives"]:
+            left = _concurrency.remaining(drive)
+            for line in _progress.plan_lines(host, plan, drive, left):
+                display.display(_progress.plain(line))
+            if drive.get("wear"):
+                display.display(_progress.plain(f"PTS wear {host} {drive['key']}: {drive['wear'].get('text')}"))
+        if self._task.check_mode and plan["drives"]:
+            display.display(_progress.plain(_progress.check_settings_line(host, plan)))
 
     @staticmethod
     def _wear(plan: dict, devices: list[dict]) -> None:
@@ -146,10 +178,10 @@ class ActionModule(ActionBase):
             raise AnsibleActionFail(f"pts_plan: {exc}; nothing was written") from None
         return str(effective) if effective not in (None, "") else None
 
-    def _lock(self, run_dir: str, run_id: str, result: dict) -> None:
-        # Actions run in a worker process forked from the ansible-playbook process: that parent owns the run.
+    def _lock(self, run_dir: str, run_id: str, host: str | None, result: dict) -> None:
+        # Actions run in a worker process forked from the ansible-playbook process: that parent owns the run's host.
         try:
-            taken = _run_lock.acquire(run_dir, run_id, os.getppid(), check_only=bool(self._task.check_mode))
+            taken = _run_lock.acquire(run_dir, run_id, os.getppid(), check_only=bool(self._task.check_mode), host=host)
         except _run_lock.RunLocked as exc:
             raise AnsibleActionFail(f"pts_plan: {exc}") from None
         except OSError as exc:
@@ -158,6 +190,11 @@ class ActionModule(ActionBase):
             display.warning(f"pts_plan: {taken['message']}")
             result["pts_run_lock_note"] = taken["message"]
         result["pts_run_token"] = taken["token"]
+        if host and not self._task.check_mode:
+            # This attempt at the host starts afresh: an earlier attempt's failure no longer stands for it.
+            stale = os.path.join(run_dir, _results.safe_name(host), "host-failure.json")
+            if os.path.exists(stale):
+                os.replace(stale, stale + ".earlier")
 
     @staticmethod
     def _resume(plan: dict, results_dir: str, run_id: str, resume: dict, devices: list[dict], listed: list[dict]) -> None:

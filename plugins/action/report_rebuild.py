@@ -9,12 +9,14 @@ import sqlite3
 
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
+from ansible.utils.display import Display
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import RUN_ID_RE, PlanError, run_id
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _history
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
 
+display = Display()
 
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
@@ -26,14 +28,21 @@ class ActionModule(ActionBase):
             results_dir=dict(type="path"),
             run_id=dict(type="str"),
             formats=dict(type="list", elements="str", choices=["html", "pdf"]),
-        ))
+            run_dir=dict(type="path"),
+            host=dict(type="str"),
+            drive=dict(type="str"),
+        ), required_together=[("run_dir", "host", "drive")], mutually_exclusive=[("run_dir", "results_dir"),
+                                                                                  ("run_dir", "run_id")])
+        formats = None if args["formats"] is None else tuple(args["formats"])
+        if args["run_dir"]:
+            return self._one_drive(result, args["run_dir"], args["host"], args["drive"], formats)
         if args["run_id"] is not None:
             try:
                 run_id("run_id (pts_run_id)", args["run_id"])
             except PlanError as exc:
                 raise AnsibleActionFail(f"report_rebuild: {exc}; nothing was written") from None
         try:
-            root = _run.results_root(args["results_dir"])
+            root = _run.results_root(args["results_dir"], self._templar.template((task_vars or {}).get("pts_results_dir")))
         except ValueError as exc:
             raise AnsibleActionFail(f"report_rebuild: {exc}; give results_dir") from None
         if not os.path.isdir(root):
@@ -42,7 +51,6 @@ class ActionModule(ActionBase):
         runs = [args["run_id"]] if args["run_id"] else sorted(
             e for e in os.listdir(root) if os.path.isdir(os.path.join(root, e)) and RUN_ID_RE.match(e))
         reports, warnings, not_produced = [], [], {}
-        formats = None if args["formats"] is None else tuple(args["formats"])
         for run in runs:
             run_dir = os.path.join(root, run)
             if not os.path.isdir(run_dir):
@@ -69,4 +77,21 @@ class ActionModule(ActionBase):
         result.update(changed=bool(reports), pts_reports=reports, failed=bool(warnings),
                       pts_not_produced=dict(not_produced), pts_history=history,
                       msg="; ".join(warnings) or f"{len(reports)} report(s) rebuilt from {root}{skipped}{indexed}")
+        return result
+
+    @staticmethod
+    def _one_drive(result: dict, run_dir: str, host: str, drive: str, formats: tuple | None) -> dict:
+        path = _results.drive_dir(run_dir, host, drive)
+        if not os.path.exists(os.path.join(path, "drive.json")):
+            result.update(failed=True, msg=f"report_rebuild: {path} holds no drive record (drive.json)")
+            return result
+        try:
+            written = _drive_report.write_drive_report(path, formats)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            result.update(failed=True, msg=f"report_rebuild: no report for {host} {drive}: {exc}")
+            return result
+        not_produced = {f"report.{kind}: {why}": [path] for kind, why in written["not_produced"].items()}
+        display.display(f"PTS report {host} {drive}: {written['report']}")
+        result.update(changed=True, pts_reports=[written["report"]], pts_not_produced=not_produced,
+                      pts_history={}, msg=f"report of {host} {drive} in {written['report']}")
         return result

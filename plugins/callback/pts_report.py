@@ -7,24 +7,26 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 name: pts_report
 type: aggregate
-short_description: Write every PTS round to disk as it lands, and render the per-drive reports at the end
+short_description: Watch a PTS run - at its end, draw any drive report still missing and say where the results are
 version_added: 1.0.0
 description:
-  - Files each C(pts_*) payload of the collection's modules and action plugins under
-    O(output_dir)/<run id>/<host>/<drive>/ the moment the task result arrives, atomically (temporary file,
-    fsync, rename), so every finished round is on disk before the next one starts.
-  - Prints one progress line per round - test, round, DV value, data and slope excursion, steady - and the
-    plan's time estimate before the first write.
-  - Under C(--check) it writes nothing and prints, per drive, its identity, purge methods, write cache, the
-    guard's verdict and the plan with its time estimate.
-  - At the end of the playbook renders, for every drive touched, C(report.md), C(plots/*.png) and
-    C(result.json) from the files on disk alone. A report that cannot be written is a warning, never a
-    failed play.
+  - Optional. A run does not need it - every step files its own results as they arrive (every round on disk before the
+    next one starts), each drive's worker draws the drive's report as soon as its tests end, the judge writes the fleet
+    summary, and every progress line goes through ansible-core's display, which any stdout callback shows.
+  - What it adds, at the end of the playbook, whatever ended it (a failed play, a host lost, an interrupt that still
+    reaches the end of the playbook) - draws, from the files on disk alone, the report of every drive of the run that
+    has none or an out-of-date one (a worker that stopped before drawing it); releases the host locks this
+    ansible-playbook process still holds in the run, so a resume does not have to take them over; and prints where
+    the results are. A report that cannot be written is a warning, never a failed play.
+  - Its options are also where ansible.cfg sets the results directory and the run id for every run, enabled or not
+    (C([callback_pts_report])); the C(pts_results_dir) and C(pts_run_id) variables take precedence.
 requirements:
   - matplotlib on the controller for the plots (the Markdown and JSON are written without it)
 options:
   output_dir:
-    description: Root of the results tree.
+    description:
+      - Root of the results tree, when the C(pts_results_dir) variable does not say. A relative path in ansible.cfg
+        is taken from that file's directory, otherwise from the directory ansible-playbook runs in.
     type: path
     default: results
     env:
@@ -34,8 +36,8 @@ options:
         key: output_dir
   run_id:
     description:
-      - Name of this run's directory. The C(pts_run_id) extra variable takes precedence; without either, the
-        UTC time the playbook started (C(YYYYMMDDTHHMMSSZ)).
+      - Name of the run's directory, when the C(pts_run_id) variable does not say; without either, a new one (the UTC
+        time and AWX's job id or a random suffix).
       - Running the playbook again with the same run id resumes the run - tests that finished are kept,
         an interrupted test starts again from its purge.
     type: str
@@ -46,26 +48,18 @@ options:
         key: run_id
 """
 
-import datetime
 import os
 
-from ansible import context as ansible_context
 from ansible.plugins.callback import CallbackBase
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import (_concurrency, _progress, _results, _run_lock,
-                                                                    _workers)
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _progress, _results, _run_lock
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_summary
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _markdown
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
 
 
 def _payload(result) -> dict:
     data = getattr(result, "result", None)  # 2.19+; older cores only have ._result
     return data if data is not None else result._result
-
-
-def _host_name(result) -> str:
-    host = getattr(result, "host", None) or result._host
-    return host.get_name()
 
 
 class CallbackModule(CallbackBase):
@@ -76,175 +70,34 @@ class CallbackModule(CallbackBase):
 
     def __init__(self, display=None, options=None):
         super().__init__(display=display, options=options)
-        self._output_dir = "results"
-        self._run_id: str | None = None
-        self._touched: set[tuple[str, str]] = set()
-        self._started = datetime.datetime.now(datetime.timezone.utc)
-        # Per (host, drive) with tests left to run, the plan's estimate: said once as the drive workers' play starts.
-        self._planned: dict[tuple[str, str], dict] = {}
-        self._concurrency_said = False
-
-    def set_options(self, task_keys=None, var_options=None, direct=None):
-        super().set_options(task_keys=task_keys, var_options=var_options, direct=direct)
-        self._output_dir = self.get_option("output_dir")
-        self._run_id = self.get_option("run_id")
-
-    @property
-    def run_dir(self) -> str:
-        if not self._run_id:
-            self._run_id = self._started.strftime("%Y%m%dT%H%M%SZ")
-        return os.path.join(self._output_dir, _results.safe_name(self._run_id))
-
-    def v2_playbook_on_play_start(self, play):
-        # The pts_run_id extra variable wins, as it does for the plan's resume decision.
-        manager = play.get_variable_manager()
-        extra = getattr(manager, "extra_vars", None) or {}
-        if extra.get("pts_run_id"):
-            self._run_id = str(extra["pts_run_id"])
-        hosts = getattr(play, "hosts", None) or []
-        if _workers.GROUP in ([hosts] if isinstance(hosts, str) else hosts):
-            self._show_concurrency()
-
-    def _show_concurrency(self) -> None:
-        """Before the first purge: how many drives run at once under the forks in force, and what fewer cost.
-        Said as the drive workers' play starts (playbooks/pts.yml), when every host has planned; the role's own
-        entry point runs a host's drives one after another and has no such play."""
-        if self._concurrency_said:
-            return
-        drives = [dict(host=host, key=key, **estimate) for (host, key), estimate in self._planned.items()]
-        forks, origin = _concurrency.forks_in_force()
-        found = _concurrency.summary(drives, forks)
-        if not found:
-            return
-        self._concurrency_said = True
-        line = _concurrency.message(found, origin)
-        if found["forks"] < found["drives"]:
-            self._display.warning(line)
-        else:
-            self._say(line)
-
-    def _file(self, result, failed: bool = False) -> None:
-        data = _payload(result)
-        if not any(key.startswith("pts_") for key in data):
-            return
-        if (ansible_context.CLIARGS or {}).get("check"):
-            # --check: the plan per drive on the console, and nothing on disk.
-            self._show_check(_host_name(result), data)
-            return
-        if failed:
-            # 2.19 strips the status keys from callback results: the event says it failed.
-            data = dict(data, failed=True)
-        context = data.get("pts_context") or {}
-        run_id = context.get("run_id") or (data.get("pts_plan") or {}).get("run_id") or data.get("pts_run_id")
-        if run_id:
-            self._run_id = str(run_id)  # the play fixed the run id; every result of this run goes under it
-        # A drive worker runs on the controller for its host: file under the host the drive is in.
-        host = context.get("host") or _host_name(result)
-        try:
-            _results.file_payload(self.run_dir, host, data)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            what = f"round {context['round']} of {_progress.test_label(context)} on {context.get('drive')}" \
-                if context.get("round") else f"a result of {context.get('drive') or 'the host'}"
-            # A round that is not on disk stops its test: pts_round waits for it before the next round starts.
-            self._display.error(_markdown.plain(
-                f"pts_report: could not record {what} ({host}) under {self.run_dir}: {exc}; "
-                "the test stops rather than run a round that is not recorded"))
-            return
-        for drive in data.get("pts_drives") or []:
-            self._touched.add((host, drive["key"]))
-        if context.get("drive"):
-            self._touched.add((host, context["drive"]))
-        if "pts_plan" in data:
-            self._show_plan(host, data["pts_plan"])
-        for key, line in (("pts_steady_state", _progress.round_line), ("pts_wsat", _progress.wsat_line),
-                          ("pts_sweep", _progress.sweep_line), ("pts_sample", _progress.sample_line)):
-            if key in data:
-                self._say(line(host, context, data[key]))
-
-    def _say(self, text: str) -> None:
-        # Drive strings (model, serial, description files) reach the console without terminal escapes.
-        self._display.display(_markdown.plain(text))
-
-    def _show_check(self, host: str, data: dict) -> None:
-        host = (data.get("pts_context") or {}).get("host") or host
-        for line in _progress.check_lines(host, data):
-            self._say(line)
-        if (data.get("pts_plan") or {}).get("drives"):
-            self._show_plan(host, data["pts_plan"])
-            self._say(_progress.check_settings_line(host, data["pts_plan"]))
-
-    def _show_plan(self, host: str, plan: dict) -> None:
-        for drive in plan.get("drives") or []:
-            # The tests still to run (a resume keeps the finished ones): their time, not the drive's whole plan's.
-            left = _concurrency.remaining(drive)
-            if left:
-                self._planned[(host, drive["key"])] = {"min_s": left[0], "max_s": left[1]}
-            for line in _progress.plan_lines(host, plan, drive, left):
-                self._say(line)
+        self._run_dirs: set[str] = set()
 
     def v2_runner_on_ok(self, result):
-        self._file(result)
-
-    def v2_runner_on_failed(self, result, ignore_errors=False):
-        self._file(result, failed=True)
-
-    def v2_runner_retry(self, result):
-        # pts_round runs a test's rounds as one task's until loop: every round but the last arrives here.
-        self._file(result)
-
-    def v2_runner_item_on_ok(self, result):
-        self._file(result)
-
-    def v2_runner_item_on_failed(self, result):
-        self._file(result, failed=True)
-
-    def v2_runner_on_unreachable(self, result):
-        # The drive's host went away: its drives' verdicts say so (INCOMPLETE, host lost) instead of guessing.
-        if (ansible_context.CLIARGS or {}).get("check"):
-            return  # --check writes nothing, not even into a run it names
-        host = getattr(result, "host", None) or result._host
-        host_vars = getattr(host, "vars", {}) or {}
-        real = host_vars.get("pts_run_host") or host.get_name()
-        drive = host_vars.get("pts_run_drive_key")
-        path = _results.drive_dir(self.run_dir, real, drive) if drive else os.path.join(self.run_dir, _results.safe_name(real))
-        try:
-            _results.atomic_write_json(os.path.join(path, "lost.json"), {
-                "msg": str(_payload(result).get("msg") or "unreachable"), "recorded_at": _results.now_iso()})
-        except OSError as exc:
-            self._display.warning(f"pts_report: could not record that {real} was lost: {exc}")
+        # The run fixes its directory once, before any host is touched (pts_plan fix_run).
+        run_dir = _payload(result).get("pts_run_dir")
+        if isinstance(run_dir, str) and run_dir:
+            self._run_dirs.add(run_dir)
 
     def v2_playbook_on_stats(self, stats):
-        try:
-            self._finish()
-        finally:
-            try:
-                # The run lock pts_plan took for this ansible-playbook process at validation; another's is left alone.
-                _run_lock.release(self.run_dir)
-            except OSError as exc:
-                self._display.warning(f"pts_report: could not release the lock of {self.run_dir}: {exc}")
+        for run_dir in sorted(self._run_dirs):
+            self._finish(run_dir)
 
-    def _finish(self) -> None:
-        for host, drive in sorted(self._touched):
-            path = _results.drive_dir(self.run_dir, host, drive)
-            if not os.path.exists(os.path.join(path, "drive.json")) or _fleet_summary.fresh(path):
+    def _finish(self, run_dir: str) -> None:
+        for host, record in _run_lock.host_locks(run_dir).items():
+            if _run_lock.same_owner(record, os.getpid()):
+                try:
+                    _run_lock.release(run_dir, os.getpid(), host=host)
+                except OSError as exc:
+                    self._display.warning(f"pts_report: could not release the lock of {host} in {run_dir}: {exc}")
+        for path in _results.drive_dirs(run_dir):
+            if _fleet_summary.fresh(path):
                 continue
             try:
                 written = _drive_report.write_drive_report(path)
             except (OSError, ValueError, KeyError, TypeError) as exc:
-                self._display.warning(_markdown.plain(f"pts_report: no report for {host} {drive}: {exc}"))
+                self._display.warning(_progress.plain(f"pts_report: no report for {path}: {exc}"))
                 continue
-            self._say(f"PTS report {host} {drive}: {written['report']}")
-            for kind, why in (written.get("not_produced") or {}).items():
-                if "not asked for" not in why:
-                    self._display.warning(_markdown.plain(f"pts_report: {host} {drive}: report.{kind} not produced: {why}"))
-        if not self._touched:
-            return
-        fleet = os.path.join(self.run_dir, "fleet.md")
-        if not os.path.exists(fleet) or os.path.getmtime(fleet) < self._started.timestamp():
-            # The play stopped before its summary (every host lost, say): write it anyway, for the record.
-            try:
-                # The plans' recorded pts_fleet_fail_on, as the play's own summary would have used.
-                _fleet_summary.summarize([self.run_dir], self.run_dir)
-            except (OSError, ValueError, KeyError, TypeError) as exc:
-                self._display.warning(f"pts_report: no fleet summary: {exc}")
-        self._say(f"PTS results: {self.run_dir} (fleet summary: {fleet})")
+            self._display.display(_progress.plain(f"PTS report (drawn at the end): {written['report']}"))
+        if os.path.isdir(run_dir):
+            self._display.display(_progress.plain(f"PTS results: {run_dir} (fleet summary: "
+                                                  f"{os.path.join(run_dir, 'fleet.md')})"))

@@ -14,9 +14,10 @@ description:
     step that touches the drive to its host; with the C(free) strategy all drives of all hosts run at once.
   - A worker gets exactly the variables its C(vars) lists - its host (C(pts_run_host)), its drive
     (C(pts_run_drive_key), C(pts_run_drives)), the host's plan (C(pts_run_plan)), the guard's record of the drive
-    (C(pts_guard_passed)), the run id, a local connection with the controller's Python - and its host's groups (so
-    group variables such as acceptance rules apply); it joins a group named after its host when the C(--limit) pattern
-    names that host, so the limit keeps it.
+    (C(pts_guard_passed)), the run's id, directory and token, a local connection with the controller's Python - and its
+    host's groups (so group variables such as acceptance rules apply).
+  - A worker is named C(host/drive); a name that is already an inventory host or group is refused. The strategy
+    P(fleetqual.pts.pts_fan_out#strategy) of the play that adds the workers lets them through the run's C(--limit).
 options:
   _input:
     description: C(hostvars).
@@ -27,9 +28,6 @@ options:
     type: list
     elements: str
     required: true
-  limit:
-    description: The C(--limit) pattern, C(ansible_limit).
-    type: str
   python:
     description: The Python the workers run with on the controller, C(ansible_playbook_python).
     type: str
@@ -38,6 +36,14 @@ options:
     description: The run id the workers' results go under.
     type: str
     version_added: 1.2.0
+  run_dir:
+    description: The run's results directory on the controller.
+    type: str
+    version_added: 2.0.0
+  groups:
+    description: The inventory's groups (C(groups)), so that no worker is named like one.
+    type: dict
+    version_added: 2.0.0
 author:
   - fleetqual.pts contributors (@fleetqual)
 """
@@ -54,11 +60,13 @@ EXAMPLES = r"""
     pts_run_plan: "{{ item.vars.pts_run_plan }}"
     pts_guard_passed: "{{ item.vars.pts_guard_passed }}"
     pts_run_id: "{{ item.vars.pts_run_id }}"
+    pts_run_dir: "{{ item.vars.pts_run_dir }}"
+    pts_run_token: "{{ item.vars.pts_run_token }}"
     ansible_connection: "{{ item.vars.ansible_connection }}"
     ansible_python_interpreter: "{{ item.vars.ansible_python_interpreter }}"
   loop: >-
-    {{ hostvars | fleetqual.pts.drive_workers(ansible_play_hosts, ansible_limit | default(none),
-                                              ansible_playbook_python, pts_run_id) }}
+    {{ hostvars | fleetqual.pts.drive_workers(ansible_play_hosts, ansible_playbook_python, pts_run_id, pts_run_dir,
+                                              groups) }}
   loop_control:
     label: "{{ item.name }}"
   run_once: true
@@ -76,12 +84,12 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._workers import workers
 
 
-def drive_workers(hostvars, hosts, limit=None, python=None, run_id=None):
+def drive_workers(hostvars, hosts, python=None, run_id=None, run_dir=None, groups=None):
     if not isinstance(hosts, (list, tuple)):
         raise AnsibleFilterError(f"drive_workers: hosts must be a list, not {type(hosts).__name__}")
     try:
-        return workers(hostvars, list(hosts), limit, python, run_id)
-    except (KeyError, TypeError) as exc:
+        return workers(hostvars, list(hosts), python, run_id, run_dir, groups)
+    except (KeyError, TypeError, ValueError) as exc:
         raise AnsibleFilterError(f"drive_workers: {exc}") from exc
 
 

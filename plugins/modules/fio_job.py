@@ -44,8 +44,9 @@ options:
     required: true
   job_text:
     description:
-      - The job file's content. When given, it is written to O(job_file) (mode 0600) before fio starts, which saves
-        a separate template task per round; otherwise O(job_file) must exist.
+      - The job file's content. When given, it is written to O(job_file) (mode 0600, its directory made with mode 0700
+        when missing) before fio starts, which saves a separate template task per round; otherwise O(job_file) must
+        exist.
     type: str
   output:
     description: Where fio writes its JSON output. Defaults to the job file with a C(.json) suffix.
@@ -80,6 +81,24 @@ options:
         second around it, and every second after.
     type: float
     default: 0
+  detach:
+    description:
+      - Start fio in a session of its own and return at once with where its output, exit status and messages will be
+        (RV(pts_fio_started)), instead of waiting for it; the action plugin then waits for fio on the host and parses
+        its output on the controller. This is how the action plugin runs every fio - a dropped connection does not
+        stop it, and a round costs one short module run.
+    type: bool
+    default: false
+    version_added: 2.0.0
+  serve:
+    description:
+      - Start the fio server of a segment's rounds in the directory of O(job_file), detached, and return its PID
+        (RV(pts_fio_server)) - the action plugin then sends it each round's job file and waits for fio on the host.
+        Before every round the server checks the job file against O(device) and O(expect), as the module does. The
+        value is how long (seconds) it waits for the next round before it ends; V(0) starts none.
+    type: float
+    default: 0
+    version_added: 2.0.0
   device:
     description:
       - The block device the guard passed. The job is refused unless every C(filename=) in the job file is this
@@ -166,11 +185,14 @@ pts_context:
 """
 
 import os
+import shlex
+import subprocess
 import time
 
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._devices import recheck
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio_server
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import FioOutputError, job_targets, parse
 
 
@@ -180,6 +202,8 @@ def _job_text(path: str) -> str:
 
 
 def _write_job(path: str, text: str) -> None:
+    # The job directory is the run's own (0700, root's): made here, so a round needs no task of its own to make it.
+    os.makedirs(os.path.dirname(path) or ".", mode=0o700, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(text)
@@ -196,6 +220,67 @@ def _device_refusal(job_text: str, device: str, expect: dict) -> str | None:
     return "; ".join(recheck(resolved, expect)) or None
 
 
+def detached_paths(output: str) -> dict:
+    """Where a detached fio leaves its exit status (``rc start end``, written last) and its own messages."""
+    return {"output": output, "status": output + ".status", "log": output + ".log"}
+
+
+def _detach(command: list[str], output: str, job_file: str) -> dict:
+    """Start fio in a session of its own (a dropped connection or the end of this module does not stop it) and
+    return at once; a shell around it writes fio's exit status and start and end times when it ends."""
+    paths = detached_paths(output)
+    for path in paths.values():
+        if os.path.exists(path):
+            os.unlink(path)
+    script = (f"start=$(date +%s.%N); {shlex.join(command)} >{shlex.quote(paths['log'])} 2>&1; rc=$?; "
+              f"end=$(date +%s.%N); echo \"$rc $start $end\" >{shlex.quote(paths['status'])}.tmp && "
+              f"mv {shlex.quote(paths['status'])}.tmp {shlex.quote(paths['status'])}")
+    with open(os.devnull, "rb") as nothing:
+        process = subprocess.Popen(["/bin/sh", "-c", script], stdin=nothing, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
+    return dict(paths, pid=process.pid, job_file=job_file, command=command)
+
+
+def _start_server(module, directory: str, device: str, expect: dict, fio: str, timeout_bin: str, idle_s: float) -> dict:
+    """Fork the segment's fio server (module_utils/_pts/_fio_server.py) into a session of its own and return its PID;
+    it checks every round's job file against the guard's record right before fio starts, as this module does."""
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    for name in (_fio_server.REQUEST, _fio_server.STOP):
+        if os.path.exists(os.path.join(directory, name)):
+            os.unlink(os.path.join(directory, name))
+    reader, writer = os.pipe()
+    if os.fork():
+        os.close(writer)
+        with os.fdopen(reader) as pipe:
+            pid = pipe.read().strip()
+        if not pid.isdigit():
+            module.fail_json(msg=f"the fio server for {directory} did not start: {pid or 'no answer'}")
+        return {"pid": int(pid), "dir": directory, "idle_s": idle_s}
+    # The child: a session of its own, then a grandchild that serves (nothing of the module's process stays attached).
+    os.close(reader)
+    try:
+        os.setsid()
+        if os.fork():
+            os._exit(0)
+        nothing = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(nothing, fd)
+        with open(os.path.join(directory, _fio_server.PIDFILE), "w", encoding="ascii") as handle:
+            handle.write(f"{os.getpid()}\n")
+        os.write(writer, f"{os.getpid()}\n".encode())
+        os.close(writer)
+
+        def refusal(job_file: str) -> str | None:
+            try:
+                return _device_refusal(_job_text(job_file), device, expect)
+            except OSError as exc:
+                return f"cannot read {job_file}: {exc.strerror}"
+
+        _fio_server.serve(directory, refusal, fio, timeout_bin, idle_s)
+    finally:
+        os._exit(0)
+
+
 def main() -> None:
     module = AnsibleModule(
         argument_spec=dict(
@@ -210,6 +295,8 @@ def main() -> None:
             wait=dict(type="bool", default=True),
             expected_seconds=dict(type="float", default=0),
             reconnect_timeout=dict(type="float", default=300),
+            detach=dict(type="bool", default=False),
+            serve=dict(type="float", default=0),
         ),
         supports_check_mode=True,
     )
@@ -232,12 +319,23 @@ def main() -> None:
                          pts_context=context)
 
     fio = module.get_bin_path("fio", required=True)
+    if module.params["serve"]:
+        if module.params["serve"] < 0:
+            module.fail_json(msg=f"serve={module.params['serve']}: must be the seconds the server may wait for a round")
+        if module.check_mode:
+            module.exit_json(changed=False, msg="check mode: no fio server started", pts_context=context)
+        module.exit_json(changed=False, pts_fio_server=_start_server(
+            module, os.path.dirname(job_file), module.params["device"], module.params["expect"], fio,
+            module.get_bin_path("timeout", required=True), module.params["serve"]), pts_context=context)
     command = [fio, f"--output-format={module.params['output_format']}", f"--output={output}", job_file]
     if timeout:
         # coreutils timeout: TERM first so fio can finish its output, KILL if it hangs on a dead drive.
         command = [module.get_bin_path("timeout", required=True), "--kill-after=30", str(timeout)] + command
     if module.check_mode:
         module.exit_json(changed=False, msg="check mode: fio not started", command=command, pts_context=context)
+
+    if module.params["detach"]:
+        module.exit_json(changed=True, pts_fio_started=_detach(command, output, job_file), pts_context=context)
 
     if os.path.exists(output):
         os.unlink(output)

@@ -19,7 +19,12 @@ description:
     C(fleet.json) and C(junit.xml) (one test case per drive and criterion with the tests' wall times, write
     saturation included), and C(fleet.html) and C(fleet.pdf) where the controller has markdown-it-py and WeasyPrint.
   - A quick-profile drive's verdict reads C(FAIL (quick profile — not a qualification)) everywhere, JUnit included.
-  - Fails when a drive's verdict is one of O(fail_on), so the playbook's exit code tells a pipeline.
+  - Its exit status fails - and with O(fail) the task, so the playbook's exit code tells a pipeline - when a drive is
+    INCOMPLETE (never a pass for a drive that was not tested), when a host failed before its drives were tested
+    (C(host-failure.json): install, identity, the guard, RAID, the plan), or when a drive's verdict is one of
+    O(fail_on).
+  - Hosts of the runs that another live ansible-playbook still holds (a job slice sharing the run id and results
+    tree) are listed as still running, not judged; the last slice to finish judges every host.
   - Several runs, or the results trees of several controllers (job slices), merge into one summary.
   - Runs on the controller only.
 author:
@@ -34,7 +39,9 @@ attributes:
     support: none
 options:
   results_dirs:
-    description: Results trees to read; defaults to the report callback's C(output_dir).
+    description:
+      - Results trees to read; defaults to C(pts_results_dir), else the C(PTS_RESULTS_DIR) environment variable, else
+        C(output_dir) of the C([callback_pts_report]) section of ansible.cfg, else C(results).
     type: list
     elements: path
   run_ids:
@@ -50,7 +57,8 @@ options:
     type: path
   fail_on:
     description:
-      - Verdicts that fail the task (and so the playbook); an empty list fails on nothing.
+      - Verdicts that fail the task (and so the playbook) besides V(INCOMPLETE), which always does; an empty list
+        fails on nothing else.
       - When omitted, the C(pts_fleet_fail_on) the runs' plans recorded (their union over hosts), else V(FAIL) and
         V(INCOMPLETE).
     type: list
@@ -75,6 +83,17 @@ options:
       - Whether a cohort outlier turns a PASS into a FAIL; otherwise it is flagged only.
       - When omitted, the C(pts_fleet_outliers_fail) the runs' plans recorded, else V(false).
     type: bool
+  fail:
+    description: Whether the task fails when the summary's exit status does; V(false) returns it in RV(pts_fleet).
+    type: bool
+    default: true
+    version_added: 2.0.0
+  release_locks:
+    description:
+      - Release the host locks this ansible-playbook process holds in the runs (its part of the run is over).
+    type: bool
+    default: false
+    version_added: 2.0.0
 seealso:
   - module: fleetqual.pts.report_rebuild
 """
@@ -88,7 +107,9 @@ EXAMPLES = r"""
 
 RETURN = r"""
 pts_fleet:
-  description: Verdict counts, the verdict per C(host/drive), where the summary is, and whether it failed.
+  description:
+    - Verdict counts, the verdict per C(host/drive), where the summary is, whether its exit status fails
+      (C(failed)), the hosts not tested (C(errors)) and still running elsewhere (C(in_progress)).
   returned: success
   type: dict
 """

@@ -18,6 +18,8 @@ description:
   - Also rebuilds the history index (C(pts-history.sqlite) in O(results_dir)) that
     P(fleetqual.pts.pts_compare#module) reads, for the run or, without O(run_id), for every run, dropping runs gone
     from disk.
+  - With O(run_dir), O(host) and O(drive), only that drive's report and no index - what each drive worker of
+    C(playbooks/pts.yml) does as soon as its tests end, in parallel with the drives still testing.
   - Runs on the controller only.
 author:
   - fleetqual.pts contributors (@fleetqual)
@@ -31,7 +33,9 @@ attributes:
     support: none
 options:
   results_dir:
-    description: Root of the results tree; defaults to the report callback's C(output_dir) setting.
+    description:
+      - Root of the results tree; defaults to C(pts_results_dir), else the C(PTS_RESULTS_DIR) environment variable,
+        else C(output_dir) of the C([callback_pts_report]) section of ansible.cfg, else C(results).
     type: path
   run_id:
     description:
@@ -46,16 +50,33 @@ options:
     type: list
     elements: str
     choices: [html, pdf]
+  run_dir:
+    description: One run's directory (C(pts_run_dir)); with O(host) and O(drive), that drive's report only.
+    type: path
+    version_added: 2.0.0
+  host:
+    description: The drive's host, with O(run_dir) and O(drive).
+    type: str
+    version_added: 2.0.0
+  drive:
+    description: The drive (its C(pts_devices) name or key), with O(run_dir) and O(host).
+    type: str
+    version_added: 2.0.0
 seealso:
-  - plugin: fleetqual.pts.pts_report
-    plugin_type: callback
+  - module: fleetqual.pts.fleet_summary
 """
 
 EXAMPLES = r"""
 - name: Rebuild the reports of one run
   fleetqual.pts.report_rebuild:
     results_dir: results
-    run_id: 20261123T101500Z
+    run_id: 20261123T101500Z-3f9a1c
+
+- name: Draw one drive's report
+  fleetqual.pts.report_rebuild:
+    run_dir: "{{ pts_run_dir }}"
+    host: stor-12-01
+    drive: bay0
 """
 
 RETURN = r"""

@@ -5,15 +5,29 @@
 # Note that this plugin util is **PRIVATE** to the collection. It can have breaking changes at any time.
 # Do not use this from other collections or standalone plugins!
 
-"""The pts_report callback's console lines, one per event: a drive's plan (and what a resume keeps), each round with
-its dependent variables and steady-state figures, each write saturation round, sweep row and XSR sample, and under
---check each drive's identity and the guard's verdict. Pure text from the payloads; the callback prints them."""
+"""The run's console lines, one per event: a drive's plan (and what a resume keeps), each round with its dependent
+variables and steady-state figures, each write saturation round, sweep row and XSR sample, and under --check each
+drive's identity and the guard's verdict. Pure text from the payloads; the action that has the event prints it
+through ansible-core's display, which every stdout callback (AWX's included) shows."""
 
 from __future__ import annotations
 
+import re
+
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label
 
+# ANSI escape sequences (CSI ... final byte, OSC ... BEL/ST, and two-byte ESC x), then any control character left.
+_ANSI_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])|\x9b[0-?]*[ -/]*[@-~]")
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_SPACE_RE = re.compile(r"[\t\n\r]+")
 _UNITS = {"iops": ("IOPS", 1.0), "bw_bytes": ("MB/s", 1e6), "lat_mean_ns": ("ms", 1e6)}
+
+
+def plain(value: object) -> str:
+    """Text from a drive, a description file or the inventory with its terminal escapes and control characters
+    taken out, for the console: a model name cannot recolour, move the cursor or clear the operator's screen."""
+    stripped = _ANSI_RE.sub("", str(value))
+    return _CONTROL_RE.sub("\ufffd", _SPACE_RE.sub(" ", stripped))
 
 
 def _pct(value) -> str:

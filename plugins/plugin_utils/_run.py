@@ -7,11 +7,15 @@
 
 """One owner for what a run is on the controller: its id, its results folder, and how the fleet is judged.
 
-- The run id: ``-e pts_run_id``, the ``PTS_RUN_ID`` environment variable, the pts_report callback's ``run_id``
-  setting, else the UTC time the run was planned (``YYYYMMDDTHHMMSSZ``); one directory name, checked wherever it comes
-  from (module_utils/_pts/_inputs.py run_id).
-- The results root: an action's own argument, else the callback's ``output_dir`` (``PTS_RESULTS_DIR``, default
-  ``results``); the run's folder is ``<root>/<run id>``.
+- The run id: ``-e pts_run_id`` (or an inventory ``pts_run_id``), the ``PTS_RUN_ID`` environment variable, the
+  ``run_id`` of the ``[callback_pts_report]`` section of ansible.cfg, else a new one that no other controller process
+  takes: the UTC time the run was planned and AWX's job id (``YYYYMMDDTHHMMSSZ-awx<id>``), or a random suffix outside
+  AWX - two job slices started in the same second never share it. One directory name, checked wherever it comes from
+  (module_utils/_pts/_inputs.py run_id).
+- The results root: an action's own argument, else the ``pts_results_dir`` variable (``-e``, inventory), else the
+  ``PTS_RESULTS_DIR`` environment variable, else ``output_dir`` of the ``[callback_pts_report]`` section of
+  ansible.cfg, else ``results`` in the directory ansible-playbook runs in; made absolute once, when the run is fixed.
+  The run's folder is ``<root>/<run id>``.
 - The fleet settings (``pts_fleet_*``): validated with the plan and recorded in each host's plan.json, so a summary
   written later (the callback's fallback, playbooks/fleet_summary.yml) judges as the run was told to; their defaults
   are FLEET_DEFAULTS.
@@ -23,6 +27,8 @@ import datetime
 import glob
 import math
 import os
+import re
+import secrets
 
 from ansible import constants as C
 from ansible.plugins.loader import callback_loader
@@ -49,9 +55,15 @@ def callback_option(name: str):
     raise ValueError(f"the {CALLBACK} callback has no setting {name!r}")
 
 
-def results_root(given: str | None = None) -> str:
-    """The results root: ``given`` (an action's argument), else the callback's output_dir."""
-    return given or callback_option("output_dir")
+def results_root(given: str | None = None, variable: object = None) -> str:
+    """The results root, absolute: ``given`` (an action's argument), else the ``pts_results_dir`` variable, else
+    ``PTS_RESULTS_DIR`` or the ``[callback_pts_report]`` output_dir (their default: ``results``)."""
+    if given in (None, "") and variable not in (None, ""):
+        if not isinstance(variable, str):
+            raise ValueError(f"pts_results_dir={variable!r}: must be a directory path")
+        given = variable
+    root = given if given not in (None, "") else callback_option("output_dir")
+    return os.path.abspath(os.path.expanduser(str(root)))
 
 
 def run_dir(run_id: str, root: str | None = None) -> str:
@@ -59,18 +71,25 @@ def run_dir(run_id: str, root: str | None = None) -> str:
     return os.path.join(results_root(root), _results.safe_name(run_id))
 
 
-def new_run_id(now: datetime.datetime | None = None) -> str:
-    """The run id of a run nobody named: the UTC time it was planned."""
-    return (now or datetime.datetime.now(datetime.timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
+_AWX_JOB_RE = re.compile(r"^[0-9]{1,18}$")
 
 
-def run_id_in_force(variable: object, env: object, configured: object, now: datetime.datetime | None = None) -> str:
+def new_run_id(now: datetime.datetime | None = None, awx_job_id: object = None) -> str:
+    """The run id of a run nobody named: the UTC time it was planned, and what makes it this controller process's own -
+    AWX's job id (each slice of a sliced job has its own), else a random suffix."""
+    stamp = (now or datetime.datetime.now(datetime.timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
+    job = str(awx_job_id) if awx_job_id not in (None, "") else ""
+    return f"{stamp}-awx{job}" if _AWX_JOB_RE.match(job) else f"{stamp}-{secrets.token_hex(3)}"
+
+
+def run_id_in_force(variable: object, env: object, configured: object, now: datetime.datetime | None = None,
+                    awx_job_id: object = None) -> str:
     """The run id of this run: the pts_run_id variable (-e or the inventory), else the PTS_RUN_ID environment
-    variable, else the callback's run_id setting, else a new one. Not yet checked (see run_id_candidates)."""
+    variable, else the run_id setting of ansible.cfg, else a new one. Not yet checked (see run_id_candidates)."""
     for value in (variable, env, configured):
         if value not in (None, ""):
             return value if isinstance(value, str) else str(value)
-    return new_run_id(now)
+    return new_run_id(now, awx_job_id)
 
 
 def run_id_candidates(effective: object, extra: object, env: object, configured: object) -> list[tuple[str, object]]:

@@ -5,7 +5,11 @@
 # Note that this plugin util is **PRIVATE** to the collection. It can have breaking changes at any time.
 # Do not use this from other collections or standalone plugins!
 
-"""The controller-side lock on a run directory (results/<run-id>/): one live ansible-playbook per run id.
+"""The controller-side locks on a run directory (results/<run-id>/): one live ansible-playbook per run id and host.
+
+Each host of a run is locked apart (``.pts-host-<host>.lock``), so the slices of a sliced job - several
+ansible-playbook processes, each with its own hosts - may share one run id and one results tree, while two processes
+that would write the same host's results cannot; a lock without a host (``.pts-run.lock``) covers the whole run.
 
 The lock is a JSON file naming its owner - the ansible-playbook main process: PID, start time (field 22 of
 /proc/PID/stat, clock ticks since boot), boot id and controller host name - written atomically. An owner is alive
@@ -43,8 +47,28 @@ class RunLocked(ValueError):
     """Another live ansible-playbook holds the run (or its lock cannot be judged); the message says who."""
 
 
-def lock_path(run_dir: str) -> str:
-    return os.path.join(run_dir, LOCK_FILE)
+def lock_path(run_dir: str, host: str | None = None) -> str:
+    if host is None:
+        return os.path.join(run_dir, LOCK_FILE)
+    return os.path.join(run_dir, f".pts-host-{_results.safe_name(host)}.lock")
+
+
+def host_locks(run_dir: str) -> dict[str, dict]:
+    """Every host lock of a run, by the host directory it covers: its owner record (unreadable ones left out)."""
+    found = {}
+    try:
+        names = os.listdir(run_dir)
+    except OSError:
+        return found
+    for name in names:
+        if name.startswith(".pts-host-") and name.endswith(".lock"):
+            try:
+                record = json.loads(_read(os.path.join(run_dir, name)) or "")
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                found[name[len(".pts-host-"):-len(".lock")]] = record
+    return found
 
 
 def _read(path: str) -> str | None:
@@ -129,9 +153,9 @@ def describe(record: dict) -> str:
             f"{record.get('run_id')} since {record.get('acquired_at')}")
 
 
-def read(run_dir: str) -> dict | None:
+def read(run_dir: str, host: str | None = None) -> dict | None:
     """The lock's owner record, None when there is no lock; ValueError when the file is not a lock."""
-    text = _read(lock_path(run_dir))
+    text = _read(lock_path(run_dir, host))
     if text is None:
         return None
     try:
@@ -139,12 +163,13 @@ def read(run_dir: str) -> dict | None:
     except ValueError:
         record = None
     if not isinstance(record, dict):
-        raise ValueError(f"{lock_path(run_dir)} is not a run lock this collection wrote")
+        raise ValueError(f"{lock_path(run_dir, host)} is not a run lock this collection wrote")
     return record
 
 
-def _write(run_dir: str, record: dict) -> None:
-    _results.atomic_write_text(lock_path(run_dir), json.dumps(record, indent=2, sort_keys=True) + "\n", shared=False)
+def _write(run_dir: str, record: dict, host: str | None = None) -> None:
+    _results.atomic_write_text(lock_path(run_dir, host), json.dumps(record, indent=2, sort_keys=True) + "\n",
+                               shared=False)
 
 
 class _DirLock:
@@ -162,10 +187,11 @@ class _DirLock:
         os.close(self._fd)
 
 
-def _judge(run_dir: str, run_id: str, pid: int, proc_root: str, hostname: str | None) -> tuple[str, dict | None, str]:
+def _judge(run_dir: str, run_id: str, pid: int, proc_root: str, hostname: str | None,
+           host: str | None = None) -> tuple[str, dict | None, str]:
     """("own", "free", "stale") with the record found and why; RunLocked for a live or unreadable lock."""
     try:
-        record = read(run_dir)
+        record = read(run_dir, host)
     except ValueError as exc:
         raise RunLocked(f"run {run_id} cannot be locked: {exc}; if no other run of this id is going on, delete it and "
                         "run again. Nothing was written") from None
@@ -175,9 +201,10 @@ def _judge(run_dir: str, run_id: str, pid: int, proc_root: str, hostname: str | 
         return "own", record, ""
     alive, why = liveness(record, proc_root, hostname)
     if alive:
-        raise RunLocked(f"run {run_id} is in use by {describe(record)}: {why}. Two runs of one run id would overwrite "
+        what = f"run {run_id}" if host is None else f"host {host} of run {run_id}"
+        raise RunLocked(f"{what} is in use by {describe(record)}: {why}. Two runs of one run id would overwrite "
                         f"each other's results: wait for it to end, or give this run another pts_run_id. If that run "
-                        f"is gone, delete {lock_path(run_dir)}. Nothing was written")
+                        f"is gone, delete {lock_path(run_dir, host)}. Nothing was written")
     return "stale", record, why
 
 
@@ -200,8 +227,9 @@ def _token(run_dir: str, create: bool) -> str | None:
 
 
 def acquire(run_dir: str, run_id: str, pid: int, proc_root: str = "/proc", hostname: str | None = None,
-            check_only: bool = False) -> dict:
-    """Take the run's lock for the ansible-playbook process ``pid`` (or, with check_only, only judge it).
+            check_only: bool = False, host: str | None = None) -> dict:
+    """Take the run's lock - of the whole run, or of its ``host`` - for the ansible-playbook process ``pid`` (or,
+    with check_only, only judge it).
 
     Returns {"status": "acquired" | "held" (already ours) | "took_over" (a stale lock) | "free" (check_only, no
     lock or a stale one), "owner": the record now in force, "previous": the stale record, "message": what to say,
@@ -211,13 +239,13 @@ def acquire(run_dir: str, run_id: str, pid: int, proc_root: str = "/proc", hostn
     if check_only:
         if not os.path.isdir(run_dir):
             return {"status": "free", "owner": None, "previous": None, "message": None, "token": None}
-        state, record, why = _judge(run_dir, run_id, pid, proc_root, hostname)
+        state, record, why = _judge(run_dir, run_id, pid, proc_root, hostname, host)
         return {"status": "held" if state == "own" else "free", "owner": record if state == "own" else None,
                 "previous": record if state == "stale" else None, "token": _token(run_dir, create=False),
                 "message": f"a stale lock of {describe(record)} would be taken over: {why}" if state == "stale" else None}
     os.makedirs(run_dir, exist_ok=True)
     with _DirLock(run_dir):
-        state, record, why = _judge(run_dir, run_id, pid, proc_root, hostname)
+        state, record, why = _judge(run_dir, run_id, pid, proc_root, hostname, host)
         if state == "own":
             return {"status": "held", "owner": record, "previous": None, "message": None,
                     "token": _token(run_dir, create=True)}
@@ -226,28 +254,29 @@ def acquire(run_dir: str, run_id: str, pid: int, proc_root: str = "/proc", hostn
             raise RunLocked(f"run {run_id} cannot be locked: the ansible-playbook process (PID {pid}) cannot be read "
                             f"in {proc_root}. Nothing was written")
         token = _token(run_dir, create=True)
-        _write(run_dir, owner)
+        _write(run_dir, owner, host)
     if state == "stale":
+        what = f"run {run_id}" if host is None else f"host {host} of run {run_id}"
         return {"status": "took_over", "owner": owner, "previous": record, "token": token,
-                "message": f"took over the lock of run {run_id} from {describe(record)}: {why}"}
+                "message": f"took over the lock of {what} from {describe(record)}: {why}"}
     return {"status": "acquired", "owner": owner, "previous": None, "message": None, "token": token}
 
 
-def release(run_dir: str, pid: int | None = None, proc_root: str = "/proc", hostname: str | None = None) -> bool:
-    """Remove the run's lock if this process (``pid``, by default the caller) holds it; True when removed.
-
-    The report callback calls it at the end of the playbook, from the ansible-playbook process the lock names.
+def release(run_dir: str, pid: int | None = None, proc_root: str = "/proc", hostname: str | None = None,
+            host: str | None = None) -> bool:
+    """Remove the run's lock (or its ``host``'s) if this process (``pid``, by default the caller) holds it; True when
+    removed. The judge releases each host's lock of the ansible-playbook process the lock names.
     """
     pid = os.getpid() if pid is None else pid
     try:
         with _DirLock(run_dir):
             try:
-                record = read(run_dir)
+                record = read(run_dir, host)
             except ValueError:
                 return False
             if record is None or not same_owner(record, pid, proc_root, hostname):
                 return False
-            os.unlink(lock_path(run_dir))
+            os.unlink(lock_path(run_dir, host))
             return True
     except OSError as exc:
         if exc.errno in (errno.ENOENT, errno.ENOTDIR):

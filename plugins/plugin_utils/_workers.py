@@ -6,29 +6,33 @@
 # Do not use this from other collections or standalone plugins!
 
 """One worker per guarded drive, so that every drive of every host runs its own purge, rounds and steady
-state at the same time: the fleet's wall time is the slowest drive's, not the sum."""
+state at the same time: the fleet's wall time is the slowest drive's, not the sum.
+
+A worker is an inventory host named ``<host>/<drive>``; a name that is already an inventory host or group is refused
+(the run would test the wrong thing, or ansible-core would warn of a host and a group of one name). The workers join
+the group ``pts_drive_workers`` and their host's groups; the strategy ``fleetqual.pts.pts_fan_out`` lets them through
+whatever ``--limit`` selected their hosts."""
 
 from __future__ import annotations
 
-import re
-
 GROUP = "pts_drive_workers"
+# Each worker's variables: exactly these, no more (the rest of its host's variables stay with the host).
+VARIABLES = ("pts_run_host", "pts_run_drive_key", "pts_run_drives", "pts_run_plan", "pts_guard_passed", "pts_run_id",
+             "pts_run_dir", "pts_run_token", "ansible_connection", "ansible_python_interpreter")
 
 
-def _limit_names(limit: str | None) -> set[str]:
-    """Literal host names in an --limit pattern (workers join a group of that name so the limit keeps them)."""
-    if not limit:
-        return set()
-    return {token.lstrip("&!") for token in re.split(r"[,:]", limit) if token and not token.startswith("~")}
+def name(host: str, drive_key: str) -> str:
+    return f"{host}/{drive_key}"
 
 
-def workers(hostvars, hosts: list[str], limit: str | None = None, python: str | None = None,
-            run_id: str | None = None) -> list[dict]:
-    """The add_host arguments of one worker per drive the guard passed on each host: ``name``, ``groups`` and
-    ``vars`` - exactly the variables the worker gets (its host, drive, the host's plan, the guard's record of the drive,
-    the run id, a local connection with the controller's Python ``python``)."""
+def workers(hostvars, hosts: list[str], python: str | None = None, run_id: str | None = None,
+            run_dir: str | None = None, groups: dict | None = None) -> list[dict]:
+    """The add_host arguments of one worker per drive the guard passed and the plan covers on each host: ``name``,
+    ``groups`` and ``vars`` - exactly the variables the worker gets (its host, drive, the host's plan, the guard's
+    record of the drive, the run id, directory and token, a local connection with the controller's Python ``python``).
+    ValueError when a worker's name is an inventory host or group (``groups``: the inventory's groups)."""
     found = []
-    named = _limit_names(limit)
+    taken = set(groups or {})
     for host in hosts:
         host_vars = hostvars[host]
         passed = host_vars.get("pts_guard_passed") or {}
@@ -39,14 +43,26 @@ def workers(hostvars, hosts: list[str], limit: str | None = None, python: str | 
         for drive in (tested if tested is not None else host_vars.get("pts_identify_drives")) or []:
             if drive["path"] not in passed or drive["key"] not in planned:
                 continue
-            groups = [GROUP] + [g for g in host_vars.get("group_names") or [] if g != GROUP]
-            if host in named:
-                groups.append(host)
+            worker = name(host, drive["key"])
+            if worker in taken or (worker in hostvars and worker not in _workers_of(hostvars, worker)):
+                raise ValueError(f"the worker of drive {drive['key']} of {host} would be named {worker!r}, which is "
+                                 "already an inventory host or group; rename the pts_devices entry (its name)")
             found.append({
-                "name": f"{host}/{drive['key']}",
-                "groups": groups,
+                "name": worker,
+                "groups": [GROUP] + [g for g in host_vars.get("group_names") or [] if g != GROUP],
                 "vars": {"pts_run_host": host, "pts_run_drive_key": drive["key"], "pts_run_drives": [drive],
                          "pts_run_plan": plan, "pts_guard_passed": {drive["path"]: passed[drive["path"]]},
-                         "pts_run_id": run_id, "ansible_connection": "local", "ansible_python_interpreter": python},
+                         "pts_run_id": run_id, "pts_run_dir": run_dir,
+                         "pts_run_token": host_vars.get("pts_run_token") or "", "ansible_connection": "local",
+                         "ansible_python_interpreter": python},
             })
     return found
+
+
+def _workers_of(hostvars, worker: str) -> set[str]:
+    """The name itself when that inventory host is a worker an earlier run of this playbook process added."""
+    try:
+        known = hostvars[worker]
+    except KeyError:
+        return set()
+    return {worker} if GROUP in (known.get("group_names") or []) else set()

@@ -67,17 +67,30 @@ def _report_link(drive_dir: str) -> str:
     return page if os.path.exists(page) else os.path.join(drive_dir, "report.md")
 
 
-def collect(run_dirs: list[str]) -> list[dict]:
+def host_failure(host_dir: str) -> dict | None:
+    """Why a host's drives were not tested (host-failure.json: a step before its drive workers failed), or None."""
+    path = os.path.join(host_dir, "host-failure.json")
+    try:
+        record = _results.read_json(path)
+    except (OSError, ValueError):
+        return None if not os.path.exists(path) else {"msg": f"{path} cannot be read"}
+    return record if isinstance(record, dict) else {"msg": f"{path} is not a failure record"}
+
+
+def collect(run_dirs: list[str], skip: set | None = None) -> list[dict]:
     """One record per listed or identified drive: host, drive, identity, verdict, headline figures, report path.
-    Each record carries its per-round series under "_series" for the fleet plots (not written to fleet.json)."""
+    Each record carries its per-round series under "_series" for the fleet plots (not written to fleet.json).
+    ``skip``: (run directory, host directory name) pairs another live process is still running (a job slice)."""
     records = []
     for run_dir in run_dirs:
         for host in sorted(os.listdir(run_dir)) if os.path.isdir(run_dir) else []:
             host_dir = os.path.join(run_dir, host)
-            recorded = _judge.plan(host_dir) if os.path.isdir(host_dir) else None
-            if recorded is None:
+            if (run_dir, host) in (skip or set()) or not os.path.isdir(host_dir):
                 continue
-            plan = recorded.get("plan") or {}
+            recorded = _judge.plan(host_dir)
+            if recorded is None and host_failure(host_dir) is None:
+                continue
+            plan = (recorded or {}).get("plan") or {}
             planned = [t["name"] for t in plan.get("tests") or []]
             host_lost = _judge.lost(host_dir)
             seen_paths = set()
@@ -112,17 +125,36 @@ def collect(run_dirs: list[str]) -> list[dict]:
     return records
 
 
-def summarize(run_dirs: list[str], out_dir: str, settings: dict | None = None) -> dict:
+def run_errors(run_dirs: list[str], skip: set | None = None) -> list[dict]:
+    """The hosts whose drives were not tested because a step before their drive workers failed (install, identity,
+    the guard, RAID, the plan): each fails the run, whatever pts_fleet_fail_on says."""
+    errors = []
+    for run_dir in run_dirs:
+        for host in sorted(os.listdir(run_dir)) if os.path.isdir(run_dir) else []:
+            failure = host_failure(os.path.join(run_dir, host))
+            if failure is not None and (run_dir, host) not in (skip or set()):
+                errors.append({"host": str(failure.get("host") or host), "task": failure.get("task"),
+                               "msg": str(failure.get("msg") or "failed"), "recorded_at": failure.get("recorded_at")})
+    return errors
+
+
+def summarize(run_dirs: list[str], out_dir: str, settings: dict | None = None, in_progress: list[dict] | None = None
+              ) -> dict:
     """Judge every drive and write fleet.md, fleet.json and junit.xml. The fleet settings (fail_on,
     outlier_robust_z, outlier_min_deviation_pct, outlier_min_cohort, outliers_fail) are the ones the runs' plans
     recorded (_run.recorded_fleet_settings), each replaced by ``settings``' where that gives one: a summary written
-    without the playbook's judging play judges as the run was told to."""
+    without the playbook's judging play judges as the run was told to.
+
+    ``in_progress``: hosts another live ansible-playbook still runs (``{"run_dir", "host", "by"}``, a job slice that
+    shares the run): listed, neither judged nor counted; the last slice to finish judges them all."""
+    busy = {(entry["run_dir"], entry["host"]) for entry in in_progress or []}
     chosen = dict(_run.recorded_fleet_settings(run_dirs),
                   **{k: v for k, v in (settings or {}).items() if v is not None})
     fail_on, outlier_threshold = chosen["fail_on"], float(chosen["outlier_robust_z"])
     outlier_min_deviation_pct = float(chosen["outlier_min_deviation_pct"])
     outlier_min_cohort, outliers_fail = int(chosen["outlier_min_cohort"]), bool(chosen["outliers_fail"])
-    records = collect(run_dirs)
+    records = collect(run_dirs, busy)
+    errors = run_errors(run_dirs, busy)
     flagged = _verdicts.cohort_outliers([r for r in records if r.get("model")], outlier_threshold,
                                         outlier_min_deviation_pct, outlier_min_cohort)
     for record in records:
@@ -134,7 +166,13 @@ def summarize(run_dirs: list[str], out_dir: str, settings: dict | None = None) -
     counts = {v: sum(1 for r in records if r["verdict"] == v) for v in _verdicts.VERDICTS}
     summary = {
         "schema": _results.SCHEMA, "runs": [os.path.basename(d) for d in run_dirs], "generated_at": _results.now_iso(),
-        "counts": counts, "fail_on": fail_on, "failed": any(r["verdict"] in fail_on for r in records),
+        "counts": counts, "fail_on": fail_on, "errors": errors,
+        # Never a 0 for a drive that was not tested: an INCOMPLETE drive and a host that failed before its drives
+        # always fail the run; pts_fleet_fail_on decides about FAIL (and, if it lists them, outliers' FAIL).
+        "failed": bool(errors) or any(r["verdict"] in fail_on or r["verdict"] == _verdicts.INCOMPLETE
+                                      for r in records),
+        "in_progress": [{"host": e["host"], "run": os.path.basename(e["run_dir"]), "by": e.get("by")}
+                        for e in in_progress or []],
         "outlier_settings": {"robust_z": outlier_threshold, "min_deviation_pct": outlier_min_deviation_pct,
                              "min_cohort": outlier_min_cohort, "fail": outliers_fail},
         "drives": [dict({k: v for k, v in r.items() if k != "_series"},
@@ -195,16 +233,44 @@ def _cohort_plots(summary: dict, out_dir: str) -> dict:
 
 
 def _exit_line(summary: dict) -> str:
-    """Whether the run's exit status fails, and on what: pts_fleet_fail_on in words."""
+    """Whether the run's exit status fails, and on what: drives not tested (INCOMPLETE, hosts that failed before their
+    drives) always, and pts_fleet_fail_on in words. ansible-playbook's exit code is this line's."""
     fail_on = summary["fail_on"]
-    if not fail_on:
-        return ("Exit status: **passes** — `pts_fleet_fail_on` is empty, so no verdict fails the run (the verdicts "
-                "above still stand).")
-    failing = [d for d in summary["drives"] if d["verdict"] in fail_on]
+    why = []
+    errors = summary.get("errors") or []
+    if errors:
+        why.append(f"{md.plural(len(errors), 'host')} failed before {'its' if len(errors) == 1 else 'their'} drives "
+                   "were tested")
+    incomplete = [d for d in summary["drives"] if d["verdict"] == _verdicts.INCOMPLETE]
+    if incomplete:
+        why.append(f"{md.plural(len(incomplete), 'drive')} INCOMPLETE (not every planned test finished)")
+    failing = [d for d in summary["drives"] if d["verdict"] in fail_on and d["verdict"] != _verdicts.INCOMPLETE]
     if failing:
-        return (f"Exit status: **fails** — {md.plural(len(failing), 'drive')} with a verdict in `pts_fleet_fail_on` "
-                f"({', '.join(fail_on)}).")
-    return f"Exit status: **passes** — no drive has a verdict in `pts_fleet_fail_on` ({', '.join(fail_on)})."
+        why.append(f"{md.plural(len(failing), 'drive')} with a verdict in `pts_fleet_fail_on` ({', '.join(fail_on)})")
+    if why:
+        return f"Exit status: **fails** — {'; '.join(why)}."
+    if not fail_on or fail_on == [_verdicts.INCOMPLETE]:
+        return ("Exit status: **passes** — every drive finished its tests, and `pts_fleet_fail_on` names no other "
+                "verdict that fails the run (the verdicts above still stand).")
+    return f"Exit status: **passes** — every drive finished its tests, and none has a verdict in `pts_fleet_fail_on` " \
+           f"({', '.join(fail_on)})."
+
+
+def _errors_lines(summary: dict) -> list[str]:
+    lines = []
+    if summary.get("errors"):
+        lines += ["## Hosts not tested", ""]
+        lines += [f"- **{md.text(e['host'])}**: {md.text(e.get('task') or 'a step')} failed — {md.text(e['msg'])}"
+                  for e in summary["errors"]]
+        lines.append("")
+    if summary.get("in_progress"):
+        lines += ["## Still running", "",
+                  "Hosts of this run that another ansible-playbook (a job slice) is still testing: not judged here; the "
+                  "last slice to finish, or `playbooks/fleet_summary.yml` afterwards, judges them.", ""]
+        lines += [f"- **{md.text(e['host'])}** ({md.text(e['run'])}): {md.text(e.get('by') or 'another process')}"
+                  for e in summary["in_progress"]]
+        lines.append("")
+    return lines
 
 
 def _counts_line(summary: dict) -> str:
@@ -241,7 +307,7 @@ def _outputs_lines(summary: dict) -> list[str]:
 def render_markdown(summary: dict, plots: dict, models: dict | None = None) -> str:
     lines = [f"# Fleet summary — {', '.join(md.text(r) for r in summary['runs'])}", "",
              _counts_line(summary) + " " + _exit_line(summary), ""]
-    lines += _quick_line(summary) + _outputs_lines(summary)
+    lines += _quick_line(summary) + _outputs_lines(summary) + _errors_lines(summary)
     headers = ["Host", "Drive", "Serial", "Model", "Firmware", "Verdict"] + \
         [FIGURE_LABELS[f][0] for f in FIGURE_LABELS] + ["Write saturation", "Test time", "Report"]
     rows = []

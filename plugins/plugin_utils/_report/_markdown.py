@@ -11,23 +11,14 @@ from __future__ import annotations
 
 import re
 
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._progress import plain
+
 DASH = "—"
 
-# ANSI escape sequences (CSI ... final byte, OSC ... BEL/ST, and two-byte ESC x), then any control character left.
-_ANSI_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])|\x9b[0-?]*[ -/]*[@-~]")
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_SPACE_RE = re.compile(r"[\t\n\r]+")
 # Markdown that would change how the text reads: HTML, code spans, links, emphasis, table cell edges.
 _MARKUP = {"\\": "\\\\", "`": "\\`", "*": "\\*", "[": "\\[", "]": "\\]", "|": "\\|", "<": "&lt;", ">": "&gt;",
            "&": "&amp;"}
 _MARKUP_RE = re.compile("|".join(re.escape(k) for k in _MARKUP) + r"|(?<!\w)_|_(?!\w)")
-
-
-def plain(value: object) -> str:
-    """Text from a drive, a description file or the inventory with its terminal escapes and control characters
-    taken out, for the console: a model name cannot recolour, move the cursor or clear the operator's screen."""
-    stripped = _ANSI_RE.sub("", str(value))
-    return _CONTROL_RE.sub("\ufffd", _SPACE_RE.sub(" ", stripped))
 
 
 def plot_label(value: object) -> str:

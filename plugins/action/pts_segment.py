@@ -1,0 +1,314 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import time
+
+from ansible.errors import AnsibleActionFail, AnsibleConnectionFailure, AnsibleError
+from ansible.plugins.action import ActionBase
+from ansible.utils.display import Display
+
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _health
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _pts2, _rounds
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _progress, _results
+
+try:
+    from ansible.template import trust_as_template
+except ImportError:  # ansible-core before 2.19 trusts every template
+    def trust_as_template(value):
+        return value
+
+display = Display()
+
+_TEMPLATE_RE = re.compile(r"^[A-Za-z0-9._-]+$")
+# Seconds one health read (nvme smart-log, smartctl) may take before it is killed and recorded as failed.
+_HEALTH_TIMEOUT_S = 60
+# What a failed round leaves in the task's result: the message, cut to this many characters (the whole evidence is in
+# failure.json). The result stays small whatever fio printed.
+_MSG_CHARS = 2000
+
+ARGUMENT_SPEC = dict(
+    test=dict(type="dict", required=True),
+    segment=dict(type="dict", required=True),
+    limits=dict(type="dict", default={}),
+    template=dict(type="str", default="round.fio.j2"),
+    job_dir=dict(type="path", required=True),
+    device=dict(type="path", required=True),
+    expect=dict(type="dict", required=True),
+    run_dir=dict(type="path", required=True),
+    timeout=dict(type="int", default=0),
+    reconnect_timeout=dict(type="float", default=300),
+    expected_seconds=dict(type="float", default=0),
+    context=dict(type="dict", default={}),
+)
+
+
+def _row_label(row: dict | None) -> dict | None:
+    """A sweep row as the round file records it: its label, queue depth or offer, without its fio sections."""
+    return None if row is None else {k: v for k, v in row.items() if k != "combinations"}
+
+
+class ActionModule(ActionBase):
+    """Every round of one segment of a PTS test, in one task: for each round, render its job file, run fio on the
+    host (detached, through fleetqual.pts.fio_job), write the round on the controller (atomically, with its verdict),
+    judge the stop rule and print one progress line - then the next round, until the rule says stop.
+
+    The loop is a plain Python loop in this worker: nothing nests or grows per round but the round files on disk,
+    and the task's result is the stop verdict and where the rounds are, whatever the round count or fio's output.
+    """
+
+    _supports_check_mode = False
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        task_vars = task_vars or {}
+        dummy, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+        if not _TEMPLATE_RE.match(args["template"]):
+            raise AnsibleActionFail(f"pts_segment: template {args['template']!r} must be a file name in the role's templates")
+        context = dict(args["context"])
+        for key in ("host", "drive", "test"):
+            if not context.get(key):
+                raise AnsibleActionFail(f"pts_segment: context.{key} is required (where the rounds are filed)")
+        try:
+            rule = _rounds.check_rule(_rounds.rule_for(args["test"], args["segment"], args["limits"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise AnsibleActionFail(f"pts_segment: {exc}") from None
+        segment_dir = _results.segment_dir(args["run_dir"], context["host"], context["drive"], context["test"],
+                                           context.get("segment") or "")
+        loop_id = f"{context['drive']}/{context['test']}/{context.get('segment') or ''}@{time.time():.6f}"
+        state = _rounds.start(loop_id, rule["kind"], time.time())
+        expected = args["expected_seconds"]
+        payload = None
+        self._fio = self._fio_action()
+        try:
+            while not state["stop"]:
+                number = state["round"]
+                outcome = self._round(args, task_vars, rule, state, dict(context, loop=loop_id), expected)
+                if outcome.get("failed"):
+                    msg = str(outcome.get("msg") or "the round failed")
+                    result.update(failed=True, msg=msg[:_MSG_CHARS], pts_segment={
+                        "dir": segment_dir, "rounds": number - 1, "stop": True, "reason": msg[:200],
+                        "failed_round": number, "lost": bool(outcome.get("lost"))})
+                    return result
+                state, payload = outcome["state"], outcome["verdict"]
+                expected = state["last_elapsed_s"] or expected
+        finally:
+            if self._server:
+                self._fio.stop_server(self._server)
+            self._fio.cleanup()
+        result.update(changed=True, pts_segment={
+            "dir": segment_dir, "rounds": state["round"] - 1, "stop": True, "reason": state["reason"],
+            "steady": (payload or {}).get("steady")})
+        return result
+
+    def _round(self, args: dict, task_vars: dict, rule: dict, state: dict, context: dict, expected: float) -> dict:
+        """One round: its job file, fio, health, the verdict, the round on disk, the progress line. Returns the next
+        state and the verdict, or ``failed`` (with ``msg``; the evidence is on disk) when the test must stop."""
+        number = state["round"]
+        context.update(phase="round", round=number)
+        rows = args["segment"].get("rounds")
+        if rows and number > len(rows):
+            return {"failed": True, "msg": f"pts_segment: round {number} is past the {len(rows)} rows of the sweep"}
+        row = rows[number - 1] if rows else None
+        try:
+            row = self._row(args, row, number, state, context)
+        except (KeyError, TypeError, ValueError, OSError) as exc:
+            return self._fail(args, context, f"pts_segment: round {number} of {_progress.test_label(context)}: {exc}")
+        context["row"] = _row_label(row)
+        job_file = os.path.join(args["job_dir"], f"round-{number:02d}.fio")
+        try:
+            job_text = self._render(args["template"], task_vars, {"number": number, "row": row, "state": state})
+        except AnsibleError as exc:
+            return self._fail(args, context, f"pts_segment: the job file of round {number} cannot be rendered: {exc}")
+
+        # The drive's health just before fio starts and just after it ends, outside fio's measuring time: one tool
+        # call a round. Nothing touches the drive between two rounds, so the reading after a round is the next
+        # round's before; the first round reads it with the probe.
+        clock = time.monotonic()
+        probe, carried = state.get("health"), state.get("health_after")
+        before = error = None
+        try:
+            if not isinstance(probe, dict):
+                probe, before, error = self._health_probe(args, context, task_vars)
+            elif isinstance(carried, dict):
+                before = carried
+            elif not probe.get("none"):
+                before, error = self._health_read(probe)
+        except AnsibleConnectionFailure as exc:
+            return self._lost(args, context, exc)
+        state.update(health=probe, health_after=None)
+        cost = time.monotonic() - clock
+
+        fio = self._fio_round(task_vars, {
+            "job_file": job_file, "job_text": job_text, "device": args["device"], "expect": args["expect"],
+            "expected_seconds": expected, "reconnect_timeout": args["reconnect_timeout"],
+            "timeout": args["timeout"], "context": context,
+            "output_format": args["segment"].get("output_format") or "json",
+        })
+        if fio.get("unreachable") or fio.get("pts_lost"):
+            return self._lost(args, context, fio.get("msg") or "unreachable")
+        if fio.get("failed") or "pts_fio" not in fio:
+            fio.setdefault("msg", "fio_job returned no measurement")
+            self._file(args, context, dict(fio, failed=True, pts_context=context))
+            return {"failed": True, "msg": fio["msg"]}
+        clock = time.monotonic()
+        try:
+            after, late = self._health_read(probe)
+        except AnsibleConnectionFailure as exc:
+            after, late = None, f"{probe.get('tool')} could not be run: {exc}"
+        health = _health.entry(probe, before, after, cost + time.monotonic() - clock, error or late)
+        if before is not None and before is carried:
+            health["before_from"] = f"the reading after round {number - 1}"
+        try:
+            nxt, key, verdict = _rounds.advance(state, rule, fio["pts_fio"]["jobs"], time.time(),
+                                                fio["pts_fio"].get("elapsed_s"), row)
+        except (KeyError, TypeError, ValueError) as exc:
+            return self._fail(args, context, f"pts_segment: round {number}: {exc}")
+        nxt["health_after"] = after
+        # The round on disk, with its verdict, before anything else happens: nothing lost, and the next round
+        # starts only once this one is recorded.
+        recorded = self._file(args, context, {"pts_fio": dict(fio["pts_fio"], health=health),
+                                              "pts_fio_raw": fio.get("pts_fio_raw"), "pts_context": context,
+                                              key: verdict})
+        if recorded is not None:
+            return {"failed": True, "msg": recorded}
+        line = {"pts_steady_state": _progress.round_line, "pts_wsat": _progress.wsat_line,
+                "pts_sweep": _progress.sweep_line, "pts_sample": _progress.sample_line}[key]
+        display.display(_progress.plain(line(context["host"], context, verdict)))
+        return {"state": nxt, "verdict": verdict}
+
+    @staticmethod
+    def _file(args: dict, context: dict, data: dict) -> str | None:
+        """Write a round (or a round's failure) into the results tree; the reason the test stops when it cannot."""
+        try:
+            _results.file_payload(args["run_dir"], context["host"], data)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            return (f"pts_segment: round {context.get('round')} of {_progress.test_label(context)} on "
+                    f"{context['drive']} could not be recorded under {args['run_dir']}: {exc}; the test stops rather "
+                    "than run a round that is not on disk. Free the space and resume with the same run id.")
+        return None
+
+    def _fail(self, args: dict, context: dict, msg: str) -> dict:
+        self._file(args, context, {"failed": True, "msg": msg, "pts_context": context})
+        return {"failed": True, "msg": msg}
+
+    def _lost(self, args: dict, context: dict, exc: object) -> dict:
+        """The drive's host went away: lost.json says so (its verdict is INCOMPLETE, host lost), the test stops."""
+        msg = f"lost the connection to {context['host']} in round {context.get('round')}: {exc}"
+        try:
+            _results.atomic_write_json(
+                os.path.join(_results.drive_dir(args["run_dir"], context["host"], context["drive"]), "lost.json"),
+                {"msg": msg, "recorded_at": _results.now_iso()})
+        except OSError as err:
+            display.warning(f"pts_segment: could not record that {context['host']} was lost: {err}")
+        return {"failed": True, "lost": True, "msg": msg}
+
+    def _row(self, args: dict, row: dict | None, number: int, state: dict, context: dict) -> dict | None:
+        """The round's row: the plan's, or one worked out now - an XSR sample (a sequential stream goes on where the
+        last sample ended), or an operating point chosen from the TC x QD loop's measurement window on disk."""
+        segment, test = args["segment"], args["test"]
+        kind = segment.get("stop")
+        if kind == "samples":
+            return _pts2.sample_row(segment, number, int(state.get("offset") or 0), int(args["limits"]["capacity"]))
+        if kind != "points" or row is None:
+            return row
+        params = dict(test.get("parameters") or {}, name=test["test"], block_sizes=test["block_sizes"])
+        loop_dir = _results.segment_dir(args["run_dir"], context["host"], context["drive"], context["test"], "loop")
+        window = int(args["limits"]["window"])
+        rounds = [_results.read_json(path) for path in _results.round_files(loop_dir)[-window:]]
+        if not rounds:
+            raise ValueError(f"the TC x QD loop's rounds are not on disk in {loop_dir}: no operating point can be chosen")
+        points = _pts2.operating_points(_pts2.window_grid([r["fio"]["jobs"] for r in rounds], params), params)
+        points["window_rounds"] = [r.get("round") for r in rounds]
+        return _pts2.point_row(params, row, points)
+
+    def _health_probe(self, args: dict, context: dict, task_vars: dict) -> tuple[dict, dict | None, str | None]:
+        """The segment's first health read: how to read the drive (kept in the state), and the reading.
+
+        A drive whose identity record says it has no health (loop, zram, virtio...) is not probed at all: the run's
+        first probe (identify) already said so. Anything else is probed once per segment by pts_drive_health.
+        """
+        recorded = self._drive_record(args["run_dir"], context)
+        if recorded is not None and recorded.get("health") is None:
+            return {"none": _health.none_reason(recorded.get("interface"))}, None, None
+        try:
+            probed = self._execute_module(module_name="fleetqual.pts.pts_drive_health",
+                                          module_args={"path": args["device"], "mode": "round"}, task_vars=task_vars)
+        except AnsibleConnectionFailure:
+            raise
+        except Exception as exc:  # pylint: disable=broad-exception-caught  # health is evidence beside the round, never a reason to lose it
+            return {"none": f"the health probe failed: {type(exc).__name__}: {exc}"}, None, None
+        found = probed.get("pts_health_probe") if isinstance(probed, dict) else None
+        if probed.get("failed") or probed.get("unreachable") or not isinstance(found, dict):
+            return {"none": f"the health probe failed: {probed.get('msg') or 'no answer'}"}, None, None
+        if found.get("none"):
+            return {"none": found["none"]}, None, None
+        probe = {k: found.get(k) for k in ("tool", "format", "device", "argv", "thresholds")}
+        return probe, found.get("reading"), found.get("error")
+
+    @staticmethod
+    def _drive_record(run_dir: str, context: dict) -> dict | None:
+        """The drive's identity as the run filed it (drive.json), or None when it is not on disk."""
+        try:
+            record = _results.read_json(os.path.join(_results.drive_dir(run_dir, context["host"], context["drive"]),
+                                                     "drive.json"))
+        except (KeyError, OSError, TypeError, ValueError):
+            return None
+        drive = record.get("drive") if isinstance(record, dict) else None
+        return drive if isinstance(drive, dict) else None
+
+    def _health_read(self, probe: dict) -> tuple[dict | None, str | None]:
+        """One reading with the probe's command: one shell command on the host, no module run; nothing for a
+        drive without health. A lost connection is raised: the round cannot go on either."""
+        if probe.get("none") or not probe.get("argv"):
+            return None, None
+        try:
+            # A tool that hangs (a drive that stops answering) must not hold back the round fio has measured.
+            res = self._low_level_execute_command(
+                f"timeout -k 5 {_HEALTH_TIMEOUT_S} " + " ".join(shlex.quote(str(a)) for a in probe["argv"]))
+        except AnsibleConnectionFailure:
+            raise
+        except AnsibleError as exc:
+            return None, f"{probe.get('tool')} could not be run: {exc}"
+        if res.get("rc") in (124, 137):  # timeout's own exit statuses: the tool was killed
+            return None, f"{probe.get('tool')} did not answer within {_HEALTH_TIMEOUT_S} s and was killed"
+        reading, dummy, error = _health.parse(probe.get("format"), int(res.get("rc") or 0),
+                                              res.get("stdout") or res.get("stderr") or "")
+        return reading, error
+
+    def _render(self, template: str, task_vars: dict, pts_round: dict) -> str:
+        """The role's job template for this round; it sees the round as ``pts_round`` (number, row, state)."""
+        variables = dict(task_vars, pts_round=pts_round, __pts_round_template=template)
+        templar = self._templar.copy_with_new_env(available_variables=variables)
+        return templar.template(trust_as_template("{{ lookup('ansible.builtin.template', __pts_round_template) }}"))
+
+    _server: dict | None = None
+    _fio = None
+
+    def _fio_action(self):
+        """The fio_job action of this segment, on this task's connection: it runs the segment's fio server."""
+        task = self._task.copy(exclude_parent=True, exclude_tasks=True)
+        task._parent = self._task._parent  # pylint: disable=protected-access  # as ansible-core's loop does
+        return self._shared_loader_obj.action_loader.get(
+            "fleetqual.pts.fio_job", task=task, connection=self._connection, play_context=self._play_context,
+            loader=self._loader, templar=self._templar, shared_loader_obj=self._shared_loader_obj)
+
+    def _fio_round(self, task_vars: dict, module_args: dict) -> dict:
+        """One round's fio through the segment's fio server on the host, started with round 1 (one module run for the
+        whole segment); fio's output is parsed here."""
+        try:
+            if self._server is None:
+                # It waits for the next round at least as long as the host may stay away while a round runs.
+                idle = max(600.0, 2 * float(module_args["reconnect_timeout"]))
+                started = self._fio.start_server(dict(task_vars, pts_run_dir=None), module_args, idle)
+                if started.get("failed") or "pts_fio_server" not in started:
+                    return dict(started, failed=True, msg=started.get("msg") or "the fio server did not start")
+                self._server = started["pts_fio_server"]
+            return self._fio.run_round(self._server, module_args)
+        except AnsibleConnectionFailure as exc:
+            return {"unreachable": True, "msg": str(exc)}

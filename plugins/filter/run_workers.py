@@ -1,0 +1,97 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+name: run_workers
+short_description: The host pattern of the run's drive workers, let through the host limit that selected their hosts
+version_added: 2.0.0
+description:
+  - Meant for the C(hosts) line of the play that runs the drive workers (the second play of C(playbooks/pts.yml)),
+    which ansible-core templates on the controller just before that play picks its hosts. Returns C(pts_drive_workers),
+    the group of the workers that P(fleetqual.pts.drive_workers#filter) made.
+  - ansible-core applies C(--limit) to hosts added during the run too, so under C(-l stor-12-01) (a host), a retry
+    file, a pattern or an exclusion, the workers would match nothing and no drive would be tested. When a limit is in
+    force, this narrows it to exactly the hosts it selected, by name, plus the workers - the later plays then run the
+    drives of the selected hosts and nothing else. ansible-core has no public way to do this; the inventory is reached
+    through C(hostvars). Where it cannot be, it warns, and the judge reports every drive without a worker as not
+    tested, so the run fails rather than pass untested drives.
+  - It says how many drives run at once under the C(forks) in force (a warning when C(forks) is lower than the
+    drive count, with what to set), and freezes the controller's Python objects (C(gc.freeze())) before the workers fork, so that no long-running
+    worker's garbage collector copies the controller's memory pages into its own.
+options:
+  _input:
+    description: C(hostvars).
+    type: raw
+    required: true
+author:
+  - fleetqual.pts contributors (@fleetqual)
+"""
+
+EXAMPLES = r"""
+- name: Run the PTS on every drive, all at once
+  hosts: "{{ hostvars | fleetqual.pts.run_workers }}"
+  strategy: ansible.builtin.free
+  gather_facts: false
+  tasks:
+    - name: Run the selected tests on this drive
+      ansible.builtin.include_role:
+        name: fleetqual.pts.pts_run
+        tasks_from: worker
+"""
+
+RETURN = r"""
+_value:
+  description: The host pattern of the drive workers, C(pts_drive_workers).
+  type: str
+"""
+
+import gc
+
+from ansible import context
+from ansible.utils.display import Display
+
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _concurrency
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._workers import GROUP
+
+display = Display()
+
+
+def _say_concurrency(workers) -> None:
+    drives = []
+    for worker in workers:
+        key = worker.vars.get("pts_run_drive_key")
+        plan = worker.vars.get("pts_run_plan") or {}
+        left = _concurrency.remaining(next((d for d in plan.get("drives") or [] if d.get("key") == key), None) or {})
+        if left:
+            drives.append({"host": worker.vars.get("pts_run_host"), "key": key, "min_s": left[0], "max_s": left[1]})
+    forks, origin = _concurrency.forks_in_force()
+    found = _concurrency.summary(drives, forks)
+    if found:
+        line = _concurrency.message(found, origin)
+        (display.warning if found["forks"] < found["drives"] else display.display)(line)
+
+
+def run_workers(hostvars) -> str:
+    inventory = getattr(hostvars, "_inventory", None)
+    if inventory is None or not callable(getattr(inventory, "subset", None)):
+        if (context.CLIARGS or {}).get("subset"):
+            display.warning("fleetqual.pts.run_workers: the inventory cannot be reached from hostvars, so the drive "
+                            "workers may not pass --limit; a drive without a worker is reported as not tested")
+        return GROUP
+    workers = inventory.get_hosts(GROUP, ignore_limits=True, ignore_restrictions=True)
+    if workers and (context.CLIARGS or {}).get("subset"):
+        selected = [host.name for host in inventory.get_hosts("all", ignore_restrictions=True)
+                    if GROUP not in {group.name for group in host.get_groups()}]
+        inventory.subset(selected + [GROUP])
+    if workers:
+        _say_concurrency(workers)
+    gc.freeze()
+    return GROUP
+
+
+class FilterModule:
+    def filters(self):
+        return {"run_workers": run_workers}
