@@ -35,6 +35,7 @@ class ActionModule(ActionBase):
             outlier_min_cohort=dict(type="int"),
             outliers_fail=dict(type="bool"),
             fail=dict(type="bool", default=True),
+            errors=dict(type="list", elements="dict", default=[]),
             release_locks=dict(type="bool", default=False),
         ))
         try:
@@ -60,7 +61,8 @@ class ActionModule(ActionBase):
         owner = os.getppid()
         busy = self._in_progress(run_dirs, owner)
         try:
-            summary = _fleet_summary.summarize(run_dirs, out, {key: args[key] for key in _run.FLEET_DEFAULTS}, busy)
+            summary = _fleet_summary.summarize(run_dirs, out, {key: args[key] for key in _run.FLEET_DEFAULTS}, busy,
+                                               args["errors"])
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise AnsibleActionFail(f"fleet_summary: {exc}") from None
         finally:

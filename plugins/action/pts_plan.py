@@ -89,6 +89,7 @@ class ActionModule(ActionBase):
             plan = build_plan(variables, args["devices"])
             plan["acceptance"] = validate_rules(args["acceptance"])
             plan["fleet"] = _run.fleet_settings(variables)
+            plan["publish"] = _run.publish_targets(variables.get("pts_run_publish"))
             plan["raid"] = validate_arrays(variables.get("pts_raid"), listed)
             plan["wear_budget_pct"] = _wear.budget_pct(variables.get("pts_run_wear_budget_pct"))
         except PlanError as exc:

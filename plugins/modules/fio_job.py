@@ -262,6 +262,8 @@ def _start_server(module, directory: str, device: str, expect: dict, fio: str, t
         os.setsid()
         if os.fork():
             os._exit(0)
+        # Working in its directory is also how a release of the run finds it (module_utils/_pts/_run_io.py).
+        os.chdir(directory)
         nothing = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(nothing, fd)

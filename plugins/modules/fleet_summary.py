@@ -88,6 +88,14 @@ options:
     type: bool
     default: true
     version_added: 2.0.0
+  errors:
+    description:
+      - Run errors found after the drives were judged (a publishing of the results that failed), each with C(host),
+        C(task) and C(msg); each fails the run, as a host whose drives were not tested does.
+    type: list
+    elements: dict
+    default: []
+    version_added: 2.0.0
   release_locks:
     description:
       - Release the host locks this ansible-playbook process holds in the runs (its part of the run is over).

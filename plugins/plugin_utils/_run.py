@@ -156,3 +156,28 @@ def recorded_fleet_settings(run_dirs: list[str]) -> dict:
     if found["fail_on"] is None:
         found["fail_on"] = list(FLEET_DEFAULTS["fail_on"])
     return found
+
+
+_PUBLISH_KEYS = ("host", "dest")
+
+
+def publish_targets(given: object) -> list[dict]:
+    """The results hosts of pts_run_publish (pts_publish): each ``{"host": inventory host, "dest": absolute path}``;
+    ValueError naming the entry that is wrong."""
+    if given in (None, ""):
+        return []
+    if not isinstance(given, list):
+        raise ValueError(f"pts_run_publish={given!r}: must be a list of {{host, dest}} entries")
+    targets = []
+    for index, entry in enumerate(given):
+        where = f"pts_run_publish[{index}]"
+        if not isinstance(entry, dict) or sorted(entry) != sorted(_PUBLISH_KEYS):
+            raise ValueError(f"{where}={entry!r}: must have exactly host and dest")
+        host, dest = entry["host"], entry["dest"]
+        if not isinstance(host, str) or not host or any(c.isspace() or ord(c) < 32 for c in host):
+            raise ValueError(f"{where}.host={host!r}: must be an inventory host name")
+        if not isinstance(dest, str) or not dest.startswith("/") or any(ord(c) < 32 for c in dest) \
+                or "/../" in dest + "/":
+            raise ValueError(f"{where}.dest={dest!r}: must be an absolute directory path")
+        targets.append({"host": host, "dest": dest.rstrip("/") or "/"})
+    return targets

@@ -138,15 +138,17 @@ def run_errors(run_dirs: list[str], skip: set | None = None) -> list[dict]:
     return errors
 
 
-def summarize(run_dirs: list[str], out_dir: str, settings: dict | None = None, in_progress: list[dict] | None = None
-              ) -> dict:
+def summarize(run_dirs: list[str], out_dir: str, settings: dict | None = None, in_progress: list[dict] | None = None,
+              errors: list[dict] | None = None) -> dict:
     """Judge every drive and write fleet.md, fleet.json and junit.xml. The fleet settings (fail_on,
     outlier_robust_z, outlier_min_deviation_pct, outlier_min_cohort, outliers_fail) are the ones the runs' plans
     recorded (_run.recorded_fleet_settings), each replaced by ``settings``' where that gives one: a summary written
     without the playbook's judging play judges as the run was told to.
 
     ``in_progress``: hosts another live ansible-playbook still runs (``{"run_dir", "host", "by"}``, a job slice that
-    shares the run): listed, neither judged nor counted; the last slice to finish judges them all."""
+    shares the run): listed, neither judged nor counted; the last slice to finish judges them all. ``errors``: run errors
+    found after the drives (a publishing that failed), each ``{"host", "task", "msg"}``; like a host not tested, each
+    fails the run."""
     busy = {(entry["run_dir"], entry["host"]) for entry in in_progress or []}
     chosen = dict(_run.recorded_fleet_settings(run_dirs),
                   **{k: v for k, v in (settings or {}).items() if v is not None})
@@ -154,7 +156,8 @@ def summarize(run_dirs: list[str], out_dir: str, settings: dict | None = None, i
     outlier_min_deviation_pct = float(chosen["outlier_min_deviation_pct"])
     outlier_min_cohort, outliers_fail = int(chosen["outlier_min_cohort"]), bool(chosen["outliers_fail"])
     records = collect(run_dirs, busy)
-    errors = run_errors(run_dirs, busy)
+    errors = run_errors(run_dirs, busy) + [{"host": str(e.get("host") or ""), "task": e.get("task"),
+                                             "msg": str(e.get("msg") or "failed")} for e in errors or []]
     flagged = _verdicts.cohort_outliers([r for r in records if r.get("model")], outlier_threshold,
                                         outlier_min_deviation_pct, outlier_min_cohort)
     for record in records:
@@ -239,8 +242,8 @@ def _exit_line(summary: dict) -> str:
     why = []
     errors = summary.get("errors") or []
     if errors:
-        why.append(f"{md.plural(len(errors), 'host')} failed before {'its' if len(errors) == 1 else 'their'} drives "
-                   "were tested")
+        why.append(f"{md.plural(len(errors), 'run error')} (a host whose drives were not tested, results not "
+                   "published)")
     incomplete = [d for d in summary["drives"] if d["verdict"] == _verdicts.INCOMPLETE]
     if incomplete:
         why.append(f"{md.plural(len(incomplete), 'drive')} INCOMPLETE (not every planned test finished)")
@@ -259,7 +262,7 @@ def _exit_line(summary: dict) -> str:
 def _errors_lines(summary: dict) -> list[str]:
     lines = []
     if summary.get("errors"):
-        lines += ["## Hosts not tested", ""]
+        lines += ["## Run errors", ""]
         lines += [f"- **{md.text(e['host'])}**: {md.text(e.get('task') or 'a step')} failed — {md.text(e['msg'])}"
                   for e in summary["errors"]]
         lines.append("")
@@ -406,6 +409,12 @@ def render_junit(summary: dict) -> str:
                 properties = ElementTree.SubElement(case, "properties")
                 ElementTree.SubElement(properties, "property", name="profile", value="quick (not a qualification)")
         total += drive.get("time_s") or 0.0
+    for error in summary.get("errors") or []:
+        # A run error is no drive's: one error case per host (or results host) it concerns.
+        _case(suite, md.plain(f"pts.{error['host']}"), md.plain(error.get("task") or "run"), None,
+              md.plain(error["msg"]), None)
+        counts["tests"] += 1
+        counts["errors"] += 1
     for key, value in counts.items():
         suite.set(key, str(value))
     suite.set("time", f"{total:.3f}")

@@ -1,0 +1,297 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The segment action: every round of a segment in one task. fio, the template and the host are stand-ins; the
+state, the stop rules, the round files on disk, the progress lines and the task's result are real."""
+
+from __future__ import annotations
+
+import json
+import os
+from unittest.mock import MagicMock
+
+import pytest
+from ansible.errors import AnsibleActionFail, AnsibleError
+
+from ansible_collections.fleetqual.pts.plugins.action import pts_segment
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "module_utils", "fixtures")
+with open(os.path.join(FIXTURES, "fio-3.33-wsat-round.json"), encoding="utf-8") as _handle:
+    RAW = _handle.read()
+WSAT = _fio.parse(RAW)
+with open(os.path.join(FIXTURES, "health-nvme-cli-2.3-smart-log-throttling.json"), encoding="utf-8") as _handle:
+    SMART_LOG = json.load(_handle)
+WRITTEN = WSAT["jobs"][0]["write"]["io_bytes"]
+PROBE = {"tool": "nvme smart-log", "format": "nvme", "device": "/dev/nvme0",
+         "argv": ["/usr/sbin/nvme", "smart-log", "/dev/nvme0", "-o", "json"],
+         "thresholds": {"warning_c": 80, "critical_c": 85}, "reading": {"temperature_c": 76}}
+NVME = {"changed": False, "pts_health_probe": PROBE}
+
+
+def args_for(tmp_path, **changes) -> dict:
+    args = {"job_dir": "/var/lib/x/r1/d1/wsat", "device": "/dev/loop9", "expect": {"devnum": "7:9"},
+            "test": {"stop": "written", "target_bytes": 3 * WRITTEN, "max_seconds": 3600.0},
+            "segment": {"name": "", "combinations": []}, "run_dir": str(tmp_path / "r1"),
+            "context": {"run_id": "r1", "host": "h1", "drive": "d1", "test": "wsat", "segment": ""}}
+    args.update(changes)
+    return args
+
+
+class Host:
+    """The host's answers: the health probe module, one smart log per shell command, and fio per round."""
+
+    def __init__(self, probe: dict | None = None, logs: list | None = None, fio=None):
+        self.probe = {"pts_health_probe": {"none": "a loop device (a file) has no SMART or NVMe health log"}} \
+            if probe is None else probe
+        self.logs = list(logs or [])
+        self.modules: list[dict] = []
+        self.commands: list[str] = []
+        self.rounds: list[dict] = []
+        self.fio = fio or (lambda number, args: {"changed": True, "pts_fio": dict(WSAT, elapsed_s=0.37,
+                                                                                  job_text=args["job_text"]),
+                                                 "pts_fio_raw": RAW})
+        self.on_disk_before: list[bool] = []
+
+    def execute_module(self, module_name=None, module_args=None, task_vars=None):
+        self.modules.append(dict(module_args, name=module_name))
+        return self.probe
+
+    def command(self, cmd, sudoable=True, in_data=None):
+        self.commands.append(cmd)
+        log = self.logs.pop(0)
+        if isinstance(log, Exception):
+            raise log
+        if isinstance(log, int):  # an exit status with no output: timeout killed the tool
+            return {"rc": log, "stdout": "", "stderr": ""}
+        return {"rc": 0, "stdout": json.dumps(log), "stderr": ""}
+
+
+def run_segment(args: dict, host: Host) -> tuple[dict, MagicMock]:
+    task = MagicMock(check_mode=False, async_val=0, args=dict(args))
+    action = pts_segment.ActionModule(task, MagicMock(), MagicMock(), MagicMock(), MagicMock(), MagicMock())
+    action._render = MagicMock(side_effect=lambda template, variables, round_: f"# round {round_['number']}\n")
+
+    def fio_round(task_vars, module_args):
+        number = len(host.rounds) + 1
+        segment_dir = os.path.join(args["run_dir"], "h1", "d1", args["context"]["test"], args["context"]["segment"])
+        # Nothing lost: the round before this one is on disk, with its verdict, before this one starts.
+        host.on_disk_before.append(number == 1 or os.path.exists(os.path.join(segment_dir, f"round-{number - 1:02d}.json")))
+        host.rounds.append(module_args)
+        return host.fio(number, module_args)
+
+    action._fio_round = MagicMock(side_effect=fio_round)
+    action._fio_action = MagicMock()
+    action._execute_module = host.execute_module
+    action._low_level_execute_command = host.command
+    return action.run(task_vars={}), action
+
+
+def drive_record(tmp_path, **drive) -> None:
+    _results.file_payload(str(tmp_path / "r1"), "h1", {"pts_drives": [dict({"key": "d1"}, **drive)]})
+
+
+def test_one_task_runs_the_rounds_until_the_rule_holds_each_on_disk_before_the_next(tmp_path, capsys):
+    host = Host()
+    result, dummy = run_segment(args_for(tmp_path), host)
+    assert [r["job_file"] for r in host.rounds] == [f"/var/lib/x/r1/d1/wsat/round-{n:02d}.fio" for n in (1, 2, 3)]
+    assert host.on_disk_before == [True, True, True]
+    # Round 1 expects what the task says; later rounds expect the previous round's fio time.
+    assert [r["expected_seconds"] for r in host.rounds] == [0.0, 0.37, 0.37]
+    segment = result["pts_segment"]
+    assert segment["rounds"] == 3 and segment["stop"] and "reached" in segment["reason"]
+    records = [_results.read_json(p) for p in _results.round_files(segment["dir"])]
+    assert [r["round"] for r in records] == [1, 2, 3]
+    assert records[-1]["verdict"]["written"] == 3 * WRITTEN and records[-1]["verdict"]["stop"] is True
+    assert {r["loop"] for r in records} == {records[0]["loop"]} and records[0]["loop"].startswith("d1/wsat/@")
+    assert open(os.path.join(segment["dir"], "round-02.raw.json"), encoding="utf-8").read() == RAW
+    assert open(os.path.join(segment["dir"], "round-02.fio"), encoding="utf-8").read() == "# round 2\n"
+    # One progress line per round, through the display.
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("PTS h1 d1 wsat round")]
+    assert len(lines) == 3 and lines[-1].endswith("DONE")
+
+
+def test_the_result_stays_small_whatever_the_round_count_and_fio_output(tmp_path):
+    big = RAW + " " * 400_000  # fio's own output of a round of many sections
+    host = Host(fio=lambda number, args: {"changed": True, "pts_fio": dict(WSAT, elapsed_s=0.01, job_text="x"),
+                                          "pts_fio_raw": big})
+    args = args_for(tmp_path, test={"stop": "written", "target_bytes": 200 * WRITTEN, "max_seconds": 3600.0})
+    result, dummy = run_segment(args, host)
+    assert result["pts_segment"]["rounds"] == 200
+    assert len(json.dumps(result)) < 16_000
+
+
+def test_a_failed_fio_run_ends_the_segment_with_its_evidence_on_disk(tmp_path):
+    host = Host(fio=lambda number, args: {"changed": True, "pts_fio": dict(WSAT, elapsed_s=0.3, job_text="x"),
+                                          "pts_fio_raw": RAW} if number < 2 else
+                {"failed": True, "msg": "fio exited with rc 1 running round-02.fio: bad option " + "x" * 5000,
+                 "rc": 1, "stderr": "fio: bad option"})
+    result, dummy = run_segment(args_for(tmp_path), host)
+    assert result["failed"] and result["msg"].startswith("fio exited with rc 1") and len(result["msg"]) <= 2000
+    assert result["pts_segment"]["failed_round"] == 2 and result["pts_segment"]["rounds"] == 1
+    failure = _results.read_json(os.path.join(result["pts_segment"]["dir"], "failure.json"))
+    assert failure["round"] == 2 and failure["rc"] == 1 and "bad option" in failure["stderr"]
+
+
+def test_a_host_lost_while_fio_runs_is_recorded_for_the_drive(tmp_path):
+    host = Host(fio=lambda number, args: {"unreachable": True, "msg": "no connection to the host for 10 s"})
+    result, dummy = run_segment(args_for(tmp_path), host)
+    assert result["failed"] and result["pts_segment"]["lost"]
+    lost = _results.read_json(os.path.join(tmp_path, "r1", "h1", "d1", "lost.json"))
+    assert "lost the connection to h1 in round 1" in lost["msg"]
+
+
+def test_a_round_that_cannot_be_written_stops_the_test(tmp_path):
+    (tmp_path / "r1").write_text("not a directory")
+    result, dummy = run_segment(args_for(tmp_path), Host())
+    assert result["failed"] and "could not be recorded" in result["msg"] and "resume with the same run id" in result["msg"]
+    assert result["pts_segment"]["failed_round"] == 1
+
+
+def test_a_sweep_runs_one_round_per_row(tmp_path):
+    rows = [{"label": f"QD {qd}", "combinations": []} for qd in (1, 2)]
+    args = args_for(tmp_path, test={"stop": "sweep"}, segment={"name": "", "rounds": rows},
+                    context={"run_id": "r1", "host": "h1", "drive": "d1", "test": "qd_sweep", "segment": ""})
+    result, dummy = run_segment(args, Host())
+    records = [_results.read_json(p) for p in _results.round_files(result["pts_segment"]["dir"])]
+    assert [r["row"] for r in records] == [{"label": "QD 1"}, {"label": "QD 2"}]
+    assert result["pts_segment"]["reason"] == "sweep complete"
+
+
+def _sample_fio(name: str, written: int) -> dict:
+    job = {"name": name, "mix": 0, "bs": 1 << 20, "write": {"io_bytes": written},
+           "total": {"bw_bytes": 1e9, "iops": 1000.0, "lat_ns": {"mean": 3.2e7, "max": 9e7}}}
+    return {"changed": True, "pts_fio": {"jobs": [job], "elapsed_s": 1.0, "job_text": "x"}, "pts_fio_raw": "{}"}
+
+
+def test_an_xsr_group_runs_its_samples_and_a_sequential_stream_goes_on_where_it_ended(tmp_path):
+    sample = {"name": "xsr-group1", "rw": "write", "mix": 0, "bs": 1 << 20, "seconds": 60.0, "options": {}}
+    segment = {"name": "group1", "stop": "samples", "samples": 3, "stream": True, "access": "SEQ 1024k write",
+               "sample": sample, "combinations": [sample]}
+    args = args_for(tmp_path, test={"test": "xsr", "stop": "phases"}, segment=segment, limits={"capacity": 1 << 30},
+                    context={"run_id": "r1", "host": "h1", "drive": "d1", "test": "xsr", "segment": "group1"})
+    host = Host(fio=lambda number, a: _sample_fio(f"xsr-group1-{number:04d}", 300 << 20))
+    result, action = run_segment(args, host)
+    rows = [c.args[2]["row"] for c in action._render.call_args_list]
+    assert [r["combinations"][0]["options"]["offset"] for r in rows] == [0, 300 << 20, 600 << 20]
+    assert [r["combinations"][0]["name"] for r in rows] == [f"xsr-group1-{n:04d}" for n in (1, 2, 3)]
+    last = _results.read_json(os.path.join(result["pts_segment"]["dir"], "round-03.json"))
+    # 300 MiB per sample on a 1 GiB drive: the next would pass the end, so it starts again at LBA 0.
+    assert last["verdict"]["next_offset"] == 0 and last["row"]["label"] == "group1 (SEQ 1024k write), sample 3 of 3"
+
+
+def _grid_round(number: int, grid: dict) -> dict:
+    jobs = [{"name": f"cbw-tc{tc}-qd{qd}", "total": {"iops": iops, "lat_ns": {"mean": art * 1e6}}}
+            for (tc, qd), (iops, art) in grid.items()]
+    return {"round": number, "fio": {"jobs": jobs}}
+
+
+def test_the_operating_points_are_chosen_from_the_loops_window_on_disk_when_their_round_starts(tmp_path):
+    loop = tmp_path / "r1" / "h1" / "d1" / "cbw" / "loop"
+    loop.mkdir(parents=True)
+    # Round 1 lies outside the window of 2 and would make TC2/QD4 the MaxIOPS point.
+    (loop / "round-01.json").write_text(json.dumps(_grid_round(1, {(2, 4): (99_000, 0.5), (2, 1): (1, 0.1),
+                                                                   (1, 4): (1, 0.1), (1, 1): (1, 0.1)})))
+    for number in (2, 3):
+        (loop / f"round-{number:02d}.json").write_text(json.dumps(_grid_round(number, {
+            (2, 4): (40_000, 7.0), (2, 1): (30_000, 0.3), (1, 4): (20_000, 0.2), (1, 1): (10_000, 0.1)})))
+    parameters = {"thread_counts": [2, 1], "queue_depths": [4, 1], "max_art_ms": 5.0, "mix": 40,
+                  "bssplit": "4k/100", "distribution": None, "point_prewrite_seconds": 1.0, "sample_seconds": 0.5,
+                  "point_measure_seconds": 1.0}
+    rows = [{"label": f"{p} point", "point": p, "combinations": []} for p in ("max", "mid", "min")]
+    segment = {"name": "points", "stop": "points", "rounds": rows, "output_format": "json+"}
+    args = args_for(tmp_path, segment=segment, limits={"window": 2},
+                    test={"test": "cbw", "stop": "phases", "block_sizes": [4096], "parameters": parameters},
+                    context={"run_id": "r1", "host": "h1", "drive": "d1", "test": "cbw", "segment": "points"})
+    measured = {"name": "cbw-max-measure", "total": {"iops": 1.0, "bw_bytes": 1.0, "lat_ns": {"mean": 1.0}}}
+    host = Host(fio=lambda number, a: {"changed": True, "pts_fio": {"jobs": [measured], "job_text": "x"}})
+    result, action = run_segment(args, host)
+    row = action._render.call_args_list[0].args[2]["row"]
+    # TC2/QD4's 7 ms ART is over the 5 ms ceiling: MaxIOPS is TC2/QD1; the measurement runs with fio json+.
+    assert (row["tc"], row["qd"]) == (2, 1) and row["chosen"]["window_rounds"] == [2, 3]
+    assert row["label"].startswith("MaxIOPS operating point: TC2/QD1 (30,000 IOPS, ART 0.300 ms")
+    assert [c["name"] for c in row["combinations"]] == ["cbw-max-pre-001", "cbw-max-pre-002", "cbw-max-measure"]
+    assert host.rounds[0]["output_format"] == "json+" and result["pts_segment"]["rounds"] == 3
+    first = _results.read_json(os.path.join(result["pts_segment"]["dir"], "round-01.json"))
+    assert first["row"]["chosen"]["min"] == {"tc": 1, "qd": 1, "iops": 10_000.0, "art_ms": 0.1}
+    # Without the loop's rounds on disk no point can be chosen, and nothing runs.
+    for path in loop.iterdir():
+        path.unlink()
+    host = Host()
+    failed, dummy = run_segment(args, host)
+    assert failed["failed"] and "the TC x QD loop's rounds are not on disk" in failed["msg"] and host.rounds == []
+
+
+def test_bad_arguments_are_refused_before_any_round(tmp_path):
+    with pytest.raises(AnsibleActionFail, match="must be a file name"):
+        run_segment(args_for(tmp_path, template="../x.j2"), Host())
+    with pytest.raises(AnsibleActionFail, match="context.drive is required"):
+        run_segment(args_for(tmp_path, context={"host": "h1", "test": "wsat"}), Host())
+    with pytest.raises(AnsibleActionFail, match="target_bytes"):
+        run_segment(args_for(tmp_path, test={"stop": "written", "target_bytes": 0, "max_seconds": 1.0}), Host())
+
+
+# Health: one probe per segment (a module run), then one shell command after every round (the reading after a round
+# is the next one's before); nothing at all for a drive whose identity says it has none.
+
+def log(kelvin: int, transitions: int) -> dict:
+    return dict(SMART_LOG, temperature=kelvin, thm_temp1_trans_count=transitions)
+
+
+def records(result: dict) -> list[dict]:
+    return [_results.read_json(p)["fio"]["health"] for p in _results.round_files(result["pts_segment"]["dir"])]
+
+
+def test_an_nvme_drive_is_probed_once_then_read_by_one_command_a_round(tmp_path):
+    drive_record(tmp_path, interface="NVMe", health={"tool": "nvme smart-log", "temperature_c": 40})
+    host = Host(probe=NVME, logs=[log(350, 7), log(355, 9), log(356, 9)])
+    result, dummy = run_segment(args_for(tmp_path, device="/dev/nvme0n1"), host)
+    assert [m["name"] for m in host.modules] == ["fleetqual.pts.pts_drive_health"]
+    assert host.modules[0]["mode"] == "round" and host.modules[0]["path"] == "/dev/nvme0n1"
+    assert host.commands == ["timeout -k 5 60 /usr/sbin/nvme smart-log /dev/nvme0 -o json"] * 3
+    entries = records(result)
+    assert [(e["before"]["temperature_c"], e["after"]["temperature_c"]) for e in entries] == [(76, 77), (77, 82), (82, 83)]
+    assert [(e["before"].get("thermal_transitions"), e["after"]["thermal_transitions"]) for e in entries] == [
+        (None, [7, 1]), ([7, 1], [9, 1]), ([9, 1], [9, 1])]
+    assert all(e["thresholds"] == {"warning_c": 80, "critical_c": 85} and isinstance(e["cost_s"], float) for e in entries)
+    assert [e.get("before_from") for e in entries] == [None, "the reading after round 1", "the reading after round 2"]
+
+
+def test_a_drive_identify_found_without_health_costs_nothing_per_round(tmp_path):
+    drive_record(tmp_path, interface="loop", health=None)
+    host = Host()
+    result, dummy = run_segment(args_for(tmp_path), host)
+    assert host.modules == [] and host.commands == []
+    assert [e["none"] for e in records(result)] == ["a loop device (a file) has no SMART or NVMe health log"] * 3
+
+
+def test_a_probe_that_says_none_is_not_repeated(tmp_path):
+    host = Host(probe={"pts_health_probe": {"none": "a virtio disk has no SMART or NVMe health log"}})
+    result, dummy = run_segment(args_for(tmp_path), host)  # no drive.json on disk: the module is asked, once
+    assert len(host.modules) == 1 and host.commands == []
+    assert {e["none"] for e in records(result)} == {"a virtio disk has no SMART or NVMe health log"}
+
+
+def test_a_failed_probe_or_read_never_costs_the_round(tmp_path):
+    host = Host(probe={"failed": True, "msg": "MODULE FAILURE"})
+    result, dummy = run_segment(args_for(tmp_path), host)
+    assert {e["none"] for e in records(result)} == {"the health probe failed: MODULE FAILURE"}
+    assert result["pts_segment"]["rounds"] == 3
+    host = Host(probe=NVME, logs=[AnsibleError("nvme: broken pipe")] * 5)
+    result, dummy = run_segment(args_for(tmp_path / "again"), host)
+    entries = records(result)
+    assert entries[0]["before"] == {"temperature_c": 76} and entries[0]["after"] is None
+    assert entries[0]["error"] == "nvme smart-log could not be run: nvme: broken pipe"
+
+
+def test_a_health_read_that_hangs_is_killed_and_the_measured_round_kept(tmp_path):
+    drive_record(tmp_path, interface="NVMe", health={"tool": "nvme smart-log", "temperature_c": 40})
+    # Round 1's after is killed, so round 2 reads its own before; round 3's after is killed too.
+    host = Host(probe=NVME, logs=[124, log(350, 7), log(355, 9), 137])
+    result, dummy = run_segment(args_for(tmp_path), host)
+    entries = records(result)
+    assert entries[0]["after"] is None and "did not answer within 60 s and was killed" in entries[0]["error"]
+    assert entries[1]["before"]["temperature_c"] == 77 and entries[1]["after"]["temperature_c"] == 82
+    assert entries[2]["after"] is None and "killed" in entries[2]["error"] and len(host.commands) == 4
+    assert result["pts_segment"]["rounds"] == 3
