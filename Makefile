@@ -14,7 +14,7 @@ export MPLCONFIGDIR := $(CURDIR)/build/mpl
 export PATH := $(BIN):$(PATH)
 
 .PHONY: all demo test test-guest test-versions bench deps venv lint docs units integration integration-targets molecule \
-	sanity build release clean
+	sanity ee build release clean
 
 all: test
 
@@ -36,7 +36,7 @@ venv: deps $(VENV)/.installed $(COLLECTION)
 demo: venv
 	scripts/demo.sh
 
-test: venv lint docs units integration integration-targets molecule sanity test-versions
+test: venv lint docs units ee integration integration-targets molecule sanity test-versions
 
 # ansible-lint (--offline: installs nothing into ~/.ansible/collections), antsibull-docs lint-collection-docs,
 # antsibull-changelog lint and reuse lint; all run, the failures are named at the end.
@@ -75,6 +75,11 @@ bench: venv
 
 sanity: venv
 	scripts/sanity.sh $(SANITY_TREE)
+
+# The execution environment for AWX / Automation Platform: ansible-builder's build context of
+# docs/execution-environment/, checked against requirements.txt and bindep.txt (no container engine needed).
+ee: venv
+	scripts/ee_check.sh
 
 # units, sanity and an integration playbook on the oldest supported and the newest ansible-core.
 test-versions: venv

@@ -59,10 +59,18 @@ class ActionModule(ActionBase):
         out = args["output_dir"] or run_dirs[0]
         # Actions run in a worker forked from ansible-playbook: host locks of that process are this run's own.
         owner = os.getppid()
+        settings = {key: args[key] for key in _run.FLEET_DEFAULTS}
         busy = self._in_progress(run_dirs, owner)
         try:
-            summary = _fleet_summary.summarize(run_dirs, out, {key: args[key] for key in _run.FLEET_DEFAULTS}, busy,
-                                               args["errors"])
+            summary = _fleet_summary.summarize(run_dirs, out, settings, busy, args["errors"])
+            if args["release_locks"]:
+                self._release(run_dirs, owner)
+                # Job slices that share the run: whichever finishes last sees every other's locks gone once its own
+                # are, and judges every host (two judging at once both get here; the later one writes it all).
+                now_busy = self._in_progress(run_dirs, owner)
+                if busy and now_busy != busy:
+                    busy = now_busy
+                    summary = _fleet_summary.summarize(run_dirs, out, settings, busy, args["errors"])
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise AnsibleActionFail(f"fleet_summary: {exc}") from None
         finally:

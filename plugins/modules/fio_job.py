@@ -192,7 +192,7 @@ import time
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._devices import recheck
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio_server
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio_server, _run_io
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import FioOutputError, job_targets, parse
 
 
@@ -245,6 +245,8 @@ def _start_server(module, directory: str, device: str, expect: dict, fio: str, t
     """Fork the segment's fio server (module_utils/_pts/_fio_server.py) into a session of its own and return its PID;
     it checks every round's job file against the guard's record right before fio starts, as this module does."""
     os.makedirs(directory, mode=0o700, exist_ok=True)
+    # An earlier attempt's server of this directory (a run cancelled mid-segment, resumed): one server per directory.
+    _run_io.stop(_run_io.processes([directory]))
     for name in (_fio_server.REQUEST, _fio_server.STOP):
         if os.path.exists(os.path.join(directory, name)):
             os.unlink(os.path.join(directory, name))

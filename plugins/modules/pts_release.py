@@ -43,6 +43,12 @@ options:
     description: The run's directory on the host (C(pts_run_remote_dir)).
     type: path
     default: /var/lib/fleetqual-pts
+  holds:
+    description:
+      - V(true) releases the run's drive holds too; V(false) stops only its processes - what a resume of the run does
+        before its guard, so that a fio a cancelled run left running is not taken for another user of the drive.
+    type: bool
+    default: true
   timeout:
     description: Seconds a process or holder has to end after SIGTERM before it is killed.
     type: float
@@ -95,6 +101,7 @@ def main() -> None:
             run_id=dict(type="str", required=True),
             run_token=dict(type="str", default="", no_log=False),
             remote_dir=dict(type="path", default="/var/lib/fleetqual-pts"),
+            holds=dict(type="bool", default=True),
             timeout=dict(type="float", default=15),
         ),
         supports_check_mode=True,
@@ -107,7 +114,8 @@ def main() -> None:
     if module.params["timeout"] <= 0:
         module.fail_json(msg=f"pts_release: timeout={module.params['timeout']}: must be a positive number of seconds")
     found = _run_io.processes(_run_io.run_dirs(module.params["remote_dir"], run_id, token))
-    holders = [h for h in _hold.holder_processes() if h.get("run_id") == run_id and (not token or h.get("token") == token)]
+    holders = [h for h in _hold.holder_processes() if h.get("run_id") == run_id and (not token or h.get("token") == token)
+               and module.params["holds"]]
     others = [{k: h.get(k) for k in ("pid", "devnum", "run_id")} for h in _hold.holder_processes()
               if h.get("run_id") != run_id or (token and h.get("token") != token)]
     freed = [{"device": h.get("device"), "devnum": h.get("devnum"), "run_id": h.get("run_id"), "pid": h.get("pid")}

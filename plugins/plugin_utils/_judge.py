@@ -53,7 +53,13 @@ def judge(drive_dir: str, model: dict, recorded: dict | None = None) -> dict:
     drive = model.get("drive") or {}
     rule = _verdicts.matching_rule(run_plan.get("acceptance") or [], drive.get("model"), drive.get("firmware"))
     tests = planned_tests(recorded, os.path.basename(drive_dir), model)
-    judged = _verdicts.verdict(model, tests, rule, lost=lost(drive_dir) or lost(host_dir))
+    why = lost(drive_dir) or lost(host_dir)
+    planned = any(d.get("key") == os.path.basename(drive_dir) for d in run_plan.get("drives") or [])
+    if why is None and planned and not model.get("tests") and not model.get("failed_before_rounds"):
+        # Planned, guarded and held, yet nothing of its tests is on disk: no drive worker ran it.
+        why = ("none of its tests started: no drive worker ran it (a host limit that left the run's workers out, or "
+               "a run stopped before its drives)")
+    judged = _verdicts.verdict(model, tests, rule, lost=why)
     judged["planned"] = tests
     judged["plan_recorded"] = recorded is not None
     return judged

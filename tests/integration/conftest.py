@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 import yaml
@@ -108,12 +109,31 @@ def loop_device(tmp_path):
         device.detach()
 
 
+def assert_exit_matches_fleet(rc: int, run_dir: str, output: str = "", since: float | None = None) -> dict | None:
+    """Every end-to-end run: the exit code is the fleet summary's exit status - 0 exactly when fleet.json (written by
+    this run: newer than ``since``) says the run passes; a run that wrote no summary never exits 0. No worker name
+    collides with an inventory host or group. Returns the summary, when there is one."""
+    assert "Found both group and host with same name" not in output, output[-3000:]
+    path = os.path.join(run_dir, "fleet.json")
+    if not os.path.exists(path) or (since is not None and os.path.getmtime(path) < since):
+        assert rc != 0, f"exit 0 without a fleet summary in {run_dir}: {output[-3000:]}"
+        return None
+    summary = load(path)
+    assert (rc == 0) == (summary["failed"] is False), \
+        f"exit code {rc} but the fleet summary's exit status {'fails' if summary['failed'] else 'passes'}: " \
+        f"{output[-3000:]}"
+    return summary
+
+
 class PlaybookRun:
-    def __init__(self, proc: subprocess.CompletedProcess, results: str, run_id: str):
+    def __init__(self, proc: subprocess.CompletedProcess, results: str, run_id: str, check: bool = False,
+                 since: float | None = None):
         self.rc = proc.returncode
         self.stdout = proc.stdout
         self.stderr = proc.stderr
         self.run_dir = os.path.join(results, run_id)
+        self.fleet = None if check else assert_exit_matches_fleet(self.rc, self.run_dir, self.stdout + self.stderr,
+                                                                   since)
 
     def drive_dir(self, drive: str, host: str = "localhost") -> str:
         return os.path.join(self.run_dir, host, drive)
@@ -157,10 +177,11 @@ def run_playbook(tmp_path, host_vars: dict, extra_vars: dict | None = None, chec
         command += ["-e", json.dumps(extra_vars)]
     if check:
         command.append("--check")
+    started = time.time()
     proc = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800, check=False)
     with open(tmp_path / f"playbook-{run_id}.log", "w", encoding="utf-8") as log:
         log.write(proc.stdout + proc.stderr)
-    return PlaybookRun(proc, results, run_id)
+    return PlaybookRun(proc, results, run_id, check=check, since=started)
 
 
 @pytest.fixture
