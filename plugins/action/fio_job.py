@@ -87,6 +87,8 @@ class ActionModule(ActionBase):
     """
 
     _supports_check_mode = True
+    # Asked between two looks at the host while fio runs: False stops the wait (the caller's controller is gone).
+    wanted = staticmethod(lambda: True)
 
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
@@ -112,7 +114,8 @@ class ActionModule(ActionBase):
         except AnsibleConnectionFailure as exc:
             if not run_dir:
                 raise
-            started = {"failed": True, "pts_lost": True, "msg": f"lost the connection to the host: {exc}"}
+            started = {"failed": True, "pts_lost": True, "msg": f"lost the connection to the host: {exc}",
+                       "pts_context": args.get("context") or {}}
         if started.get("failed") or "pts_fio_started" not in started or not wait:
             result.update(started)
         else:
@@ -120,7 +123,8 @@ class ActionModule(ActionBase):
             limit = numbers["timeout"] + 120 if numbers["timeout"] else 86400.0
             final = self._wait(info, numbers["expected_seconds"], limit, numbers["reconnect_timeout"])
             if "text" in final:
-                final = outcome(info, final.pop("text"), args.get("job_text"), int(numbers["timeout"]))
+                job_text = args.get("job_text") if args.get("job_text") is not None else info.get("job_text")
+                final = outcome(info, final.pop("text"), job_text, int(numbers["timeout"]))
             result.update(final, pts_context=started.get("pts_context") or args.get("context") or {})
         if run_dir:
             if result.pop("unreachable", False) or result.get("pts_lost"):
@@ -150,8 +154,11 @@ class ActionModule(ActionBase):
                               "output_format": args.get("output_format") or "json"})
         job = base64.b64encode(str(args["job_text"]).encode()).decode()
         target, where = shlex.quote(job_file), shlex.quote(os.path.join(server["dir"], _fio_server.REQUEST))
+        stale = " ".join(shlex.quote(p) for p in (output, _fio_server.status_path(output), _fio_server.log_path(output)))
         res = self._low_level_execute_command(
             f"kill -0 {int(server['pid'])} 2>/dev/null || exit {_NO_SERVER}; "
+            # An earlier attempt's files of this round (a resume of the run) must not be read as this round's.
+            f"rm -f {stale} && "
             f"printf %s {job} | base64 -d >{target}.tmp && mv {target}.tmp {target} && "
             f"printf %s {shlex.quote(request)} >{where}.tmp && mv {where}.tmp {where}")
         if res.get("rc") == _NO_SERVER:
@@ -201,6 +208,9 @@ class ActionModule(ActionBase):
         interval = 1.0
         while True:
             now = time.monotonic()
+            if not self.wanted():
+                return {"failed": True, "msg": f"fio_job: stopped waiting for {started['job_file']}: the controller "
+                                               "(ansible-playbook) is gone"}
             if now >= deadline:
                 return {"failed": True, "msg": f"fio_job: fio did not finish within {limit:g} s ({started['job_file']}, "
                                                f"PID {started['pid']} on the host)"}

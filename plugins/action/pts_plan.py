@@ -191,6 +191,10 @@ class ActionModule(ActionBase):
             display.warning(f"pts_plan: {taken['message']}")
             result["pts_run_lock_note"] = taken["message"]
         result["pts_run_token"] = taken["token"]
+        # Other live ansible-playbook processes of this run (job slices): none of their drives may be taken over.
+        result["pts_run_concurrent"] = [
+            _run_lock.describe(record) for name, record in sorted(_run_lock.host_locks(run_dir).items())
+            if not _run_lock.same_owner(record, os.getppid()) and _run_lock.liveness(record)[0]]
         if host and not self._task.check_mode:
             # This attempt at the host starts afresh: an earlier attempt's failure no longer stands for it.
             stale = os.path.join(run_dir, _results.safe_name(host), "host-failure.json")

@@ -84,7 +84,11 @@ class ActionModule(ActionBase):
         state = _rounds.start(loop_id, rule["kind"], time.time())
         expected = args["expected_seconds"]
         payload = None
+        # A worker runs as a child of ansible-playbook; if that dies (SIGKILL), this worker lives on as an orphan and
+        # must not run or record another round of a run nobody runs any more.
+        self._controller = os.getppid()
         self._fio = self._fio_action()
+        self._fio.wanted = self._wanted
         try:
             while not state["stop"]:
                 number = state["round"]
@@ -170,6 +174,9 @@ class ActionModule(ActionBase):
         except (KeyError, TypeError, ValueError) as exc:
             return self._fail(args, context, f"pts_segment: round {number}: {exc}")
         nxt["health_after"] = after
+        if not self._wanted():
+            return {"failed": True, "msg": "pts_segment: the controller (ansible-playbook) is gone; round "
+                                           f"{number} is not recorded and no other round starts"}
         # The round on disk, with its verdict, before anything else happens: nothing lost, and the next round
         # starts only once this one is recorded.
         recorded = self._file(args, context, {"pts_fio": dict(fio["pts_fio"], health=health),
@@ -289,6 +296,11 @@ class ActionModule(ActionBase):
 
     _server: dict | None = None
     _fio = None
+    _controller: int | None = None
+
+    def _wanted(self) -> bool:
+        """Does the ansible-playbook process that started this worker still run?"""
+        return self._controller is None or os.getppid() == self._controller
 
     def _fio_action(self):
         """The fio_job action of this segment, on this task's connection: it runs the segment's fio server."""
@@ -301,6 +313,8 @@ class ActionModule(ActionBase):
     def _fio_round(self, task_vars: dict, module_args: dict) -> dict:
         """One round's fio through the segment's fio server on the host, started with round 1 (one module run for the
         whole segment); fio's output is parsed here."""
+        if not self._wanted():
+            return {"failed": True, "msg": "pts_segment: the controller (ansible-playbook) is gone; no round starts"}
         try:
             if self._server is None:
                 # It waits for the next round at least as long as the host may stay away while a round runs.

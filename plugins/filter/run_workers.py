@@ -19,7 +19,9 @@ description:
     through C(hostvars). Where it cannot be, it warns, and the judge reports every drive without a worker as not
     tested, so the run fails rather than pass untested drives.
   - It says how many drives run at once under the C(forks) in force (a warning when C(forks) is lower than the
-    drive count, with what to set), and freezes the controller's Python objects (C(gc.freeze())) before the workers fork, so that no long-running
+    drive count, with what to set), loads the report libraries (matplotlib, WeasyPrint) once here, so that every
+    worker drawing its drive's report shares them instead of loading its own, and freezes the controller's Python
+    objects (C(gc.freeze())) before the workers fork, so that no long-running
     worker's garbage collector copies the controller's memory pages into its own.
 options:
   _input:
@@ -88,8 +90,18 @@ def run_workers(hostvars) -> str:
         inventory.subset(selected + [GROUP])
     if workers:
         _say_concurrency(workers)
+        _preload_reports()
     gc.freeze()
     return GROUP
+
+
+def _preload_reports() -> None:
+    # Imported here, not at the top: a filter file is loaded for every template that names one of its filters.
+    from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import (  # pylint: disable=import-outside-toplevel
+        _drive_report, _html)
+
+    if "pdf" in _drive_report.formats_from_env():
+        _html.pdf_available()
 
 
 class FilterModule:

@@ -76,6 +76,14 @@ options:
         or controller); it is refused, never taken over.
     type: str
     default: ""
+  takeover:
+    description:
+      - Whether a holder of this same run (O(run_id) and O(run_token)) may be taken over - a resume whose controller
+        died. V(false) when another live ansible-playbook of the run is going on (job slices share a run): a drive it
+        holds is refused as in use, never taken over, whatever inventory host names it.
+    type: bool
+    default: true
+    version_added: 2.0.0
 """
 
 EXAMPLES = r"""
@@ -267,6 +275,7 @@ def main() -> None:
             allow_signatures=dict(type="bool", default=False),
             run_id=dict(type="str"),
             run_token=dict(type="str", default="", no_log=False),
+            takeover=dict(type="bool", default=True),
         ),
         supports_check_mode=True,
     )
@@ -281,7 +290,8 @@ def main() -> None:
         module.warn(f"pts_guard: {'would remove' if module.check_mode else 'removed'} {_hold.stale_words(entry)}")
     infos = [probe_listed(spec) for spec in specs]
     for info in infos:
-        claim_own_hold(info, run_id, token=token)
+        if module.params["takeover"]:
+            claim_own_hold(info, run_id, token=token)
     for info in infos:
         # A path with a newline is refused before wipefs or anything else is handed it.
         info["signatures"] = [] if has_control(info.get("path")) or has_control(info.get("resolved")) else signatures(module, info)

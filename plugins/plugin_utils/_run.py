@@ -79,7 +79,7 @@ def new_run_id(now: datetime.datetime | None = None, awx_job_id: object = None) 
     AWX's job id (each slice of a sliced job has its own), else a random suffix."""
     stamp = (now or datetime.datetime.now(datetime.timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
     job = str(awx_job_id) if awx_job_id not in (None, "") else ""
-    return f"{stamp}-awx{job}" if _AWX_JOB_RE.match(job) else f"{stamp}-{secrets.token_hex(3)}"
+    return f"{stamp}-awx{job}" if _AWX_JOB_RE.fullmatch(job) else f"{stamp}-{secrets.token_hex(3)}"
 
 
 def run_id_in_force(variable: object, env: object, configured: object, now: datetime.datetime | None = None,

@@ -88,8 +88,10 @@ def test_a_host_limit_tests_the_host_with_any_stdout_callback_and_no_callback_en
     no "FAILED - RETRYING", the report and the summary written."""
     tmp, inventory, devices = fleet
     before = {host: devices[host].checksum() for host in ("h-b", "h-c")}
-    rc, output = run(tmp, inventory, "h-a", "limit-host", ANSIBLE_STDOUT_CALLBACK="ansible.builtin.default",
-                     ANSIBLE_CALLBACKS_ENABLED="")
+    bare = tmp / "bare.cfg"  # an ansible.cfg that enables nothing, as where the collection is installed
+    bare.write_text("[defaults]\nretry_files_enabled = false\nforks = 20\n")
+    rc, output = run(tmp, inventory, "h-a", "limit-host", ANSIBLE_CONFIG=str(bare),
+                     ANSIBLE_STDOUT_CALLBACK="ansible.builtin.default")
     run_dir = tmp / "results" / "limit-host"
     summary = assert_exit_matches_fleet(rc, str(run_dir), output)
     assert rc == 0 and summary["counts"]["PASS"] + summary["counts"]["FAIL"] == 1, output[-3000:]

@@ -76,9 +76,9 @@ def run(command, env, tmp_path, name):
 def test_a_second_live_run_of_the_same_id_refuses_and_a_resume_keeps_the_settings(loop_device, tmp_path):
     device = loop_device()
     run_dir = tmp_path / "results" / "same-id"
-    lock = run_dir / ".pts-run.lock"
+    lock = run_dir / ".pts-host-localhost.lock"
     # Throttled rounds keep the first run busy well past the second's validation.
-    slow = dict(TINY, pts_run_round_seconds=1, pts_run_max_rounds=3, pts_run_rate_iops=200)
+    slow = dict(TINY, pts_run_round_seconds=15, pts_run_max_rounds=3, pts_run_rate_iops=200)
     command, env = playbook(tmp_path, {"localhost": host_vars(device)}, "same-id", slow)
     with open(tmp_path / "playbook-first.log", "w", encoding="utf-8") as log:
         first = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)  # noqa: S603
@@ -88,15 +88,23 @@ def test_a_second_live_run_of_the_same_id_refuses_and_a_resume_keeps_the_setting
             time.sleep(0.1)
         assert lock.exists(), "the first run never locked its results directory"
         assert json.loads(lock.read_text())["pid"] == first.pid
-        # The second run lists the drive under another inventory host: anything it wrote would be under its name.
-        command, env = playbook(tmp_path, {"second": host_vars(device)}, "same-id", TINY)
+        # The same host in a second process of the run id: refused at validation, by the host's lock.
+        command, env = playbook(tmp_path, {"localhost": host_vars(device)}, "same-id", TINY)
         second = run(command, env, tmp_path, "second")
         assert first.poll() is None, "the first run ended before the second was judged; the test proves nothing"
         assert second.returncode != 0
-        assert f"pts_plan: run same-id is in use by ansible-playbook PID {first.pid} on " in second.stdout
+        assert f"pts_plan: host localhost of run same-id is in use by ansible-playbook PID {first.pid} on " \
+            in second.stdout, second.stdout[-3000:]
         assert AFTER_VALIDATION not in second.stdout and "PTS plan" not in second.stdout
-        assert not (run_dir / "second").exists()
         assert json.loads(lock.read_text())["pid"] == first.pid  # not taken over
+        # The drive under another inventory host name (job slices may share a run id): the host's lock is its own, but
+        # the drive is held by a live process of the run, so the guard refuses it - never taken over.
+        command, env = playbook(tmp_path, {"second": host_vars(device)}, "same-id", TINY)
+        third = run(command, env, tmp_path, "third")
+        assert first.poll() is None, "the first run ended before the third was judged; the test proves nothing"
+        assert third.returncode != 0 and "is held for run same-id by its drive holder" in third.stdout, \
+            third.stdout[-3000:]
+        assert "Purge the drive" not in third.stdout and not (run_dir / "second" / "victim" / "iops").exists()
         assert first.wait(timeout=300) == 0
     finally:
         if first.poll() is None:

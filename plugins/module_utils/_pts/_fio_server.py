@@ -67,13 +67,21 @@ def take_request(directory: str) -> dict | None:
     request = json.loads(text)
     if not isinstance(request, dict):
         raise ValueError("the request is not a JSON object")
-    timeout = request.get("timeout", 0)
-    if not isinstance(timeout, int) or isinstance(timeout, bool) or timeout < 0:
-        raise ValueError(f"timeout {timeout!r} is not a number of seconds")
-    if request.get("output_format", "json") not in ("json", "json+"):
-        raise ValueError(f"output_format {request.get('output_format')!r} is not json or json+")
-    return {"job_file": _inside(directory, request.get("job_file")), "output": _inside(directory, request.get("output")),
-            "timeout": timeout, "output_format": request.get("output_format", "json")}
+    output = _inside(directory, request.get("output"))
+    try:
+        timeout = request.get("timeout", 0)
+        if not isinstance(timeout, int) or isinstance(timeout, bool) or timeout < 0:
+            raise ValueError(f"timeout {timeout!r} is not a number of seconds")
+        if request.get("output_format", "json") not in ("json", "json+"):
+            raise ValueError(f"output_format {request.get('output_format')!r} is not json or json+")
+        job_file = _inside(directory, request.get("job_file"))
+    except ValueError as exc:
+        # The controller waits for this output's status: it gets the refusal at once, not a time-out.
+        _write_atomic(log_path(output), f"fio_job refused the request, nothing was written: {exc}\n")
+        _write_atomic(status_path(output), f"{REFUSED} {time.time():.6f} {time.time():.6f}\n")
+        raise
+    return {"job_file": job_file, "output": output, "timeout": timeout,
+            "output_format": request.get("output_format", "json")}
 
 
 def command(fio: str, timeout_bin: str | None, request: dict) -> list[str]:

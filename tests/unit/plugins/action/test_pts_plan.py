@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from unittest.mock import MagicMock
@@ -36,6 +37,13 @@ def settings(monkeypatch, tmp_path):
     return values
 
 
+class Templar:
+    """The task's variables are already plain values here: templating them gives them back."""
+
+    def template(self, value, **kwargs):
+        return value
+
+
 def run(args, task_vars=None, check=False):
     task = MagicMock()
     task.async_val = 0
@@ -43,8 +51,16 @@ def run(args, task_vars=None, check=False):
     task.args = args
     connection = MagicMock()
     connection._shell.tmpdir = "/unused"
-    action = pts_plan.ActionModule(task, connection, MagicMock(), MagicMock(), MagicMock(), MagicMock())
+    action = pts_plan.ActionModule(task, connection, MagicMock(), MagicMock(), Templar(), MagicMock())
     return action.run(task_vars=task_vars or {})
+
+
+@pytest.fixture
+def said(monkeypatch):
+    """The lines pts_plan says through ansible-core's display."""
+    display = MagicMock()
+    monkeypatch.setattr(pts_plan, "display", display)
+    return lambda: [c.args[0] for c in display.display.call_args_list]
 
 
 def plan_args(**extra):
@@ -92,32 +108,151 @@ def test_a_bad_run_id_is_refused_naming_where_it_was_set(settings, monkeypatch, 
     assert not os.path.exists(tmp_path / "results")
 
 
-def test_the_first_host_takes_the_lock_for_the_playbook_and_the_others_find_it_theirs(settings, tmp_path):
+def test_each_host_of_the_run_takes_its_own_lock_for_the_playbook(settings, tmp_path):
+    run_dir = str(tmp_path / "results" / "it-1")
     result = run(plan_args())
     assert result["pts_plan"]["run_id"] == "it-1"
-    record = _run_lock.read(str(tmp_path / "results" / "it-1"))
+    record = _run_lock.read(run_dir, host="h1")
     assert record["pid"] == os.getppid() and record["run_id"] == "it-1"
+    assert os.path.exists(os.path.join(run_dir, ".pts-host-h1.lock"))
+    assert not os.path.exists(_run_lock.lock_path(run_dir))  # no lock of the whole run
+    assert run(plan_args(resume={"run_id": "it-1", "host": "h2"}))["pts_plan"]["run_id"] == "it-1"
+    assert sorted(_run_lock.host_locks(run_dir)) == ["h1", "h2"]
+    # The run's token is made once and every host's plan carries it.
+    assert run(plan_args())["pts_run_token"] == result["pts_run_token"] and len(result["pts_run_token"]) == 32
+
+
+def test_a_second_live_run_of_a_host_is_refused_naming_the_first(settings, tmp_path):
+    run_dir = str(tmp_path / "results" / "it-1")
+    _run_lock.acquire(run_dir, "it-1", os.getpid(), host="h1")  # this test process stands for the first, live, run
+    for check in (False, True):
+        message = fail_message(plan_args(), check=check)
+        assert message.startswith(f"pts_plan: host h1 of run it-1 is in use by ansible-playbook PID {os.getpid()} on ")
+        assert f"delete {run_dir}/.pts-host-h1.lock" in message
+    assert _run_lock.read(run_dir, host="h1")["pid"] == os.getpid()
+    # A job slice with other hosts shares the run id and its results tree.
     assert run(plan_args(resume={"run_id": "it-1", "host": "h2"}))["pts_plan"]["run_id"] == "it-1"
 
 
-def test_a_second_live_run_of_the_id_is_refused_naming_the_first(settings, tmp_path):
+def test_the_other_live_playbooks_of_the_run_are_named_so_their_drives_are_not_taken_over(settings, tmp_path):
     run_dir = str(tmp_path / "results" / "it-1")
-    _run_lock.acquire(run_dir, "it-1", os.getpid())  # this test process stands for the first, live, run
-    for check in (False, True):
-        message = fail_message(plan_args(), check=check)
-        assert f"pts_plan: run it-1 is in use by ansible-playbook PID {os.getpid()} on " in message
-    assert _run_lock.read(run_dir)["pid"] == os.getpid()
+    assert run(plan_args())["pts_run_concurrent"] == []  # this ansible-playbook's own lock is not another's
+    other = _run_lock.acquire(run_dir, "it-1", os.getpid(), host="h2")["owner"]  # a live job slice
+    found = run(plan_args())["pts_run_concurrent"]
+    assert found == [_run_lock.describe(other)] and found[0].startswith(f"ansible-playbook PID {os.getpid()} on ")
+
+
+def test_check_mode_judges_the_lock_and_takes_none(settings, tmp_path):
+    result = run(plan_args(), check=True)
+    assert result["pts_plan"]["run_id"] == "it-1" and result["pts_run_token"] is None
+    assert not os.path.exists(tmp_path / "results")
+
+
+def test_an_earlier_attempts_host_failure_is_moved_aside_when_the_host_starts_again(settings, tmp_path):
+    host_dir = tmp_path / "results" / "it-1" / "h1"
+    host_dir.mkdir(parents=True)
+    (host_dir / "host-failure.json").write_text('{"msg": "the guard refused every drive"}')
+    run(plan_args(), check=True)  # --check changes nothing
+    assert sorted(os.listdir(host_dir)) == ["host-failure.json"]
+    run(plan_args())
+    assert sorted(os.listdir(host_dir)) == ["host-failure.json.earlier"]
+    assert json.loads((host_dir / "host-failure.json.earlier").read_text())["msg"] == "the guard refused every drive"
+
+
+# --- fixing the run: its id and directory, once per run ---------------------------------------------------------------
+
+RUN_ID_RE = r"^\d{8}T\d{6}Z-"
+
+
+@pytest.mark.parametrize("task_vars, expected", [
+    ({}, RUN_ID_RE + r"[0-9a-f]{6}$"),
+    ({"awx_job_id": 4711}, RUN_ID_RE + r"awx4711$"),
+    ({"awx_job_id": "4711"}, RUN_ID_RE + r"awx4711$"),
+    # Not a job id AWX gives: a random suffix, never a name made from it.
+    ({"awx_job_id": "../x"}, RUN_ID_RE + r"[0-9a-f]{6}$"),
+    ({"pts_run_id": "lab-7", "awx_job_id": 4711}, r"^lab-7$"),
+])
+def test_fix_run_names_a_run_nobody_named_after_the_time_and_the_awx_job(settings, tmp_path, task_vars, expected):
+    result = run({"fix_run": True}, task_vars)
+    assert re.match(expected, result["pts_run_id"]), result["pts_run_id"]
+    assert result["pts_run_dir"] == os.path.join(str(tmp_path / "results"), result["pts_run_id"])
+    assert result["changed"] is False and not os.path.exists(tmp_path / "results")  # nothing written yet
+
+
+def test_two_runs_nobody_named_in_the_same_second_get_two_ids(settings):
+    assert run({"fix_run": True})["pts_run_id"] != run({"fix_run": True})["pts_run_id"]
+
+
+@pytest.mark.parametrize("source", ["variable", "environment", "setting"])
+def test_fix_run_takes_the_run_id_in_force(settings, monkeypatch, source):
+    task_vars = {}
+    if source == "variable":
+        task_vars["pts_run_id"] = "from-var"
+        monkeypatch.setenv("PTS_RUN_ID", "from-env")
+    elif source == "environment":
+        monkeypatch.setenv("PTS_RUN_ID", "from-env")
+        settings["run_id"] = "from-cfg"
+    else:
+        settings["run_id"] = "from-cfg"
+    expected = {"variable": "from-var", "environment": "from-env", "setting": "from-cfg"}[source]
+    assert run({"fix_run": True}, task_vars)["pts_run_id"] == expected
+
+
+def test_fix_run_makes_the_results_root_absolute(settings, tmp_path, monkeypatch, said):
+    monkeypatch.chdir(tmp_path)
+    settings["output_dir"] = "results"  # ansible.cfg's relative default
+    result = run({"fix_run": True}, {"pts_run_id": "r1"})
+    assert result["pts_run_dir"] == os.path.join(str(tmp_path), "results", "r1")
+    assert said() == [f"PTS run r1: results in {tmp_path}/results/r1"]
+    # The pts_results_dir variable wins over the setting.
+    result = run({"fix_run": True}, {"pts_run_id": "r1", "pts_results_dir": "lab/out"}, check=True)
+    assert result["pts_run_dir"] == os.path.join(str(tmp_path), "lab", "out", "r1")
+    assert said()[-1] == f"PTS run r1: results in {tmp_path}/lab/out/r1 (--check writes nothing)"
+
+
+def test_a_results_dir_that_is_no_path_is_refused(settings):
+    message = fail_message({"fix_run": True}, {"pts_results_dir": ["a", "b"]})
+    assert message == "pts_plan: pts_results_dir=['a', 'b']: must be a directory path; nothing was written"
+
+
+# --- the plan on disk and on the console ------------------------------------------------------------------------------
+
+def test_the_plan_is_filed_under_its_host_before_any_write_and_said(settings, tmp_path, said):
+    run_dir = str(tmp_path / "results" / "it-1")
+    plan = run(plan_args(devices=[LOOP]), {"pts_run_dir": run_dir, "inventory_hostname": "localhost"})["pts_plan"]
+    record = _results.read_json(os.path.join(run_dir, "h1", "plan.json"))
+    assert record["host"] == "h1" and record["plan"] == json.loads(json.dumps(plan))
+    lines = said()
+    drive = plan["drives"][0]
+    assert lines[0] == (f"PTS plan h1 victim: {drive['mode_reason']}; iops 1 runs; estimated "
+                        f"{drive['min_s'] / 60:.1f}-{drive['max_s'] / 60:.1f} min ({plan['estimate_note']})")
+    assert lines[1].startswith("PTS wear h1 victim: ") and len(lines) == 2
+
+
+def test_under_check_the_plan_is_said_with_its_settings_and_not_filed(settings, tmp_path, said):
+    run_dir = str(tmp_path / "results" / "it-1")
+    plan = run(plan_args(devices=[LOOP]), {"pts_run_dir": run_dir}, check=True)["pts_plan"]
+    assert not os.path.exists(run_dir)
+    assert said()[0].startswith("PTS plan h1 victim: ") and said()[1].startswith("PTS wear h1 victim: ")
+    assert said()[-1] == (f"PTS check h1: purge method {plan['settings']['purge_method']}, write cache "
+                          f"{plan['settings']['write_cache']}; --check wrote nothing")
+    assert plan["settings"]["purge_method"] == "auto" and len(said()) == 3
+
+
+def test_without_a_run_directory_nothing_is_filed(settings, tmp_path):
+    run(plan_args(devices=[LOOP]))
+    assert not os.path.exists(os.path.join(tmp_path, "results", "it-1", "h1", "plan.json"))
 
 
 def _first_attempt(tmp_path, **variables):
-    """What a first attempt leaves: its plan (written by the callback) and the drive it tested, with a round."""
-    plan = run(plan_args(variables=dict(VARIABLES, **variables), devices=[LOOP]))["pts_plan"]
+    """What a first attempt leaves: its plan (filed by pts_plan itself) and the drive it tested, with a round."""
     run_dir = str(tmp_path / "results" / "it-1")
-    _results.file_payload(run_dir, "h1", {"pts_plan": plan})
+    run(plan_args(variables=dict(VARIABLES, **variables), devices=[LOOP]), {"pts_run_dir": run_dir})
+    assert os.path.exists(os.path.join(run_dir, "h1", "plan.json"))
     _results.file_payload(run_dir, "h1", {"pts_drives": [LOOP]})
     _results.file_payload(run_dir, "h1", {"pts_purge": {"method": "discard"},
                                           "pts_context": {"drive": "victim", "test": "iops"}})
-    _run_lock.release(run_dir, os.getppid())
+    assert _run_lock.release(run_dir, os.getppid(), host="h1")
     return run_dir
 
 

@@ -93,3 +93,10 @@ def test_bad_device_entries_are_named_as_the_operator_wrote_them(listed, message
     with pytest.raises(_inputs.PlanError) as caught:
         _inputs.devices(listed)
     assert str(caught.value).startswith(message), str(caught.value)
+
+
+@pytest.mark.xfail(strict=True, reason="module_utils/_pts/_inputs.py RUN_ID_RE ends in $, which re.match also lets "
+                                       "match before a trailing newline (use \\Z or fullmatch)")
+def test_a_run_id_with_a_trailing_newline_is_refused():
+    with pytest.raises(_inputs.PlanError):
+        _inputs.run_id("pts_run_id", "run-1\n")

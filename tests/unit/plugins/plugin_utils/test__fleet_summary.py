@@ -67,11 +67,14 @@ def test_fleet_summary_verdicts_outliers_and_junit(tmp_path, base_dv):
     assert os.path.exists(os.path.join(out, "plots", "cohort-01.png"))
 
 
-def test_fail_on_can_ignore_incomplete(tmp_path):
+@pytest.mark.parametrize("fail_on", [[], ["FAIL"], ["FAIL", "INCOMPLETE"]])
+def test_an_incomplete_drive_fails_the_run_whatever_fail_on_says(tmp_path, fail_on):
     run_dir = str(tmp_path / "run-1")
     _plan(run_dir, "h1", [{"path": "/dev/x"}], [])
-    summary = _fleet_summary.summarize([run_dir], str(tmp_path / "out"), {"fail_on": ["FAIL"]})
-    assert summary["counts"]["INCOMPLETE"] == 1 and summary["failed"] is False
+    summary = _fleet_summary.summarize([run_dir], str(tmp_path / "out"), {"fail_on": fail_on})
+    assert summary["counts"]["INCOMPLETE"] == 1 and summary["failed"] is True and summary["fail_on"] == fail_on
+    with open(os.path.join(tmp_path, "out", "fleet.md"), encoding="utf-8") as handle:
+        assert "Exit status: **fails** — 1 drive INCOMPLETE (not every planned test finished)." in handle.read()
 
 
 def test_slices_of_several_controllers_merge_into_one_summary(tmp_path):
@@ -98,16 +101,17 @@ def test_every_drive_failed_and_fail_on_as_the_plan_recorded_it(tmp_path):
                                                        "fleet": {"fail_on": []}}})
     write_drive(run_dir, "h1", "d1")
     _failed_purge(run_dir, "h1", "d1", "blkdiscard /dev/d1 failed (rc 1): Operation not supported")
-    # The callback's summary after a play that lost every drive: no fail_on given, the plan's empty one applies.
+    # A summary written after a play that lost every drive: no fail_on given, the plan's empty one applies - and the
+    # run still fails, as a drive that was not tested never passes.
     summary = _fleet_summary.summarize([run_dir], run_dir)
-    assert summary["fail_on"] == [] and summary["failed"] is False
+    assert summary["fail_on"] == [] and summary["failed"] is True and summary["errors"] == []
     (drive,) = summary["drives"]
     assert drive["verdict"] == "INCOMPLETE"
     assert drive["reasons"] == ["iops: the purge failed before the first round: blkdiscard /dev/d1 failed (rc 1): "
                                 "Operation not supported"]
     with open(os.path.join(run_dir, "fleet.md"), encoding="utf-8") as handle:
         markdown = handle.read()
-    assert "Exit status: **passes** — `pts_fleet_fail_on` is empty, so no verdict fails the run" in markdown
+    assert "Exit status: **fails** — 1 drive INCOMPLETE (not every planned test finished)." in markdown
     assert "iops: the purge failed before the first round: blkdiscard /dev/d1 failed" in markdown
     assert "not run" not in markdown
 
@@ -184,3 +188,118 @@ def test_throughput_not_steady_names_the_block_sizes_and_the_limit_per_block_siz
             text = handle.read()
         assert reason in text, name
         assert "not reached in 13 rounds" not in text, name
+
+
+# --- the exit status: drives not tested always fail the run -----------------------------------------------------------
+
+def _drives(*verdicts: str) -> list[dict]:
+    return [{"verdict": v} for v in verdicts]
+
+
+@pytest.mark.parametrize("fail_on, verdicts, errors, line", [
+    ([], ("PASS", "FAIL"), 0,
+     "Exit status: **passes** — every drive finished its tests, and `pts_fleet_fail_on` names no other verdict that "
+     "fails the run (the verdicts above still stand)."),
+    (["INCOMPLETE"], ("PASS", "FAIL"), 0,
+     "Exit status: **passes** — every drive finished its tests, and `pts_fleet_fail_on` names no other verdict that "
+     "fails the run (the verdicts above still stand)."),
+    (["FAIL", "INCOMPLETE"], ("PASS", "PASS"), 0,
+     "Exit status: **passes** — every drive finished its tests, and none has a verdict in `pts_fleet_fail_on` "
+     "(FAIL, INCOMPLETE)."),
+    (["FAIL", "INCOMPLETE"], ("PASS", "FAIL", "FAIL"), 0,
+     "Exit status: **fails** — 2 drives with a verdict in `pts_fleet_fail_on` (FAIL, INCOMPLETE)."),
+    # An INCOMPLETE drive is said once, as not tested, not again as a verdict of fail_on.
+    (["FAIL", "INCOMPLETE"], ("INCOMPLETE", "FAIL"), 0,
+     "Exit status: **fails** — 1 drive INCOMPLETE (not every planned test finished); 1 drive with a verdict in "
+     "`pts_fleet_fail_on` (FAIL, INCOMPLETE)."),
+    ([], ("INCOMPLETE", "INCOMPLETE", "PASS"), 0,
+     "Exit status: **fails** — 2 drives INCOMPLETE (not every planned test finished)."),
+    ([], ("PASS",), 1,
+     "Exit status: **fails** — 1 run error (a host whose drives were not tested, results not published)."),
+    (["FAIL"], ("FAIL", "INCOMPLETE"), 2,
+     "Exit status: **fails** — 2 run errors (a host whose drives were not tested, results not published); 1 drive "
+     "INCOMPLETE (not every planned test finished); 1 drive with a verdict in `pts_fleet_fail_on` (FAIL)."),
+])
+def test_the_exit_line_says_what_fails_the_run(fail_on, verdicts, errors, line):
+    summary = {"fail_on": fail_on, "drives": _drives(*verdicts),
+               "errors": [{"host": f"h{i}", "msg": "x"} for i in range(errors)]}
+    assert _fleet_summary._exit_line(summary) == line
+
+
+def _host_failure(run_dir, host_dir, **record):
+    _results.atomic_write_json(os.path.join(run_dir, host_dir, "host-failure.json"), record)
+
+
+def test_a_host_that_failed_before_its_drives_is_a_run_error_whatever_fail_on_says(tmp_path):
+    run_dir = str(tmp_path / "run-1")
+    _plan(run_dir, "h1", [{"path": "/dev/d0"}], [])
+    _drive(run_dir, "h1", "d0", 1.0)
+    # h2 never got as far as a plan: the guard's task failed.
+    _host_failure(run_dir, "h2", host="h2", task="Refuse a drive the guard does not pass",
+                  msg="the guard refused /dev/sdb: mounted at /srv", recorded_at="2026-11-26T07:00:00.000+00:00")
+    (tmp_path / "run-1" / "h3").mkdir()
+    (tmp_path / "run-1" / "h3" / "host-failure.json").write_text("[1, 2]")
+    summary = _fleet_summary.summarize([run_dir], run_dir, {"fail_on": []})
+    assert summary["errors"] == [
+        {"host": "h2", "task": "Refuse a drive the guard does not pass", "msg": "the guard refused /dev/sdb: mounted "
+         "at /srv", "recorded_at": "2026-11-26T07:00:00.000+00:00"},
+        {"host": "h3", "task": None, "msg": f"{run_dir}/h3/host-failure.json is not a failure record",
+         "recorded_at": None}]
+    assert summary["failed"] is True and [d["id"] for d in summary["drives"]] == ["h1/d0"]
+    with open(os.path.join(run_dir, "fleet.md"), encoding="utf-8") as handle:
+        markdown = handle.read()
+    assert "Exit status: **fails** — 2 run errors (a host whose drives were not tested" in markdown
+    assert ("## Run errors\n\n- **h2**: Refuse a drive the guard does not pass failed — the guard refused /dev/sdb: "
+            "mounted at /srv\n- **h3**: a step failed — ") in markdown
+    suite = ElementTree.parse(os.path.join(run_dir, "junit.xml")).getroot()
+    cases = {(c.get("classname"), c.get("name")): c for c in suite}
+    assert cases[("pts.h2", "Refuse a drive the guard does not pass")].find("error").get("message") == \
+        "the guard refused /dev/sdb: mounted at /srv"
+    assert ("pts.h3", "run") in cases and suite.get("errors") == "2"
+    # A later error (a publishing that failed) is one more.
+    later = _fleet_summary.summarize([run_dir], run_dir, {"fail_on": []},
+                                     errors=[{"host": "results-1", "task": "Publish", "msg": "rsync: denied"}])
+    assert later["errors"][-1] == {"host": "results-1", "task": "Publish", "msg": "rsync: denied"}
+    assert len(later["errors"]) == 3
+
+
+def test_hosts_another_live_process_runs_are_listed_not_judged(tmp_path):
+    run_dir = str(tmp_path / "run-1")
+    for host in ("h1", "h2"):
+        _plan(run_dir, host, [{"path": "/dev/d0"}], [])
+        _drive(run_dir, host, "d0", 1.0)
+    _plan(run_dir, "h3", [{"path": "/dev/d0"}], [])  # nothing tested yet: INCOMPLETE, were it judged
+    _host_failure(run_dir, "h3", msg="an earlier attempt's")  # and not an error either, while it runs
+    busy = [{"run_dir": run_dir, "host": "h3", "by": "ansible-playbook PID 4711 on ctl1 (slice 2)"}]
+    summary = _fleet_summary.summarize([run_dir], run_dir, {"fail_on": ["FAIL"]}, in_progress=busy)
+    assert [d["id"] for d in summary["drives"]] == ["h1/d0", "h2/d0"]
+    assert summary["errors"] == [] and summary["failed"] is False
+    by = "ansible-playbook PID 4711 on ctl1 (slice 2)"
+    assert summary["in_progress"] == [{"host": "h3", "run": "run-1", "by": by}]
+    with open(os.path.join(run_dir, "fleet.md"), encoding="utf-8") as handle:
+        markdown = handle.read()
+    assert "## Still running" in markdown and f"- **h3** (run-1): {by}" in markdown
+    assert "## Run errors" not in markdown
+    # Once that slice is over, the same tree judges h3 too.
+    summary = _fleet_summary.summarize([run_dir], run_dir, {"fail_on": ["FAIL"]})
+    assert "h3/d0" in [d["id"] for d in summary["drives"]] and summary["failed"] is True
+    assert summary["in_progress"] == [] and len(summary["errors"]) == 1
+
+
+@pytest.mark.parametrize("failed_purge, reason", [
+    (False, "none of its tests started: no drive worker ran it (a host limit that left the run's workers out, or a "
+            "run stopped before its drives)"),
+    (True, "iops: the purge failed before the first round: blkdiscard failed"),
+])
+def test_a_planned_drive_no_worker_ran_is_incomplete_and_says_why(tmp_path, failed_purge, reason):
+    run_dir = str(tmp_path / "run-1")
+    _results.file_payload(run_dir, "h1", {"pts_plan": {"tests": [{"name": "iops"}], "listed": [],
+                                                       "drives": [{"key": "d1", "tests": [{"test": "iops"}]}],
+                                                       "fleet": {"fail_on": ["FAIL"]}}})
+    write_drive(run_dir, "h1", "d1")
+    if failed_purge:
+        _failed_purge(run_dir, "h1", "d1", "blkdiscard failed")
+    summary = _fleet_summary.summarize([run_dir], run_dir)
+    (drive,) = summary["drives"]
+    assert drive["verdict"] == "INCOMPLETE" and summary["failed"] is True
+    assert any(reason in r for r in drive["reasons"]), drive["reasons"]

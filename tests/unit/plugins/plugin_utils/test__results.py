@@ -9,6 +9,7 @@ import os
 
 import pytest
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
 
@@ -136,3 +137,186 @@ def test_results_files_get_the_mode_of_an_ordinary_write_not_mkstemps_0600(tmp_p
         os.umask(old)
     for name in ("report.md", "report.pdf"):
         assert os.stat(tmp_path / name).st_mode & 0o777 == mode
+
+
+# --- where each payload is filed (what the actions file as their results come back) -----------------------------------
+
+RUN = "run-7"
+LOOP = "loop-iops-d1-1"
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "module_utils", "fixtures")
+ROUND_SETTINGS = {"profile": "quick", "round_seconds": 0.5, "max_rounds": 8, "window": 5}
+
+
+def raw_fio(name: str = "fio-3.33-iops-round.json") -> str:
+    with open(os.path.join(FIXTURES, name), encoding="utf-8") as handle:
+        return handle.read()
+
+
+def fio_round(name: str = "fio-3.33-iops-round.json", job_text: str = "[global]\nrw=randrw\n") -> dict:
+    """A real fio round as fio_job returns it: the parsed figures with the job file's text."""
+    return dict(_fio.parse(raw_fio(name)), job_text=job_text)
+
+
+def round_context(test: str = "iops", number: int | None = None, **extra) -> dict:
+    found = {"run_id": RUN, "host": "h1", "drive": "d1", "test": test, "settings": ROUND_SETTINGS, "segment": ""}
+    if number is not None:
+        found.update(phase="round", round=number, loop=LOOP)
+    return dict(found, **extra)
+
+
+def read(path) -> str:
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
+def files_under(root) -> list[str]:
+    return sorted(os.path.relpath(os.path.join(d, f), root) for d, dummy, names in os.walk(root) for f in names)
+
+
+def test_a_round_is_filed_whole_with_its_verdict_and_where_the_loop_stands(tmp_path):
+    run_dir = str(tmp_path)
+    verdict = {"round": 2, "steady": True, "stop": True, "reason": "steady after round 2", "dvs": []}
+    written = _results.file_payload(run_dir, "worker-name-not-used", {
+        "pts_fio": fio_round(job_text="# round 2\n"), "pts_fio_raw": raw_fio(), "pts_context": round_context(number=2),
+        "pts_steady_state": verdict})
+    test_dir = tmp_path / "h1" / "d1" / "iops"
+    # The parsed round last: its presence means the round is complete on disk.
+    assert [os.path.relpath(p, test_dir) for p in written] == ["round-02.fio", "round-02.raw.json", "round-02.json",
+                                                               "steady-state.json"]
+    record = _results.read_json(str(test_dir / "round-02.json"))
+    assert record["verdict"] == verdict and (record["round"], record["loop"], record["settings"]) == \
+        (2, LOOP, ROUND_SETTINGS)
+    assert (record["host"], record["drive"], record["test"], record["phase"]) == ("h1", "d1", "iops", "round")
+    assert "job_text" not in record["fio"] and record["fio"]["jobs"] == _fio.parse(raw_fio())["jobs"]
+    assert read(test_dir / "round-02.fio") == "# round 2\n" and read(test_dir / "round-02.raw.json") == raw_fio()
+    state = _results.read_json(str(test_dir / "steady-state.json"))
+    assert (state["last_round"], state["steady"], state["stop"], state["loop"]) == (2, True, True, LOOP)
+
+
+@pytest.mark.parametrize("key, test, segment, verdict", [
+    ("pts_wsat", "wsat", "", {"round": 7, "stop": False, "reason": "written 1.8 of 4.0 GiB", "written": 1932735283,
+                              "iops": 45678.94, "lat_mean_ns": 350123.0}),
+    ("pts_sweep", "hir", "burst", {"round": 7, "rounds": 12, "label": "burst 5 s", "cells": [], "stop": False,
+                                   "reason": "row 7 of 12"}),
+    ("pts_sample", "xsr", "group-1", {"round": 7, "rounds": 10, "stop": False, "reason": "sample 7 of 10",
+                                      "mb_s": 1234.56, "offset": 10 ** 9, "next_offset": 2 * 10 ** 9}),
+])
+def test_each_kind_of_verdict_is_filed_with_its_round(tmp_path, key, test, segment, verdict):
+    context = round_context(test, 7, segment=segment, row={"label": "row 7"})
+    _results.file_payload(str(tmp_path), "h1", {"pts_fio": fio_round(job_text=f"[{test}]\n"), "pts_fio_raw": raw_fio(),
+                                                "pts_context": context, key: verdict})
+    segment_dir = tmp_path / "h1" / "d1" / test / segment if segment else tmp_path / "h1" / "d1" / test
+    assert sorted(os.listdir(segment_dir)) == ["round-07.fio", "round-07.json", "round-07.raw.json",
+                                               "steady-state.json"]
+    record = _results.read_json(str(segment_dir / "round-07.json"))
+    assert (record["verdict"], record["row"], record["segment"], record["loop"]) == \
+        (verdict, {"label": "row 7"}, segment, LOOP)
+    assert _results.read_json(str(segment_dir / "steady-state.json"))["last_round"] == 7
+
+
+def test_a_failed_round_files_its_failure_and_no_round(tmp_path):
+    run_dir = str(tmp_path)
+    _results.file_payload(run_dir, "h1", {"pts_fio": fio_round(), "pts_context": round_context(number=1)})
+    stderr = "x" * 5000 + "fio: io_u error on file /dev/nvme0n1: Input/output error: write offset=0"
+    _results.file_payload(run_dir, "h1", {
+        "failed": True, "msg": "fio exited with status 1", "rc": 1, "stderr": stderr,
+        "job_file": "/tmp/pts/round-02.fio", "job_text": "[global]\n", "pts_context": round_context(number=2)})
+    test_dir = str(tmp_path / "h1" / "d1" / "iops")
+    assert _results.round_files(test_dir) == [os.path.join(test_dir, "round-01.json")]
+    failure = _results.read_json(os.path.join(test_dir, "failure.json"))
+    assert (failure["phase"], failure["round"], failure["msg"], failure["rc"]) == \
+        ("round", 2, "fio exited with status 1", 1)
+    assert failure["stderr"] == stderr[-4000:] and failure["stderr"].endswith("write offset=0")
+    assert (failure["job_file"], failure["job_text"]) == ("/tmp/pts/round-02.fio", "[global]\n")
+
+
+def test_a_failed_purge_is_the_tests_failure(tmp_path):
+    _results.file_payload(str(tmp_path), "h1", {"failed": True, "msg": "blkdiscard failed", "rc": 1,
+                                                "pts_purge": {"method": "discard", "elapsed_s": 0.1},
+                                                "pts_context": round_context(phase="purge")})
+    test_dir = tmp_path / "h1" / "d1" / "iops"
+    failure = _results.read_json(str(test_dir / "failure.json"))
+    assert (failure["phase"], failure["round"], failure["msg"]) == ("purge", None, "blkdiscard failed")
+    assert _results.read_json(str(test_dir / "purge.json"))["method"] == "discard"
+
+
+def test_the_plan_is_filed_under_the_host_its_context_names(tmp_path):
+    plan = {"run_id": RUN, "drives": [{"key": "d1"}], "settings": {"purge_method": "auto"}}
+    written = _results.file_payload(str(tmp_path), "localhost", {"pts_plan": plan, "pts_context": {"host": "h1"},
+                                                                 "changed": False})
+    assert files_under(tmp_path) == ["h1/plan.json"] and written == [str(tmp_path / "h1" / "plan.json")]
+    record = _results.read_json(str(tmp_path / "h1" / "plan.json"))
+    assert record["host"] == "h1" and record["plan"] == plan and record["command"] is None  # not ansible-playbook
+
+
+def test_identity_guard_and_health_are_filed_per_drive(tmp_path):
+    run_dir = str(tmp_path)
+    drive = {"key": "d1", "path": "/dev/loop9", "size_bytes": 1 << 28, "model": "loop device"}
+    _results.file_payload(run_dir, "h1", {"pts_drives": [drive, dict(drive, key="d2")],
+                                          "pts_host": {"hostname": "h1", "kernel": "6.1.0"}})
+    _results.file_payload(run_dir, "h1", {"pts_guard": [{"key": "d1", "path": "/dev/loop9", "passed": True}]})
+    _results.file_payload(run_dir, "h1", {"pts_health": {"temperature_c": 41}, "pts_context": {"drive": "d1"}})
+    _results.file_payload(run_dir, "h1", {"pts_health": {}, "pts_context": {"drive": "d2"}})  # nothing read
+    assert files_under(tmp_path) == ["h1/d1/drive.json", "h1/d1/guard.json", "h1/d1/health-after.json",
+                                     "h1/d2/drive.json"]
+    record = _results.read_json(str(tmp_path / "h1" / "d1" / "drive.json"))
+    assert record["drive"] == drive and record["host_info"]["kernel"] == "6.1.0" and record["schema"] == _results.SCHEMA
+    assert _results.read_json(str(tmp_path / "h1" / "d1" / "guard.json"))["passed"] is True
+    assert _results.read_json(str(tmp_path / "h1" / "d1" / "health-after.json"))["temperature_c"] == 41
+
+
+def test_each_write_cache_change_is_one_more_event(tmp_path):
+    run_dir = str(tmp_path)
+    _results.file_payload(run_dir, "h1", {"pts_write_cache": {"before": True, "after": False},
+                                          "pts_context": {"drive": "d1", "phase": "set"}})
+    _results.file_payload(run_dir, "h1", {"pts_write_cache": {"before": False, "after": False},
+                                          "failed": True, "msg": "hdparm -W1 failed",
+                                          "pts_context": {"drive": "d1", "phase": "restore", "member": "sdb"}})
+    events = _results.read_json(str(tmp_path / "h1" / "d1" / "write-cache.json"))["events"]
+    assert [(e["phase"], e["after"], e["failed"], e["msg"], e["member"]) for e in events] == [
+        ("set", False, False, None, None), ("restore", False, True, "hdparm -W1 failed", "sdb")]
+
+
+def test_an_md_array_is_filed_with_its_members_and_its_teardown(tmp_path):
+    run_dir = str(tmp_path)
+    context = {"drive": "md-r0", "members": ["d1", "d2"]}
+    _results.file_payload(run_dir, "h1", {"pts_md_array": {"device": "/dev/md127", "level": "raid0"},
+                                          "cmd": ["mdadm", "--create"], "pts_context": context})
+    _results.file_payload(run_dir, "h1", {"pts_md_array": {"device": "/dev/md127", "stopped": True},
+                                          "pts_context": dict(context, phase="teardown")})
+    raid = _results.read_json(str(tmp_path / "h1" / "md-r0" / "raid.json"))
+    assert raid["array"]["level"] == "raid0" and raid["members"] == ["d1", "d2"]
+    assert raid["cmd"] == ["mdadm", "--create"]
+    assert raid["teardown"]["stopped"] is True and raid["array"]["failed"] is False
+    for member in ("d1", "d2"):
+        assert _results.read_json(str(tmp_path / "h1" / member / "raid-member.json"))["array"] == "md-r0"
+
+
+def test_a_refused_md_array_leaves_its_members_as_themselves(tmp_path):
+    _results.file_payload(str(tmp_path), "h1", {"pts_md_array": {"device": None}, "failed": True,
+                                                "msg": "mdadm: /dev/sdb is busy",
+                                                "pts_context": {"drive": "md-r0", "members": ["d1"]}})
+    raid = _results.read_json(str(tmp_path / "h1" / "md-r0" / "raid.json"))
+    assert raid["array"]["failed"] is True and raid["array"]["msg"] == "mdadm: /dev/sdb is busy"
+    assert not os.path.exists(tmp_path / "h1" / "d1")
+
+
+def test_a_filed_test_is_whole_json_with_nothing_temporary_left(tmp_path):
+    run_dir = str(tmp_path)
+    write_drive(run_dir, "h1", "d1")
+    write_segment(run_dir, "h1", "d1", "iops", [1.0, 1.0])
+    names = files_under(tmp_path)
+    assert names and not [n for n in names if os.path.basename(n).startswith(".")]
+    for name in names:
+        if name.endswith(".json"):
+            with open(os.path.join(tmp_path, name), encoding="utf-8") as handle:
+                json.load(handle)
+    assert "h1/d1/iops/round-02.json" in names and "h1/d1/iops/purge.json" in names
+
+
+def test_a_tree_that_cannot_be_written_raises_and_leaves_the_blocker_alone(tmp_path):
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a directory\n")
+    with pytest.raises(OSError):
+        _results.file_payload(str(blocked), "h1", {"pts_fio": fio_round(), "pts_context": round_context(number=3)})
+    assert blocked.read_text() == "not a directory\n"

@@ -4,6 +4,9 @@
 
 from __future__ import annotations
 
+import datetime
+import re
+
 import pytest
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run
@@ -54,3 +57,39 @@ def test_the_fleet_settings_recorded_by_several_plans_and_none_recorded(tmp_path
     # The verdicts that fail the run: the union of every plan's; the others the first plan's that has them.
     assert _run.recorded_fleet_settings([run_dir]) == dict(_run.FLEET_DEFAULTS, fail_on=["FAIL"], outlier_robust_z=5.0,
                                                            outliers_fail=True)
+
+
+NOW = datetime.datetime(2026, 11, 26, 7, 35, 48, tzinfo=datetime.timezone.utc)
+
+
+@pytest.mark.parametrize("awx_job_id, expected", [
+    (None, r"^20261126T073548Z-[0-9a-f]{6}$"),
+    ("", r"^20261126T073548Z-[0-9a-f]{6}$"),
+    (4711, r"^20261126T073548Z-awx4711$"),
+    ("4711", r"^20261126T073548Z-awx4711$"),
+    # Not a job id AWX gives: never part of a directory name.
+    ("12/../x", r"^20261126T073548Z-[0-9a-f]{6}$"),
+    ("1" * 19, r"^20261126T073548Z-[0-9a-f]{6}$"),
+    (-3, r"^20261126T073548Z-[0-9a-f]{6}$"),
+])
+def test_a_new_run_id_is_the_time_and_the_awx_job_or_a_random_suffix(awx_job_id, expected):
+    assert re.match(expected, _run.new_run_id(NOW, awx_job_id))
+
+
+def test_new_run_ids_of_one_second_differ_outside_awx():
+    assert len({_run.new_run_id(NOW) for dummy in range(20)}) > 1
+
+
+@pytest.mark.parametrize("variable, env, configured, expected", [
+    ("lab-1", "env-1", "cfg-1", "lab-1"),
+    (None, "env-1", "cfg-1", "env-1"),
+    ("", "", "cfg-1", "cfg-1"),
+    (42, None, None, "42"),
+    (None, None, None, "20261126T073548Z-awx9"),
+])
+def test_the_run_id_in_force(variable, env, configured, expected):
+    assert _run.run_id_in_force(variable, env, configured, NOW, awx_job_id=9) == expected
+
+
+def test_an_awx_job_id_with_a_trailing_newline_is_not_put_in_the_run_id():
+    assert "\n" not in _run.new_run_id(NOW, "4711\n")

@@ -196,3 +196,62 @@ def test_of_runs_starting_together_exactly_one_takes_the_lock(tmp_path):
     for worker in workers:
         worker.join(timeout=30)
     assert outcomes == ["acquired"] + ["refused"] * 5
+
+
+# --- one lock per host: job slices share a run id, never a host -------------------------------------------------------
+
+@pytest.mark.parametrize("host, name", [("h1", ".pts-host-h1.lock"), ("rack 12/h1", ".pts-host-rack_12_h1.lock"),
+                                        (None, _run_lock.LOCK_FILE)])
+def test_the_lock_file_of_a_host_is_named_after_its_results_directory(host, name):
+    assert _run_lock.lock_path("/r/it-1", host) == os.path.join("/r/it-1", name)
+
+
+def test_two_slices_lock_their_own_hosts_of_one_run(tmp_path, proc):
+    proc.start(100, 5000)
+    proc.start(200, 6000)
+    run_dir = tmp_path / "it-1"
+    assert _acquire(run_dir, 100, proc, host="h1")["status"] == "acquired"
+    assert _acquire(run_dir, 200, proc, host="h2")["status"] == "acquired"
+    with pytest.raises(_run_lock.RunLocked) as refused:
+        _acquire(run_dir, 200, proc, host="h1")
+    message = str(refused.value)
+    assert message.startswith("host h1 of run it-1 is in use by ansible-playbook PID 100 on ctl1")
+    assert f"delete {run_dir}/.pts-host-h1.lock. Nothing was written" in message
+    locks = _run_lock.host_locks(str(run_dir))
+    assert {host: record["pid"] for host, record in locks.items()} == {"h1": 100, "h2": 200}
+    # Both hosts carry the one run token.
+    assert _acquire(run_dir, 100, proc, host="h1")["token"] == _acquire(run_dir, 200, proc, host="h2")["token"]
+
+
+def test_a_stale_host_lock_is_taken_over_naming_the_host(tmp_path, proc):
+    proc.start(100, 5000)
+    run_dir = tmp_path / "it-1"
+    _acquire(run_dir, 100, proc, host="h1")
+    proc.stop(100)
+    proc.start(200, 6000)
+    taken = _acquire(run_dir, 200, proc, host="h1")
+    assert taken["status"] == "took_over" and taken["message"].startswith(
+        "took over the lock of host h1 of run it-1 from ansible-playbook PID 100 on ctl1")
+
+
+def test_host_locks_lists_only_readable_host_locks(tmp_path, proc):
+    proc.start(100, 5000)
+    run_dir = tmp_path / "it-1"
+    _acquire(run_dir, 100, proc, host="h1")
+    _acquire(run_dir, 100, proc)  # the whole run's: not a host's
+    (run_dir / ".pts-host-broken.lock").write_text("{not json")
+    (run_dir / ".pts-host-list.lock").write_text("[1]")
+    assert sorted(_run_lock.host_locks(str(run_dir))) == ["h1"]
+    assert _run_lock.host_locks(str(tmp_path / "never")) == {}
+
+
+def test_only_the_owner_releases_its_hosts_lock(tmp_path, proc):
+    proc.start(100, 5000)
+    proc.start(200, 6000)
+    run_dir = str(tmp_path / "it-1")
+    _acquire(run_dir, 100, proc, host="h1")
+    _acquire(run_dir, 200, proc, host="h2")
+    assert _run_lock.release(run_dir, 100, proc.root, HOST, host="h2") is False
+    assert _run_lock.release(run_dir, 100, proc.root, HOST) is False  # no lock of the whole run
+    assert _run_lock.release(run_dir, 100, proc.root, HOST, host="h1") is True
+    assert sorted(_run_lock.host_locks(run_dir)) == ["h2"]

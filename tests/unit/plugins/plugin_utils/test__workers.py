@@ -4,10 +4,12 @@
 
 from __future__ import annotations
 
+import pytest
 import yaml
+from ansible.errors import AnsibleFilterError
 
 from ansible_collections.fleetqual.pts.plugins.filter import drive_workers
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._workers import workers
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._workers import VARIABLES, workers
 
 HOSTVARS = {
     "h1": {"group_names": ["rack12"], "pts_allow_destroy": True,
@@ -30,20 +32,48 @@ def test_one_worker_per_guarded_planned_drive():
     assert first["vars"]["pts_run_plan"] == HOSTVARS["h1"]["pts_run_plan"]
 
 
-def test_a_limit_naming_the_host_keeps_its_workers():
-    (first, second) = workers(HOSTVARS, ["h1"], limit="h1,h9")
-    assert "h1" in first["groups"] and "h1" in second["groups"]
-    assert "h1" not in workers(HOSTVARS, ["h1"], limit="rack12")[0]["groups"]
-    assert "h1" not in workers(HOSTVARS, ["h1"], limit="~h[0-9]")[0]["groups"]
-
-
 def test_a_worker_gets_exactly_the_variables_add_host_gives_it():
-    (first, dummy) = workers(HOSTVARS, ["h1"], python="/venv/bin/python3", run_id="r1")
+    hostvars = dict(HOSTVARS, h1=dict(HOSTVARS["h1"], pts_run_token="0" * 32))
+    (first, dummy) = workers(hostvars, ["h1"], python="/venv/bin/python3", run_id="r1", run_dir="/srv/results/r1")
     # Not the host's other inputs (pts_allow_destroy, pts_identify_drives): the plan carries what the tests need.
-    assert sorted(first["vars"]) == ["ansible_connection", "ansible_python_interpreter", "pts_guard_passed",
-                                     "pts_run_drive_key", "pts_run_drives", "pts_run_host", "pts_run_id", "pts_run_plan"]
+    assert sorted(first["vars"]) == sorted(VARIABLES) == [
+        "ansible_connection", "ansible_python_interpreter", "pts_guard_passed", "pts_run_dir", "pts_run_drive_key",
+        "pts_run_drives", "pts_run_host", "pts_run_id", "pts_run_plan", "pts_run_token"]
     assert (first["vars"]["ansible_connection"], first["vars"]["ansible_python_interpreter"],
-            first["vars"]["pts_run_id"]) == ("local", "/venv/bin/python3", "r1")
+            first["vars"]["pts_run_id"], first["vars"]["pts_run_dir"], first["vars"]["pts_run_token"]) == \
+        ("local", "/venv/bin/python3", "r1", "/srv/results/r1", "0" * 32)
+    # A host without a token (--check took no lock) gives its workers an empty one, never another host's.
+    assert workers(HOSTVARS, ["h1"])[0]["vars"]["pts_run_token"] == ""
+
+
+def test_a_worker_joins_its_hosts_groups_never_a_group_named_after_its_host():
+    # Whatever --limit says: the run_workers filter lets the workers through it, not a group per host.
+    for found in workers(HOSTVARS, ["h1"]):
+        assert found["groups"] == ["pts_drive_workers", "rack12"]
+
+
+@pytest.mark.parametrize("groups, hostvars", [
+    ({"all": [], "h1/A": ["x"]}, HOSTVARS),  # a group of that name
+    ({"all": []}, dict(HOSTVARS, **{"h1/A": {"group_names": ["rack12"]}})),  # an inventory host of that name
+])
+def test_a_worker_name_that_is_already_an_inventory_host_or_group_is_refused(groups, hostvars):
+    with pytest.raises(ValueError, match=r"the worker of drive A of h1 would be named 'h1/A', which is already an "
+                                         r"inventory host or group"):
+        workers(hostvars, ["h1"], groups=groups)
+    with pytest.raises(AnsibleFilterError, match="drive_workers: the worker of drive A of h1"):
+        drive_workers.drive_workers(hostvars, ["h1"], groups=groups)
+
+
+def test_a_worker_an_earlier_play_of_this_process_added_is_made_again():
+    # The playbook imported twice (or a second run in one process): the name is a worker's, not the inventory's.
+    hostvars = dict(HOSTVARS, **{"h1/A": {"group_names": ["pts_drive_workers", "rack12"]}})
+    assert [w["name"] for w in workers(hostvars, ["h1"], groups={"all": [], "pts_drive_workers": ["h1/A"]})] == \
+        ["h1/A", "h1/B"]
+
+
+def test_the_filter_refuses_hosts_that_are_not_a_list():
+    with pytest.raises(AnsibleFilterError, match="drive_workers: hosts must be a list, not str"):
+        drive_workers.drive_workers(HOSTVARS, "h1")
 
 
 def test_the_filters_example_sets_every_variable_a_worker_gets():
