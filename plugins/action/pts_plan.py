@@ -91,7 +91,8 @@ class ActionModule(ActionBase):
         run_id = self._run_id(resume.get("run_id") or (args["context"] or {}).get("run_id") or _setting("run_id"))
         results_dir = resume.get("results_dir") or _setting("output_dir")
         if run_id and results_dir and args["lock"]:
-            self._lock(os.path.join(results_dir, run_id), run_id, result)
+            # The directory the results go to (run_dir), so the lock covers them.
+            self._lock(_run.run_dir(run_id, results_dir), run_id, result)
         if resume and run_id and results_dir:
             try:
                 self._resume(plan, results_dir, run_id, resume, args["devices"], listed)
@@ -141,8 +142,8 @@ class ActionModule(ActionBase):
                                             os.environ.get("PTS_RUN_ID"), _setting("run_id"))
         try:
             for name, value in candidates:
-                _inputs.run_id(name, value)
-        except PlanError as exc:
+                _run.same_directory(name, _inputs.run_id(name, value))
+        except ValueError as exc:
             raise AnsibleActionFail(f"pts_plan: {exc}; nothing was written") from None
         return str(effective) if effective not in (None, "") else None
 

@@ -59,6 +59,16 @@ def run_dir(run_id: str, root: str | None = None) -> str:
     return os.path.join(results_root(root), _results.safe_name(run_id))
 
 
+def same_directory(variable: str, run_id: object) -> str:
+    """The run id, refused (ValueError naming ``variable``) when the results would go to another directory than the
+    one it names: the lock is taken on ``<root>/<run id>`` and every result goes to run_dir(), through safe_name()."""
+    text = str(run_id)
+    if _results.safe_name(text) != text:
+        raise ValueError(f"{variable}={run_id!r}: names directory {_results.safe_name(text)!r} for its results, not "
+                         f"{text!r}: a run id must be one directory name that stays as it is")
+    return text
+
+
 def new_run_id(now: datetime.datetime | None = None) -> str:
     """The run id of a run nobody named: the UTC time it was planned."""
     return (now or datetime.datetime.now(datetime.timezone.utc)).strftime("%Y%m%dT%H%M%SZ")

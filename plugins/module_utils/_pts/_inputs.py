@@ -21,8 +21,9 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import p
 MIN_RUN_SECONDS = 0.01
 # A run id names one directory under the results root: one path component, never "." or "..", never hidden, and
 # unchanged by the callback's safe_name() (which strips leading and trailing "." and "_"), so every tool that
-# derives the run directory from the id finds the same one.
-RUN_ID_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,126}[A-Za-z0-9])?$")
+# derives the run directory from the id finds the same one. \Z, not $: "$" also matches before a trailing newline, and
+# "R1\n" locked results/R1\n/ while its results went to results/R1/.
+RUN_ID_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,126}[A-Za-z0-9])?\Z")
 # A pts_devices entry as the inventory gives it (the pts_identify role's and pts_drive_info's argument spec).
 DEVICE_KEYS = ("path", "name", "serial", "wwn", "backing_file", "description_file", "mode", "raid_controller")
 DEVICE_MODES = ("auto", "ssd", "hdd")
@@ -122,9 +123,10 @@ def boolean(variable: str, value: object) -> bool:
 def run_id(variable: str, value: object) -> str:
     """A run id: the name of one directory under the results root."""
     if not isinstance(value, str) or not RUN_ID_RE.match(value):
+        control = "; it contains a control character" if isinstance(value, str) and _CONTROL_RE.search(value) else ""
         raise fail(variable, value, "a run id is one directory name of letters, digits, '.', '_' and '-' (at most "
                                     "128, starting and ending with a letter or digit), such as 20261123T101500Z "
-                                    "or rack12-slice1: it must not be a path")
+                                    f"or rack12-slice1: it must not be a path{control}")
     return value
 
 

@@ -76,6 +76,9 @@ def test_an_error_names_pts_tests_when_that_is_what_the_operator_set(settings):
     ("extra", "/tmp/x", "pts_run_id"),
     ("env", "../../x", "PTS_RUN_ID (environment)"),
     ("run_id", "a b", "run_id of the [callback_pts_report] section of ansible.cfg"),
+    # "$" matched before the trailing newline: the lock went to results/R1nl\n/, the results to results/R1nl/.
+    ("extra", "R1nl\n", "pts_run_id"),
+    ("env", "R1nl\n", "PTS_RUN_ID (environment)"),
 ])
 def test_a_bad_run_id_is_refused_naming_where_it_was_set(settings, monkeypatch, tmp_path, source, value, name):
     if source == "extra":

@@ -57,11 +57,18 @@ def test_good_run_ids(value):
 
 
 @pytest.mark.parametrize("value", ["/tmp/x", "../../x", "a b", ".", "..", ".hidden", "run_", "_run", "-rf", "a/b",
-                                   "a\nb", "", "x" * 129, "ü", 5, None, "run.", "a\\b"])
+                                   "a\nb", "", "x" * 129, "ü", 5, None, "run.", "a\\b", "R1nl\n", "R1\r", "R1\t",
+                                   "\nR1", "R1\x1b", "R1\x7f", "R1\x85", "R١"])
 def test_bad_run_ids_are_refused_naming_the_variable_and_value(value):
     with pytest.raises(_inputs.PlanError) as caught:
         _inputs.run_id("PTS_RUN_ID (environment)", value)
     assert str(caught.value).startswith(f"PTS_RUN_ID (environment)={value!r}: a run id is one directory name")
+
+
+@pytest.mark.parametrize("value", ["R1nl\n", "R1\r", "\tR1", "R\x001"])
+def test_a_run_id_with_a_control_character_is_refused_saying_so(value):
+    with pytest.raises(_inputs.PlanError, match="it contains a control character$"):
+        _inputs.run_id("pts_run_id", value)
 
 
 def test_good_device_entries_pass_unchanged():
