@@ -31,6 +31,7 @@ import os
 import re
 import secrets
 import socket
+import stat
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 
@@ -147,11 +148,29 @@ def _write(run_dir: str, record: dict) -> None:
     _results.atomic_write_text(lock_path(run_dir), json.dumps(record, indent=2, sort_keys=True) + "\n", shared=False)
 
 
+def refuse_link(run_dir: str, run_id: str) -> None:
+    """RunLocked when the run directory is a symbolic link (or anything but a directory): a link planted as
+    results/<run id> would take the run's lock, token and results into another tree."""
+    try:
+        st = os.lstat(run_dir)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(st.st_mode):
+        raise RunLocked(f"the run directory of run {run_id}, {run_dir}, is a symbolic link (to "
+                        f"{os.readlink(run_dir)!r}): refused, a run writes its lock and results only into a directory "
+                        "of its own under the results root. Remove the link (or move the results it points to there), "
+                        "or give this run another pts_run_id. Nothing was written")
+    if not stat.S_ISDIR(st.st_mode):
+        raise RunLocked(f"the run directory of run {run_id}, {run_dir}, is not a directory: refused. Remove it or "
+                        "give this run another pts_run_id. Nothing was written")
+
+
 class _DirLock:
     """flock() on the run directory for one read-judge-write; released when the block ends."""
 
     def __init__(self, run_dir: str):
-        self._fd = os.open(run_dir, os.O_RDONLY | os.O_DIRECTORY)
+        # O_NOFOLLOW: a link swapped in after refuse_link() is not followed either (ELOOP).
+        self._fd = os.open(run_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
 
     def __enter__(self):
         fcntl.flock(self._fd, fcntl.LOCK_EX)
@@ -208,6 +227,7 @@ def acquire(run_dir: str, run_id: str, pid: int, proc_root: str = "/proc", hostn
     "token": the run's token (created with the run directory; None under check_only when there is none yet)}.
     Raises RunLocked when another live run holds it.
     """
+    refuse_link(run_dir, run_id)
     if check_only:
         if not os.path.isdir(run_dir):
             return {"status": "free", "owner": None, "previous": None, "message": None, "token": None}
@@ -216,6 +236,7 @@ def acquire(run_dir: str, run_id: str, pid: int, proc_root: str = "/proc", hostn
                 "previous": record if state == "stale" else None, "token": _token(run_dir, create=False),
                 "message": f"a stale lock of {describe(record)} would be taken over: {why}" if state == "stale" else None}
     os.makedirs(run_dir, exist_ok=True)
+    refuse_link(run_dir, run_id)
     with _DirLock(run_dir):
         state, record, why = _judge(run_dir, run_id, pid, proc_root, hostname)
         if state == "own":
@@ -250,6 +271,6 @@ def release(run_dir: str, pid: int | None = None, proc_root: str = "/proc", host
             os.unlink(lock_path(run_dir))
             return True
     except OSError as exc:
-        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):
             return False
         raise

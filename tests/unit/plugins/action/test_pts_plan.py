@@ -103,6 +103,19 @@ def test_the_first_host_takes_the_lock_for_the_playbook_and_the_others_find_it_t
     assert run(plan_args(resume={"run_id": "it-1", "host": "h2"}))["pts_plan"]["run_id"] == "it-1"
 
 
+def test_a_run_directory_planted_as_a_symbolic_link_is_refused_before_anything_is_written(settings, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "it-1").symlink_to(elsewhere)
+    for check in (False, True):
+        message = fail_message(plan_args(), check=check)
+        assert message.startswith(f"pts_plan: the run directory of run it-1, {tmp_path / 'results' / 'it-1'}, is a "
+                                  f"symbolic link (to {str(elsewhere)!r}): refused")
+        assert message.endswith("Nothing was written")
+    assert os.listdir(elsewhere) == []
+
+
 def test_a_second_live_run_of_the_id_is_refused_naming_the_first(settings, tmp_path):
     run_dir = str(tmp_path / "results" / "it-1")
     _run_lock.acquire(run_dir, "it-1", os.getpid())  # this test process stands for the first, live, run
