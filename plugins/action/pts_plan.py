@@ -158,6 +158,11 @@ class ActionModule(ActionBase):
         if taken["message"]:
             display.warning(f"pts_plan: {taken['message']}")
             result["pts_run_lock_note"] = taken["message"]
+        if taken.get("leftovers"):
+            shown = ", ".join(os.path.relpath(path, run_dir) for path in taken["leftovers"])
+            display.display(f"pts_plan: removed {len(taken['leftovers'])} temporary file(s) of writes killed in an "
+                            f"earlier attempt of run {run_id}: {shown}")
+            result["pts_run_leftovers_removed"] = taken["leftovers"]
         result["pts_run_token"] = taken["token"]
 
     @staticmethod

@@ -224,7 +224,9 @@ def acquire(run_dir: str, run_id: str, pid: int, proc_root: str = "/proc", hostn
 
     Returns {"status": "acquired" | "held" (already ours) | "took_over" (a stale lock) | "free" (check_only, no
     lock or a stale one), "owner": the record now in force, "previous": the stale record, "message": what to say,
-    "token": the run's token (created with the run directory; None under check_only when there is none yet)}.
+    "token": the run's token (created with the run directory; None under check_only when there is none yet),
+    "leftovers": the temporary files of killed atomic writes removed from the run directory (acquired and took_over
+    only)}.
     Raises RunLocked when another live run holds it.
     """
     refuse_link(run_dir, run_id)
@@ -246,12 +248,17 @@ def acquire(run_dir: str, run_id: str, pid: int, proc_root: str = "/proc", hostn
         if owner["start_time"] is None:
             raise RunLocked(f"run {run_id} cannot be locked: the ansible-playbook process (PID {pid}) cannot be read "
                             f"in {proc_root}. Nothing was written")
+        # A new owner, under the lock: no other ansible-playbook writes this run, and none of this one's hosts has
+        # written yet (each passes here first), so a temporary file of the atomic writer is a killed write's, which a
+        # purge starting its test again would otherwise move into superseded/ as if it were an attempt.
+        leftovers = _results.remove_leftovers(run_dir)
         token = _token(run_dir, create=True)
         _write(run_dir, owner)
     if state == "stale":
-        return {"status": "took_over", "owner": owner, "previous": record, "token": token,
+        return {"status": "took_over", "owner": owner, "previous": record, "token": token, "leftovers": leftovers,
                 "message": f"took over the lock of run {run_id} from {describe(record)}: {why}"}
-    return {"status": "acquired", "owner": owner, "previous": None, "message": None, "token": token}
+    return {"status": "acquired", "owner": owner, "previous": None, "message": None, "token": token,
+            "leftovers": leftovers}
 
 
 def release(run_dir: str, pid: int | None = None, proc_root: str = "/proc", hostname: str | None = None) -> bool:

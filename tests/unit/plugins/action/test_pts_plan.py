@@ -137,6 +137,32 @@ def _first_attempt(tmp_path, **variables):
     return run_dir
 
 
+_KILLED_PURGE = """
+import os, signal, sys
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+os.fsync = lambda fd: os.kill(os.getpid(), signal.SIGKILL)
+_results.file_payload(sys.argv[1], "h1", {"pts_purge": {"method": "discard"},
+                                          "pts_context": {"drive": "victim", "test": "iops"}})
+"""
+
+
+def test_a_resume_removes_what_a_killed_write_left_and_its_purge_supersedes_nothing(settings, tmp_path):
+    run_dir = _first_attempt(tmp_path)
+    test_dir = os.path.join(run_dir, "h1", "victim", "iops")
+    os.unlink(os.path.join(test_dir, "purge.json"))
+    # The callback killed (SIGKILL) while it wrote the purge record: only its temporary file is left.
+    subprocess.run([sys.executable, "-c", _KILLED_PURGE, run_dir], check=False,
+                   env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    (leftover,) = os.listdir(test_dir)
+    assert leftover.startswith(".purge.json.")
+    result = run(plan_args())
+    _results.file_payload(run_dir, "h1", {"pts_purge": {"method": "discard"},
+                                          "pts_context": {"drive": "victim", "test": "iops"}})
+    assert sorted(os.listdir(os.path.join(run_dir, "h1", "victim"))) == ["drive.json", "iops"]
+    assert os.listdir(test_dir) == ["purge.json"]
+    assert result["pts_run_leftovers_removed"] == [os.path.join(test_dir, leftover)]
+
+
 def test_resuming_with_changed_settings_is_refused_and_plan_json_is_left_alone(settings, tmp_path):
     run_dir = _first_attempt(tmp_path)
     plan_file = os.path.join(run_dir, "h1", "plan.json")
