@@ -9,11 +9,14 @@ import sqlite3
 
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
+from ansible.utils.display import Display
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import RUN_ID_RE, PlanError, run_id
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _history
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
+
+display = Display()
 
 
 class ActionModule(ActionBase):
@@ -66,6 +69,12 @@ class ActionModule(ActionBase):
             history = {"database": _history.db_path(root), "error": str(exc)}
             warnings.append(f"history index not rebuilt: {exc}")
         indexed = "" if history.get("error") else f"; {len(history['runs'])} run(s) indexed in {history['database']}"
+        if history.get("moved_aside"):
+            moved = (f"the history index {history['database']} was not a sound database "
+                     f"({history['moved_aside']['why']}): kept as {history['moved_aside']['path']}, and rebuilt from "
+                     "every run of the results tree")
+            display.warning(f"report_rebuild: {moved}")
+            indexed += f"; {moved}"
         result.update(changed=bool(reports), pts_reports=reports, failed=bool(warnings),
                       pts_not_produced=dict(not_produced), pts_history=history,
                       msg="; ".join(warnings) or f"{len(reports)} report(s) rebuilt from {root}{skipped}{indexed}")

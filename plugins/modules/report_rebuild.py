@@ -18,6 +18,9 @@ description:
   - Also rebuilds the history index (C(pts-history.sqlite) in O(results_dir)) that
     P(fleetqual.pts.pts_compare#module) reads, for the run or, without O(run_id), for every run, dropping runs gone
     from disk.
+  - An index file that is not a sound SQLite database (C(file is not a database), C(database disk image is
+    malformed)) is moved aside, kept as C(pts-history.sqlite.corrupt-<UTC time>) with its journal, and a new index
+    is built from every run of the results tree; a warning and the task's message say so.
   - Runs on the controller only.
 author:
   - fleetqual.pts contributors (@fleetqual)
@@ -69,7 +72,9 @@ pts_not_produced:
   returned: always
   type: dict
 pts_history:
-  description: The index rebuilt - C(database), C(runs), C(dropped), C(rows); or C(error).
+  description:
+    - The index rebuilt - C(database), C(runs), C(dropped), C(rows); or C(error).
+    - C(moved_aside) (C(path), C(why)) when a corrupt index was moved aside before the rebuild.
   returned: always
   type: dict
 """
