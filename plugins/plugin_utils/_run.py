@@ -27,6 +27,7 @@ import os
 from ansible import constants as C
 from ansible.plugins.loader import callback_loader
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import number_text
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._verdicts import FAIL, INCOMPLETE, VERDICTS
 
@@ -111,8 +112,10 @@ def fleet_settings(params: dict) -> dict:
     for name, kind in (("outlier_robust_z", float), ("outlier_min_deviation_pct", float), ("outlier_min_cohort", int)):
         given = params.get(f"pts_fleet_{name}")
         value = FLEET_DEFAULTS[name] if given is None else given
+        if isinstance(value, str):
+            value = number_text(value)  # -e gives numbers as strings; ASCII digits only
         try:
-            value = None if isinstance(value, bool) else kind(value)
+            value = None if isinstance(value, bool) or value is None else kind(value)
         except (TypeError, ValueError, OverflowError):
             value = None
         if value is None or not math.isfinite(value) or value <= 0:

@@ -60,6 +60,22 @@ def fail_message(args, task_vars=None, check=False) -> str:
     return str(caught.value)
 
 
+@pytest.mark.parametrize("variables, message", [
+    ({"pts_run_tests": ["cbw"], "pts_run_cbw_bssplit": "1024m/100"},
+     "pts_plan: pts_run_cbw_bssplit='1024m/100': its block size 1048576k (1,073,741,824 bytes) is larger than the drive "
+     "(67,108,864 bytes, drive victim): fio cannot run it; give a smaller one; nothing was written"),
+    ({"pts_run_tests": ["cbw"], "pts_run_cbw_bssplit": "٤k/100"},
+     "pts_plan: pts_run_cbw_bssplit='٤k/100': '٤k/100' is not size/percent (e.g. 4k/67) in ASCII digits (0-9); nothing "
+     "was written"),
+    ({"pts_run_tests": ["cbw"], "pts_run_cbw_distribution": "zoned:١٠٠/100"},
+     "pts_plan: pts_run_cbw_distribution='zoned:١٠٠/100': must be a fio zoned distribution such as "
+     "zoned:50/5:30/15:20/80 (IO %/LBA %, whole percentages in ASCII digits); nothing was written"),
+])
+def test_bad_cbw_input_is_refused_by_the_plan_of_the_identified_drive(settings, variables, message):
+    assert fail_message(plan_args(variables=dict(VARIABLES, pts_run_profile="quick", **variables),
+                                  devices=[LOOP])) == message
+
+
 def test_a_typo_in_pts_devices_is_named_as_written(settings):
     message = fail_message(plan_args(listed=[{"path": "/dev/loop5", "seral": "S1"}]))
     assert message == ("pts_plan: pts_devices[0]: unknown key 'seral' (did you mean 'serial'?); nothing was written")

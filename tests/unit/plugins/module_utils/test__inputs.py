@@ -16,9 +16,26 @@ def test_positive_refuses_non_finite_and_non_positive_numbers(value):
     assert caught.value.variable == "pts_run_x"
 
 
-@pytest.mark.parametrize("value, expected", [(1, 1.0), ("2.5", 2.5), ("3", 3.0), (0.01, 0.01)])
+@pytest.mark.parametrize("value, expected", [(1, 1.0), ("2.5", 2.5), ("3", 3.0), (0.01, 0.01), (" 4 ", 4.0),
+                                             ("1e3", 1000.0), (".5", 0.5)])
 def test_positive_accepts_finite_positive_numbers(value, expected):
     assert _inputs.positive("pts_run_x", value, float) == expected
+
+
+@pytest.mark.parametrize("value", ["٤", "٣.٥", "１２", "1_000", "+5", "5\n", "0x10", "४", "3.5\u00a0"])
+def test_positive_reads_ascii_digits_only(value):
+    with pytest.raises(_inputs.PlanError) as caught:
+        _inputs.positive("pts_run_x", value, float)
+    assert str(caught.value).startswith(f"pts_run_x={value!r}: must be a positive number")
+    assert str(caught.value).endswith(" written in ASCII digits (0-9)") == (not value.isascii())
+
+
+@pytest.mark.parametrize("text, number", [("12", 12), (" 12\t", 12), ("2.50", 2.5), ("1e3", 1000.0), ("5.", 5.0),
+                                          ("٤", None), ("", None), ("1 2", None), ("-1", None), ("nan", None),
+                                          ("inf", None), ("1_0", None), ("١٢", None)])
+def test_number_text(text, number):
+    found = _inputs.number_text(text)
+    assert found == number and type(found) is type(number)
 
 
 @pytest.mark.parametrize("value, ok", [
