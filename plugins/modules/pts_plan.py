@@ -87,6 +87,10 @@ options:
         decimal) or C(dwpd) with C(warranty_years) (C(dwpd) requires it; given both forms, the smaller endurance
         counts) - and C(rated_write_mb_s), its rated sequential write in MB/s, which bounds the estimate's write
         rate instead of the drive's interface.
+      - Every number of a rule must lie in a physical range (C(rated_write_mb_s) 1 to 1,000,000 MB/s, C(endurance_tbw)
+        0.000001 to 1,000,000 TB, C(dwpd) 0.01 to 1,000, C(warranty_years) one day to 100, C(min_iops_4k_write) 1 to
+        100,000,000, the throughput limits 1 to 1,000,000 MB/s, the latency limits 0.001 to 3,600,000 ms); a value
+        outside it is refused naming the rule, the key and the value. See docs/wear.md.
     type: raw
     default: []
   resume:

@@ -244,6 +244,14 @@ def test_the_wear_estimate_is_recorded_per_drive_in_the_plan(settings):
         "no acceptance rule matches the drive"
 
 
+def test_a_rate_outside_the_physical_range_is_refused_before_anything(settings):
+    rule = dict(WEAR_RULE, rated_write_mb_s=1e-9)
+    for check in (False, True):
+        assert fail_message(plan_args(devices=[LOOP], acceptance=[rule]), check=check) == (
+            "pts_plan: pts_acceptance[0].rated_write_mb_s=1e-09: must be from 1 to 1e+06 MB/s: a value outside that "
+            "range is no drive's; nothing was written")
+
+
 def test_a_bad_wear_budget_is_named_as_the_operator_set_it(settings):
     args = plan_args(variables=dict(VARIABLES, pts_run_wear_budget_pct=250))
     assert fail_message(args, {"pts_wear_budget_pct": 250}) == (
