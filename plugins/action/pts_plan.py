@@ -174,8 +174,8 @@ class ActionModule(ActionBase):
                                             os.environ.get("PTS_RUN_ID"), _setting("run_id"))
         try:
             for name, value in candidates:
-                _inputs.run_id(name, value)
-        except PlanError as exc:
+                _run.same_directory(name, _inputs.run_id(name, value))
+        except ValueError as exc:
             raise AnsibleActionFail(f"pts_plan: {exc}; nothing was written") from None
         return str(effective) if effective not in (None, "") else None
 
@@ -190,6 +190,11 @@ class ActionModule(ActionBase):
         if taken["message"]:
             display.warning(f"pts_plan: {taken['message']}")
             result["pts_run_lock_note"] = taken["message"]
+        if taken.get("leftovers"):
+            shown = ", ".join(os.path.relpath(path, run_dir) for path in taken["leftovers"])
+            display.display(f"pts_plan: removed {len(taken['leftovers'])} temporary file(s) of writes killed in an "
+                            f"earlier attempt of run {run_id}: {shown}")
+            result["pts_run_leftovers_removed"] = taken["leftovers"]
         result["pts_run_token"] = taken["token"]
         # Other live ansible-playbook processes of this run (job slices): none of their drives may be taken over.
         result["pts_run_concurrent"] = [

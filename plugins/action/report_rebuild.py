@@ -18,6 +18,7 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _driv
 
 display = Display()
 
+
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
     _requires_connection = False  # reads and writes the results tree on the controller only
@@ -74,6 +75,12 @@ class ActionModule(ActionBase):
             history = {"database": _history.db_path(root), "error": str(exc)}
             warnings.append(f"history index not rebuilt: {exc}")
         indexed = "" if history.get("error") else f"; {len(history['runs'])} run(s) indexed in {history['database']}"
+        if history.get("moved_aside"):
+            moved = (f"the history index {history['database']} was not a sound database "
+                     f"({history['moved_aside']['why']}): kept as {history['moved_aside']['path']}, and rebuilt from "
+                     "every run of the results tree")
+            display.warning(f"report_rebuild: {moved}")
+            indexed += f"; {moved}"
         result.update(changed=bool(reports), pts_reports=reports, failed=bool(warnings),
                       pts_not_produced=dict(not_produced), pts_history=history,
                       msg="; ".join(warnings) or f"{len(reports)} report(s) rebuilt from {root}{skipped}{indexed}")

@@ -21,6 +21,10 @@ description:
     emptied at boot, when holders end too.
   - The module returns only once the holder has the exclusive open and its lock file is written, and fails naming
     the reason otherwise (C(EBUSY) - something else claims the device).
+  - A holder is known by what it holds, not by its command line, which any local user can give a process of their
+    own - a process with a holder's command line that does not have the device open holds nothing and is ignored
+    (RV(pts_drive_hold.ignored), with a warning); one that has it open is named as its run's holder only when its
+    root-only lock file names it with that run id and token, and otherwise as a process that has the drive open.
   - A run is its O(run_id) and its O(run_token). A holder of another run on the device - including another run that
     chose the same run id, with another token - is a failure naming its run id and PID. A holder of the same run id
     and token - a resumed run whose controller died - is proved to be this run's (its lock file names the run and its
@@ -148,6 +152,13 @@ pts_drive_hold:
       description: Holders of other runs on the device, left alone (V(absent)).
       type: list
       elements: dict
+    ignored:
+      description:
+        - Processes with a drive holder's command line for the device that do not have it open (V(present)), each
+          with C(pid), C(devnum), C(run_id), C(device), C(lock), C(token). They hold nothing and never block a drive;
+          a warning names each.
+      type: list
+      elements: dict
 pts_guard_record:
   description:
     - O(expect) with the new hold in its C(hold) key (V(present), not in check mode), or without any C(hold) key
@@ -190,11 +201,22 @@ def _present(module: AnsibleModule, path: str, run_id: str, token: str, expect: 
                              "device the guard passed; nothing was held or written")
     result: dict = {"device": path, "devnum": devnum, "run_id": run_id, "token": token, "pid": None, "start_time": None,
                     "lock": _hold.lock_path(devnum), "since": None, "took_over": None, "removed": []}
+    # A process that only has a holder's command line (anyone can start one) holds nothing: it never blocks a drive.
+    result["ignored"] = [p for p in _hold.pretenders() if p["devnum"] == devnum]
+    for pretender in result["ignored"]:
+        module.warn(f"{where}: process {pretender['pid']} has a drive holder's command line for run "
+                    f"{show(pretender['run_id'])} but does not have the device open: it holds nothing, ignored")
     mine = []
     for holder in _hold.holder_processes():
         if holder["devnum"] != devnum:
             continue
         if not _hold.same_run(holder, run_id, token):
+            unproved = _hold.holder_problem(holder["pid"], devnum, holder["run_id"], token=holder.get("token") or "")
+            if unproved:
+                module.fail_json(msg=f"{where}: process {holder['pid']} has it open, with a drive holder's command "
+                                     f"line for run {show(holder['run_id'])}, but it is not one ({unproved}): "
+                                     f"something else uses the drive; nothing was held or written for run {run_id}",
+                                 pts_drive_hold=result)
             module.fail_json(msg=f"{where}: held for {show(_hold.owner_words(holder, run_id, token))} by its drive "
                                  f"holder, process "
                                  f"{holder['pid']} (lock file {show(holder['lock'])}); "

@@ -12,12 +12,21 @@ description:
   - Cross-checks what argument specs cannot - known test names, block size syntax, R/W mixes 0-100, the
     DV combination present in the matrix, a measurement window no larger than the round limit, positive
     durations - and fails naming the variable and the bad value, before any drive is touched.
+  - Numbers and sizes given as strings (as C(-e) gives them) are read in ASCII digits only; other scripts' digits,
+    which Python would read and fio would not, are refused. Every size and workload text a job file gets (block sizes,
+    C(pts_run_cbw_bssplit), C(pts_run_cbw_distribution), C(pts_precondition_block_size)) is the parsed value written
+    again, not the text as given.
   - With identified drives, returns per drive the matrix actually run (block sizes below the logical
-    sector size dropped, with a note) and an estimate of the wall time.
-  - Refuses a run id that is not one directory name (see O(resume.run_id)), naming where it was set - C(-e pts_run_id),
-    the C(PTS_RUN_ID) environment variable or the report callback's C(run_id) setting.
+    sector size dropped, with a note) and an estimate of the wall time, and refuses, naming the variable, a block
+    size of a test the drive runs that is larger than the drive (a throughput stream's slice of it, an HDD test's
+    smallest LBA zone) - what fio would refuse only after the purge.
+  - Refuses a run id that is not one directory name (see O(resume.run_id)) - a control character, a trailing newline
+    included, or anything that would make its results directory another one than the one it locks - naming where it
+    was set - C(-e pts_run_id), the C(PTS_RUN_ID) environment variable or the report callback's C(run_id) setting.
   - With O(lock=true), takes the lock on the run's results directory for this C(ansible-playbook) process, so a second
-    live run of the same run id refuses before anything, naming the first's PID and controller.
+    live run of the same run id refuses before anything, naming the first's PID and controller. A run directory that is
+    a symbolic link (or not a directory) is refused before anything is written. A new owner of the lock removes the
+    temporary files of result writes killed in an earlier attempt of the run, and says so.
   - Resuming a run (a run id with results already) refuses a drive whose identity (serial, WWN, model, firmware,
     size, sector size, backing file) is not the one the run recorded under its name, and test settings other than the
     ones the run recorded, naming each change, unless O(resume.allow_changed_settings=true).
@@ -78,6 +87,10 @@ options:
         decimal) or C(dwpd) with C(warranty_years) (C(dwpd) requires it; given both forms, the smaller endurance
         counts) - and C(rated_write_mb_s), its rated sequential write in MB/s, which bounds the estimate's write
         rate instead of the drive's interface.
+      - Every number of a rule must lie in a physical range (C(rated_write_mb_s) 1 to 1,000,000 MB/s, C(endurance_tbw)
+        0.000001 to 1,000,000 TB, C(dwpd) 0.01 to 1,000, C(warranty_years) one day to 100, C(min_iops_4k_write) 1 to
+        100,000,000, the throughput limits 1 to 1,000,000 MB/s, the latency limits 0.001 to 3,600,000 ms); a value
+        outside it is refused naming the rule, the key and the value. See docs/wear.md.
     type: raw
     default: []
   resume:

@@ -20,6 +20,9 @@ description:
     from disk.
   - With O(run_dir), O(host) and O(drive), only that drive's report and no index - what each drive worker of
     C(playbooks/pts.yml) does as soon as its tests end, in parallel with the drives still testing.
+  - An index file that is not a sound SQLite database (C(file is not a database), C(database disk image is
+    malformed)) is moved aside, kept as C(pts-history.sqlite.corrupt-<UTC time>) with its journal, and a new index
+    is built from every run of the results tree; a warning and the task's message say so.
   - Runs on the controller only.
 author:
   - fleetqual.pts contributors (@fleetqual)
@@ -90,7 +93,9 @@ pts_not_produced:
   returned: always
   type: dict
 pts_history:
-  description: The index rebuilt - C(database), C(runs), C(dropped), C(rows); or C(error).
+  description:
+    - The index rebuilt - C(database), C(runs), C(dropped), C(rows); or C(error).
+    - C(moved_aside) (C(path), C(why)) when a corrupt index was moved aside before the rebuild.
   returned: always
   type: dict
 """

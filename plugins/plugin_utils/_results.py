@@ -24,6 +24,7 @@ import glob
 import json
 import os
 import re
+import stat
 import sys
 import tempfile
 
@@ -76,12 +77,21 @@ def share(fd: int) -> None:
     os.fchmod(fd, 0o666 & ~_umask())
 
 
+# The atomic writer's temporary files: "." + the file's name + "." + the 8 characters mkstemp picks from
+# [a-z0-9_] (no suffix). A process killed between mkstemp and the rename leaves one behind.
+_TEMP_RE = re.compile(r"^\..+\.[a-z0-9_]{8}\Z")
+
+
+def _temp_prefix(path: str) -> str:
+    return "." + os.path.basename(path) + "."
+
+
 def _atomic_write(path: str, data: str | bytes, binary: bool, shared: bool = True) -> None:
     """Write, fsync, rename, fsync the directory: after return the file survives a crash whole. Not ``shared``, the
     file keeps mkstemp's 0600."""
     directory = os.path.dirname(path)
     os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", dir=directory)
+    fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), dir=directory)
     try:
         if shared:
             share(fd)
@@ -99,6 +109,30 @@ def _atomic_write(path: str, data: str | bytes, binary: bool, shared: bool = Tru
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+
+
+def is_leftover(name: str) -> bool:
+    """Is ``name`` one of the atomic writer's temporary files?"""
+    return bool(_TEMP_RE.match(name))
+
+
+def remove_leftovers(directory: str, recursive: bool = True) -> list[str]:
+    """Remove the temporary files a killed atomic write left in ``directory`` (and, ``recursive``, below it but not in
+    ``superseded/``, kept as it was moved): regular files named as the writer names them, nothing else. Return their
+    paths. Call it only where no writer of that tree can be running (under the run's lock, before its hosts write)."""
+    removed = []
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = [d for d in dirs if d != "superseded"] if recursive else []
+        for name in sorted(files):
+            path = os.path.join(root, name)
+            try:
+                if not is_leftover(name) or not stat.S_ISREG(os.lstat(path).st_mode):
+                    continue
+                os.unlink(path)
+            except FileNotFoundError:
+                continue
+            removed.append(path)
+    return removed
 
 
 def atomic_write_bytes(path: str, data: bytes) -> None:

@@ -33,6 +33,7 @@ import secrets
 from ansible import constants as C
 from ansible.plugins.loader import callback_loader
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import number_text
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._verdicts import FAIL, INCOMPLETE, VERDICTS
 
@@ -69,6 +70,16 @@ def results_root(given: str | None = None, variable: object = None) -> str:
 def run_dir(run_id: str, root: str | None = None) -> str:
     """The run's folder, ``<results root>/<run id>``."""
     return os.path.join(results_root(root), _results.safe_name(run_id))
+
+
+def same_directory(variable: str, run_id: object) -> str:
+    """The run id, refused (ValueError naming ``variable``) when the results would go to another directory than the
+    one it names: the lock is taken on ``<root>/<run id>`` and every result goes to run_dir(), through safe_name()."""
+    text = str(run_id)
+    if _results.safe_name(text) != text:
+        raise ValueError(f"{variable}={run_id!r}: names directory {_results.safe_name(text)!r} for its results, not "
+                         f"{text!r}: a run id must be one directory name that stays as it is")
+    return text
 
 
 _AWX_JOB_RE = re.compile(r"^[0-9]{1,18}$")
@@ -120,8 +131,10 @@ def fleet_settings(params: dict) -> dict:
     for name, kind in (("outlier_robust_z", float), ("outlier_min_deviation_pct", float), ("outlier_min_cohort", int)):
         given = params.get(f"pts_fleet_{name}")
         value = FLEET_DEFAULTS[name] if given is None else given
+        if isinstance(value, str):
+            value = number_text(value)  # -e gives numbers as strings; ASCII digits only
         try:
-            value = None if isinstance(value, bool) else kind(value)
+            value = None if isinstance(value, bool) or value is None else kind(value)
         except (TypeError, ValueError, OverflowError):
             value = None
         if value is None or not math.isfinite(value) or value <= 0:

@@ -35,6 +35,7 @@ import os
 import re
 import secrets
 import socket
+import stat
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 
@@ -172,11 +173,29 @@ def _write(run_dir: str, record: dict, host: str | None = None) -> None:
                                shared=False)
 
 
+def refuse_link(run_dir: str, run_id: str) -> None:
+    """RunLocked when the run directory is a symbolic link (or anything but a directory): a link planted as
+    results/<run id> would take the run's lock, token and results into another tree."""
+    try:
+        st = os.lstat(run_dir)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(st.st_mode):
+        raise RunLocked(f"the run directory of run {run_id}, {run_dir}, is a symbolic link (to "
+                        f"{os.readlink(run_dir)!r}): refused, a run writes its lock and results only into a directory "
+                        "of its own under the results root. Remove the link (or move the results it points to there), "
+                        "or give this run another pts_run_id. Nothing was written")
+    if not stat.S_ISDIR(st.st_mode):
+        raise RunLocked(f"the run directory of run {run_id}, {run_dir}, is not a directory: refused. Remove it or "
+                        "give this run another pts_run_id. Nothing was written")
+
+
 class _DirLock:
     """flock() on the run directory for one read-judge-write; released when the block ends."""
 
     def __init__(self, run_dir: str):
-        self._fd = os.open(run_dir, os.O_RDONLY | os.O_DIRECTORY)
+        # O_NOFOLLOW: a link swapped in after refuse_link() is not followed either (ELOOP).
+        self._fd = os.open(run_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
 
     def __enter__(self):
         fcntl.flock(self._fd, fcntl.LOCK_EX)
@@ -233,9 +252,12 @@ def acquire(run_dir: str, run_id: str, pid: int, proc_root: str = "/proc", hostn
 
     Returns {"status": "acquired" | "held" (already ours) | "took_over" (a stale lock) | "free" (check_only, no
     lock or a stale one), "owner": the record now in force, "previous": the stale record, "message": what to say,
-    "token": the run's token (created with the run directory; None under check_only when there is none yet)}.
+    "token": the run's token (created with the run directory; None under check_only when there is none yet),
+    "leftovers": the temporary files of killed atomic writes removed from the run directory (acquired and took_over
+    only)}.
     Raises RunLocked when another live run holds it.
     """
+    refuse_link(run_dir, run_id)
     if check_only:
         if not os.path.isdir(run_dir):
             return {"status": "free", "owner": None, "previous": None, "message": None, "token": None}
@@ -244,6 +266,7 @@ def acquire(run_dir: str, run_id: str, pid: int, proc_root: str = "/proc", hostn
                 "previous": record if state == "stale" else None, "token": _token(run_dir, create=False),
                 "message": f"a stale lock of {describe(record)} would be taken over: {why}" if state == "stale" else None}
     os.makedirs(run_dir, exist_ok=True)
+    refuse_link(run_dir, run_id)
     with _DirLock(run_dir):
         state, record, why = _judge(run_dir, run_id, pid, proc_root, hostname, host)
         if state == "own":
@@ -253,13 +276,20 @@ def acquire(run_dir: str, run_id: str, pid: int, proc_root: str = "/proc", hostn
         if owner["start_time"] is None:
             raise RunLocked(f"run {run_id} cannot be locked: the ansible-playbook process (PID {pid}) cannot be read "
                             f"in {proc_root}. Nothing was written")
+        # A new owner, under the lock: no other ansible-playbook writes what it covers (the host's directory, or the
+        # whole run), and this one has not written there yet, so a temporary file of the atomic writer is a killed
+        # write's, which a purge starting its test again would otherwise move into superseded/ as if it were an
+        # attempt. Another host's directory may be a live job slice's, writing: it is left alone.
+        covered = run_dir if host is None else os.path.join(run_dir, _results.safe_name(host))
+        leftovers = _results.remove_leftovers(covered) if os.path.isdir(covered) else []
         token = _token(run_dir, create=True)
         _write(run_dir, owner, host)
     if state == "stale":
         what = f"run {run_id}" if host is None else f"host {host} of run {run_id}"
-        return {"status": "took_over", "owner": owner, "previous": record, "token": token,
+        return {"status": "took_over", "owner": owner, "previous": record, "token": token, "leftovers": leftovers,
                 "message": f"took over the lock of {what} from {describe(record)}: {why}"}
-    return {"status": "acquired", "owner": owner, "previous": None, "message": None, "token": token}
+    return {"status": "acquired", "owner": owner, "previous": None, "message": None, "token": token,
+            "leftovers": leftovers}
 
 
 def release(run_dir: str, pid: int | None = None, proc_root: str = "/proc", hostname: str | None = None,
@@ -279,6 +309,6 @@ def release(run_dir: str, pid: int | None = None, proc_root: str = "/proc", host
             os.unlink(lock_path(run_dir, host))
             return True
     except OSError as exc:
-        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):
             return False
         raise

@@ -14,6 +14,7 @@ import fnmatch
 import math
 import statistics
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _wear
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline
 
 PASS, FAIL, INCOMPLETE = "PASS", "FAIL", "INCOMPLETE"
@@ -43,6 +44,17 @@ HEALTH_CRITERIA = ("max_temperature_c", "allow_throttling")
 # (module_utils/_drive/_wear.py): endurance_tbw (TB written, decimal) or dwpd with warranty_years, and rated_write_mb_s.
 ENDURANCE_KEYS = ("endurance_tbw", "dwpd", "warranty_years", "rated_write_mb_s")
 RULE_KEYS = ("name", "model", "firmware", "require_steady", *CRITERIA, *HEALTH_CRITERIA, *ENDURANCE_KEYS)
+# The physical range of each criterion's limit: (lowest, highest). A limit outside it is a typo or a unit mix-up that
+# would pass or fail every drive. A 4k random write at PCIe 5.0 x4's 16 GB/s is 3.9 M IOPS and the fastest links carry
+# well under a TB/s, so 100 M IOPS and 1,000,000 MB/s leave room for any drive or array; a 4k write takes more than
+# 1 µs (0.001 ms) and less than an hour (3,600,000 ms) on anything that still counts as working.
+CRITERIA_RANGES = {
+    "min_iops_4k_write": (1.0, 1e8),
+    "min_throughput_1024k_write_mb_s": (1.0, 1e6),
+    "min_throughput_1024k_read_mb_s": (1.0, 1e6),
+    "max_latency_4k_write_mean_ms": (0.001, 3.6e6),
+    "max_latency_4k_write_p9999_ms": (0.001, 3.6e6),
+}
 
 
 def validate_rules(rules: object) -> list[dict]:
@@ -58,11 +70,20 @@ def validate_rules(rules: object) -> list[dict]:
         unknown = sorted(set(rule) - set(RULE_KEYS))
         if unknown:
             raise ValueError(f"{where}: unknown keys {unknown}; known: {', '.join(RULE_KEYS)}")
-        for key in (*CRITERIA, *ENDURANCE_KEYS):
+        for key in CRITERIA:
             value = rule.get(key)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                      or not math.isfinite(value) or value <= 0):
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
                 raise ValueError(f"{where}.{key}={value!r}: must be a positive number")
+            low, high = CRITERIA_RANGES[key]
+            if not low <= value <= high:
+                raise ValueError(f"{where}.{key}={value!r}: must be from {low:g} to {high:g} {CRITERIA[key][2]}: a "
+                                 "limit outside that range is no drive's")
+        for key in ENDURANCE_KEYS:
+            why = None if rule.get(key) is None else _wear.in_range(key, rule[key])
+            if why:
+                raise ValueError(f"{where}.{key}={rule[key]!r}: {why}")
         for key in ("require_steady", "allow_throttling"):
             if key in rule and not isinstance(rule[key], bool):
                 raise ValueError(f"{where}.{key}={rule[key]!r}: must be true or false")

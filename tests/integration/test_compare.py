@@ -184,3 +184,23 @@ def test_report_playbook_rebuilds_the_same_index(tree):
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert "history index: " + tree.database in proc.stdout
     assert tree.rows() == before
+
+
+def test_report_playbook_moves_a_corrupt_index_aside_and_rebuilds_every_run(tree):
+    before = tree.rows()
+    with open(tree.database, "wb") as handle:
+        handle.write(b"not a database\n" * 512)
+    proc = tree.playbook("report", {"pts_report_formats": [], "pts_run_id": "fw1-run"})
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    kept = [name for name in os.listdir(tree.results) if name.startswith("pts-history.sqlite.corrupt-")]
+    assert len(kept) == 1, os.listdir(tree.results)
+    with open(os.path.join(tree.results, kept[0]), "rb") as handle:
+        assert handle.read() == b"not a database\n" * 512
+    said = (f"the history index {tree.database} was not a sound database (file is not a database): kept as "
+            f"{os.path.join(tree.results, kept[0])}, and rebuilt from every run of the results tree")
+    assert said in " ".join((proc.stdout + proc.stderr).split()), proc.stdout[-3000:]
+    # Every run, not only the one asked for: the new index started empty.
+    assert tree.rows() == before
+    compared = tree.playbook("compare", {"pts_compare_baseline_run": "fw1-run", "pts_compare_candidate_run": "fw2-run",
+                                         "pts_compare_tolerance_pct": 1000})
+    assert compared.returncode == 0 and "1 SAME" in compared.stdout, compared.stdout[-3000:]

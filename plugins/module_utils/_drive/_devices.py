@@ -622,7 +622,8 @@ def related_devices(name: str, devices: dict[str, dict], mountinfo: list[dict], 
 
 
 def probe(path: str, sys_root: str = "/sys", proc_root: str = "/proc", check_exclusive: bool = True,
-          dev_root: str = "/dev", ignore_pids: frozenset = frozenset(), held: bool = False) -> dict:
+          dev_root: str = "/dev", ignore_pids: frozenset = frozenset(), held: bool = False,
+          lock_dir: str = _hold.LOCK_DIR) -> dict:
     """Identity and usage of the block device at ``path`` (a /dev node, by-id link or symlink), and of every
     device related to its medium (see related_devices()).
 
@@ -725,6 +726,11 @@ def probe(path: str, sys_root: str = "/sys", proc_root: str = "/proc", check_exc
             opener["file"] = files.get(tuple(opener["file"]), "?")
         hold = _hold.holder_args(opener["pid"], proc_root)
         if hold:
+            # Anyone can start a process with a holder's command line: it is named as its run's holder only when its
+            # lock file proves it; otherwise it is a process that has the drive open, as any other.
+            problem = _hold.proof_problem(hold, lock_dir, proc_root)
+            if problem:
+                hold["unproved"] = problem
             opener["hold"] = hold
     return info
 
@@ -807,6 +813,10 @@ def _held_words(what: str, opener: dict, run_id: str | None, token: str = "") ->
         why = hold.get("unproved") or "it holds another path to the drive or a device stacked on it, not the listed device"
         return (f"{what} is held by a drive holder of this run ({owner}), process {pid} (lock file {lock}), which cannot "
                 f"be taken over: {why}; release it as root on this host with `kill {pid}`")
+    if hold.get("unproved"):
+        return (f"{what} is open by process {pid} ({show(opener.get('command'))}), which has a drive holder's "
+                f"command line for run {owner} but is not one ({show(hold['unproved'])}): no run holds the drive, "
+                "something else has it open")
     return (f"{what} is held for {show(_hold.owner_words(hold, run_id, token))} by its drive holder, process {pid} "
             f"(lock file {lock}): that run has the drive until its tests end; {_hold.release_words(pid, owner)}")
 
@@ -983,9 +993,10 @@ def recheck(path: str, expect: dict, sys_root: str = "/sys", proc_root: str = "/
             return [show(f"{path}: this run's hold on the drive is lost - {problem}; something else may have claimed "
                          f"the drive since, so nothing more is written to it: run again with the same run id "
                          f"(pts_run_id={rid}) to guard it and hold it again")]
-        info = probe(path, sys_root, proc_root, dev_root=dev_root, ignore_pids=frozenset([hold["pid"]]), held=True)
+        info = probe(path, sys_root, proc_root, dev_root=dev_root, ignore_pids=frozenset([hold["pid"]]), held=True,
+                     lock_dir=lock_dir)
     else:
-        info = probe(path, sys_root, proc_root, dev_root=dev_root)
+        info = probe(path, sys_root, proc_root, dev_root=dev_root, lock_dir=lock_dir)
     # A serial the description file gave cannot be read back from the device; the devnum check covers it.
     fields = [k for k in ("serial", "wwn") if k not in expect.get("described", [])]
     reasons = refusals(info, {k: v for k, v in expect.items() if k in fields}, allow_destroy=True,

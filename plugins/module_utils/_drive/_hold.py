@@ -215,8 +215,8 @@ def holds_devnum(pid: int, devnum: str, proc_root: str = "/proc") -> bool:
     return False
 
 
-def holder_processes(proc_root: str = "/proc") -> list[dict]:
-    """Every running holder on the host, by its command line (a holder whose lock file is gone is still found)."""
+def _claimants(proc_root: str) -> list[dict]:
+    """Every running process with a holder's command line, holding what it names or not."""
     found = []
     try:
         pids = sorted(int(p) for p in os.listdir(proc_root) if p.isdigit())
@@ -227,6 +227,26 @@ def holder_processes(proc_root: str = "/proc") -> list[dict]:
         if args and alive(pid, proc_root):
             found.append(args)
     return found
+
+
+def holder_processes(proc_root: str = "/proc") -> list[dict]:
+    """Every running holder on the host: a process with a holder's command line that has the device it names open (a
+    holder whose lock file is gone is still found). Any local user can start a process with that command line; one
+    that does not have the device open holds nothing (see pretenders())."""
+    return [args for args in _claimants(proc_root) if holds_devnum(args["pid"], args["devnum"], proc_root)]
+
+
+def pretenders(proc_root: str = "/proc") -> list[dict]:
+    """The processes with a holder's command line that do not have the device it names open: no holders at all."""
+    return [args for args in _claimants(proc_root) if not holds_devnum(args["pid"], args["devnum"], proc_root)]
+
+
+def proof_problem(holder: dict, lock_dir: str = LOCK_DIR, proc_root: str = "/proc") -> str | None:
+    """Why a process with a holder's command line (holder_args()) is not proved to be the holder of the run it names,
+    or None when it is: alive, the device open, and the lock file - root's own, in a directory only root can write -
+    naming it with that run id and run token. The command line alone proves nothing: anyone can start one."""
+    return holder_problem(holder["pid"], holder["devnum"], holder["run_id"], lock_dir, proc_root,
+                          token=holder.get("token") or "")
 
 
 def read_lock(path: str) -> tuple[dict | None, str | None]:

@@ -81,6 +81,20 @@ OVERWRITING_PURGES = frozenset((
     "ata_security_erase", "ata_security_erase_enhanced", "nvme_format_erase", "scsi_format_unit",
 ))
 _WRITES = {"write": 1.0, "randwrite": 1.0, "read": 0.0, "randread": 0.0, "trim": 0.0, "randtrim": 0.0}
+# The physical range of each number an acceptance rule gives the wear budget: (lowest, highest, unit). Outside it the
+# value is a typo or a unit mix-up (MB/s given as TB/s, TBW as bytes), never a drive, and the estimate built on it is
+# no bound of anything: a rate of 1e-9 MB/s counted the rounds as writing nothing, while fio wrote 294 MB.
+# - rated_write_mb_s: no storage device is rated to write sequentially below 1 MB/s (an old USB 2 stick writes
+#   several); nothing on one link writes a TB/s (PCIe 6.0 x16 carries 128 GB/s).
+# - endurance_tbw: 1 MB (a test's loop device) to an exabyte (a 122 TB drive at 1 DWPD for 5 years is 0.22 EB).
+# - dwpd: 0.01 (archive QLC) to 1,000 (SLC and storage-class memory are rated at 100).
+# - warranty_years: a day to 100 years.
+RULE_RANGES = {
+    "rated_write_mb_s": (1.0, 1e6, "MB/s"),
+    "endurance_tbw": (1e-6, 1e6, "TB"),
+    "dwpd": (0.01, 1000.0, "drive writes per day"),
+    "warranty_years": (1 / 365, 100.0, "years"),
+}
 
 
 def budget_pct(value: object, variable: str = "pts_run_wear_budget_pct") -> float:
@@ -108,12 +122,23 @@ def _pct(value: float) -> str:
     return f"{value:,.2f} %" if value == 0 or value >= 0.01 else f"{value:.2g} %"
 
 
+def in_range(key: str, value: object) -> str | None:
+    """Why a rule's number is not a physical value for ``key`` (RULE_RANGES), or None when it is one."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        return "must be a positive number"
+    low, high, unit = RULE_RANGES[key]
+    if not low <= value <= high:
+        return f"must be from {low:g} to {high:g} {unit}: a value outside that range is no drive's"
+    return None
+
+
 def _number(rule: dict, key: str) -> float | None:
     value = rule.get(key)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{key}={value!r}: must be a positive number")
+    why = in_range(key, value)
+    if why:
+        raise ValueError(f"{key}={value!r}: {why}")
     return float(value)
 
 
@@ -145,7 +170,7 @@ def drive_rate(device: dict, rule: dict | None) -> tuple[float, str]:
     """The upper bound of the drive's write rate in bytes/s, and where it comes from."""
     rated = _number(rule or {}, "rated_write_mb_s")
     if rated is not None:
-        return rated * 1e6, f"{rated:,.0f} MB/s, the rule's rated_write_mb_s"
+        return rated * 1e6, f"{rated:,.6g} MB/s, the rule's rated_write_mb_s"
     interface = device.get("interface")
     if interface in INTERFACE_BYTES_PER_S:
         rate = INTERFACE_BYTES_PER_S[interface]
@@ -166,12 +191,12 @@ def write_fraction(combination: dict) -> float:
 
 
 def _io_size(combination: dict) -> float:
-    """The mean size of a combination's IOs: its block size, or its bssplit's shares (CBW)."""
+    """The largest size of a combination's IOs: its block size, or the largest of its bssplit (CBW). A bssplit's shares
+    are drawn at random, so a capped IOPS rate times their mean is what a round writes on average, not at most."""
     split = (combination.get("options") or {}).get("bssplit")
     if not split:
         return float(combination["bs"])
-    pairs = [part.split("/") for part in str(split).split(":")]
-    return sum(parse_block_size(size) * float(pct) for size, pct in pairs) / sum(float(pct) for dummy, pct in pairs)
+    return float(max(parse_block_size(part.split("/")[0]) for part in str(split).split(":")))
 
 
 def _combination_rate(combination: dict, numjobs: int, rate: float, rate_iops: int) -> float:

@@ -21,13 +21,17 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import p
 MIN_RUN_SECONDS = 0.01
 # A run id names one directory under the results root: one path component, never "." or "..", never hidden, and
 # unchanged by the callback's safe_name() (which strips leading and trailing "." and "_"), so every tool that
-# derives the run directory from the id finds the same one.
-RUN_ID_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,126}[A-Za-z0-9])?$")
+# derives the run directory from the id finds the same one. \Z, not $: "$" also matches before a trailing newline, and
+# "R1\n" locked results/R1\n/ while its results went to results/R1/.
+RUN_ID_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,126}[A-Za-z0-9])?\Z")
 # A pts_devices entry as the inventory gives it (the pts_identify role's and pts_drive_info's argument spec).
 DEVICE_KEYS = ("path", "name", "serial", "wwn", "backing_file", "description_file", "mode", "raid_controller")
 DEVICE_MODES = ("auto", "ssd", "hdd")
 # C0 controls, DEL and C1 controls: a newline in a path or name would start a new line in a job file or report.
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# A number as -e gives it (a string), in ASCII digits only: Python's int() and float() also read other scripts' digits
+# ("٤" is 4, "１" is 1) and "1_000", none of which fio or a report reads the same way.
+_NUMBER_RE = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
 
 
 class PlanError(ValueError):
@@ -40,6 +44,19 @@ class PlanError(ValueError):
 
 def fail(variable: str, value: object, why: str) -> PlanError:
     return PlanError(f"{variable}={value!r}: {why}", variable)
+
+
+def number_text(text: str) -> int | float | None:
+    """The number a string spells in ASCII digits ("12", "2.5", "1e3", surrounding spaces allowed), else None."""
+    stripped = text.strip(" \t")
+    if not _NUMBER_RE.fullmatch(stripped):
+        return None
+    return int(stripped) if stripped.isdigit() else float(stripped)
+
+
+def _not_ascii(value: object) -> str:
+    """What to add to an error about a string that is not all ASCII: its digits may be another script's."""
+    return " written in ASCII digits (0-9)" if isinstance(value, str) and not value.isascii() else ""
 
 
 def parse_mixes(variable: str, mixes: object) -> list[int]:
@@ -73,10 +90,10 @@ def parse_block_sizes(variable: str, sizes: object) -> list[int]:
 def positive(variable: str, value: object, kind: type) -> float:
     if isinstance(value, str):
         # Extra variables given as -e name=value arrive as strings.
-        try:
-            value = float(value) if "." in value else int(value)
-        except ValueError as exc:
-            raise fail(variable, value, "must be a positive number") from exc
+        number = number_text(value)
+        if number is None:
+            raise fail(variable, value, "must be a positive number" + _not_ascii(value))
+        value = number
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
         raise fail(variable, value, "must be a positive number")
     if kind is int and int(value) != value:
@@ -122,9 +139,10 @@ def boolean(variable: str, value: object) -> bool:
 def run_id(variable: str, value: object) -> str:
     """A run id: the name of one directory under the results root."""
     if not isinstance(value, str) or not RUN_ID_RE.match(value):
+        control = "; it contains a control character" if isinstance(value, str) and _CONTROL_RE.search(value) else ""
         raise fail(variable, value, "a run id is one directory name of letters, digits, '.', '_' and '-' (at most "
                                     "128, starting and ending with a letter or digit), such as 20261123T101500Z "
-                                    "or rack12-slice1: it must not be a path")
+                                    f"or rack12-slice1: it must not be a path{control}")
     return value
 
 

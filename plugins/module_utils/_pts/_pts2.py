@@ -27,7 +27,7 @@ import math
 import re
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import boolean, fail, parse_block_sizes, parse_mixes
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import positive, positive_ints
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import number_text, positive, positive_ints
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import seconds as run_seconds
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label, parse_block_size
 
@@ -137,8 +137,11 @@ NOMINAL_BLOCK_SIZE = 4096
 SECTION_S = 0.3
 # fio refuses a job file whose sections' threads (numjobs clones) add up to more.
 FIO_MAX_JOBS = 4096
-_BSSPLIT_RE = re.compile(r"^\d+[kKmM]?/\d+$")
-_ZONED_RE = re.compile(r"^zoned:(\d+(\.\d+)?/\d+(\.\d+)?)(:\d+(\.\d+)?/\d+(\.\d+)?)*$")
+# ASCII digits only (\d also matches other scripts' digits, which fio does not read).
+_BSSPLIT_RE = re.compile(r"[0-9]+[kKmM]?/[0-9]+", re.ASCII)
+# Whole percentages: fio 3.33 reads each share of a zoned distribution as a whole number (50.5/49.5 adds up to 99 and
+# fails), and the PTS's zones are whole numbers.
+_ZONED_RE = re.compile(r"zoned:[0-9]+/[0-9]+(?::[0-9]+/[0-9]+)*", re.ASCII)
 
 
 def spec(value: object, variable: str = "pts_run_spec") -> str:
@@ -191,34 +194,39 @@ def iops_dvs(value: object, mixes: list[int], sizes: list[int], variable: str = 
 
 
 def bssplit(value: object, variable: str) -> tuple[str, list[tuple[int, int]]]:
-    """A fio bssplit (size/percent:...) whose shares add up to 100: the text and its (bytes, percent) pairs."""
+    """A fio bssplit (size/percent:...) whose shares add up to 100: the text fio's job file gets, written again from
+    the parsed (bytes, percent) pairs, and the pairs."""
     if not isinstance(value, str) or not value.strip() or any(ch.isspace() for ch in value.strip()):
         raise fail(variable, value, "must be a fio bssplit such as 4k/50:64k/50 (size/percent of IOs), without spaces")
     pairs = []
     for part in value.strip().split(":"):
         if not _BSSPLIT_RE.fullmatch(part):
-            raise fail(variable, value, f"{part!r} is not size/percent (e.g. 4k/67)")
+            raise fail(variable, value, f"{part!r} is not size/percent (e.g. 4k/67) in ASCII digits (0-9)")
         size, dummy, pct = part.partition("/")
         try:
             pairs.append((parse_block_size(size), int(pct)))
         except ValueError as exc:
             raise fail(variable, value, str(exc)) from exc
+        if not pairs[-1][1]:
+            # fio 3.33 never ends a job whose bssplit has a share of 0 %.
+            raise fail(variable, value, f"{part!r} has a share of 0 %: leave the size out")
     if sum(pct for dummy, pct in pairs) != 100:
         raise fail(variable, value, f"its percentages add up to {sum(p for dummy, p in pairs)}, not 100")
-    return value.strip(), pairs
+    return ":".join(f"{block_size_label(size)}/{pct}" for size, pct in pairs), pairs
 
 
 def distribution(value: object, variable: str) -> str:
     """A fio zoned random_distribution (zoned:IO%/LBA%:...) whose IO and LBA shares each add up to 100."""
     text = str(value).strip() if isinstance(value, str) else ""
     if not _ZONED_RE.fullmatch(text):
-        raise fail(variable, value, "must be a fio zoned distribution such as zoned:50/5:30/15:20/80 (IO %/LBA %)")
-    zones = [part.split("/") for part in text[len("zoned:"):].split(":")]
+        raise fail(variable, value, "must be a fio zoned distribution such as zoned:50/5:30/15:20/80 (IO %/LBA %, "
+                                    "whole percentages in ASCII digits)")
+    zones = [[int(share) for share in part.split("/")] for part in text[len("zoned:"):].split(":")]
     for index, name in ((0, "IO"), (1, "LBA")):
-        total = sum(float(zone[index]) for zone in zones)
-        if abs(total - 100) > 1e-6:
+        total = sum(zone[index] for zone in zones)
+        if total != 100:
             raise fail(variable, value, f"its {name} shares add up to {total:g}, not 100")
-    return text
+    return "zoned:" + ":".join(f"{io}/{lba}" for io, lba in zones)
 
 
 def _ints(variable: str, value: object, maximum: int = 1024) -> list[int]:
@@ -227,19 +235,14 @@ def _ints(variable: str, value: object, maximum: int = 1024) -> list[int]:
 
 def _mix(variable: str, value: object) -> int:
     """A read percentage, also as ``-e`` gives it (a string of digits)."""
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value.strip())
+    if isinstance(value, str) and isinstance(number_text(value), int):
+        value = number_text(value)
     return parse_mixes(variable, [value])[0]
 
 
 def _percentage(variable: str, value: object) -> float:
     """A percentage from 0 to below 100, also as ``-e`` gives it."""
-    number = value
-    if isinstance(value, str):
-        try:
-            number = float(value)
-        except ValueError:
-            number = None
+    number = number_text(value) if isinstance(value, str) else value
     if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number) \
             or not 0 <= number < 100:
         raise fail(variable, value, "must be a percentage from 0 to below 100")

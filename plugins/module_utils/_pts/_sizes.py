@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 
-_SIZE_RE = re.compile(r"^(\d+)([kmg]?)(?:i?b)?$", re.IGNORECASE)
+# ASCII only: \d and IGNORECASE alone would read other scripts' digits ("٤k") and the Kelvin sign as k.
+_SIZE_RE = re.compile(r"([0-9]+)([kmg]?)(?:i?b)?", re.IGNORECASE | re.ASCII)
 _FACTORS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
 SECTOR = 512
 
@@ -27,9 +28,10 @@ def parse_block_size(text: object) -> int:
     if isinstance(text, int):
         size = text
     else:
-        match = _SIZE_RE.match(str(text).strip())
+        match = _SIZE_RE.fullmatch(str(text).strip(" \t"))
         if not match:
-            raise ValueError(f"{text!r} is not a block size (expected e.g. 512, 4k, 1024k, 1m)")
+            ascii_only = "" if str(text).isascii() else " in ASCII digits (0-9)"
+            raise ValueError(f"{text!r} is not a block size (expected e.g. 512, 4k, 1024k, 1m{ascii_only})")
         size = int(match.group(1)) * _FACTORS[match.group(2).lower()]
     if size <= 0 or size % SECTOR:
         raise ValueError(f"{text!r} is not a positive multiple of {SECTOR} bytes")

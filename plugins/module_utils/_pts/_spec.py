@@ -22,6 +22,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._drive._drive_tools 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import find_job, find_named
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import boolean as _boolean, parse_block_sizes, parse_mixes
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import fail as _fail, positive as _positive
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import no_control, number_text
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import seconds as _seconds
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label, drop_small
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import parse_block_size
@@ -56,7 +57,7 @@ JOB_SWITCH_S = 0.4
 ASSUMED_WIPC_BYTES_PER_S = 500e6
 ASSUMED_WSAT_BYTES_PER_S = 200e6
 
-_IOENGINE_RE = re.compile(r"^[a-z0-9_]+$")
+_IOENGINE_RE = re.compile(r"[a-z0-9_]+", re.ASCII)
 
 
 def dv_name(dv: dict) -> str:
@@ -201,13 +202,14 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
     except ValueError as exc:
         raise _fail("pts_run_window", window, str(exc)) from exc
     ioengine = params.get("pts_run_ioengine", "libaio")
-    if not isinstance(ioengine, str) or not _IOENGINE_RE.match(ioengine):
+    if not isinstance(ioengine, str) or not _IOENGINE_RE.fullmatch(ioengine):
         raise _fail("pts_run_ioengine", ioengine, "must be a fio ioengine name such as libaio or io_uring")
-    wipc_bs = params.get("pts_precondition_block_size", "128k")
+    given_wipc_bs = params.get("pts_precondition_block_size", "128k")
     try:
-        parse_block_size(wipc_bs)
+        # What the preconditioning's job file gets: the parsed size, not the text as given.
+        wipc_bs = block_size_label(parse_block_size(given_wipc_bs))
     except ValueError as exc:
-        raise _fail("pts_precondition_block_size", wipc_bs, str(exc)) from exc
+        raise _fail("pts_precondition_block_size", given_wipc_bs, str(exc)) from exc
     wipc_multiple = int(_positive(
         "pts_precondition_capacity_multiple", params.get("pts_precondition_capacity_multiple", 2), int))
     settings = _step_settings(params)
@@ -238,6 +240,7 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
         mode, why = _sweeps.drive_mode(requested_mode, device)
         names, skipped = _sweeps.drive_tests([t for t in TESTS if t in tests], mode)
         chosen_tests = [every[name] for name in TESTS if name in names]
+        _fits(device, chosen_tests, params, given_wipc_bs)
         drive = _drive_plan(device, chosen_tests, max_rounds, window, wipc_multiple, timeout)
         # A selected test with nothing left to run on this drive stays in its plan, so its verdict is INCOMPLETE.
         skipped += [f"{t['test']} not run: {'; '.join(t['notes'])}" for t in drive["tests"] if not t["segments"]]
@@ -314,10 +317,8 @@ def _canonical(key: str, value: object) -> object:
         except ValueError:
             return value
     if isinstance(value, str):
-        try:
-            return float(value) if "." in value else int(value)
-        except ValueError:
-            return value
+        number = number_text(value)
+        return value if number is None else number
     return value
 
 
@@ -340,8 +341,9 @@ def _measurement_variables(params: dict, tests: list[str], every: dict, common: 
 def _step_settings(params: dict) -> dict:
     """What purge, preconditioning and the rounds need besides the matrix, validated once for every worker."""
     remote_dir = params.get("pts_run_remote_dir", "/var/lib/fleetqual-pts")
-    if not isinstance(remote_dir, str) or not remote_dir.startswith("/") or "\n" in remote_dir:
+    if not isinstance(remote_dir, str) or not remote_dir.startswith("/"):
         raise _fail("pts_run_remote_dir", remote_dir, "must be an absolute path")
+    no_control("pts_run_remote_dir", remote_dir)
     purge_method = params.get("pts_run_purge_method", "auto")
     if purge_method not in PURGE_METHODS:
         raise _fail("pts_run_purge_method", purge_method, f"unknown purge method; known: {', '.join(PURGE_METHODS)}")
@@ -366,6 +368,64 @@ def _step_settings(params: dict) -> dict:
         "wipc_min_bytes_per_second": int(_positive("pts_precondition_min_bytes_per_second",
                                                    params.get("pts_precondition_min_bytes_per_second", 20000000), int)),
     }
+
+
+# Each test's block sizes (a field of its validated inputs) by the variable that sets them.
+_SIZE_FIELDS = {
+    "iops": (("pts_run_iops_block_sizes", "block_sizes"),),
+    "throughput": (("pts_run_throughput_block_sizes", "block_sizes"),
+                   ("pts_run_throughput_wipc_block_size", "wipc_block_size")),
+    "latency": (("pts_run_latency_block_sizes", "block_sizes"),),
+    "xsr": (("pts_run_xsr_sequential_block_size", "sequential_block_size"),
+            ("pts_run_xsr_random_block_size", "random_block_size")),
+    "cbw": (("pts_run_cbw_bssplit", "bssplit_sizes"),),
+    "dirth": (("pts_run_dirth_block_size", "block_sizes"),),
+    "rw_sweep": (("pts_run_sweep_block_sizes", "block_sizes"),),
+    "mixed_sweep": (("pts_run_mixed_block_size", "block_sizes"),),
+    "hdd_iops": (("pts_run_hdd_iops_block_sizes", "block_sizes"),),
+    "hdd_throughput": (("pts_run_hdd_throughput_block_sizes", "block_sizes"),),
+}
+
+
+def _fits(device: dict, tests: list[dict], params: dict, wipc_bs: object) -> None:
+    """Refuse, before any write, a block size larger than the part of the drive fio gives one job: fio refuses the job
+    ("size too small, must not be less than minimum block size") only once the drive has been purged. The part is the
+    whole drive, a throughput stream's slice of it, or an HDD test's smallest LBA zone. (A size below or not a multiple
+    of the logical sector size is dropped from the test with a note instead, see drop_small.)"""
+    capacity = int(device.get("size_bytes") or 0)
+    if capacity <= 0:
+        return
+    checks = []  # (variable, block size, bytes fio has for it, what those are)
+    if any(test["wipc"] for test in tests):
+        checks.append(("pts_precondition_block_size", parse_block_size(wipc_bs), capacity, "the drive"))
+    for test in tests:
+        part, what = capacity, "the drive"
+        if test["name"] == "throughput" and test["numjobs"] > 1:
+            part, what = capacity // test["numjobs"], f"each of its {test['numjobs']} streams' slice of the drive"
+        elif test["name"] in _sweeps.HDD:
+            try:
+                part, what = min(z["size"] for z in _sweeps.zones(capacity, test["zones"])), "the smallest LBA zone"
+            except ValueError:
+                continue  # a drive too small for its zones: _sweeps.segments names it
+        for variable, field in _SIZE_FIELDS.get(test["name"], ()):
+            value = test.get(field)
+            checks += [(variable, size, part, what) for size in (value if isinstance(value, list) else [value])
+                       if isinstance(size, int)]
+    for variable, size, part, what in checks:
+        if size > part:
+            given = wipc_bs if variable == "pts_precondition_block_size" else params.get(variable)
+            if isinstance(given, (list, tuple)):
+                given = next((v for v in given if _size_or_none(v) == size), None)
+            raise _fail(variable, block_size_label(size) if given is None else given,
+                        f"its block size {block_size_label(size)} ({size:,} bytes) is larger than {what} "
+                        f"({part:,} bytes, drive {device.get('key')}): fio cannot run it; give a smaller one")
+
+
+def _size_or_none(value: object) -> int | None:
+    try:
+        return parse_block_size(value)
+    except ValueError:
+        return None
 
 
 def _limit(kind: str, segment: dict, test: dict, max_rounds: int) -> int:

@@ -17,6 +17,8 @@ once both land, whole."""
 from __future__ import annotations
 
 import contextlib
+import datetime
+import fcntl
 import glob
 import json
 import os
@@ -63,8 +65,52 @@ _UPSERT = ("INSERT INTO figures (" + ", ".join(NAMES) + ") VALUES (" + ", ".join
            + ", ".join(f"{name} = excluded.{name}" for name in NAMES if name not in KEY))
 
 
+# SQLite's primary result codes for a file that is not, or no longer, a database: SQLITE_CORRUPT, SQLITE_NOTADB.
+_CORRUPT_CODES = (11, 26)
+# The files SQLite keeps beside a database: a hot journal beside a new index would be played back into it.
+_SIDE_FILES = ("-journal", "-wal", "-shm")
+
+
 class HistoryError(Exception):
     """The index cannot be read or written (no database, a database of a newer schema)."""
+
+
+class CorruptIndex(HistoryError):
+    """The index file is not a SQLite database, or a damaged one: rebuild() moves it aside and builds it again."""
+
+    def __init__(self, path: str, why: str):
+        super().__init__(f"{path}: {why}: playbooks/report.yml moves it aside and rebuilds it from the results tree")
+        self.why = why
+
+
+def _is_corrupt(exc: sqlite3.Error) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF in _CORRUPT_CODES
+    return "file is not a database" in str(exc) or "malformed" in str(exc)
+
+
+def _failed(path: str, exc: sqlite3.Error) -> HistoryError:
+    return CorruptIndex(path, str(exc)) if _is_corrupt(exc) else HistoryError(f"{path}: {exc}")
+
+
+def _damage(path: str) -> str | None:
+    """Why the index file is not a sound database (SQLite's own integrity check), or None when it is."""
+    uri = pathlib.Path(os.path.abspath(path)).as_uri() + "?mode=ro"
+    # A read-only open cannot play back a journal left beside the file: then the file's own bytes are judged.
+    for query in (uri, uri + "&immutable=1"):
+        try:
+            conn = sqlite3.connect(query, uri=True, timeout=BUSY_TIMEOUT_S)
+            try:
+                found = [row[0] for row in conn.execute("PRAGMA quick_check").fetchall()]
+            finally:
+                conn.close()
+        except sqlite3.Error as exc:
+            if _is_corrupt(exc):
+                return str(exc)
+            continue
+        return None if found == ["ok"] else "; ".join(str(f) for f in found[:3])
+    return None
 
 
 def db_path(root: str) -> str:
@@ -81,7 +127,9 @@ def _writing(conn: sqlite3.Connection):
         yield conn
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        # A damaged database may refuse the rollback too; the error that ended the transaction is the one to tell.
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
         raise
 
 
@@ -96,8 +144,8 @@ def connect(path: str, readonly: bool = False) -> sqlite3.Connection:
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
     conn.row_factory = sqlite3.Row
-    conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
     try:
+        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
         if not readonly:
             with _writing(conn):
                 for statement in _TABLES:
@@ -114,7 +162,7 @@ def connect(path: str, readonly: bool = False) -> sqlite3.Connection:
         found = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
     except sqlite3.Error as exc:
         conn.close()
-        raise HistoryError(f"{path}: {exc}") from None
+        raise _failed(path, exc) from None
     if found is None or int(found["value"]) > SCHEMA_VERSION:
         conn.close()
         raise HistoryError(f"{path}: index schema {found and found['value']!r} is newer than this collection's "
@@ -316,10 +364,26 @@ def run_dirs_of(root: str) -> list[str]:
 
 def rebuild(root: str, runs: list[str] | None = None) -> dict:
     """The index again from the results tree: the given runs, or every run of the root - then runs no longer on disk
-    are dropped from it too. One transaction: a reader sees the old index or the new one."""
+    are dropped from it too. One transaction: a reader sees the old index or the new one.
+
+    An index file that is not a database (or a damaged one) is moved aside, kept as ``<index>.corrupt-<UTC time>``,
+    and a new index is built from every run of the root: the result's ``moved_aside`` says where it went and why."""
+    path = db_path(root)
+    try:
+        return _rebuild(root, runs, path)
+    except CorruptIndex as exc:
+        moved = move_aside(path)
+        why = exc.why
+    if moved is None:
+        # Another rebuild moved it aside first: this one adds its runs to the new index.
+        return _rebuild(root, runs, path)
+    # The new index starts empty: every run of the root goes into it, not only the ones asked for.
+    return dict(_rebuild(root, None, path), moved_aside={"path": moved, "why": why})
+
+
+def _rebuild(root: str, runs: list[str] | None, path: str) -> dict:
     run_dirs = [os.path.join(root, r) for r in runs] if runs is not None else run_dirs_of(root)
     prepared = [(os.path.basename(d), run_rows(d)) for d in run_dirs]
-    path = db_path(root)
     conn = connect(path)
     dropped: list[str] = []
     try:
@@ -331,10 +395,38 @@ def rebuild(root: str, runs: list[str] | None = None) -> dict:
                 conn.executemany("DELETE FROM figures WHERE run_id = ?", [(r,) for r in dropped])
             for run, rows in prepared:
                 _write_run(conn, run, rows)
+    except sqlite3.Error as exc:
+        raise _failed(path, exc) from None
     finally:
         conn.close()
     return {"database": path, "runs": [run for run, dummy in prepared], "dropped": sorted(dropped),
             "rows": sum(len(rows) for dummy, rows in prepared)}
+
+
+def move_aside(path: str, now: datetime.datetime | None = None) -> str | None:
+    """Move a corrupt index (and the journal SQLite keeps beside it) to ``<index>.corrupt-<UTC time>``, kept for a
+    post-mortem; return the new path, or None when the file there is sound (another rebuild got there first) or gone.
+    Judged again under flock() on the results root, so of two rebuilds at once only one moves the corrupt file, and
+    neither the new index the other one built."""
+    stamp = (now or datetime.datetime.now(datetime.timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
+    root_fd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(root_fd, fcntl.LOCK_EX)
+        if not os.path.isfile(path) or _damage(path) is None:
+            return None
+        target = f"{path}.corrupt-{stamp}"
+        number = 1
+        while any(os.path.lexists(target + side) for side in ("",) + _SIDE_FILES):
+            number += 1
+            target = f"{path}.corrupt-{stamp}-{number}"
+        os.rename(path, target)
+        for side in _SIDE_FILES:
+            if os.path.lexists(path + side):
+                os.rename(path + side, target + side)
+        return target
+    finally:
+        fcntl.flock(root_fd, fcntl.LOCK_UN)
+        os.close(root_fd)
 
 
 # --- reading the index --------------------------------------------------------------------------------------------

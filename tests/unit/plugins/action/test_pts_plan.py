@@ -76,6 +76,22 @@ def fail_message(args, task_vars=None, check=False) -> str:
     return str(caught.value)
 
 
+@pytest.mark.parametrize("variables, message", [
+    ({"pts_run_tests": ["cbw"], "pts_run_cbw_bssplit": "1024m/100"},
+     "pts_plan: pts_run_cbw_bssplit='1024m/100': its block size 1048576k (1,073,741,824 bytes) is larger than the drive "
+     "(67,108,864 bytes, drive victim): fio cannot run it; give a smaller one; nothing was written"),
+    ({"pts_run_tests": ["cbw"], "pts_run_cbw_bssplit": "٤k/100"},
+     "pts_plan: pts_run_cbw_bssplit='٤k/100': '٤k/100' is not size/percent (e.g. 4k/67) in ASCII digits (0-9); nothing "
+     "was written"),
+    ({"pts_run_tests": ["cbw"], "pts_run_cbw_distribution": "zoned:١٠٠/100"},
+     "pts_plan: pts_run_cbw_distribution='zoned:١٠٠/100': must be a fio zoned distribution such as "
+     "zoned:50/5:30/15:20/80 (IO %/LBA %, whole percentages in ASCII digits); nothing was written"),
+])
+def test_bad_cbw_input_is_refused_by_the_plan_of_the_identified_drive(settings, variables, message):
+    assert fail_message(plan_args(variables=dict(VARIABLES, pts_run_profile="quick", **variables),
+                                  devices=[LOOP])) == message
+
+
 def test_a_typo_in_pts_devices_is_named_as_written(settings):
     message = fail_message(plan_args(listed=[{"path": "/dev/loop5", "seral": "S1"}]))
     assert message == ("pts_plan: pts_devices[0]: unknown key 'seral' (did you mean 'serial'?); nothing was written")
@@ -92,6 +108,9 @@ def test_an_error_names_pts_tests_when_that_is_what_the_operator_set(settings):
     ("extra", "/tmp/x", "pts_run_id"),
     ("env", "../../x", "PTS_RUN_ID (environment)"),
     ("run_id", "a b", "run_id of the [callback_pts_report] section of ansible.cfg"),
+    # "$" matched before the trailing newline: the lock went to results/R1nl\n/, the results to results/R1nl/.
+    ("extra", "R1nl\n", "pts_run_id"),
+    ("env", "R1nl\n", "PTS_RUN_ID (environment)"),
 ])
 def test_a_bad_run_id_is_refused_naming_where_it_was_set(settings, monkeypatch, tmp_path, source, value, name):
     if source == "extra":
@@ -132,6 +151,20 @@ def test_a_second_live_run_of_a_host_is_refused_naming_the_first(settings, tmp_p
     assert _run_lock.read(run_dir, host="h1")["pid"] == os.getpid()
     # A job slice with other hosts shares the run id and its results tree.
     assert run(plan_args(resume={"run_id": "it-1", "host": "h2"}))["pts_plan"]["run_id"] == "it-1"
+
+
+def test_a_run_directory_planted_as_a_symbolic_link_is_refused_before_anything_is_written(settings, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "it-1").symlink_to(elsewhere)
+    for check in (False, True):
+        message = fail_message(plan_args(), check=check)
+        assert message.startswith(f"pts_plan: the run directory of run it-1, {tmp_path / 'results' / 'it-1'}, is a "
+                                  f"symbolic link (to {str(elsewhere)!r}): refused")
+        assert message.endswith("Nothing was written")
+    assert os.listdir(elsewhere) == []
+
 
 
 def test_the_other_live_playbooks_of_the_run_are_named_so_their_drives_are_not_taken_over(settings, tmp_path):
@@ -256,6 +289,32 @@ def _first_attempt(tmp_path, **variables):
     return run_dir
 
 
+_KILLED_PURGE = """
+import os, signal, sys
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+os.fsync = lambda fd: os.kill(os.getpid(), signal.SIGKILL)
+_results.file_payload(sys.argv[1], "h1", {"pts_purge": {"method": "discard"},
+                                          "pts_context": {"drive": "victim", "test": "iops"}})
+"""
+
+
+def test_a_resume_removes_what_a_killed_write_left_and_its_purge_supersedes_nothing(settings, tmp_path):
+    run_dir = _first_attempt(tmp_path)
+    test_dir = os.path.join(run_dir, "h1", "victim", "iops")
+    os.unlink(os.path.join(test_dir, "purge.json"))
+    # The callback killed (SIGKILL) while it wrote the purge record: only its temporary file is left.
+    subprocess.run([sys.executable, "-c", _KILLED_PURGE, run_dir], check=False,
+                   env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    (leftover,) = os.listdir(test_dir)
+    assert leftover.startswith(".purge.json.")
+    result = run(plan_args())
+    _results.file_payload(run_dir, "h1", {"pts_purge": {"method": "discard"},
+                                          "pts_context": {"drive": "victim", "test": "iops"}})
+    assert sorted(os.listdir(os.path.join(run_dir, "h1", "victim"))) == ["drive.json", "iops"]
+    assert os.listdir(test_dir) == ["purge.json"]
+    assert result["pts_run_leftovers_removed"] == [os.path.join(test_dir, leftover)]
+
+
 def test_resuming_with_changed_settings_is_refused_and_plan_json_is_left_alone(settings, tmp_path):
     run_dir = _first_attempt(tmp_path)
     plan_file = os.path.join(run_dir, "h1", "plan.json")
@@ -319,6 +378,14 @@ def test_the_wear_estimate_is_recorded_per_drive_in_the_plan(settings):
     assert wear["estimated_bytes"] == int(LOOP_WRITES)
     assert run(plan_args(devices=[LOOP]))["pts_plan"]["drives"][0]["wear"]["reason"] == \
         "no acceptance rule matches the drive"
+
+
+def test_a_rate_outside_the_physical_range_is_refused_before_anything(settings):
+    rule = dict(WEAR_RULE, rated_write_mb_s=1e-9)
+    for check in (False, True):
+        assert fail_message(plan_args(devices=[LOOP], acceptance=[rule]), check=check) == (
+            "pts_plan: pts_acceptance[0].rated_write_mb_s=1e-09: must be from 1 to 1e+06 MB/s: a value outside that "
+            "range is no drive's; nothing was written")
 
 
 def test_a_bad_wear_budget_is_named_as_the_operator_set_it(settings):

@@ -399,7 +399,7 @@ class FakeHost:
 
     def probe(self, name):
         return _devices.probe(str(self.dev / name), str(self.sys), str(self.proc), check_exclusive=False,
-                              dev_root=str(self.dev))
+                              dev_root=str(self.dev), lock_dir=str(self.locks))
 
     def refusals(self, name, **kwargs):
         return _devices.refusals(self.probe(name), {}, allow_destroy=True, **kwargs)
@@ -751,6 +751,20 @@ def test_the_guard_names_another_runs_holder_on_another_path_to_the_drive(host):
                        f"held for run r2 by its drive holder, process 80 (lock file {hold['lock']}): that run has the "
                        "drive until its tests end; if run r2 is gone, resume it with the same run id (pts_run_id=r2) "
                        "to finish and release the drive, or release it as root on this host with `kill 80`"]
+
+
+def test_a_process_with_a_holders_command_line_is_named_as_a_holder_only_when_its_lock_file_proves_it(host):
+    host.disk("loop4", "7:4", loop={"backing_file": host.image("a.img")})
+    host.holder(80, "loop4", "7:4", "intruder")
+    os.unlink(host.locks / "hold-7-4.json")
+    # It has the drive open, so the drive is refused - but as what it is, not as run intruder's holder.
+    assert host.refusals("loop4", run_id="r1") == [
+        f"loop4 is open by process 80 (python3), which has a drive holder's command line for run intruder but is not "
+        f"one (its lock file {host.locks / 'hold-7-4.json'} does not exist or cannot be read): no run holds the drive, "
+        "something else has it open"]
+    # Without the device open it is no opener at all: nothing to refuse.
+    (host.proc / "80" / "fd" / "0").unlink()
+    assert host.refusals("loop4", run_id="r1") == []
 
 
 def test_a_resumed_run_takes_over_its_proved_holder_and_refuses_an_unproved_one(host):

@@ -97,6 +97,32 @@ def test_a_holder_is_known_by_its_command_line_only(host):
     assert [h["pid"] for h in _hold.holder_processes(str(host.proc))] == [40]
 
 
+def test_a_process_with_only_a_holders_command_line_holds_nothing(host):
+    # What any local user can start: a holder's command line for the device, without the device open or a lock file.
+    host.holder(50, "7:3", "intruder", lock=False, holds=False)
+    host.holder(51, "7:4", "run-a")
+    assert [h["pid"] for h in _hold.holder_processes(str(host.proc))] == [51]
+    assert [h["pid"] for h in _hold.pretenders(str(host.proc))] == [50]
+    claimed = _hold.holder_args(50, str(host.proc))
+    assert _hold.proof_problem(claimed, str(host.locks), str(host.proc)) == "process 50 no longer has device 7:3 open"
+    assert _hold.proof_problem(_hold.holder_args(51, str(host.proc)), str(host.locks), str(host.proc)) is None
+    # Its "run" releasing its holders stops nothing: it holds nothing, and is no process of the collection's to stop.
+    kills = []
+    released = _hold.release("intruder", lock_dir=str(host.locks), proc_root=str(host.proc),
+                             kill=lambda pid, sig: kills.append(pid))
+    assert released["stopped"] == [] and kills == []
+
+
+def test_a_process_with_the_device_open_and_a_holders_command_line_is_proved_only_by_its_lock_file(host):
+    host.holder(50, "7:3", "intruder", lock=False)
+    (claimed,) = _hold.holder_processes(str(host.proc))
+    assert _hold.proof_problem(claimed, str(host.locks), str(host.proc)) == \
+        f"its lock file {host.locks / 'hold-7-3.json'} does not exist or cannot be read"
+    host.lock("7:3", {"run_id": "run-a", "pid": 40})
+    assert _hold.proof_problem(claimed, str(host.locks), str(host.proc)) == \
+        f"its lock file {host.locks / 'hold-7-3.json'} names process 40 of run run-a"
+
+
 def test_a_zombie_holder_is_not_a_holder(host):
     host.holder(40, "7:3", "run-a")
     host.set_state(40, "Z")

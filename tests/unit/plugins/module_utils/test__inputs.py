@@ -16,9 +16,26 @@ def test_positive_refuses_non_finite_and_non_positive_numbers(value):
     assert caught.value.variable == "pts_run_x"
 
 
-@pytest.mark.parametrize("value, expected", [(1, 1.0), ("2.5", 2.5), ("3", 3.0), (0.01, 0.01)])
+@pytest.mark.parametrize("value, expected", [(1, 1.0), ("2.5", 2.5), ("3", 3.0), (0.01, 0.01), (" 4 ", 4.0),
+                                             ("1e3", 1000.0), (".5", 0.5)])
 def test_positive_accepts_finite_positive_numbers(value, expected):
     assert _inputs.positive("pts_run_x", value, float) == expected
+
+
+@pytest.mark.parametrize("value", ["٤", "٣.٥", "１２", "1_000", "+5", "5\n", "0x10", "४", "3.5\u00a0"])
+def test_positive_reads_ascii_digits_only(value):
+    with pytest.raises(_inputs.PlanError) as caught:
+        _inputs.positive("pts_run_x", value, float)
+    assert str(caught.value).startswith(f"pts_run_x={value!r}: must be a positive number")
+    assert str(caught.value).endswith(" written in ASCII digits (0-9)") == (not value.isascii())
+
+
+@pytest.mark.parametrize("text, number", [("12", 12), (" 12\t", 12), ("2.50", 2.5), ("1e3", 1000.0), ("5.", 5.0),
+                                          ("٤", None), ("", None), ("1 2", None), ("-1", None), ("nan", None),
+                                          ("inf", None), ("1_0", None), ("١٢", None)])
+def test_number_text(text, number):
+    found = _inputs.number_text(text)
+    assert found == number and type(found) is type(number)
 
 
 @pytest.mark.parametrize("value, ok", [
@@ -57,11 +74,18 @@ def test_good_run_ids(value):
 
 
 @pytest.mark.parametrize("value", ["/tmp/x", "../../x", "a b", ".", "..", ".hidden", "run_", "_run", "-rf", "a/b",
-                                   "a\nb", "", "x" * 129, "ü", 5, None, "run.", "a\\b"])
+                                   "a\nb", "", "x" * 129, "ü", 5, None, "run.", "a\\b", "R1nl\n", "R1\r", "R1\t",
+                                   "\nR1", "R1\x1b", "R1\x7f", "R1\x85", "R١"])
 def test_bad_run_ids_are_refused_naming_the_variable_and_value(value):
     with pytest.raises(_inputs.PlanError) as caught:
         _inputs.run_id("PTS_RUN_ID (environment)", value)
     assert str(caught.value).startswith(f"PTS_RUN_ID (environment)={value!r}: a run id is one directory name")
+
+
+@pytest.mark.parametrize("value", ["R1nl\n", "R1\r", "\tR1", "R\x001"])
+def test_a_run_id_with_a_control_character_is_refused_saying_so(value):
+    with pytest.raises(_inputs.PlanError, match="it contains a control character$"):
+        _inputs.run_id("pts_run_id", value)
 
 
 def test_good_device_entries_pass_unchanged():
@@ -95,8 +119,6 @@ def test_bad_device_entries_are_named_as_the_operator_wrote_them(listed, message
     assert str(caught.value).startswith(message), str(caught.value)
 
 
-@pytest.mark.xfail(strict=True, reason="module_utils/_pts/_inputs.py RUN_ID_RE ends in $, which re.match also lets "
-                                       "match before a trailing newline (use \\Z or fullmatch)")
 def test_a_run_id_with_a_trailing_newline_is_refused():
     with pytest.raises(_inputs.PlanError):
         _inputs.run_id("pts_run_id", "run-1\n")

@@ -330,14 +330,114 @@ def test_a_throughput_wipc_block_size_the_drive_cannot_write_is_refused_at_the_p
              pts_run_throughput_wipc_block_size="512")
 
 
-def test_a_throttled_cbw_estimate_uses_its_block_size_mix_not_the_nominal_4k():
+def test_a_throttled_cbw_estimate_uses_the_largest_size_of_its_mix_not_the_nominal_4k():
     cbw = entry(["cbw"], "cbw")
     run = {"max_rounds": 1, "wipc_capacity_multiple": 2, "purge_method": "discard", "rate_iops": 100}
     found = _wear.test_bytes(cbw, DRIVE["size_bytes"], 1e12, run, "discard")
     pc = cbw["segments"][0]
-    # 32 threads x 100 IOPS x the mix's mean IO size (4 % 512 ... 3 % 64k) for the preconditioning round's 1,800 s.
-    mean = sum(size * pct for size, pct in ((512, 4), (1024, 1), (1536, 1), (2048, 1), (2560, 1), (3072, 1), (3584, 1),
-                                            (4096, 67), (8192, 10), (16384, 7), (32768, 3), (65536, 3))) / 100
+    # 32 threads x 100 IOPS x the mix's largest IO size (64k) for the preconditioning round's 1,800 s: fio draws each
+    # IO's size at random, so the mix's mean is what a round writes on average, not at most.
     assert _wear.test_bytes(dict(cbw, segments=[pc]), DRIVE["size_bytes"], 1e12, run, "discard")["parts"]["rounds"] \
-        == pytest.approx(1800 * 32 * 100 * mean)
+        == pytest.approx(1800 * 32 * 100 * 65536)
     assert found["parts"]["rounds"] > 0
+
+
+# Every number and size the plan takes, given as -e gives it (a string) in another script's digits: Python's int() and
+# float() read them ("٤" is 4), fio does not. The plan refuses each, naming it, before anything is written.
+ARABIC = {"1": "١", "2": "٢", "4": "٤", "5": "٥"}
+NUMBER_INPUTS = [
+    "pts_run_round_seconds", "pts_run_max_rounds", "pts_run_window", "pts_run_numjobs", "pts_run_iodepth",
+    "pts_run_max_data_excursion_pct", "pts_run_max_slope_excursion_pct", "pts_run_rate_iops", "pts_run_round_timeout_s",
+    "pts_run_reconnect_timeout_s", "pts_precondition_capacity_multiple", "pts_precondition_iodepth",
+    "pts_precondition_min_bytes_per_second", "pts_run_wsat_round_seconds", "pts_run_wsat_capacity_multiple",
+    "pts_run_wsat_max_hours", "pts_run_throughput_numjobs", "pts_run_throughput_iodepth",
+    "pts_run_hir_precondition_seconds", "pts_run_hir_burst_seconds", "pts_run_hir_repetitions",
+    "pts_run_hir_baseline_seconds", "pts_run_hir_baseline_sample_seconds", "pts_run_xsr_sample_seconds",
+    "pts_run_xsr_iodepth", "pts_run_xsr_recovery_tolerance_pct", "pts_run_intensity_precondition_seconds",
+    "pts_run_intensity_prewrite_seconds", "pts_run_intensity_point_seconds", "pts_run_intensity_max_art_ms",
+    "pts_run_intensity_point_prewrite_seconds", "pts_run_intensity_sample_seconds",
+    "pts_run_intensity_point_measure_seconds", "pts_run_cbw_mix", "pts_run_dirth_mix",
+    "pts_run_sweep_precondition_seconds", "pts_run_demand_iodepth", "pts_run_demand_start_iops",
+    "pts_run_demand_step_iops", "pts_run_demand_max_iops", "pts_run_demand_seconds", "pts_run_demand_tolerance_pct",
+    "pts_run_demand_misses", "pts_run_sweep_seconds", "pts_run_hdd_zones",
+]
+SIZE_INPUTS = ["pts_precondition_block_size", "pts_run_throughput_wipc_block_size", "pts_run_xsr_sequential_block_size",
+               "pts_run_xsr_random_block_size", "pts_run_dirth_block_size", "pts_run_mixed_block_size"]
+LIST_INPUTS = {
+    "pts_run_iops_block_sizes": ["٤k"], "pts_run_throughput_block_sizes": ["١٠٢٤k"], "pts_run_latency_block_sizes": ["٤k"],
+    "pts_run_hir_wait_states": ["١", 2], "pts_run_xsr_group_minutes": ["٥", 1, 1],
+    "pts_run_intensity_thread_counts": ["٢", 1], "pts_run_intensity_queue_depths": ["٢", 1],
+    "pts_run_sweep_queue_depths": ["٤"], "pts_run_sweep_block_sizes": ["٤k"], "pts_run_mixed_queue_depths": ["٤"],
+    "pts_run_entropy_percents": ["٥"], "pts_run_entropy_queue_depths": ["٤"], "pts_run_hdd_iops_block_sizes": ["٤k"],
+    "pts_run_hdd_throughput_block_sizes": ["٤k"],
+    "pts_run_cbw_bssplit": "٤k/100", "pts_run_cbw_distribution": "zoned:١٠٠/100",
+}
+
+
+@pytest.mark.parametrize("variable, value", [(v, "٤") for v in NUMBER_INPUTS] + [(v, "٤k") for v in SIZE_INPUTS]
+                         + list(LIST_INPUTS.items()))
+def test_every_number_and_size_in_other_digits_is_refused_naming_it(variable, value):
+    with pytest.raises(_inputs.PlanError) as caught:
+        plan(["iops"], **{variable: value})
+    assert str(caught.value).startswith(f"{variable}=")
+    assert "ASCII digits" in str(caught.value) or "R/W mix" in str(caught.value) or "percentage" in str(caught.value)
+
+
+@pytest.mark.parametrize("variable, value, message", [
+    # fio 3.33 never ends a job whose bssplit has a 0 % share, and reads a zoned distribution's shares as whole
+    # numbers (50.5 + 49.5 = 99, refused): both only after the purge.
+    ("pts_run_cbw_bssplit", "4k/0:8k/100", "pts_run_cbw_bssplit='4k/0:8k/100': '4k/0' has a share of 0 %"),
+    ("pts_run_cbw_distribution", "zoned:50.5/5:49.5/95", "must be a fio zoned distribution such as"),
+    ("pts_run_cbw_distribution", "zoned:100/100\nfilename=/dev/sda", "must be a fio zoned distribution"),
+])
+def test_cbw_input_fio_would_refuse_or_hang_on_is_refused_first(variable, value, message):
+    with pytest.raises(_inputs.PlanError, match=message):
+        plan(["cbw"], **{variable: value})
+
+
+def test_what_cbw_hands_fio_is_the_parsed_workload_not_the_text_as_given():
+    cbw = entry(["cbw"], "cbw", pts_run_cbw_bssplit="4K/50:8k/25:1m/25",
+                pts_run_cbw_distribution=" zoned:50/5:50/95 ")
+    options = cbw["segments"][0]["combinations"][0]["options"]
+    assert (options["bssplit"], options["random_distribution"]) == ("4k/50:8k/25:1024k/25", "zoned:50/5:50/95")
+    assert entry(["cbw"], "cbw")["segments"][0]["combinations"][0]["options"]["bssplit"] == _pts2.CBW_BSSPLIT
+
+
+SMALL = {"key": "victim", "size_bytes": 64 * 1024 * 1024, "logical_block_size": 512}
+
+
+@pytest.mark.parametrize("tests, variable, value, part", [
+    (["cbw"], "pts_run_cbw_bssplit", "1024m/100", "the drive (67,108,864 bytes, drive victim)"),
+    (["cbw"], "pts_run_cbw_bssplit", "4k/99:128m/1", "the drive (67,108,864 bytes, drive victim)"),
+    (["iops"], "pts_run_iops_block_sizes", ["4k", "128m"], "the drive (67,108,864 bytes, drive victim)"),
+    (["iops"], "pts_precondition_block_size", "128m", "the drive (67,108,864 bytes, drive victim)"),
+    (["latency"], "pts_run_latency_block_sizes", ["4k", "1g"], "the drive (67,108,864 bytes, drive victim)"),
+    (["dirth"], "pts_run_dirth_block_size", "65m", "the drive (67,108,864 bytes, drive victim)"),
+    (["xsr"], "pts_run_xsr_sequential_block_size", "128m", "the drive (67,108,864 bytes, drive victim)"),
+    (["rw_sweep"], "pts_run_sweep_block_sizes", ["4k", "100m"], "the drive (67,108,864 bytes, drive victim)"),
+    (["mixed_sweep"], "pts_run_mixed_block_size", "128m", "the drive (67,108,864 bytes, drive victim)"),
+    (["throughput"], "pts_run_throughput_block_sizes", ["48m"],
+     "each of its 2 streams' slice of the drive (33,554,432 bytes, drive victim)"),
+])
+def test_a_block_size_larger_than_the_drive_is_refused_by_the_plan_naming_it(tests, variable, value, part):
+    extra = {"pts_run_throughput_numjobs": 2} if tests == ["throughput"] else {}
+    with pytest.raises(_inputs.PlanError) as caught:
+        plan(tests, SMALL, **{variable: value}, **extra)
+    assert str(caught.value).startswith(f"{variable}=")
+    assert f"is larger than {part}: fio cannot run it; give a smaller one" in str(caught.value)
+    # The same input fits a larger drive; and no drive, no drive to judge it against.
+    assert plan(tests, None, **{variable: value}, **extra)["drives"][0]["tests"]
+    assert _spec.build_plan(dict(BASE, pts_run_tests=tests, **{variable: value}, **extra))["tests"]
+
+
+def test_a_block_size_larger_than_an_hdd_zone_is_refused():
+    hdd = dict(SMALL, rotational=True)
+    with pytest.raises(_inputs.PlanError, match=r"^pts_run_hdd_iops_block_sizes='32m': its block size 32768k "
+                                                r"\(33,554,432 bytes\) is larger than the smallest LBA zone "
+                                                r"\(16,777,216 bytes, drive victim\)"):
+        plan(["iops"], hdd, pts_run_profile="quick", pts_run_hdd_iops_block_sizes=["4k", "32m"])
+    assert plan(["iops"], hdd, pts_run_profile="quick", pts_run_hdd_iops_block_sizes=["4k", "8m"])["drives"][0]["tests"]
+
+
+def test_an_unselected_tests_block_size_is_not_held_against_the_drive():
+    assert plan(["iops"], SMALL, pts_run_cbw_bssplit="1024m/100")["drives"][0]["tests"][0]["test"] == "iops"

@@ -18,9 +18,16 @@ def test_parse(text, size):
     assert parse_block_size(text) == size
 
 
-@pytest.mark.parametrize("text", ["4kk", "", "k", "40", "1.5k", "-4k", "0", True, "4 k b", "4t"])
+@pytest.mark.parametrize("text", ["4kk", "", "k", "40", "1.5k", "-4k", "0", True, "4 k b", "4t", "4k\n", "4k\nbs=1m"])
 def test_parse_rejects(text):
     with pytest.raises(ValueError):
+        parse_block_size(text)
+
+
+# int() and \d read every script's digits; fio reads 0-9 only.
+@pytest.mark.parametrize("text", ["٤k", "٥١٢", "４k", "4\u212a", "1٠24k", "۸k", "४k", "𝟒k"])
+def test_parse_rejects_digits_that_are_not_ascii_and_says_so(text):
+    with pytest.raises(ValueError, match=r"is not a block size \(expected e\.g\. 512, 4k, 1024k, 1m in ASCII digits"):
         parse_block_size(text)
 
 

@@ -113,6 +113,12 @@ def test_a_drive_whose_sectors_exceed_the_dv_block_size_is_refused_before_any_wr
         _spec.build_plan(GOOD, [{"key": "big", "size_bytes": 10**9, "logical_block_size": 8192}])
 
 
+@pytest.mark.parametrize("given, label", [("128KiB", "128k"), ("1m", "1024k"), (131072, "128k"), ("512", "512")])
+def test_the_preconditioning_gets_the_parsed_block_size(given, label):
+    plan = _spec.build_plan(dict(GOOD, pts_precondition_block_size=given))
+    assert plan["settings"]["wipc_block_size"] == label and plan["wipc"]["block_size"] == label
+
+
 def test_strings_from_extra_vars_are_numbers():
     plan = _spec.build_plan(dict(GOOD, pts_run_max_rounds="8", pts_run_round_seconds="0.5"))
     assert plan["max_rounds"] == 8 and plan["round_seconds"] == 0.5
@@ -148,6 +154,8 @@ def test_strings_from_extra_vars_are_numbers():
         ("pts_run_iops_block_sizes", ["64k"], "pts_run_iops_block_sizes=['64k']: must include 4k"),
         ("pts_run_iops_block_sizes", ["4k", "1000"], "pts_run_iops_block_sizes='1000': '1000' is not a positive multiple"),
         ("pts_run_ioengine", "libaio\nfilename=/dev/sda", "pts_run_ioengine='libaio\\nfilename=/dev/sda': must be a fio ioengine"),
+        ("pts_run_ioengine", "libaio\n", "pts_run_ioengine='libaio\\n': must be a fio ioengine"),
+        ("pts_run_remote_dir", "/var/lib/x\ty", "pts_run_remote_dir='/var/lib/x\\ty': contains a control character"),
         ("pts_precondition_block_size", "128kk", "pts_precondition_block_size='128kk'"),
         ("pts_precondition_capacity_multiple", 0, "pts_precondition_capacity_multiple=0: must be a positive number"),
     ],

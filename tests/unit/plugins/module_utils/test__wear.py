@@ -122,6 +122,26 @@ def test_bad_endurance_is_refused(rule, message):
         _wear.endurance(rule, 10**12)
 
 
+@pytest.mark.parametrize("rule, message", [
+    ({"rated_write_mb_s": 1e-9, "endurance_tbw": 1}, r"rated_write_mb_s=1e-09: must be from 1 to 1e\+06 MB/s"),
+    ({"rated_write_mb_s": 4e9, "endurance_tbw": 1}, r"rated_write_mb_s=4000000000.0: must be from 1 to 1e\+06 MB/s"),
+    ({"endurance_tbw": 1e9}, r"endurance_tbw=1000000000.0: must be from 1e-06 to 1e\+06 TB"),
+    ({"dwpd": 0.001, "warranty_years": 5}, r"dwpd=0.001: must be from 0.01 to 1000 drive writes per day"),
+])
+def test_a_rule_outside_the_physical_range_is_never_judged(rule, message):
+    # pts_plan validates the rules first; the estimate itself refuses too, whoever calls it.
+    drive, run = planned(dict(STANDARD, pts_run_tests=["iops"]), NVME)
+    with pytest.raises(ValueError, match=message):
+        _wear.judge(NVME, drive, run, rule, 5.0)
+
+
+@pytest.mark.parametrize("rated, shown", [(1, "1 MB/s"), (1.5, "1.5 MB/s"), (550, "550 MB/s"), (4000, "4,000 MB/s"),
+                                          (12345.6, "12,345.6 MB/s")])
+def test_the_rules_rate_is_shown_as_given(rated, shown):
+    assert _wear.drive_rate({"interface": "NVMe"}, {"rated_write_mb_s": rated}) == \
+        (rated * 1e6, f"{shown}, the rule's rated_write_mb_s")
+
+
 @pytest.mark.parametrize("health, used, source", [
     ({"percentage_used": 40, "tool": "nvme smart-log"}, 40.0, "nvme smart-log at identification"),
     ({"percentage_used": 180, "tool": "smartctl"}, 100.0, "smartctl at identification"),  # NVMe counts past 100

@@ -21,6 +21,8 @@ class Holds:
 
     def __init__(self):
         self.holders: list[dict] = []
+        self.pretenders: list[dict] = []
+        self.warnings: list[str] = []
         self.problems: dict[int, str] = {}
         self.calls: list[tuple] = []
         self.start_error: str | None = None
@@ -48,6 +50,8 @@ class Holds:
 def holds(monkeypatch):
     fake = Holds()
     monkeypatch.setattr(_hold, "holder_processes", lambda: list(fake.holders))
+    monkeypatch.setattr(_hold, "pretenders", lambda: list(fake.pretenders))
+    monkeypatch.setattr(pts_drive_hold.AnsibleModule, "warn", lambda self, text: fake.warnings.append(text))
     monkeypatch.setattr(_hold, "holder_problem", lambda pid, devnum, run_id, token="": fake.problems.get(pid))
     monkeypatch.setattr(_hold, "start", fake.start)
     monkeypatch.setattr(_hold, "stop", fake.stop)
@@ -85,6 +89,30 @@ def test_another_runs_holder_is_named_and_nothing_is_started(holds):
         "/run/fleetqual-pts/hold-7-3.json); if run r0 is gone, resume it with the same run id (pts_run_id=r0) to "
         "finish and release the drive, or release it as root on this host with `kill 41`; nothing was held or written "
         "for run r1")
+
+
+def test_a_process_with_only_a_holders_command_line_never_blocks_the_drive(holds):
+    # Any local user can start a process whose command line is a holder's; it does not have the device open.
+    holds.pretenders.append({"pid": 66, "devnum": "7:3", "run_id": "intruder", "token": "", "device": "/dev/loop3",
+                             "lock": _hold.lock_path("7:3")})
+    holds.pretenders.append({"pid": 67, "devnum": "7:9", "run_id": "intruder", "token": "", "device": "/dev/loop9",
+                             "lock": _hold.lock_path("7:9")})
+    done = run({"path": "/dev/loop3", "run_id": "r1", "run_token": "b" * 32})
+    assert not done.failed and holds.calls == [("start", "/dev/loop3", "7:3", "r1", "b" * 32)]
+    assert [p["pid"] for p in done.result["pts_drive_hold"]["ignored"]] == [66]
+    assert holds.warnings == ["pts_drive_hold /dev/loop3: process 66 has a drive holder's command line for run intruder "
+                              "but does not have the device open: it holds nothing, ignored"]
+
+
+def test_a_process_that_has_the_device_open_with_a_holders_command_line_but_no_proof_is_named_as_what_it_is(holds):
+    holds.add(66, "7:3", "intruder")
+    holds.problems[66] = "its lock file /run/fleetqual-pts/hold-7-3.json does not exist or cannot be read"
+    done = run({"path": "/dev/loop3", "run_id": "r1"})
+    assert done.failed and holds.calls == []
+    assert done.result["msg"] == (
+        "pts_drive_hold /dev/loop3: process 66 has it open, with a drive holder's command line for run intruder, but it "
+        "is not one (its lock file /run/fleetqual-pts/hold-7-3.json does not exist or cannot be read): something else "
+        "uses the drive; nothing was held or written for run r1")
 
 
 def test_a_holder_of_another_run_of_the_same_run_id_is_refused_not_replaced(holds):

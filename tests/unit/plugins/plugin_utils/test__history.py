@@ -5,9 +5,11 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import multiprocessing
 import os
+import shutil
 import sqlite3
 
 import pytest
@@ -229,6 +231,94 @@ def test_two_writers_at_once_both_land(tmp_path):
     rows = dump(_history.db_path(root))
     assert len(rows) == 4 * 5 * len(_headline.FIGURES)
     assert {r[0] for r in rows} == set(runs)
+
+
+def _garbage(path: str) -> bytes:
+    data = b"this is not a database\n" * 100
+    with open(path, "wb") as handle:
+        handle.write(data)
+    return data
+
+
+def _malformed(path: str) -> bytes:
+    """A real index whose pages after the first (the figures table) are overwritten: a database SQLite opens and
+    then finds damaged."""
+    with open(path, "r+b") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        handle.seek(4096)
+        handle.write(b"\xff" * (size - 4096))
+        handle.seek(0)
+        return handle.read()
+
+
+@pytest.mark.parametrize("damage", [_garbage, _malformed])
+@pytest.mark.parametrize("runs", [None, ["run-2"]])
+def test_a_corrupt_index_is_moved_aside_kept_and_rebuilt_from_every_run(tmp_path, damage, runs):
+    root = str(tmp_path / "results")
+    for number in (1, 2):
+        make_run(root, f"run-{number}", [{"drive": "d1", "figures": {"iops_4k_write": 1000.0 * number}}],
+                 when=f"2026-11-0{number}T10:00:00.000+00:00")
+    database = _history.db_path(root)
+    _history.rebuild(root)
+    sound = dump(database)
+    for number in range(3):  # an index with many pages, so that the damage misses the first
+        drives = [{"drive": f"d{d}", "serial": f"S{d}", "figures": {"iops_4k_write": 1.0}} for d in range(20)]
+        make_run(root, f"run-{number + 3}", drives)
+        _history.index_runs([os.path.join(root, f"run-{number + 3}")])
+        shutil.rmtree(os.path.join(root, f"run-{number + 3}"))
+    before = damage(database)
+    rebuilt = _history.rebuild(root, runs)
+    moved = rebuilt["moved_aside"]["path"]
+    assert os.path.basename(moved).startswith("pts-history.sqlite.corrupt-20")
+    assert rebuilt["moved_aside"]["why"] in ("file is not a database", "database disk image is malformed")
+    with open(moved, "rb") as handle:
+        assert handle.read() == before
+    # Every run of the tree, not only the one asked for: the new index started empty.
+    assert rebuilt["runs"] == ["run-1", "run-2"] and dump(database) == sound
+    assert "moved_aside" not in _history.rebuild(root, runs)
+
+
+def test_a_corrupt_index_is_named_with_what_rebuilds_it(tmp_path):
+    database = str(tmp_path / "pts-history.sqlite")
+    _garbage(database)
+    for readonly in (True, False):
+        with pytest.raises(_history.CorruptIndex) as caught:
+            _history.connect(database, readonly=readonly)
+        assert str(caught.value) == (f"{database}: file is not a database: playbooks/report.yml moves it aside and "
+                                     "rebuilds it from the results tree")
+
+
+def test_an_index_moved_aside_by_another_rebuild_is_not_moved_again(tmp_path):
+    root = str(tmp_path / "results")
+    make_run(root, "run-1", [{"drive": "d1", "figures": {"iops_4k_write": 1.0}}])
+    database = _history.db_path(root)
+    _history.rebuild(root)
+    assert _history.move_aside(database) is None and os.path.exists(database)
+    assert _history.move_aside(str(tmp_path / "results" / "none.sqlite")) is None
+    _garbage(database)
+    with open(database + "-journal", "wb") as handle:
+        handle.write(b"a journal of the corrupt file")
+    stamp = datetime.datetime(2026, 11, 1, 10, tzinfo=datetime.timezone.utc)
+    assert _history.move_aside(database, stamp) == database + ".corrupt-20261101T100000Z"
+    assert not os.path.exists(database) and not os.path.exists(database + "-journal")
+    assert os.path.exists(database + ".corrupt-20261101T100000Z-journal")
+    _garbage(database)
+    assert _history.move_aside(database, stamp) == database + ".corrupt-20261101T100000Z-2"
+
+
+def test_a_locked_or_newer_index_is_not_taken_for_a_corrupt_one(tmp_path):
+    root = str(tmp_path / "results")
+    make_run(root, "run-1", [{"drive": "d1", "figures": {"iops_4k_write": 1.0}}])
+    database = _history.db_path(root)
+    _history.rebuild(root)
+    conn = sqlite3.connect(database)
+    conn.execute("UPDATE meta SET value = '99' WHERE key = 'schema'")
+    conn.commit()
+    conn.close()
+    with pytest.raises(_history.HistoryError, match="newer than this collection") as caught:
+        _history.rebuild(root)
+    assert not isinstance(caught.value, _history.CorruptIndex)
+    assert sorted(os.listdir(root)) == ["pts-history.sqlite", "run-1"]
 
 
 def test_reading_needs_an_index_of_a_known_schema(tmp_path):

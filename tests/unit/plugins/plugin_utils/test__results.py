@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import sys
 
 import pytest
 
@@ -85,6 +88,51 @@ def test_atomic_write_leaves_no_temporary_files_and_keeps_the_old_file_on_failur
     assert os.listdir(tmp_path / "a") == ["x.json"]
     with open(path, encoding="utf-8") as handle:
         assert json.load(handle) == {"a": 1}
+
+
+_KILLED_WRITE = """
+import os, signal, sys
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+os.fsync = lambda fd: os.kill(os.getpid(), signal.SIGKILL)  # killed after the data, before the rename
+_results.atomic_write_json(sys.argv[1], {"method": "discard"})
+"""
+
+
+def _killed_write(path: str) -> None:
+    """An atomic write killed (SIGKILL) between mkstemp and the rename, as a kill during the purge leaves it."""
+    done = subprocess.run([sys.executable, "-c", _KILLED_WRITE, path], env=dict(os.environ, PYTHONPATH=os.pathsep.join(
+        sys.path)), check=False)
+    assert done.returncode == -signal.SIGKILL
+
+
+def test_the_temporary_file_of_a_killed_atomic_write_is_removed_and_nothing_else(tmp_path):
+    test_dir = tmp_path / "run" / "h1" / "victim" / "iops"
+    _killed_write(str(test_dir / "purge.json"))
+    left = os.listdir(test_dir)
+    assert len(left) == 1 and left[0].startswith(".purge.json.") and _results.is_leftover(left[0])
+    kept = {"purge.json": "", ".pts-run-token": "", ".pts-run.lock": "", ".purge.json.ABCDEFGH": "",
+            ".purge.json.abcdefg": "", ".purge.json.abcdefghi": "", "purge.json.abcdefgh": "", ".x.json.abc-efgh": ""}
+    for name, text in kept.items():
+        (test_dir / name).write_text(text)
+    (test_dir / ".round-01.json.dir12345").mkdir()
+    (test_dir / ".round-02.json.link1234").symlink_to(tmp_path / "outside")
+    (tmp_path / "outside").write_text("not the writer's")
+    superseded = tmp_path / "run" / "h1" / "victim" / "superseded" / "iops-1"
+    superseded.mkdir(parents=True)
+    (superseded / ".purge.json.abcd1234").write_text("")
+    removed = _results.remove_leftovers(str(tmp_path / "run"))
+    assert removed == [str(test_dir / left[0])]
+    assert sorted(os.listdir(test_dir)) == sorted(list(kept) + [".round-01.json.dir12345", ".round-02.json.link1234"])
+    assert os.listdir(superseded) == [".purge.json.abcd1234"] and (tmp_path / "outside").exists()
+
+
+def test_a_purge_after_the_cleanup_finds_no_earlier_attempt_to_supersede(tmp_path):
+    run_dir = str(tmp_path / "run")
+    context = {"drive": "victim", "test": "iops"}
+    _killed_write(os.path.join(_results.drive_dir(run_dir, "h1", "victim"), "iops", "purge.json"))
+    assert _results.remove_leftovers(run_dir)
+    _results.file_payload(run_dir, "h1", {"pts_purge": {"method": "discard"}, "pts_context": context})
+    assert sorted(os.listdir(_results.drive_dir(run_dir, "h1", "victim"))) == ["iops"]
 
 
 @pytest.mark.parametrize("name, safe", [("rack12/host 1", "rack12_host_1"), ("..", "unnamed"), ("a.b-c", "a.b-c")])

@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _inputs
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._run import run_id_candidates
 
@@ -28,6 +29,29 @@ CFG = "run_id of the [callback_pts_report] section of ansible.cfg"
 ])
 def test_each_run_id_is_named_where_it_was_set(effective, extra, env, configured, expected):
     assert run_id_candidates(effective, extra, env, configured) == expected
+
+
+# Every character a run id may hold, and those around it: a run id the check lets through names exactly the directory
+# the results go to (safe_name), which is the one the plan locks.
+_CHARS = [chr(c) for c in range(0x00, 0x80)] + ["\x85", "\u00a0", "\u0661", "\u2028", "\u200b", "\ufeff", "ü"]
+
+
+@pytest.mark.parametrize("value", [f"R{c}1" for c in _CHARS] + [f"R1{c}" for c in _CHARS] + [f"{c}R1" for c in _CHARS])
+def test_a_run_id_the_check_passes_names_the_directory_its_results_go_to(value):
+    try:
+        _inputs.run_id("pts_run_id", value)
+    except _inputs.PlanError:
+        return
+    assert _results.safe_name(value) == value
+    assert _run.same_directory("pts_run_id", value) == value
+    assert _run.run_dir(value, "/results") == "/results/" + value
+
+
+@pytest.mark.parametrize("value, named", [("R1nl\n", "R1nl"), ("_R1", "R1"), ("a b", "a_b"), ("R1.", "R1")])
+def test_a_run_id_whose_results_would_go_elsewhere_is_refused_naming_both(value, named):
+    with pytest.raises(ValueError) as caught:
+        _run.same_directory("pts_run_id", value)
+    assert str(caught.value).startswith(f"pts_run_id={value!r}: names directory {named!r} for its results, not")
 
 
 def test_fleet_settings_defaults_and_bad_values():

@@ -149,6 +149,54 @@ def test_check_mode_creates_nothing(tmp_path, proc):
     assert not (tmp_path / "it-1").exists()
 
 
+@pytest.mark.parametrize("check_only", [False, True])
+@pytest.mark.parametrize("target", ["elsewhere", "missing"])
+def test_a_run_directory_planted_as_a_symbolic_link_is_refused_and_nothing_is_written(tmp_path, proc, check_only, target):
+    proc.start(100, 5000)
+    elsewhere = tmp_path / target
+    if target == "elsewhere":
+        elsewhere.mkdir()
+    (tmp_path / "results").mkdir()
+    run_dir = tmp_path / "results" / "it-1"
+    run_dir.symlink_to(elsewhere)
+    with pytest.raises(_run_lock.RunLocked) as caught:
+        _acquire(run_dir, 100, proc, check_only=check_only)
+    assert str(caught.value) == (
+        f"the run directory of run it-1, {run_dir}, is a symbolic link (to {str(elsewhere)!r}): refused, a run writes "
+        "its lock and results only into a directory of its own under the results root. Remove the link (or move the "
+        "results it points to there), or give this run another pts_run_id. Nothing was written")
+    assert run_dir.is_symlink()
+    assert (sorted(os.listdir(elsewhere)) if elsewhere.exists() else None) == ([] if target == "elsewhere" else None)
+    assert _run_lock.release(str(run_dir), 100, proc.root, HOST) is False
+
+
+def test_a_new_owner_removes_the_temporary_files_of_killed_writes_and_a_host_of_the_owner_does_not(tmp_path, proc):
+    proc.start(100, 5000)
+    proc.start(200, 6000)
+    run_dir = tmp_path / "it-1"
+    test_dir = run_dir / "h1" / "victim" / "iops"
+    test_dir.mkdir(parents=True)
+    for name in (".purge.json.k1ll3d_x", "purge.json"):
+        (test_dir / name).write_text("")
+    (run_dir / ".fleet.json.abcd1234").write_text("")
+    taken = _acquire(run_dir, 100, proc)
+    assert sorted(taken["leftovers"]) == [str(run_dir / ".fleet.json.abcd1234"), str(test_dir / ".purge.json.k1ll3d_x")]
+    assert os.listdir(test_dir) == ["purge.json"]
+    # Another host of the same playbook finds the lock its own: its hosts may be writing, nothing is removed.
+    (test_dir / ".round-01.json.abcd1234").write_text("")
+    assert "leftovers" not in _acquire(run_dir, 100, proc)
+    assert ".round-01.json.abcd1234" in os.listdir(test_dir)
+    proc.stop(100)
+    assert _acquire(run_dir, 200, proc)["leftovers"] == [str(test_dir / ".round-01.json.abcd1234")]
+
+
+def test_a_run_directory_that_is_a_file_is_refused(tmp_path, proc):
+    proc.start(100, 5000)
+    (tmp_path / "it-1").write_text("")
+    with pytest.raises(_run_lock.RunLocked, match="is not a directory: refused"):
+        _acquire(tmp_path / "it-1", 100, proc)
+
+
 def test_only_the_owner_releases(tmp_path, proc):
     proc.start(100, 5000)
     proc.start(200, 6000)

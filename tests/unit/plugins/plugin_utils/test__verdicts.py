@@ -175,3 +175,33 @@ def test_endurance_keys_are_accepted(rule):
 def test_bad_endurance_keys_are_named(rule, message):
     with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
         v.validate_rules([rule])
+
+
+# Every number of a rule within its physical range; a value outside it names the rule, the key and the value. A rate
+# of 1e-9 MB/s made the wear estimate count the rounds as writing nothing (134 MB estimated, 294 MB written).
+@pytest.mark.parametrize("key, low, high, unit", [
+    ("rated_write_mb_s", 1, 1e6, "MB/s"), ("endurance_tbw", 1e-6, 1e6, "TB"), ("dwpd", 0.01, 1000, "drive writes per day"),
+    ("warranty_years", 1 / 365, 100, "years"), ("min_iops_4k_write", 1, 1e8, "IOPS"),
+    ("min_throughput_1024k_write_mb_s", 1, 1e6, "MB/s"), ("min_throughput_1024k_read_mb_s", 1, 1e6, "MB/s"),
+    ("max_latency_4k_write_mean_ms", 0.001, 3.6e6, "ms"), ("max_latency_4k_write_p9999_ms", 0.001, 3.6e6, "ms"),
+])
+@pytest.mark.parametrize("where", ["below", "at_low", "at_high", "above"])
+def test_every_number_of_a_rule_is_bounded_to_a_physical_range(key, low, high, unit, where):
+    value = {"below": low / 1000, "at_low": low, "at_high": high, "above": high * 1000}[where]
+    rule = {"model": "A*", key: value}
+    if key == "dwpd":
+        rule["warranty_years"] = 5
+    if key == "warranty_years":
+        rule["dwpd"] = 1
+    if where in ("at_low", "at_high"):
+        assert v.validate_rules([dict(rule, name="ok")]) == [dict(rule, name="ok")]
+        return
+    with pytest.raises(ValueError) as caught:
+        v.validate_rules([{"model": "B*"}, rule])
+    assert str(caught.value) == (f"pts_acceptance[1].{key}={value!r}: must be from {low:g} to {high:g} {unit}: a "
+                                 f"{'value' if key in v.ENDURANCE_KEYS else 'limit'} outside that range is no drive's")
+
+
+def test_the_rate_of_the_wear_bypass_is_refused_naming_it():
+    with pytest.raises(ValueError, match=r"^pts_acceptance\[0\]\.rated_write_mb_s=1e-09: must be from 1 to 1e\+06 MB/s"):
+        v.validate_rules([{"model": "loop device", "endurance_tbw": 0.00016, "rated_write_mb_s": 1e-9}])
