@@ -84,6 +84,11 @@ class ActionModule(ActionBase):
         state = _rounds.start(loop_id, rule["kind"], time.time())
         expected = args["expected_seconds"]
         payload = None
+        # The plan's upper bound of what the run writes to the drive, which its wear budget was judged on: a drive that
+        # writes faster than the plan assumed stops before it passes it (0: no budget, no bound).
+        bound = int(float(args["limits"].get("max_write_bytes") or 0))
+        written = _results.written_by_fio(_results.drive_dir(args["run_dir"], context["host"], context["drive"])) \
+            if bound else 0
         # A worker runs as a child of ansible-playbook; if that dies (SIGKILL), this worker lives on as an orphan and
         # must not run or record another round of a run nobody runs any more.
         self._controller = os.getppid()
@@ -101,6 +106,18 @@ class ActionModule(ActionBase):
                     return result
                 state, payload = outcome["state"], outcome["verdict"]
                 expected = state["last_elapsed_s"] or expected
+                last = outcome["written"]
+                written += last
+                if bound and not state["stop"] and written + last > bound:
+                    msg = (f"pts_segment: {context['drive']} has written {written:,} bytes in this run; another round "
+                           f"would pass the {bound:,} bytes the plan's wear estimate allows (the rule's "
+                           "rated_write_mb_s is below what the drive writes?), so its tests stop here, within its wear "
+                           "budget")
+                    self._fail(args, dict(context, phase="round", round=state["round"]), msg)
+                    result.update(failed=True, msg=msg, pts_segment={
+                        "dir": segment_dir, "rounds": state["round"] - 1, "stop": True, "reason": "wear bound",
+                        "failed_round": state["round"], "lost": False})
+                    return result
         finally:
             if self._server:
                 self._fio.stop_server(self._server)
@@ -187,7 +204,8 @@ class ActionModule(ActionBase):
         line = {"pts_steady_state": _progress.round_line, "pts_wsat": _progress.wsat_line,
                 "pts_sweep": _progress.sweep_line, "pts_sample": _progress.sample_line}[key]
         display.display(_progress.plain(line(context["host"], context, verdict)))
-        return {"state": nxt, "verdict": verdict}
+        written = sum(int((job.get("write") or {}).get("io_bytes") or 0) for job in fio["pts_fio"]["jobs"])
+        return {"state": nxt, "verdict": verdict, "written": written}
 
     @staticmethod
     def _file(args: dict, context: dict, data: dict) -> str | None:

@@ -321,6 +321,21 @@ def _supersede(test_dir: str) -> None:
     os.replace(test_dir, os.path.join(parent, f"{os.path.basename(test_dir)}-{attempt}"))
 
 
+def written_by_fio(drive: str) -> int:
+    """Bytes fio wrote to a drive in this run so far, from its files on disk: every round and preconditioning record
+    under the drive's directory, earlier attempts (superseded/) included - they wrote to the drive too."""
+    total = 0
+    for root, dummy, files in os.walk(drive):
+        for name in files:
+            if name == "wipc.json" or _ROUND_RE.match(name):
+                try:
+                    jobs = (read_json(os.path.join(root, name)).get("fio") or {}).get("jobs") or []
+                    total += sum(int((job.get("write") or {}).get("io_bytes") or 0) for job in jobs)
+                except (OSError, ValueError, TypeError, AttributeError):
+                    continue
+    return total
+
+
 def round_files(directory: str) -> list[str]:
     """The parsed round files of one segment, in round order (write saturation may pass round 99)."""
     try:

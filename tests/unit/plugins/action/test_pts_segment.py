@@ -142,6 +142,26 @@ def test_a_host_lost_while_fio_runs_is_recorded_for_the_drive(tmp_path):
     assert "lost the connection to h1 in round 1" in lost["msg"]
 
 
+def test_a_drive_that_writes_faster_than_the_plan_assumed_stops_within_its_wear_bound(tmp_path):
+    """The plan judged the wear budget on an upper bound of what the run writes (max_write_bytes); fio writes what the
+    drive manages, so the segment counts it - earlier rounds and preconditioning of the run on disk included - and
+    stops before a round that would pass the bound."""
+    wipc = {"fio": {"jobs": [{"write": {"io_bytes": 3 * WRITTEN}}]}}
+    _results.atomic_write_json(os.path.join(tmp_path, "r1", "h1", "d1", "iops", "wipc.json"), wipc)
+    args = args_for(tmp_path, test={"stop": "written", "target_bytes": 100 * WRITTEN, "max_seconds": 3600.0},
+                    limits={"max_write_bytes": 7 * WRITTEN + 1})
+    host = Host()
+    result, dummy = run_segment(args, host)
+    # 3 written before the segment; after round 4, 7 are, and a fifth round would make 8 > 7 + 1: it stops there.
+    assert len(host.rounds) == 4 and result["failed"] and result["pts_segment"]["reason"] == "wear bound"
+    assert f"has written {7 * WRITTEN:,} bytes in this run" in result["msg"]
+    failure = _results.read_json(os.path.join(result["pts_segment"]["dir"], "failure.json"))
+    assert "wear budget" in failure["msg"]
+    # Without a bound the same segment runs to its rule.
+    unbounded, dummy = run_segment(args_for(tmp_path / "free", test=args["test"]), Host())
+    assert unbounded["pts_segment"]["rounds"] == 100 and not unbounded.get("failed")
+
+
 def test_a_round_that_cannot_be_written_stops_the_test(tmp_path):
     (tmp_path / "r1").write_text("not a directory")
     result, dummy = run_segment(args_for(tmp_path), Host())
