@@ -30,7 +30,10 @@ _CLOSE_SPAN_S = 5.0
 _LATE_S = 30.0
 _LATE_STEP_S = 0.25
 _LATE_SPAN_S = 30.0
-_NOT_YET, _GONE, _NO_SERVER = 3, 4, 5
+# The host's answers besides 0 (done): fio still runs, fio is gone without an exit status, the fio server is gone.
+_NOT_YET = 3
+_GONE = 4
+_NO_SERVER = 5
 _LOG_TAIL = 4000
 
 

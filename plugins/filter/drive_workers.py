@@ -16,8 +16,9 @@ description:
     (C(pts_run_drive_key), C(pts_run_drives)), the host's plan (C(pts_run_plan)), the guard's record of the drive
     (C(pts_guard_passed)), the run's id, directory and token, a local connection with the controller's Python - and its
     host's groups (so group variables such as acceptance rules apply).
-  - A worker is named C(host/drive); a name that is already an inventory host or group is refused. The strategy
-    P(fleetqual.pts.pts_fan_out#strategy) of the play that adds the workers lets them through the run's C(--limit).
+  - A worker is named C(host/drive); a name that is already an inventory host or group is refused.
+    P(fleetqual.pts.run_workers#filter), in the C(hosts) line of the play that runs the workers, lets them through the
+    run's C(--limit).
 options:
   _input:
     description: C(hostvars).

@@ -34,7 +34,7 @@ author:
 
 EXAMPLES = r"""
 - name: Run the PTS on every drive, all at once
-  hosts: "{{ hostvars | fleetqual.pts.run_workers }}"
+  hosts: "{{ hostvars | default({}) | fleetqual.pts.run_workers }}"
   strategy: ansible.builtin.free
   gather_facts: false
   tasks:
@@ -78,6 +78,8 @@ def _say_concurrency(workers) -> None:
 
 def run_workers(hostvars) -> str:
     inventory = getattr(hostvars, "_inventory", None)
+    if isinstance(hostvars, dict) and not hostvars:
+        return GROUP  # --syntax-check: no inventory, no workers
     if inventory is None or not callable(getattr(inventory, "subset", None)):
         if (context.CLIARGS or {}).get("subset"):
             display.warning("fleetqual.pts.run_workers: the inventory cannot be reached from hostvars, so the drive "

@@ -21,7 +21,7 @@ description:
   - A quick-profile drive's verdict reads C(FAIL (quick profile — not a qualification)) everywhere, JUnit included.
   - Its exit status fails - and with O(fail) the task, so the playbook's exit code tells a pipeline - when a drive is
     INCOMPLETE (never a pass for a drive that was not tested), when a host failed before its drives were tested
-    (C(host-failure.json): install, identity, the guard, RAID, the plan), or when a drive's verdict is one of
+    (C(host-failure.json) - install, identity, the guard, RAID, the plan), or when a drive's verdict is one of
     O(fail_on).
   - Hosts of the runs that another live ansible-playbook still holds (a job slice sharing the run id and results
     tree) are listed as still running, not judged; the last slice to finish judges every host.

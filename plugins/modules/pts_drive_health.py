@@ -14,7 +14,7 @@ description:
     wear, spare, media errors, bytes written - so the report can set the snapshot after the run beside the one
     M(fleetqual.pts.pts_drive_info) took before it.
   - Devices without one (loop, zram, virtio) return null. Never changes anything.
-  - With O(mode=round) it is the first health read of a test's round loop, run by M(fleetqual.pts.pts_round)
+  - With O(mode=round) it is the first health read of a test's round loop, run by M(fleetqual.pts.pts_segment)
     before the first round. It returns that round's reading before fio, the drive's temperature thresholds and
     the one command that reads the drive again, which the round action then runs once a round, after fio ends,
     without a module run. A device without health says so once and is not read again in that loop.
@@ -39,7 +39,7 @@ options:
   mode:
     description:
       - V(snapshot) returns RV(pts_health), the snapshot the report sets before and after the run.
-      - V(round) returns RV(pts_health_probe) instead, for the per-round reading of M(fleetqual.pts.pts_round).
+      - V(round) returns RV(pts_health_probe) instead, for the per-round reading of M(fleetqual.pts.pts_segment).
     type: str
     choices: [snapshot, round]
     default: snapshot

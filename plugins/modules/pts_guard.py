@@ -79,7 +79,7 @@ options:
   takeover:
     description:
       - Whether a holder of this same run (O(run_id) and O(run_token)) may be taken over - a resume whose controller
-        died. V(false) when another live ansible-playbook of the run is going on (job slices share a run): a drive it
+        died. V(false) when another live ansible-playbook of the run is going on (job slices share a run) - a drive it
         holds is refused as in use, never taken over, whatever inventory host names it.
     type: bool
     default: true

@@ -12,7 +12,7 @@ version_added: 2.0.0
 description:
   - For a run that will not go on - a cancelled AWX job, a controller that died, a run nobody will resume - stops,
     on the host, every process of the run that writes or may write (each fio it started, the shell or C(timeout)
-    around it, a segment's fio server: found by the run's own directory under O(remote_dir)), then releases the run's
+    around it, a segment's fio server - found by the run's own directory under O(remote_dir)), then releases the run's
     drive holds (see M(fleetqual.pts.pts_drive_hold)) and removes their lock files.
   - Works from the host alone, so it frees the drives even when the run's results directory (and its run token) is
     gone - with O(run_token), only that run of the run id; without, every run of the run id on the host.

@@ -66,7 +66,7 @@ options:
         and the drive's C(capacity) in bytes (a sequential stream's wrap-around).
       - C(max_write_bytes) - the plan's upper bound of what the run writes to the drive, on which its wear budget was
         judged. Counting what fio wrote in every round and preconditioning of the run on disk, the segment stops (and
-        fails, with the figures) before a round that would pass it: a drive faster than the rule's C(rated_write_mb_s)
+        fails, with the figures) before a round that would pass it - a drive faster than the rule's C(rated_write_mb_s)
         cannot write past its budget. C(0) - no bound.
     type: dict
     default: {}

@@ -33,7 +33,7 @@ options:
     required: true
   state:
     description:
-      - The round loop's state after the previous round, as this action or M(fleetqual.pts.pts_round) returned it
+      - The round loop's state after the previous round, as this action returned it
         (RV(state)); omit it for round 1. It holds only what the rule needs - the DVs' last window of values, the bytes
         written, the undelivered steps in a row - so it is as large at round 1,500 as at round 1.
     type: dict

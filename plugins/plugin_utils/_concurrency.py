@@ -9,7 +9,7 @@
 
 playbooks/pts.yml gives every planned drive its own worker (an inventory host, see _workers) and runs the workers with
 the ``free`` strategy, so all drives would run at once - but ansible-core runs at most ``forks`` tasks at a time, and
-a test's rounds are one long task per drive (pts_round's until loop). With fewer forks than drives, the drives queue
+a test's rounds are one long task per drive (pts_segment). With fewer forks than drives, the drives queue
 for a fork: ``forks`` drives at a time, the run about ``ceil(drives / forks)`` times as long. The repository's
 ansible.cfg sets ``forks = 50``; an installed collection has no ansible.cfg of its own, so ansible-core's default of 5
 applies unless the operator sets one.

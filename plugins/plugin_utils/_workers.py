@@ -10,7 +10,7 @@ state at the same time: the fleet's wall time is the slowest drive's, not the su
 
 A worker is an inventory host named ``<host>/<drive>``; a name that is already an inventory host or group is refused
 (the run would test the wrong thing, or ansible-core would warn of a host and a group of one name). The workers join
-the group ``pts_drive_workers`` and their host's groups; the strategy ``fleetqual.pts.pts_fan_out`` lets them through
+the group ``pts_drive_workers`` and their host's groups; the filter ``fleetqual.pts.run_workers`` lets them through
 whatever ``--limit`` selected their hosts."""
 
 from __future__ import annotations

@@ -456,7 +456,7 @@ def _intensity(test: dict) -> list[dict]:
     segments.append({"name": "loop", "stop": "steady", "combinations": grid,
                      "dvs": [{"name": f"{what} {mix}/{100 - mix} TC{tc}/QD{qd} IOPS", "job": grid_name(prefix, tc, qd),
                               "mix": mix, "bs": bs, "metric": "iops"}]})
-    # The points are chosen from the loop's measurement window when their round starts (pts_round); until then each
+    # The points are chosen from the loop's measurement window when their round starts (pts_segment); until then each
     # row holds the heaviest point, so the plan's time and wear estimates are upper bounds.
     rows = [{"label": f"{POINT_WORDS[p]} operating point", "point": p, "combinations": point_cells(test, p, tc, qd)}
             for p in POINTS]

@@ -147,7 +147,7 @@ def wear_section(model: dict, number: int) -> list[str]:
 
 
 def health_entries(loaded_tests: dict) -> list[tuple[str, str, int, dict]]:
-    """Every round's health entry (test, segment, round, entry) in test order, as pts_round filed it with the round
+    """Every round's health entry (test, segment, round, entry) in test order, as pts_segment filed it with the round
     (its fio record's ``health``); rounds of older runs have none."""
     entries = []
     for name in TESTS:

@@ -59,7 +59,7 @@ def _point_name(tc: int, qd: int) -> str:
 
 
 def parameters(name: str, settings: dict) -> dict:
-    """The test's own inputs as _pts2 takes them (what pts_round gives operating_points): settings.parameters with
+    """The test's own inputs as _pts2 takes them (what pts_segment gives operating_points): settings.parameters with
     the test's name and block size, the grid from high to low."""
     params = dict(settings.get("parameters") or {})
     missing = [key for key in ("thread_counts", "queue_depths", "mix", "max_art_ms") if params.get(key) is None]
