@@ -81,7 +81,9 @@ def one(count: int) -> dict:
         rounds = {d.name: _rounds(d) for d in drive_dirs}
         if len(rounds) != count or any(len(r) < ROUNDS for r in rounds.values()):
             sys.exit(f"{count} drives: the run did not finish its rounds (rc {rc}); see {work / 'run.log'}")
-        stamp = lambda r: datetime.datetime.fromisoformat(r["recorded_at"]).timestamp()  # noqa: E731
+
+        def stamp(record: dict) -> float:
+            return datetime.datetime.fromisoformat(record["recorded_at"]).timestamp()
         first_end = min(stamp(r[0]) for r in rounds.values())
         all_started = max(stamp(r[0]) for r in rounds.values())
         last_round = max(stamp(r[-1]) for r in rounds.values())

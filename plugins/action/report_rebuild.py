@@ -32,8 +32,8 @@ class ActionModule(ActionBase):
             run_dir=dict(type="path"),
             host=dict(type="str"),
             drive=dict(type="str"),
-        ), required_together=[("run_dir", "host", "drive")], mutually_exclusive=[("run_dir", "results_dir"),
-                                                                                  ("run_dir", "run_id")])
+        ), required_together=[("run_dir", "host", "drive")],
+            mutually_exclusive=[("run_dir", "results_dir"), ("run_dir", "run_id")])
         formats = None if args["formats"] is None else tuple(args["formats"])
         if args["run_dir"]:
             return self._one_drive(result, args["run_dir"], args["host"], args["drive"], formats)

@@ -197,7 +197,6 @@ pts_context:
 
 import os
 import shlex
-import subprocess
 import time
 
 from ansible.module_utils.basic import AnsibleModule
@@ -246,10 +245,27 @@ def _detach(command: list[str], output: str, job_file: str) -> dict:
     script = (f"start=$(date +%s.%N); {shlex.join(command)} >{shlex.quote(paths['log'])} 2>&1; rc=$?; "
               f"end=$(date +%s.%N); echo \"$rc $start $end\" >{shlex.quote(paths['status'])}.tmp && "
               f"mv {shlex.quote(paths['status'])}.tmp {shlex.quote(paths['status'])}")
-    with open(os.devnull, "rb") as nothing:
-        process = subprocess.Popen(["/bin/sh", "-c", script], stdin=nothing, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
-    return dict(paths, pid=process.pid, job_file=job_file, command=command)
+    reader, writer = os.pipe()
+    if os.fork():
+        os.close(writer)
+        with os.fdopen(reader) as pipe:
+            pid = pipe.read().strip()
+        return dict(paths, pid=int(pid) if pid.isdigit() else None, job_file=job_file, command=command)
+    # The child: a session of its own, then a grandchild that runs the shell (nothing of the module's process stays
+    # attached: no pipe of the connection's, no process group a hang-up reaches).
+    os.close(reader)
+    try:
+        os.setsid()
+        if os.fork():
+            os._exit(0)
+        nothing = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(nothing, fd)
+        os.write(writer, f"{os.getpid()}\n".encode())
+        os.close(writer)
+        os.execv("/bin/sh", ["/bin/sh", "-c", script])
+    finally:
+        os._exit(127)
 
 
 def _start_server(module, directory: str, device: str, expect: dict, fio: str, timeout_bin: str, idle_s: float) -> dict:

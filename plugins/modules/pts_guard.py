@@ -229,6 +229,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _hold
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._devices import (
     DEVICE_SPEC,
     claim_own_hold,
+    mark_concurrent,
     drive_key,
     duplicate_refusals,
     entry_label,
@@ -292,6 +293,8 @@ def main() -> None:
     for info in infos:
         if module.params["takeover"]:
             claim_own_hold(info, run_id, token=token)
+        else:
+            mark_concurrent(info, run_id, token=token)
     for info in infos:
         # A path with a newline is refused before wipefs or anything else is handed it.
         info["signatures"] = [] if has_control(info.get("path")) or has_control(info.get("resolved")) else signatures(module, info)

@@ -132,8 +132,8 @@ class PlaybookRun:
         self.stdout = proc.stdout
         self.stderr = proc.stderr
         self.run_dir = os.path.join(results, run_id)
-        self.fleet = None if check else assert_exit_matches_fleet(self.rc, self.run_dir, self.stdout + self.stderr,
-                                                                   since)
+        output = self.stdout + self.stderr
+        self.fleet = None if check else assert_exit_matches_fleet(self.rc, self.run_dir, output, since)
 
     def drive_dir(self, drive: str, host: str = "localhost") -> str:
         return os.path.join(self.run_dir, host, drive)

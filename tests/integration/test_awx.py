@@ -9,14 +9,13 @@ playbook at once, each on its slice of the inventory, with the same extra variab
 from __future__ import annotations
 
 import glob
-import json
 import os
 import subprocess
 import time
 
 import pytest
 import yaml
-from conftest import BIN, ROOT, LoopDevice, assert_exit_matches_fleet, assert_nothing_held, load, playbook_env
+from conftest import BIN, LoopDevice, assert_exit_matches_fleet, assert_nothing_held, load, playbook_env
 
 TINY = {"pts_allow_destroy": True, "pts_profile": "quick", "pts_tests": ["iops"], "pts_fleet_fail_on": [],
         "pts_run_round_seconds": 0.2, "pts_run_max_rounds": 3, "pts_run_window": 3, "pts_run_iops_mixes": [0],

@@ -19,7 +19,7 @@ from xml.etree import ElementTree
 
 import pytest
 import yaml
-from conftest import BIN, LoopDevice, ROOT, load, playbook_env
+from conftest import BIN, LoopDevice, ROOT, assert_exit_matches_fleet, load, playbook_env
 from netns import SshHost, cleanup_run_netns, make_key
 
 TINY = {"pts_run_round_seconds": 0.5, "pts_run_max_rounds": 6, "pts_run_iops_mixes": [0],
@@ -70,7 +70,11 @@ def _inventory(tmp, key, hosts, devices, limit_iops: float) -> str:
                     pts_devices=[{"path": d.path, "name": f"bay{n}", "backing_file": d.image}
                                  for n, d in enumerate(devices[name])])
     inventory = {"all": {
-        "vars": {"pts_allow_destroy": True, "pts_profile": "quick", "pts_tests": ["iops"]},
+        # The results hosts: stor-13-01 (outside the limit: reached by delegation) keeps the run; stor-12-02's sshd
+        # is stopped mid-run, so publishing there fails - a run error the summary names.
+        "vars": {"pts_allow_destroy": True, "pts_profile": "quick", "pts_tests": ["iops"],
+                 "pts_publish": [{"host": "stor-13-01", "dest": str(tmp / "published")},
+                                 {"host": "stor-12-02", "dest": str(tmp / "published-lost")}]},
         "children": {
             "rack12": {"hosts": {"stor-12-01": host_vars("stor-12-01"), "stor-12-02": host_vars("stor-12-02")},
                        "vars": {"pts_acceptance": [{"name": "lab loop", "model": "loop*",
@@ -105,6 +109,7 @@ def test_a_rack_runs_at_once_a_lost_host_fails_only_its_drives(fleet):
 
     # the exit code tells the pipeline: a lost host (and any FAIL/INCOMPLETE) fails the run
     assert rc != 0, output[-3000:]
+    assert_exit_matches_fleet(rc, str(results), output)
     # -l rack12: the other rack was not touched at all
     assert not (results / "stor-13-01").exists()
     assert untouched.checksum() == before
@@ -144,3 +149,13 @@ def test_a_rack_runs_at_once_a_lost_host_fails_only_its_drives(fleet):
     # The fleet page links each drive's one-file report, which the callback made beside report.md.
     assert "[report](stor-12-01/bay0/report.html)" in fleet_md
     assert (results / "stor-12-01" / "bay0" / "report.html").is_file()
+
+    # Published over SSH to the results host that answers, outside the limit: the whole run, as the judge left it
+    # but for the summary the failed publishing rewrote; the lost results host is a run error with its reason.
+    published = tmp / "published" / "fleet-1"
+    assert load(published / "stor-12-01" / "bay0" / "result.json") == load(results / "stor-12-01" / "bay0" / "result.json")
+    assert sorted(p.name for p in (published / "stor-12-01" / "bay0" / "iops").glob("round-*.json")) == \
+        sorted(p.name for p in (results / "stor-12-01" / "bay0" / "iops").glob("round-*.json"))
+    assert (published / "junit.xml").is_file() and (published / "fleet.md").is_file()
+    assert any(e["host"] == "stor-12-02" and "was not published" in e["msg"] for e in summary["errors"])
+    assert "## Run errors" in fleet_md and "the run was not published" in fleet_md

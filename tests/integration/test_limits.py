@@ -115,8 +115,8 @@ def test_a_playbook_whose_workers_the_limit_leaves_out_fails_naming_why_and_free
     tmp, inventory, devices = fleet
     playbook = tmp / "own.yml"
     plays = [{"name": name, "hosts": hosts, "gather_facts": False,
-              "tasks": [{"name": f"Run {entry}", "ansible.builtin.include_role": {"name": "fleetqual.pts.pts_run",
-                                                                                 "tasks_from": entry}}]}
+              "tasks": [{"name": f"Run {entry}",
+                         "ansible.builtin.include_role": {"name": "fleetqual.pts.pts_run", "tasks_from": entry}}]}
              for name, hosts, entry in (("Prepare", "all", "prepare"), ("Drives", "pts_drive_workers", "worker"),
                                         ("Judge", "all", "judge"))]
     playbook.write_text(yaml.safe_dump(plays, sort_keys=False))

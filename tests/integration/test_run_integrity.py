@@ -102,8 +102,8 @@ def test_a_second_live_run_of_the_same_id_refuses_and_a_resume_keeps_the_setting
         command, env = playbook(tmp_path, {"second": host_vars(device)}, "same-id", TINY)
         third = run(command, env, tmp_path, "third")
         assert first.poll() is None, "the first run ended before the third was judged; the test proves nothing"
-        assert third.returncode != 0 and "is held for run same-id by its drive holder" in third.stdout, \
-            third.stdout[-3000:]
+        assert third.returncode != 0 and "for another ansible-playbook of this run that is still going on" \
+            in third.stdout, third.stdout[-3000:]
         assert "Purge the drive" not in third.stdout and not (run_dir / "second" / "victim" / "iops").exists()
         assert first.wait(timeout=300) == 0
     finally:

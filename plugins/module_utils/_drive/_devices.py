@@ -809,6 +809,10 @@ def _label(name: str, related: dict[str, dict]) -> str:
 def _held_words(what: str, opener: dict, run_id: str | None, token: str = "") -> str:
     hold, pid = opener["hold"], opener["pid"]
     owner, lock = show(hold["run_id"]), show(hold.get("lock"))
+    if run_id and _hold.same_run(hold, run_id, token) and hold.get("concurrent"):
+        return (f"{what} is held by a drive holder of this run ({owner}), process {pid} (lock file {lock}), for another "
+                "ansible-playbook of this run that is still going on (a job slice, or the drive listed under another "
+                "host name): two processes of one run never share a drive; let that one finish, it releases the drive")
     if run_id and _hold.same_run(hold, run_id, token):
         why = hold.get("unproved") or "it holds another path to the drive or a device stacked on it, not the listed device"
         return (f"{what} is held by a drive holder of this run ({owner}), process {pid} (lock file {lock}), which cannot "
@@ -819,6 +823,15 @@ def _held_words(what: str, opener: dict, run_id: str | None, token: str = "") ->
                 "something else has it open")
     return (f"{what} is held for {show(_hold.owner_words(hold, run_id, token))} by its drive holder, process {pid} "
             f"(lock file {lock}): that run has the drive until its tests end; {_hold.release_words(pid, owner)}")
+
+
+def mark_concurrent(info: dict, run_id: str | None, token: str = "") -> None:
+    """Another live ansible-playbook of this run is going on: a holder of this run on the drive is that process's, to be
+    refused and never taken over (claim_own_hold is for a resume whose controller died)."""
+    for opener in info.get("openers", []):
+        hold = opener.get("hold")
+        if hold and run_id and _hold.same_run(hold, run_id, token):
+            hold["concurrent"] = True
 
 
 def claim_own_hold(info: dict, run_id: str | None, lock_dir: str = _hold.LOCK_DIR, proc_root: str = "/proc",

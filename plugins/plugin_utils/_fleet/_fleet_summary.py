@@ -156,8 +156,9 @@ def summarize(run_dirs: list[str], out_dir: str, settings: dict | None = None, i
     outlier_min_deviation_pct = float(chosen["outlier_min_deviation_pct"])
     outlier_min_cohort, outliers_fail = int(chosen["outlier_min_cohort"]), bool(chosen["outliers_fail"])
     records = collect(run_dirs, busy)
-    errors = run_errors(run_dirs, busy) + [{"host": str(e.get("host") or ""), "task": e.get("task"),
-                                             "msg": str(e.get("msg") or "failed")} for e in errors or []]
+    given = [{"host": str(e.get("host") or ""), "task": e.get("task"), "msg": str(e.get("msg") or "failed")}
+             for e in errors or []]
+    errors = run_errors(run_dirs, busy) + given
     flagged = _verdicts.cohort_outliers([r for r in records if r.get("model")], outlier_threshold,
                                         outlier_min_deviation_pct, outlier_min_cohort)
     for record in records:

@@ -166,7 +166,6 @@ def test_a_run_directory_planted_as_a_symbolic_link_is_refused_before_anything_i
     assert os.listdir(elsewhere) == []
 
 
-
 def test_the_other_live_playbooks_of_the_run_are_named_so_their_drives_are_not_taken_over(settings, tmp_path):
     run_dir = str(tmp_path / "results" / "it-1")
     assert run(plan_args())["pts_run_concurrent"] == []  # this ansible-playbook's own lock is not another's

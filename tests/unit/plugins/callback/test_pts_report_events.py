@@ -149,8 +149,8 @@ def test_every_drive_of_the_run_is_considered_not_only_those_of_this_process(cal
                                   f"PTS report (drawn at the end): {second}/report.md"]
 
 
-def test_a_report_that_cannot_be_written_is_a_warning_and_the_results_line_still_comes(callback, run_dir,
-                                                                                      monkeypatch):
+def test_a_report_that_cannot_be_written_is_a_warning_and_the_results_line_still_comes(
+        callback, run_dir, monkeypatch):
     path = identify(run_dir)
 
     def broken(drive_dir, formats=None):

@@ -810,3 +810,20 @@ def test_recheck_refuses_without_the_guards_record_of_the_device(host, record):
     assert host.recheck("loop4", record, passed=False) == [
         f"{host.dev}/loop4: the guard has not passed it in this run (no guard record to check it against); nothing "
         "is written to a drive the guard did not pass"]
+
+
+def test_a_holder_of_this_run_that_another_live_playbook_holds_is_refused_never_taken_over():
+    """Job slices share a run id and token: a drive one of them holds (the drive listed under another host name) is
+    refused for the other, with why - not taken over as a resume's own holder would be."""
+    hold = {"run_id": "r1", "token": "t" * 32, "lock": "/run/fleetqual-pts/hold-7-0.json"}
+    info = {"path": "/dev/loop0", "resolved": "/dev/loop0", "exists": True, "is_block": True, "devnum": "7:0",
+            "openers": [{"pid": 42, "command": "python3", "device": "7:0", "hold": dict(hold)}]}
+    _devices.mark_concurrent(info, "r1", token="t" * 32)
+    (reason,) = [r for r in _devices.refusals(info, {}, allow_destroy=True, run_id="r1", token="t" * 32)
+                 if "process 42" in r]
+    assert "for another ansible-playbook of this run that is still going on" in reason and "kill" not in reason
+    # Another run id is none of this: its holder is refused as that run's, as before.
+    other = {"path": "/dev/loop0", "is_block": True, "devnum": "7:0",
+             "openers": [{"pid": 43, "command": "python3", "device": "7:0", "hold": dict(hold, run_id="r2")}]}
+    _devices.mark_concurrent(other, "r1", token="t" * 32)
+    assert "concurrent" not in other["openers"][0]["hold"]
