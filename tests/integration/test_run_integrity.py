@@ -16,7 +16,7 @@ import uuid
 
 import pytest
 import yaml
-from conftest import BIN, ROOT, playbook_env, run_playbook, sh
+from conftest import BIN, ROOT, assert_exit_matches_fleet, playbook_env, run_playbook, sh
 
 TINY = {"pts_tests": ["iops"], "pts_run_iops_mixes": [0], "pts_run_iops_block_sizes": ["4k"],
         "pts_run_round_seconds": 0.2, "pts_run_max_rounds": 2, "pts_run_window": 2,
@@ -105,22 +105,28 @@ def test_a_second_live_run_of_the_same_id_refuses_and_a_resume_keeps_the_setting
         assert third.returncode != 0 and "for another ansible-playbook of this run that is still going on" \
             in third.stdout, third.stdout[-3000:]
         assert "Purge the drive" not in third.stdout and not (run_dir / "second" / "victim" / "iops").exists()
-        assert first.wait(timeout=300) == 0
+        rc = first.wait(timeout=300)
     finally:
         if first.poll() is None:
             first.kill()
             first.wait()
+    # The run's summary, written by the process that finished last, covers both: the drive the first one tested,
+    # and the refused attempt under "second" - a run error, so the run fails (and the first process exits so).
+    summary = assert_exit_matches_fleet(rc, str(run_dir), (tmp_path / "playbook-first.log").read_text())
+    assert [e["host"] for e in summary["errors"]] == ["second"] and "pts_guard refused" in summary["errors"][0]["msg"]
+    assert {d["id"]: d["verdict"] for d in summary["drives"]}["localhost/victim"] in ("PASS", "FAIL")
     drive_dir = run_dir / "localhost" / "victim"
     # Throttled to a constant rate, the test is steady at round 2 (window 2); whatever it took, every round is there.
     rounds = sorted(p.name for p in (drive_dir / "iops").iterdir() if re.fullmatch(r"round-\d+\.json", p.name))
     assert len(rounds) >= 2 and rounds == [f"round-{n:02d}.json" for n in range(1, len(rounds) + 1)]
     for name in rounds:
         record = json.loads((drive_dir / "iops" / name).read_text())
-        assert record["host"] == "localhost" and record["settings"]["round_seconds"] == 1
+        assert record["host"] == "localhost" and record["settings"]["round_seconds"] == 15
     report = (drive_dir / "report.md").read_text()
     assert "Run `same-id`" in report and "Refused by the guard" not in report
-    # The run's own folders: its one host and the fleet summary's plots; nothing under "second".
-    assert sorted(p.name for p in run_dir.iterdir() if p.is_dir()) == ["localhost", "plots"]
+    # The run's folders: its host, the fleet summary's plots, and the refused attempt's records - no test under it.
+    assert sorted(p.name for p in run_dir.iterdir() if p.is_dir()) == ["localhost", "plots", "second"]
+    assert (run_dir / "second" / "host-failure.json").is_file() and not (run_dir / "second" / "victim" / "iops").exists()
 
     # Resuming the finished run with other settings: refused at validation naming the change, and plan.json keeps
     # the settings that ran.
