@@ -130,6 +130,7 @@ def _precondition(segment: dict, settings: dict) -> dict:
         "round_files": [f"round-{int(r['round']):02d}" for r in rounds],
         "fio_s": sum(float((r.get("fio") or {}).get("elapsed_s") or 0.0) for r in rounds),
         "live_verdict_mismatch": _tests.live_mismatch(segment, [dv]),
+        "round_end_s": _tests.round_times(rounds),
     }
 
 
@@ -444,9 +445,11 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
     if pc.get("dv"):
         dv = pc["dv"]
         drawn["convergence"] = _plots.convergence(
-            path("pc-convergence"), f"{prefix} — HIR preconditioning convergence, 4k random write (0/100)", "IOPS",
-            {"": {"4k": dv["values"]}}, highlight="4k", window_rounds=pc["window_rounds"], legend_title="Block size",
-            subtitle=subtitle, marks=_plots.segment_marks(PC_SEGMENT))
+            path("pc-convergence"), f"{prefix} — HIR preconditioning convergence, 4k random write (0/100)",
+            "IOPS (write)", {"": {"4k": dv["values"]}}, highlight="4k", window_rounds=pc["window_rounds"],
+            legend_title="Block size", subtitle=subtitle, marks=_plots.segment_marks(PC_SEGMENT),
+            verdicts={"": ((f"DV STEADY from round {pc['steady_round']}", True) if pc["steady"] else
+                           (f"DV NOT STEADY in {pc['rounds_run']} rounds", False))}, times=pc.get("round_end_s"))
         drawn["verification"] = _plots.verification(
             path("pc-verification"), f"{prefix} — HIR preconditioning steady-state verification, DV {dv['name']}",
             "IOPS", dv["values"], dv["window"], subtitle=subtitle)
