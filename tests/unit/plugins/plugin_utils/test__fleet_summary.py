@@ -103,12 +103,12 @@ def test_every_drive_failed_and_fail_on_as_the_plan_recorded_it(tmp_path):
     assert summary["fail_on"] == [] and summary["failed"] is False
     (drive,) = summary["drives"]
     assert drive["verdict"] == "INCOMPLETE"
-    assert drive["reasons"] == ["iops: the purge failed before the first round: blkdiscard /dev/d1 failed (rc 1): "
+    assert drive["reasons"] == ["IOPS: the purge failed before the first round: blkdiscard /dev/d1 failed (rc 1): "
                                 "Operation not supported"]
     with open(os.path.join(run_dir, "fleet.md"), encoding="utf-8") as handle:
         markdown = handle.read()
     assert "Exit status: **passes** — `pts_fleet_fail_on` is empty, so no verdict fails the run" in markdown
-    assert "iops: the purge failed before the first round: blkdiscard /dev/d1 failed" in markdown
+    assert "IOPS: the purge failed before the first round: blkdiscard /dev/d1 failed" in markdown
     assert "not run" not in markdown
 
 
@@ -176,7 +176,7 @@ def test_throughput_not_steady_names_the_block_sizes_and_the_limit_per_block_siz
     segment(run_dir, "h1", "d0", "throughput", [1.0, 1.5, 0.7, 1.4, 0.6, 1.3, 0.8, 1.2], segment="64k",
             fixture="fio-3.33-throughput-65536.json")
     summary = _fleet_summary.summarize([run_dir], run_dir)
-    reason = ("throughput: steady state required, not reached by 64k read, 64k write within the 8-round limit per "
+    reason = ("Throughput: steady state required, not reached by 64k read, 64k write within the 8-round limit per "
               "block size")
     assert summary["drives"][0]["reasons"] == [reason]
     for name in ("fleet.md", "fleet.json", "junit.xml"):

@@ -61,7 +61,7 @@ def test_the_summary_page_comes_first_with_verdict_rule_figures_times_and_health
     assert "> **Verdict: FAIL (quick profile — not a qualification)**" in summary
     assert "> Acceptance rule loop rule: 4k random write ≥ 1.0 IOPS; 4k random write p99.99 latency ≤ 1,000.0 ms " \
            "(mean of the window rounds' own p99.99 values); every test steady." in summary
-    assert "- throughput: steady state required, not reached by 64k read, 64k write within the 8-round limit per " \
+    assert "- Throughput: steady state required, not reached by 64k read, 64k write within the 8-round limit per " \
            "block size" in summary
     iops = written["model"]["tests"]["iops"]["tables"]["iops"]["4k"]["0"]
     assert f"| 4k random write | {iops:,.0f} IOPS | **steady** |" in summary
