@@ -211,6 +211,71 @@ def _finish(fig, path: str, subtitle: str | None) -> str:
     return path
 
 
+# Laying a figure out by hand: constrained layout measures every text of every panel twice per figure, which was
+# a third of a report's plot time; the figures below are regular (rows of panels, a title, a legend at the right or
+# below, a footer), so measuring the few texts that set their margins once is enough.
+_PAD = 0.08  # inches between neighbours
+_TITLE_IN = 0.27  # a panel title line (10 pt)
+
+
+def _inches(box, fig) -> tuple[float, float]:
+    """A box's width and height in inches; nothing (an axis whose labels are all hidden) takes no room."""
+    return (box.width / fig.dpi, box.height / fig.dpi) if box is not None else (0.0, 0.0)
+
+
+def _text_height(text, fig, renderer) -> float:
+    return _inches(text.get_window_extent(renderer), fig)[1] if text is not None and text.get_text() else 0.0
+
+
+def fixed_layout(fig, axes: list, title: str, subtitle: str | None, legend=None, legend_below: bool = False) -> None:
+    """Give ``fig`` its ``title`` and footer (``subtitle``) and place ``axes`` (rows of panels, all drawn and scaled)
+    by hand: room on the left for the first column's y axis, between panels for theirs and for the row above's x
+    axis and the row below's titles, on top for the title, the first row's titles and a time axis, at the bottom for
+    the last row's x axis, the footer and ``legend`` when ``legend_below``, else on the right for ``legend``, which
+    is placed there. The figure is then finished without a footer of its own (_finish(fig, path, None))."""
+    renderer = fig.canvas.get_renderer()
+    width, height = fig.get_size_inches()
+    rows, columns = len(axes), max(len(row) for row in axes)
+    head = fig.text(0.5, 1 - _PAD / height, title, ha="center", va="top", fontsize="large")
+    foot = fig.text(1 - _PAD / width, _PAD / height, subtitle, ha="right", va="bottom", fontsize=9,
+                    color="#b00020") if subtitle else None
+
+    def y_axis(ax) -> float:
+        return _inches(ax.yaxis.get_tightbbox(renderer), fig)[0] if ax.yaxis.get_visible() else 0.0
+
+    def x_axis(ax) -> float:
+        return _inches(ax.xaxis.get_tightbbox(renderer), fig)[1] if ax.xaxis.get_visible() else 0.0
+
+    def above(ax) -> float:
+        titled = any(ax.get_title(loc) for loc in ("left", "center", "right"))
+        extra = sum(_inches(child.get_tightbbox(renderer), fig)[1] + _PAD for child in ax.child_axes)
+        return (_TITLE_IN if titled else 0.0) + extra
+
+    legend_w = legend_h = 0.0
+    if legend is not None:
+        legend_w, legend_h = _inches(legend.get_window_extent(renderer), fig)
+    left = max(y_axis(row[0]) for row in axes) + _PAD * 2
+    column_gap = max((y_axis(row[c]) for row in axes for c in range(1, len(row))), default=0.0) + _PAD * 3
+    right = (legend_w + _PAD * 3) if legend is not None and not legend_below else _PAD * 3
+    top = _text_height(head, fig, renderer) + _PAD * 3 + above(axes[0][0])
+    footer = _text_height(foot, fig, renderer)
+    bottom = max(x_axis(ax) for ax in axes[-1]) + footer + _PAD * 3 + \
+        (legend_h + _PAD * 2 if legend is not None and legend_below else 0.0)
+    row_gap = max((x_axis(ax) for row in axes[:-1] for ax in row), default=0.0) + \
+        max((above(ax) for row in axes[1:] for ax in row), default=0.0) + _PAD * 3
+    panel_w = max(0.5, (width - left - right - column_gap * (columns - 1)) / columns)
+    panel_h = max(0.5, (height - top - bottom - row_gap * (rows - 1)) / rows)
+    fig.subplots_adjust(left=left / width, right=1 - right / width, top=1 - top / height, bottom=bottom / height,
+                        wspace=column_gap / panel_w, hspace=row_gap / panel_h)
+    if legend is not None:
+        if legend_below:
+            legend.set_bbox_to_anchor((0.5, (footer + _PAD * 2) / height), transform=fig.transFigure)
+            legend.set_loc("lower center")
+        else:
+            legend.set_bbox_to_anchor((1 - (legend_w + _PAD * 1.5) / width, 0.5), transform=fig.transFigure)
+            legend.set_loc("center left")
+
+
 def stamp(ax, text: str, steady: bool | None) -> None:
     """The verdict of what the panel shows, above its frame on the right (it never hides a point): STEADY in green,
     NOT STEADY in red, anything else in grey."""
@@ -218,7 +283,7 @@ def stamp(ax, text: str, steady: bool | None) -> None:
     ax.set_title(text, loc="right", fontsize=9.5, color=color, fontweight="bold")
 
 
-def time_axis(ax, times_s: list, label: str = "Time since the first round started") -> None:
+def time_axis(ax, times_s: list, label: str = "Time at the round's end since the first round started") -> None:
     """A second x axis on top of a per-round axis: the time at the end of some rounds (about six labels), in the
     unit that suits the span, from the round files' own clocks (recorded_at, fio's run time)."""
     pairs = [(index + 1, t) for index, t in enumerate(times_s or []) if t is not None]
@@ -231,11 +296,11 @@ def time_axis(ax, times_s: list, label: str = "Time since the first round starte
     top = ax.secondary_xaxis("top")
     top.set_xticks([r for r, dummy in chosen], [f"{t / div:,.{1 if t / div < 100 else 0}f}" for dummy, t in chosen])
     top.tick_params(labelsize=8.5, colors="#546e7a")
-    top.set_xlabel(f"{label} ({unit}, at the round's end)", fontsize=9, color="#546e7a")
+    top.set_xlabel(f"{label} ({unit})", fontsize=9, color="#546e7a")
 
 
 def shared_legend(fig, axes, title: str | None = None, loc: str = "outside right center", ncol: int = 1,
-                  extra: list | None = None) -> None:
+                  extra: list | None = None):
     """One legend for every panel: each label once, in the order first drawn (panels that repeat the same series
     would otherwise list it once each), then ``extra`` [(handle, label)] (symbols that explain markers)."""
     handles, labels = [], []
@@ -247,8 +312,9 @@ def shared_legend(fig, axes, title: str | None = None, loc: str = "outside right
     for handle, label in extra or []:
         handles.append(handle)
         labels.append(label)
-    if handles:
-        fig.legend(handles, labels, loc=loc, fontsize=9, title=title, title_fontsize=9, ncol=ncol)
+    if not handles:
+        return None
+    return fig.legend(handles, labels, loc=loc, fontsize=9, title=title, title_fontsize=9, ncol=ncol)
 
 
 # Rounds to mark on the convergence plots drawn inside round_marks(): the report sets them per test from the drive's
@@ -327,7 +393,7 @@ def convergence(path: str, title: str, ylabel: str, panels: dict, highlight: str
                 legend_title: str = "Block size", subtitle: str | None = None, windows: dict | None = None,
                 steady_at: dict | None = None, marks: list[dict] | None = None, hollow: dict | None = None,
                 hollow_label: str = "", verdicts: dict | None = None, times: list | None = None,
-                time_label: str = "Time since the first round started") -> str:
+                time_label: str = "Time at the round's end since the first round started") -> str:
     """A DV family over all rounds, one panel per entry of ``panels`` ({panel title: {block size: values}}), the
     panels on one shared y scale (zero-based, or log when the values span decades) and one legend.
 
@@ -345,8 +411,8 @@ def convergence(path: str, title: str, ylabel: str, panels: dict, highlight: str
     marks = marks if marks is not None else _ROUND_MARKS.get()
     hollow = hollow or {}
     marked: dict = {}
-    fig, axes = plt.subplots(len(panels), 1, figsize=(WIDTH, 2.6 + 2.5 * len(panels)), layout="constrained",
-                             sharex=True, sharey=True, squeeze=False)
+    fig, axes = plt.subplots(len(panels), 1, figsize=(WIDTH, 2.6 + 2.5 * len(panels)), sharex=True, sharey=True,
+                             squeeze=False)
     longest = 1
     values_all = []
     off: list = []
@@ -406,13 +472,13 @@ def convergence(path: str, title: str, ylabel: str, panels: dict, highlight: str
     for kind, style in sorted(kinds, key=lambda drawn: list(MARK_STYLES).index(drawn[0])):
         extra.append((mark_handle(kind, style), MARK_STYLES[kind][1] + (", this block size" if style == "ring" else "")))
     # One legend for all panels (they share their series), the symbols that explain markers after the series.
-    shared_legend(fig, axes[:, 0], legend_title, extra=extra)
+    legend = shared_legend(fig, axes[:, 0], legend_title, loc="center right", extra=extra)
     axes[-1, 0].set_xlabel("Round")
     _round_ticks(axes[-1, 0], longest)
     if times:
         time_axis(axes[0, 0], times, time_label)
-    fig.suptitle(title)
-    return _finish(fig, path, subtitle)
+    fixed_layout(fig, [[ax] for ax in axes[:, 0]], title, subtitle, legend)
+    return _finish(fig, path, None)
 
 
 def _verification_panel(ax, all_values: list[float], verdict: dict, exclude: tuple = ()) -> list[float]:
@@ -481,16 +547,7 @@ def verification_panels(path: str, title: str, ylabel: str, panels: list, subtit
     and write of one block size), one legend. ``exclude`` ({name: rounds}): rounds drawn hollow, out of the scale,
     named ``exclude_label`` (round 1's reads of a purged drive)."""
     single = len(panels) == 1
-    if single:
-        fig, axes = plt.subplots(1, 1, figsize=(WIDTH, 5.0), layout="constrained", squeeze=False)
-    else:
-        fig, grid = plt.subplots(2, len(panels), figsize=(WIDTH, 5.6), layout="constrained", squeeze=False,
-                                 gridspec_kw={"height_ratios": [4.2, 1]})
-        axes = grid[:1]
-        for spare in grid[1]:
-            spare.remove()
-        legend_ax = fig.add_subplot(grid[0, 0].get_gridspec()[1, :])
-        legend_ax.axis("off")
+    fig, axes = plt.subplots(1, len(panels), figsize=(WIDTH, 5.0 if single else 5.4), squeeze=False)
     extra = []
     for ax, (name, values, verdict) in zip(axes[0], panels):
         skipped = tuple((exclude or {}).get(name) or ())
@@ -505,26 +562,25 @@ def verification_panels(path: str, title: str, ylabel: str, panels: list, subtit
                 extra.append((plt.Line2D([], [], linestyle="none", marker="o", markersize=9, markerfacecolor="white",
                                          markeredgecolor="#616161", markeredgewidth=2),
                               exclude_label + " (▲: above the axis)"))
+    handles, labels = axes[0][0].get_legend_handles_labels()
     if single:
-        handles, labels = axes[0][0].get_legend_handles_labels()
-        fig.legend(handles + [h for h, dummy in extra], labels + [l for dummy, l in extra], loc="outside right center",
-                   fontsize=9)
+        legend = fig.legend(handles + [h for h, dummy in extra], labels + [l for dummy, l in extra],
+                            loc="center right", fontsize=9)
     else:
-        handles, labels = axes[0][0].get_legend_handles_labels()
-        # One legend for all panels, in a row of its own under them and above the footer (a figure legend there
-        # would print over the footer): the per-panel figures are under each axis.
+        # One legend for all panels, under them and above the footer (laid out so that neither covers the other):
+        # the per-panel figures are under each axis.
         generic = [re.sub(r" \(?[\d.,]+( %)?( apart)?\)?$", "", label) for label in labels]
-        legend_ax.legend(handles + [h for h, dummy in extra], generic + [l for dummy, l in extra], loc="center",
-                         ncol=2, fontsize=9, frameon=False)
-    fig.suptitle(title)
-    return _finish(fig, path, subtitle)
+        legend = fig.legend(handles + [h for h, dummy in extra], generic + [l for dummy, l in extra],
+                            loc="lower center", ncol=2, fontsize=9, frameon=False)
+    fixed_layout(fig, [list(axes[0])], title, subtitle, legend, legend_below=not single)
+    return _finish(fig, path, None)
 
 
 def measurement_2d(path: str, title: str, ylabel: str, block_sizes: list[str], table: dict,
                    mixes: list[int], subtitle: str | None = None, verdict: tuple | None = None) -> str:
     """Window averages: value against block size (largest first), one line per R/W mix; ``verdict`` (text, steady)
     stamped above the frame."""
-    fig, ax = plt.subplots(figsize=(WIDTH, 5.2), layout="constrained")
+    fig, ax = plt.subplots(figsize=(WIDTH, 5.2))
     ordered = by_block_size(block_sizes)
     xs = list(range(len(ordered)))
     values_all = []
@@ -539,16 +595,17 @@ def measurement_2d(path: str, title: str, ylabel: str, block_sizes: list[str], t
     ax.set_xlabel("Block size")
     if verdict:
         stamp(ax, *verdict)
-    fig.suptitle(title)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(title="R/W mix %", loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=9)
-    return _finish(fig, path, subtitle)
+    legend = fig.legend(*ax.get_legend_handles_labels(), title="R/W mix %", loc="center right", fontsize=9,
+                        title_fontsize=9)
+    fixed_layout(fig, [[ax]], title, subtitle, legend)
+    return _finish(fig, path, None)
 
 
 def percentiles(path: str, title: str, panels: list[tuple[str, dict]], subtitle: str | None = None) -> str:
     """Latency percentiles: per panel (a block size), one line per R/W mix and direction across p50 … p99.99 and
     max, on one shared axis, one legend above the panels."""
-    fig, axes = plt.subplots(1, len(panels), figsize=(WIDTH, 4.9), layout="constrained", sharey=True, squeeze=False)
+    fig, axes = plt.subplots(1, len(panels), figsize=(WIDTH, 4.9), sharey=True, squeeze=False)
     values_all = []
     for ax, (name, series) in zip(axes[0], panels):
         for index, (label, points) in enumerate(series.items()):
@@ -564,16 +621,16 @@ def percentiles(path: str, title: str, panels: list[tuple[str, dict]], subtitle:
         ax.set_xlabel("Percentile over the window")
         ax.grid(True, which="both", alpha=0.3)
     _scale(axes[0], values_all, "latency (ms)")
-    shared_legend(fig, axes[0], "R/W mix, direction")
-    fig.suptitle(title)
-    return _finish(fig, path, subtitle)
+    legend = shared_legend(fig, axes[0], "R/W mix, direction", loc="center right")
+    fixed_layout(fig, [list(axes[0])], title, subtitle, legend)
+    return _finish(fig, path, None)
 
 
 def grouped_bars(path: str, title: str, ylabel: str, categories: list[str], series: dict,
                  subtitle: str | None = None, verdict: tuple | None = None) -> str:
     """Side-by-side bars per category (block size), one bar per series (read, write), values printed on top;
     ``verdict`` (text, steady) stamped above the frame."""
-    fig, ax = plt.subplots(figsize=(WIDTH, 5.2), layout="constrained")
+    fig, ax = plt.subplots(figsize=(WIDTH, 5.2))
     width = 0.8 / max(1, len(series))
     colors = {"read": "#1f77b4", "write": "#c62828"}
     for index, (name, values) in enumerate(series.items()):
@@ -586,18 +643,17 @@ def grouped_bars(path: str, title: str, ylabel: str, categories: list[str], seri
     ax.set_ylabel(ylabel)
     if verdict:
         stamp(ax, *verdict)
-    fig.suptitle(title)
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend(loc="upper right")
-    return _finish(fig, path, subtitle)
+    fixed_layout(fig, [[ax]], title, subtitle)
+    return _finish(fig, path, None)
 
 
 def xy_panels(path: str, title: str, panels: list[tuple], subtitle: str | None = None,
               markers: list[list[tuple[float, str]]] | None = None) -> str:
     """Side-by-side line panels on one shared y scale, each (xlabel, ylabel, xs, {label: ys}, log y); ``markers``
     per panel draws labelled vertical lines (write saturation: 1 ×, 2 × … the user capacity written)."""
-    fig, axes = plt.subplots(1, len(panels), figsize=(min(WIDTH, 6.0 * len(panels)), 4.8), layout="constrained",
-                             squeeze=False, sharey=True)
+    fig, axes = plt.subplots(1, len(panels), figsize=(min(WIDTH, 6.0 * len(panels)), 4.8), squeeze=False, sharey=True)
     styles = {"mean": ("#0d47a1", "-"), "max": ("#c62828", "--")}
     values_all = []
     for ax, (xlabel, dummy, xs, series, dummy2) in zip(axes[0], panels):
@@ -639,8 +695,8 @@ def xy_panels(path: str, title: str, panels: list[tuple], subtitle: str | None =
                         textcoords="offset points", fontsize=9, color="#6a1b9a", ha="right" if right else "left")
     for ax in axes[0]:
         ax.legend(fontsize=9, loc="lower right" if not panels[0][4] else "best")
-    fig.suptitle(title)
-    return _finish(fig, path, subtitle)
+    fixed_layout(fig, [list(axes[0])], title, subtitle)
+    return _finish(fig, path, None)
 
 
 def cohort(path: str, title: str, panels: list[tuple[str, list[tuple[str, float, bool]]]],
