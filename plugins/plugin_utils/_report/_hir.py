@@ -326,7 +326,7 @@ def timeline(path: str, title: str, result: dict, subtitle: str | None = None) -
     states = [s for s in result["wait_states"] if s.get("bursts") or s.get("baseline")]
     end = max(p["end_s"] for s in states for p in (s.get("bursts"), s.get("baseline")) if p)
     scale, unit = _unit(end)
-    fig, ax = plt.subplots(figsize=(12.0, 5.4), layout="constrained")
+    fig, ax = plt.subplots(figsize=(_plots.WIDTH, 5.4), layout="constrained")
     values = _spans_and_points(ax, states, scale, 0.0, labels=True)
     _pc_line(ax, result["precondition"])
     _zero_y(ax, values + [result["precondition"].get("iops") or 0.0])
@@ -352,7 +352,7 @@ def detail(path: str, title: str, result: dict, subtitle: str | None = None) -> 
     spans = [max(p["end_s"] for p in (s.get("bursts"), s.get("baseline")) if p) -
              min(p["start_s"] for p in (s.get("bursts"), s.get("baseline")) if p) for s in states]
     scale, unit = _unit(max(spans))
-    fig, axes = plt.subplots(len(states), 1, figsize=(11.0, 1.0 + 2.1 * len(states)), layout="constrained",
+    fig, axes = plt.subplots(len(states), 1, figsize=(_plots.WIDTH, 1.0 + 2.1 * len(states)), layout="constrained",
                              sharey=True, squeeze=False)
     values = []
     for ax, entry in zip(axes[:, 0], states):
@@ -386,7 +386,7 @@ def recovery(path: str, title: str, result: dict, subtitle: str | None = None) -
     """Per wait state: mean burst IOPS (whisker min-max) beside the following baseline's mean, the
     preconditioning's window average as a line, and each gain printed above its bursts."""
     states = [s for s in result["wait_states"] if s.get("bursts") or s.get("baseline")]
-    fig, ax = plt.subplots(figsize=(max(8.0, 1.6 * len(states) + 3.0), 5.6), layout="constrained")
+    fig, ax = plt.subplots(figsize=(min(_plots.WIDTH, max(8.0, 1.6 * len(states) + 3.0)), 5.6), layout="constrained")
     width = 0.38
     xs = list(range(len(states)))
     burst = [(s.get("bursts") or {}) for s in states]

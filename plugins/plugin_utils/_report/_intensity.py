@@ -445,7 +445,7 @@ def _oio_ticks(ax, values: list[int]) -> None:
 def outstanding(path: str, title: str, result: dict, subtitle: str) -> str:
     """IOPS and ART against the total outstanding IOs (TC × QD, log 2 axis), one line per thread count."""
     cells = _cells(result)
-    fig, axes = plt.subplots(1, 2, figsize=(12.5, 5.0), layout="constrained")
+    fig, axes = plt.subplots(1, 2, figsize=(_plots.WIDTH, 4.8), layout="constrained")
     tcs, qds = result["thread_counts"], sorted(result["queue_depths"])
     shown = {"iops": [], "art_ms": []}
     for index, tc in enumerate(tcs):
@@ -457,7 +457,7 @@ def outstanding(path: str, title: str, result: dict, subtitle: str) -> str:
     for ax, key, label in zip(axes, ("iops", "art_ms"), ("IOPS (read + write)", "Mean response time (ms)")):
         _y_axis(ax, shown[key], label)
         _oio_ticks(ax, [c["oio"] for c in cells.values()])
-        ax.set_xlabel("Outstanding IOs: thread count × queue depth (log 2)")
+        ax.set_xlabel("Outstanding IOs: TC × QD (log 2)")
         ax.grid(True, which="both", alpha=0.3)
     axes[0].set_title("IOPS", fontsize=10)
     axes[1].set_title("Mean response time", fontsize=10)
@@ -562,10 +562,11 @@ def confidence(path: str, title: str, result: dict, subtitle: str) -> str:
     """Confidence levels: per operating point the share of IOs (read + write) completed within each response time
     (log x, logit y), with the ART and the 3, 4 and 5 nines marked."""
     measured = [p for p in result["points"] if (p.get("measure") or {}).get("bins")]
-    fig, axes = plt.subplots(1, len(measured), figsize=(4.6 * len(measured) + 0.6, 5.6), layout="constrained",
-                             squeeze=False, sharey=True, sharex=True)
+    # A row per point (side by side they made a figure too wide to print its text readable on A4).
+    fig, axes = plt.subplots(len(measured), 1, figsize=(_plots.WIDTH, 2.9 * len(measured) + 0.9),
+                             layout="constrained", squeeze=False, sharey=True, sharex=True)
     lows, highs = [], []
-    for ax, entry in zip(axes[0], measured):
+    for ax, entry in zip(axes[:, 0], measured):
         measure = entry["measure"]
         curve = _histogram.cumulative(measure["bins"])
         xs = [ns / MS for ns, dummy in curve]
@@ -587,10 +588,10 @@ def confidence(path: str, title: str, result: dict, subtitle: str) -> str:
                     color="white", markeredgecolor="black", zorder=5, label=f"{words}: {value:.3f} ms{short}")
         ax.set_title(f"{entry['word']} {_point_name(entry['tc'], entry['qd'])}: {measure['total_ios']:,} IOs",
                      fontsize=10, loc="left")
-        ax.set_xlabel("Response time (ms, log scale)")
         ax.grid(True, which="both", alpha=0.3)
-        # Upper left: a cumulative curve never reaches there (high shares at short response times).
-        ax.legend(fontsize=7.5, loc="upper left")
+        ax.set_ylabel("IOs completed within\n(cumulative %, logit)", fontsize=9)
+        ax.legend(fontsize=8.5, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    axes[-1][0].set_xlabel("Response time (ms, log scale)")
     ax = axes[0][0]
     ax.set_yscale("logit")
     ax.set_ylim(_CONFIDENCE_TICKS[0], _CONFIDENCE_TOP)
@@ -598,7 +599,6 @@ def confidence(path: str, title: str, result: dict, subtitle: str) -> str:
     ax.yaxis.set_major_formatter(FuncFormatter(_percent))
     ax.yaxis.set_minor_locator(NullLocator())
     ax.yaxis.set_minor_formatter(NullFormatter())
-    ax.set_ylabel("IOs completed within (cumulative %, logit scale)")
     ax.set_xscale("log")
     ax.set_xlim(min(lows) / 1.3, max(highs) * 1.3)
     # Ticks at 1, 2 and 5 per decade while they fit, at each decade over a wider range.
