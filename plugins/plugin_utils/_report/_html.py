@@ -234,7 +234,9 @@ def to_html(text: str, base_dir: str, title: str, self_name: str | None = None, 
                         child.attrSet("src", uri)
                 elif child.type == "link_open":
                     href = str(child.attrGet("href") or "")
-                    if href.endswith(".md") and os.path.exists(os.path.join(base_dir, href[:-3] + ".html")):
+                    own_source = bool(self_name) and href == os.path.splitext(str(self_name))[0] + ".md"
+                    if href.endswith(".md") and not own_source and \
+                            os.path.exists(os.path.join(base_dir, href[:-3] + ".html")):
                         child.attrSet("href", href[:-3] + ".html")
                         href = href[:-3] + ".html"
                     if self_name and href == self_name:
