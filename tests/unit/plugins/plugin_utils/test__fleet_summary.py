@@ -186,3 +186,25 @@ def test_throughput_not_steady_names_the_block_sizes_and_the_limit_per_block_siz
             text = handle.read()
         assert reason in text, name
         assert "not reached in 13 rounds" not in text, name
+
+
+def test_fleet_md_says_when_no_rule_matched_no_cohort_was_compared_and_when_the_drives_were_tested(tmp_path):
+    run_dir = str(tmp_path / "run-1")
+    _plan(run_dir, "h1", [], [{"name": "other", "model": "OTHER*", "min_iops_4k_write": 1.0}])
+    for name in ("d0", "d1"):
+        _drive(run_dir, "h1", name, 1.0)
+    summary = _fleet_summary.summarize([run_dir], run_dir, {"fail_on": ["FAIL"]})
+    with open(os.path.join(run_dir, "fleet.md"), encoding="utf-8") as handle:
+        markdown = handle.read()
+    tested = [d["tested"] for d in summary["drives"]]
+    first, last = min(t["from"] for t in tested), max(t["to"] for t in tested)
+    assert f"Tested {first[:16].replace('T', ' ')} – {last[:16].replace('T', ' ')} UTC" in markdown
+    assert ("No acceptance rule matched: no drive's model and firmware matches a rule of `pts_acceptance` "
+            "(ACME X1); every drive is judged on its tests alone") in markdown
+    assert ("**No cohort was compared**: none had 3 drives or more with a steady figure "
+            "(`pts_fleet_outlier_min_cohort`). Cohorts: ACME X1 / 2.1: 2 drives.") in markdown
+    # The exit status and its line come from one function (every reason to fail the run decided there).
+    assert _fleet_summary.exit_status(summary["drives"], ["FAIL"]) == {
+        "failed": False, "line": "Exit status: **passes** — no drive has a verdict in `pts_fleet_fail_on` (FAIL)."}
+    assert _fleet_summary.exit_status([{"verdict": "FAIL"}], ["FAIL"])["failed"] is True
+    assert "Exit status: **passes** — no drive has a verdict in `pts_fleet_fail_on` (FAIL)." in markdown

@@ -375,3 +375,23 @@ def test_the_standard_scale_plots_are_drawn_in_seconds(tmp_path):
     drawn = _intensity.plots(copy.deepcopy(result), str(tmp_path), "d1 (SAMSUNG MZQL23T8HCLS-00A07)", "run r1")
     assert set(drawn) == PLOTS | {"confidence"}
     assert time.monotonic() - start < 20  # about 3 s on one core; generous for a shared CI runner
+
+
+@needs_matplotlib
+def test_the_histograms_of_a_figure_share_one_bin_width(tmp_path, monkeypatch):
+    widths = []
+    finish = _plots._finish
+
+    def keep(fig, path, subtitle):
+        if path.endswith("histograms.png"):
+            widths.extend(text.get_text() for ax in fig.axes for text in ax.get_legend().get_texts()
+                          if text.get_text().startswith("IOs per "))
+        return finish(fig, path, subtitle)
+
+    monkeypatch.setattr(_plots, "_finish", keep)
+    monkeypatch.setattr(_intensity, "_finish", keep)
+    for name in ("cbw", "dirth"):
+        result = _intensity.build(_results.load_test(_copy(tmp_path, name)))
+        before = len(widths)
+        _intensity.plots(result, str(tmp_path / f"plots-{name}"), name, "")
+        assert len(widths) - before == 3 and len(set(widths[before:])) == 1, widths[before:]
