@@ -360,7 +360,8 @@ def main_per_format(argv: list[str]) -> dict:
     else:
         work = tempfile.mkdtemp(prefix="pts-bench-report-", dir="/var/tmp")
         try:
-            found["synthetic, 4 tests x 25 rounds"] = per_format(write_drive(os.path.join(work, "run"), "h000", "d00", 0))
+            synthetic = write_drive(os.path.join(work, "run"), "h000", "d00", 0)
+            found["synthetic, 4 tests x 25 rounds"] = per_format(synthetic)
             found[f"write saturation, {WSAT_ROUNDS:,} rounds"] = per_format(
                 write_long_wsat(os.path.join(work, "long"), "h-long", "d-long"))
         finally:

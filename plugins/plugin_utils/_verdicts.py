@@ -153,8 +153,8 @@ def _not_steady_text(name: str, result: dict) -> str:
     if name == "throughput":
         missed = [f"{dv['name']}" for seg in result.get("segments") or [] if seg.get("rounds_run")
                   for dv in seg.get("dvs") or [] if not dv.get("steady")]
-        return (f"{test_name(name)}: steady state required, not reached by {', '.join(missed) or 'every block size'} within the "
-                f"{limit}-round limit per block size")
+        return (f"{test_name(name)}: steady state required, not reached by {', '.join(missed) or 'every block size'} "
+                f"within the {limit}-round limit per block size")
     if result.get("not_steady_text"):
         return f"{test_name(name)}: steady state required, {result['not_steady_text']}"
     return f"{test_name(name)}: steady state required, not reached in {result.get('rounds_run')} rounds (limit {limit})"
@@ -220,7 +220,8 @@ def verdict(model: dict | None, planned: list[str], rule: dict | None, lost: str
             else:
                 incomplete.append(f"{test_name(name)}: failed ({failure.get('msg')})")
         elif status in ("incomplete", "no rounds"):
-            incomplete.append(f"{test_name(name)}: stopped after {result.get('rounds_run', 0)} round(s)" + (f" ({lost})" if lost else ""))
+            incomplete.append(f"{test_name(name)}: stopped after {result.get('rounds_run', 0)} round(s)"
+                              + (f" ({lost})" if lost else ""))
         elif status == "not steady":
             if require_steady:
                 checks.append({"criterion": f"{name}: steady state", "passed": False, "test": name, "seconds": seconds,

@@ -131,7 +131,8 @@ def by_model(records: list[dict], out_dir: str, runs: list[str] | None = None) -
         path = os.path.join(out_dir, "plots", f"model-{index:02d}.png")
         title = md.plot_label(f"Model {model}: {len(drives)} drive{'s' if len(drives) != 1 else ''}")
         quick = any(r.get("quick_profile") for r in records if r.get("model") == model)
-        footer = " · ".join(([QUICK_FOOTER] if quick else []) + ([md.plot_label("run " + ", ".join(runs))] if runs else []))
+        parts = ([QUICK_FOOTER] if quick else []) + ([md.plot_label("run " + ", ".join(runs))] if runs else [])
+        footer = " · ".join(parts)
         drawn = _overlay(path, title, drives, footer or None)
         if drawn:
             paths[model] = os.path.relpath(drawn, out_dir)

@@ -640,7 +640,8 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
         mix = result["parameters"]["mix"]
         drawn["loop_convergence"] = _plots.convergence(
             at("loop-convergence"), f"{prefix} — {words} TC{tracking['tc']} IOPS per round, every queue depth "
-                                    f"({md.mix(mix)})", {0: "IOPS (write)", 100: "IOPS (read)"}.get(mix, "IOPS (read + write)"),
+                                    f"({md.mix(mix)})",
+            {0: "IOPS (write)", 100: "IOPS (read)"}.get(mix, "IOPS (read + write)"),
             {"": {f"QD{qd}": values for qd, values in tracking["iops"].items()}}, highlight=f"QD{tracking['qd']}",
             window_rounds=loop["window_rounds"], legend_title=f"TC{tracking['tc']}, queue depth", subtitle=subtitle,
             marks=_plots.segment_marks("loop"), verdicts={"": _phase_stamp(loop)}, times=loop.get("round_end_s"))

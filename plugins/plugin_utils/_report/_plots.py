@@ -520,8 +520,9 @@ def _verification_panel(ax, all_values: list[float], verdict: dict, exclude: tup
                 linestyle="--", linewidth=2, label=f"least-squares best fit ({verdict.get('slope_excursion_pct', 0):.1f} %)")
         shown += [middle + allowed / 2, centre_y + steepest * (last - first) / 2]
         if verdict.get("data_excursion_pct") is not None:
-            figures = (f"\nmax − min {verdict['data_excursion_pct']:.1f} % (≤ {verdict['max_data_excursion_pct']:g} %)"
-                       f" · best fit {verdict['slope_excursion_pct']:.1f} % (≤ {verdict['max_slope_excursion_pct']:g} %)")
+            figures = (f"\nmax − min {verdict['data_excursion_pct']:.1f} % "
+                       f"(≤ {verdict['max_data_excursion_pct']:g} %) · best fit "
+                       f"{verdict['slope_excursion_pct']:.1f} % (≤ {verdict['max_slope_excursion_pct']:g} %)")
     stamp(ax, "STEADY" if verdict.get("steady") else "NOT STEADY", bool(verdict.get("steady")))
     _round_ticks(ax, len(all_values))
     ax.set_xlabel("Round" + figures)
@@ -691,8 +692,9 @@ def xy_panels(path: str, title: str, panels: list[tuple], subtitle: str | None =
             level = next(n for n in range(len(marks) + 1) if n not in last_x or x - last_x[n] >= near)
             last_x[level] = x
             right = x > low + 0.92 * (high - low)  # at the right edge the label goes left of its line
-            ax.annotate(label, (x, 1.0), xycoords=("data", "axes fraction"), xytext=(-2 if right else 2, -11 - 11 * level),
-                        textcoords="offset points", fontsize=9, color="#6a1b9a", ha="right" if right else "left")
+            ax.annotate(label, (x, 1.0), xycoords=("data", "axes fraction"),
+                        xytext=(-2 if right else 2, -11 - 11 * level), textcoords="offset points", fontsize=9,
+                        color="#6a1b9a", ha="right" if right else "left")
     for ax in axes[0]:
         ax.legend(fontsize=9, loc="lower right" if not panels[0][4] else "best")
     fixed_layout(fig, [list(axes[0])], title, subtitle)

@@ -79,8 +79,9 @@ def _pts2_rows(model: dict, block: dict) -> list[list[str]]:
         if iops.get("value") is None:
             shown = "not measured (the MaxIOPS point did not run)"
         else:
-            shown = (f"{md.fmt(float(iops['value']), 0)} IOPS · mean response time {_shown(art.get('value'), f'{name}_max_art_ms')}"
-                     f" · 99.999 % {_shown(nines.get('value'), f'{name}_max_p99999_ms')}")
+            shown = (f"{md.fmt(float(iops['value']), 0)} IOPS · mean response time "
+                     f"{_shown(art.get('value'), f'{name}_max_art_ms')} · 99.999 % "
+                     f"{_shown(nines.get('value'), f'{name}_max_p99999_ms')}")
         rows.append([f"{title} MaxIOPS" + (f" ({md.text(point)})" if point else ""), shown,
                      _state_cell(iops.get("state"))])
     if "xsr" in tests:
@@ -236,7 +237,8 @@ def previous_lines(model: dict, html: bool) -> list[str]:
     when = (previous.get("run_time") or "")[:16].replace("T", " ")
     link = previous["link"] if html else previous["link_md"]
     return [f"History: run {md.code(previous['run_id'])}" + (f" ({md.text(when)} UTC)" if when else "")
-            + f" tested this model and firmware last before this run ({md.plural(int(previous.get('drives') or 0), 'drive')}): "
+            + " tested this model and firmware last before this run "
+            + f"({md.plural(int(previous.get('drives') or 0), 'drive')}): "
             f"[comparison of the two runs' drives of this model]({link}) (written with the fleet summary, which "
             "indexes this run).", ""]
 

@@ -166,7 +166,8 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
     convergence = _plots.convergence(path, title, "MB/s (10⁶ B/s)", panels, legend_title="Block size",
                                      subtitle=subtitle, steady_at=stars, hollow=hollow, hollow_label=PURGED_LABEL,
                                      verdicts=_stamps(measured), times=_median_times(measured),
-                                     time_label="Time at the round's end since its block size's first round, median", **window_args)
+                                     time_label="Time at the round's end since its block size's first round, median",
+                                     **window_args)
     steady = result["status"] == "steady"
     drawn = {
         "convergence": convergence,

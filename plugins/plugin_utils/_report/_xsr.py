@@ -25,7 +25,8 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _pts2
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections, _tests
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._plots import MARKERS_UP_TO, WIDTH, _finish, _scale, _zero_y
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._plots import MARKERS_UP_TO, WIDTH, _finish
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._plots import _scale, _zero_y
 
 try:
     import matplotlib.pyplot as plt
