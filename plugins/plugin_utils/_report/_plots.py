@@ -181,8 +181,8 @@ def _running_mean(values: list[float], span: int) -> list[float]:
 
 def _finish(fig, path: str, subtitle: str | None) -> str:
     if subtitle:
-        # A figure-level label below every axis: constrained layout keeps room for it. Legends shared by panels go
-        # above the axes (stamp/legend helpers), never down here.
+        # A figure-level label below every axis: constrained layout keeps room for it (a figure laid out by
+        # fixed_layout has its footer from there, and comes here without one).
         fig.supxlabel(subtitle, x=0.99, ha="right", fontsize=9, color="#b00020")
     directory = os.path.dirname(path)
     os.makedirs(directory, exist_ok=True)
