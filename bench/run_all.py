@@ -130,7 +130,7 @@ def write_doc() -> str:
                       "| drive | model | plots | report.md | HTML | PDF | all |", "|---|---:|---:|---:|---:|---:|---:|"]
             lines += [f"| {name} | " + " | ".join(f"{entry[f'{part}_s']:.2f} s ({entry[f'{part}_cpu_s']:.2f} s)"
                                                   for part in ("model", "plots", "markdown", "html", "pdf", "total"))
-                      + " |" for name, entry in t["per_format"].items() if f"total_cpu_s" in entry]
+                      + " |" for name, entry in t["per_format"].items() if "total_cpu_s" in entry]
             lines.append("")
     if f:
         runs = f["runs"]
