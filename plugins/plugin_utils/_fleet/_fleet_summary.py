@@ -300,6 +300,7 @@ def _rules_line(summary: dict) -> list[str]:
 
 
 def _pts2_cell(drive: dict, test: str) -> str:
+    """A PTS 2.0 test's key figures of one drive in fleet.md's table; italic when its test was not steady."""
     figures = drive.get("headline") or {}
     steady = drive.get("headline_steady") or {}
     if test not in (drive.get("tests_run") or []):
@@ -316,11 +317,13 @@ def _pts2_cell(drive: dict, test: str) -> str:
     if test == "xsr":
         minutes = figures.get("xsr_recovery_min")
         return md.fmt(float(minutes), 1) if minutes is not None else "not recovered"
-    gains = [f"WS{state} ×{figures[f'hir_gain_ws{state}']:.2f}" for state in _headline.HIR_WAIT_STATES
-             if figures.get(f"hir_gain_ws{state}") is not None]
-    text = " · ".join(gains) or "not measured"
-    return text if not gains or steady.get(next(f"hir_gain_ws{s}" for s in _headline.HIR_WAIT_STATES
-                                                 if figures.get(f"hir_gain_ws{s}") is not None)) else f"*{text}*"
+    measured = [f"hir_gain_ws{state}" for state in _headline.HIR_WAIT_STATES
+                if figures.get(f"hir_gain_ws{state}") is not None]
+    if not measured:
+        return "not measured"
+    text = " · ".join(f"WS{figure[len('hir_gain_ws'):]} ×{figures[figure]:.2f}" for figure in measured)
+    # Every wait state's gain is over the same preconditioning: steady or not together.
+    return text if steady.get(measured[0]) else f"*{text}*"
 
 
 def _pts2_table(summary: dict) -> list[str]:
