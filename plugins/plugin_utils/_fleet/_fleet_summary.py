@@ -350,8 +350,9 @@ def render_markdown(summary: dict, plots: dict, models: dict | None = None) -> s
     lines += _rules_line(summary)
     # The PTS-E 1.1 figure columns some drive has (a PTS 2.0 run alone has none of them).
     figures = [f for f in PTS1_FIGURES if any((d.get("headline") or {}).get(f) is not None for d in summary["drives"])]
+    saturated = any(d.get("wsat") for d in summary["drives"])
     headers = ["Host", "Drive", "Serial", "Model", "Firmware", "Verdict"] + \
-        [FIGURE_LABELS[f][0] for f in figures] + ["Write saturation", "Test time", "Report"]
+        [FIGURE_LABELS[f][0] for f in figures] + (["Write saturation"] if saturated else []) + ["Test time", "Report"]
     rows = []
     for drive in summary["drives"]:
         verdict = f"**{drive.get('label') or drive['verdict']}**" + (" ⚑" if drive["outliers"] else "")
@@ -363,14 +364,14 @@ def render_markdown(summary: dict, plots: dict, models: dict | None = None) -> s
             else wsat["status"])
         rows.append([md.text(drive["host"]), md.text(drive["drive"]), md.text(drive.get("serial") or None),
                      md.text(drive.get("model") or None), md.text(drive.get("firmware") or None), verdict] + cells
-                    + [wsat_cell, _headline.duration(drive.get("time_s")), link])
+                    + ([wsat_cell] if saturated else []) + [_headline.duration(drive.get("time_s")), link])
     lines += md.table(headers, rows, numeric=False)
     lines += ["", ("Figures are measurement-window averages (MB/s = 10⁶ bytes/s); *italic* ones come from a window that "
                    "was not steady (the test stopped, failed or reached its round limit). " if figures else "")
               + "⚑ marks a cohort outlier. "
               + (f"\\* p99.99: the {_headline.P9999_NOTE}. " if "latency_4k_write_p9999_ms" in figures else "")
-              + "Write saturation: how it ended and the user capacity written (× capacity). Test time: the drive's "
-                "tests' wall times added up.", ""]
+              + ("Write saturation: how it ended and the user capacity written (× capacity). " if saturated else "")
+              + "Test time: the drive's tests' wall times added up.", ""]
     lines += _pts2_table(summary)
     problems = [d for d in summary["drives"] if d["verdict"] != "PASS"]
     if problems:
