@@ -127,9 +127,10 @@ def write_doc() -> str:
         if t.get("per_format"):
             lines += ["Per part (`report_time.py --per-format`): one drive's report rebuilt cold three times, the median "
                       "of each part, wall clock (CPU time, a forked child's included):", "",
-                      "| drive | model | plots | report.md | HTML | PDF | all |", "|---|---:|---:|---:|---:|---:|---:|"]
+                      "| drive | model | plots | report.md | HTML | PDF | writing files | all |",
+                      "|---|---:|---:|---:|---:|---:|---:|---:|"]
             lines += [f"| {name} | " + " | ".join(f"{entry[f'{part}_s']:.2f} s ({entry[f'{part}_cpu_s']:.2f} s)"
-                                                  for part in ("model", "plots", "markdown", "html", "pdf", "total"))
+                                                  for part in ("model", "plots", "markdown", "html", "pdf", "rest", "total"))
                       + " |" for name, entry in t["per_format"].items() if "total_cpu_s" in entry]
             lines.append("")
     if f:
