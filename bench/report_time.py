@@ -2,11 +2,18 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Report time: drive reports from a synthetic but realistic results tree (25 rounds x 4 tests per drive) for
-1, 10 and 100 drives, and the fleet summary of 1,000 drives.
+1, 10 and 100 drives, and the fleet summary of 1,000 drives; and, per format, where one drive's report time goes.
 
 The rounds go through the real filing code (the callback's) with the shape fio's parsed output has: 56
 combinations per IOPS round, sequential read and write per throughput block size, 9 combinations per latency
 round, one 4k write per write saturation round.
+
+Per format (``per_format``): a drive's report rebuilt cold - on a fresh copy of its results, no plot, report or
+result.json from an earlier render - three times, each render's time split by part (model, plots, report.md, HTML,
+PDF) by timing the functions that make each, the median of each part, on the wall clock and in CPU time (which a
+machine busy with other work inflates less; it includes a forked child's, as the plots may be drawn on two cores).
+Run it on any drive directory, a real one too (``python report_time.py --per-format RESULTS/RUN/HOST/DRIVE``);
+PTS_BENCH_COLLECTION names another checkout's ``.collections`` to measure its code the same way (before/after).
 """
 
 from __future__ import annotations
@@ -15,17 +22,28 @@ import copy
 import json
 import os
 import random
+import resource
 import shutil
+import statistics
+import sys
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from _common import machine, save, table
+if os.environ.get("PTS_BENCH_COLLECTION"):
+    # Another checkout's code (the commit before a change), measured by this same script.
+    sys.path.insert(0, os.environ["PTS_BENCH_COLLECTION"])
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _spec
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_summary
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
+from _common import machine, save, table  # noqa: E402  pylint: disable=wrong-import-position
+
+if os.environ.get("PTS_BENCH_COLLECTION"):
+    sys.path.remove(os.environ["PTS_BENCH_COLLECTION"])
+    sys.path.insert(0, os.environ["PTS_BENCH_COLLECTION"])
+# pylint: disable=wrong-import-position
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _spec  # noqa: E402
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results  # noqa: E402
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_summary  # noqa: E402
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _html  # noqa: E402
 
 ROUNDS = 25
 CAPACITY = 3_840_000_000_000
@@ -152,6 +170,117 @@ def render_without_pdf(drive_dir: str) -> float:
             os.environ["PTS_REPORT_FORMATS"] = before
 
 
+OUTPUTS = ("plots", "report.md", "report.html", "report.pdf", "result.json", "history")
+
+
+def _fresh_copy(drive_dir: str, work: str) -> str:
+    """The drive's results (and its host's plan and other records) under ``work``, without any report output."""
+    host_dir = os.path.dirname(os.path.abspath(drive_dir))
+    target_host = os.path.join(work, os.path.basename(os.path.dirname(host_dir)), os.path.basename(host_dir))
+    shutil.rmtree(os.path.dirname(target_host), ignore_errors=True)
+    os.makedirs(target_host)
+    for name in os.listdir(host_dir):
+        if os.path.isfile(os.path.join(host_dir, name)):
+            shutil.copy2(os.path.join(host_dir, name), target_host)
+    target = os.path.join(target_host, os.path.basename(drive_dir))
+    shutil.copytree(drive_dir, target, ignore=shutil.ignore_patterns(*OUTPUTS))
+    return target
+
+
+class _Clock:
+    """Seconds spent inside wrapped callables, by part, on the wall clock and in CPU time (this process' and its
+    finished children's: which a machine busy with other work inflates less); a call inside another part's call
+    counts for the outer."""
+
+    def __init__(self):
+        self.spent: dict = {}
+        self.depth = 0
+
+    def wrap(self, part: str, func):
+        def timed(*args, **kwargs):
+            if self.depth:
+                return func(*args, **kwargs)
+            self.depth += 1
+            started, cpu = time.monotonic(), time.process_time() + _children_cpu()
+            try:
+                return func(*args, **kwargs)
+            finally:
+                self.spent[part] = self.spent.get(part, 0.0) + time.monotonic() - started
+                self.spent[f"{part}_cpu"] = self.spent.get(f"{part}_cpu", 0.0) + time.process_time() + \
+                    _children_cpu() - cpu
+                self.depth -= 1
+        return timed
+
+
+def _children_cpu() -> float:
+    """CPU seconds of this process' finished children (a report may draw half its plots in a forked child)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def per_format(drive_dir: str, repeats: int = 3) -> dict:
+    """One drive's report (report.md, plots, report.html, report.pdf) rebuilt cold - on a fresh copy of its results,
+    no plot, report or result.json from an earlier render - ``repeats`` times; per part the median seconds: the model
+    (build_model), the plots (each test's plots function, or all of them where the code draws them through _split),
+    report.md (render_markdown), the HTML (markdown to the page, _html.to_html), the PDF (WeasyPrint parsing, laying
+    out and writing the page), and the rest (writing the files, fsync included). WeasyPrint's first import is paid
+    before the timed renders."""
+    import weasyprint  # pylint: disable=import-outside-toplevel
+
+    work = tempfile.mkdtemp(prefix="pts-bench-format-", dir="/var/tmp")
+    originals = {"build_model": _drive_report.build_model, "render_markdown": _drive_report.render_markdown,
+                 "to_html": _html.to_html, "init": weasyprint.HTML.__init__, "write_pdf": weasyprint.HTML.write_pdf}
+    split = getattr(_drive_report, "_split", None)
+    # What draws the plots: the two-core split where the code has one, else each test's plots function in turn.
+    drawers = [(split, "run")] if split else [(module, "plots") for module in set(_drive_report.TEST_MODULES.values())]
+    originals["drawers"] = [(owner, name, getattr(owner, name)) for owner, name in drawers]
+    runs = []
+    try:
+        started = time.monotonic()
+        _html.pdf_available()  # WeasyPrint's import (about a second) is paid once per process, not per report
+        import_s = time.monotonic() - started
+        for dummy in range(repeats):
+            copy_dir = _fresh_copy(drive_dir, work)
+            clock = _Clock()
+            _drive_report.build_model = clock.wrap("model", originals["build_model"])
+            _drive_report.render_markdown = clock.wrap("markdown", originals["render_markdown"])
+            _html.to_html = clock.wrap("html", originals["to_html"])
+            weasyprint.HTML.__init__ = clock.wrap("pdf", originals["init"])
+            weasyprint.HTML.write_pdf = clock.wrap("pdf", originals["write_pdf"])
+            for owner, name, func in originals["drawers"]:
+                setattr(owner, name, clock.wrap("plots", func))
+            started, cpu, children = time.monotonic(), time.process_time(), _children_cpu()
+            _drive_report.write_drive_report(copy_dir, ("html", "pdf"))
+            total, total_cpu = time.monotonic() - started, time.process_time() - cpu + _children_cpu() - children
+            spent = dict(clock.spent)
+            spent["rest"] = total - sum(v for k, v in spent.items() if not k.endswith("_cpu"))
+            spent["rest_cpu"] = total_cpu - sum(v for k, v in spent.items() if k.endswith("_cpu"))
+            spent.update(total=total, total_cpu=total_cpu)
+            runs.append(spent)
+    finally:
+        _drive_report.build_model = originals["build_model"]
+        _drive_report.render_markdown = originals["render_markdown"]
+        _html.to_html = originals["to_html"]
+        weasyprint.HTML.__init__ = originals["init"]
+        weasyprint.HTML.write_pdf = originals["write_pdf"]
+        for owner, name, func in originals["drawers"]:
+            setattr(owner, name, func)
+        shutil.rmtree(work, ignore_errors=True)
+    out = {f"{part}{kind}_s": statistics.median(r.get(part + kind, 0.0) for r in runs)
+           for part in PARTS + ("total",) for kind in ("", "_cpu")}
+    return dict(out, weasyprint_import_s=import_s, repeats=repeats, runs=runs)
+
+
+PARTS = ("model", "plots", "markdown", "html", "pdf", "rest")
+
+
+def format_rows(label: str, found: dict) -> list[list[str]]:
+    return [[label] + [f"{found[f'{part}_s']:.2f} s ({found[f'{part}_cpu_s']:.2f} s)" for part in PARTS + ("total",)]]
+
+
+FORMAT_HEADERS = ["drive: wall (CPU)", "model", "plots", "report.md", "HTML", "PDF", "writing files", "all"]
+
+
 def main() -> dict:
     work = tempfile.mkdtemp(prefix="pts-bench-report-", dir="/var/tmp")
     os.environ.setdefault("MPLCONFIGDIR", os.path.join(work, "mpl"))
@@ -167,7 +296,9 @@ def main() -> dict:
             shutil.copytree(template, target)
             dirs.append(target)
         timings = {}
-        timings["wsat_1500"] = [render(write_long_wsat(os.path.join(work, "long"), "h-long", "d-long"))]
+        long_dir = write_long_wsat(os.path.join(work, "long"), "h-long", "d-long")
+        formats = {"synthetic_4_tests": per_format(dirs[0]), "wsat_1500": per_format(long_dir)}
+        timings["wsat_1500"] = [render(long_dir)]
         timings["1"] = [render(dirs[0])]
         timings["1_no_pdf"] = [render_without_pdf(dirs[0])]
         timings["10"] = [render(d) for d in dirs[1:11]]
@@ -212,8 +343,10 @@ def main() -> dict:
               "report_wsat_1500": stats(timings["wsat_1500"]),
               "formats": os.environ.get("PTS_REPORT_FORMATS", "html,pdf"),
               "report_100": dict(stats(timings["100"]), wall_s=wall_100, workers=os.cpu_count()),
-              "fleet_1000_s": fleet_s, "fleet_drives": len(summary["drives"])}
+              "fleet_1000_s": fleet_s, "fleet_drives": len(summary["drives"]), "per_format": formats}
     save("report_time", result)
+    print(table(FORMAT_HEADERS, format_rows("synthetic, 4 tests x 25 rounds", formats["synthetic_4_tests"])
+                + format_rows(f"write saturation, {WSAT_ROUNDS:,} rounds", formats["wsat_1500"])))
     print(table(["measure", "value"], [
         ["filing 1 drive's rounds (4 tests x 25 rounds)", f"{write_s:.1f} s"],
         ["drive report, 1 drive", f"{result['report_1']['mean_s']:.1f} s"],
@@ -229,5 +362,30 @@ def main() -> dict:
     return result
 
 
+def main_per_format(argv: list[str]) -> dict:
+    """``--per-format DRIVE_DIR...`` (a real drive's results), or ``--per-format`` alone: the synthetic drive of 4
+    tests and the 1,500-round write saturation. Prints the table and the JSON."""
+    os.environ.setdefault("MPLCONFIGDIR", os.path.join(tempfile.gettempdir(), "pts-bench-mpl"))
+    found = {}
+    if argv:
+        for path in argv:
+            found[path] = per_format(path)
+    else:
+        work = tempfile.mkdtemp(prefix="pts-bench-report-", dir="/var/tmp")
+        try:
+            synthetic = write_drive(os.path.join(work, "run"), "h000", "d00", 0)
+            found["synthetic, 4 tests x 25 rounds"] = per_format(synthetic)
+            found[f"write saturation, {WSAT_ROUNDS:,} rounds"] = per_format(
+                write_long_wsat(os.path.join(work, "long"), "h-long", "d-long"))
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    print(table(FORMAT_HEADERS, [row for label, entry in found.items() for row in format_rows(label, entry)]))
+    print(json.dumps(found, indent=2, sort_keys=True))
+    return found
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--per-format"]:
+        main_per_format(sys.argv[2:])
+    else:
+        main()

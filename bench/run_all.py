@@ -124,6 +124,15 @@ def write_doc() -> str:
                   f"| 100 drive reports, wall | {t['report_100']['wall_s']:.0f} s | |",
                   f"| fleet summary, {t['fleet_drives']} drives | {t['fleet_1000_s']:.1f} s | < 60 s: "
                   f"{_mark(t['fleet_1000_s'] < 60)} |", ""]
+        if t.get("per_format"):
+            lines += ["Per part (`report_time.py --per-format`): one drive's report rebuilt cold three times, the median "
+                      "of each part, wall clock (CPU time, a forked child's included):", "",
+                      "| drive | model | plots | report.md | HTML | PDF | writing files | all |",
+                      "|---|---:|---:|---:|---:|---:|---:|---:|"]
+            lines += [f"| {name} | " + " | ".join(f"{entry[f'{part}_s']:.2f} s ({entry[f'{part}_cpu_s']:.2f} s)"
+                                                  for part in ("model", "plots", "markdown", "html", "pdf", "rest", "total"))
+                      + " |" for name, entry in t["per_format"].items() if "total_cpu_s" in entry]
+            lines.append("")
     if f:
         runs = f["runs"]
         x = f["extrapolation_1000_hosts"]

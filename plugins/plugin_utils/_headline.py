@@ -28,7 +28,28 @@ FIGURES = {
     "latency_4k_write_p9999_ms": {"label": "4k random write p99.99 latency", "short": "4k write p99.99 ms *",
                                   "unit": "ms", "digits": 3, "test": "latency", "note": P9999_NOTE},
 }
+# PTS 2.0's tests, as OakGate's summary page gives them: CBW's and DIRTH's MaxIOPS point measured (IOPS, mean response
+# time, the 99.999 % of all its IOs from fio's merged histogram), XSR's recovery time and HIR's gain per wait state.
+# Each is optional: a drive that did not run the test has no such figure (no history row, no fleet column).
+for _name, _title in (("cbw", "CBW"), ("dirth", "DIRTH")):
+    FIGURES[f"{_name}_max_iops"] = {"label": f"{_title} MaxIOPS", "short": f"{_title} MaxIOPS", "unit": "IOPS",
+                                    "digits": 0, "test": _name, "optional": True}
+    FIGURES[f"{_name}_max_art_ms"] = {"label": f"{_title} MaxIOPS mean response time", "short": f"{_title} ART ms",
+                                      "unit": "ms", "digits": 3, "test": _name, "optional": True}
+    FIGURES[f"{_name}_max_p99999_ms"] = {"label": f"{_title} MaxIOPS 99.999 % response time",
+                                         "short": f"{_title} 5 nines ms", "unit": "ms", "digits": 3, "test": _name,
+                                         "optional": True}
+FIGURES["xsr_recovery_min"] = {"label": "XSR recovery (group 3 back at group 1's throughput)",
+                               "short": "XSR recovery min", "unit": "min", "digits": 1, "test": "xsr",
+                               "optional": True}
+# The PTS's wait states (pts_run_hir_wait_states may run others: their gains are in the report's HIR section).
+HIR_WAIT_STATES = (1, 2, 3, 5, 10)
+for _state in HIR_WAIT_STATES:
+    FIGURES[f"hir_gain_ws{_state}"] = {"label": f"HIR gain, wait state {_state}", "short": f"HIR gain WS{_state}",
+                                       "unit": "×", "digits": 2, "test": "hir", "optional": True}
 HEADLINES = tuple(FIGURES)
+# The tests whose figures are final when the test completes, with no steady state of their own.
+NO_STEADY_STATE = {"xsr": ("complete",)}
 
 
 def _throughput_dv(tests: dict, direction: str) -> tuple[dict, dict]:
@@ -50,7 +71,22 @@ def values(model: dict) -> dict:
     latency = tests.get("latency") or {}
     figures["latency_4k_write_mean_ms"] = ((latency.get("tables") or {}).get("mean_ms") or {}).get("4k", {}).get("0")
     figures["latency_4k_write_p9999_ms"] = ((latency.get("percentiles_ms") or {}).get("4k 0/100 write") or {}).get("99.99")
+    for name in ("cbw", "dirth"):
+        point = (tests.get(name) or {}).get("headline") or {}
+        figures[f"{name}_max_iops"] = point.get("max_measured_iops")
+        figures[f"{name}_max_art_ms"] = point.get("max_measured_art_ms")
+        figures[f"{name}_max_p99999_ms"] = point.get("max_p99999_ms")
+    recovery = (((tests.get("xsr") or {}).get("transitions") or {}).get("recovery") or {})
+    figures["xsr_recovery_min"] = recovery.get("minutes")
+    gains = (((tests.get("hir") or {}).get("headline") or {}).get("gain") or {})
+    for state in HIR_WAIT_STATES:
+        figures[f"hir_gain_ws{state}"] = gains.get(str(state))
     return figures
+
+
+def maxiops_point(model: dict, name: str) -> str | None:
+    """Where a CBW or DIRTH MaxIOPS was measured: "TC2/QD4"."""
+    return (((model.get("tests") or {}).get(name) or {}).get("headline") or {}).get("max_point")
 
 
 FINISHED = ("steady", "not steady")
@@ -79,9 +115,16 @@ def states(model: dict) -> dict:
     return out
 
 
+def final(figure: str, state: str | None) -> bool:
+    """Whether a figure in this state is one to compare and judge: from a steady window, or from a test with no steady
+    state of its own that completed (XSR)."""
+    return state == "steady" or state in NO_STEADY_STATE.get(FIGURES[figure]["test"], ())
+
+
 def steady(model: dict) -> dict:
-    """Per headline figure, whether it comes from a steady measurement window."""
-    return {figure: state == "steady" for figure, state in states(model).items()}
+    """Per headline figure, whether it comes from a steady measurement window (or a completed test that has no steady
+    state)."""
+    return {figure: final(figure, state) for figure, state in states(model).items()}
 
 
 def wsat_end(model: dict) -> dict | None:
@@ -150,8 +193,10 @@ def block(model: dict) -> dict:
     out = {}
     for figure, spec in FIGURES.items():
         out[figure] = {"value": found[figure], "unit": spec["unit"], "state": state[figure],
-                       "steady": state[figure] == "steady", "what": spec["label"]}
+                       "steady": final(figure, state[figure]), "what": spec["label"]}
         if spec.get("note"):
             out[figure]["note"] = spec["note"]
+        if figure.endswith("_max_iops") and maxiops_point(model, spec["test"]):
+            out[figure]["what"] += f" ({maxiops_point(model, spec['test'])})"
     out["wsat"] = wsat_end(model)
     return out

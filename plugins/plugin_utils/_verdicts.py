@@ -15,6 +15,7 @@ import math
 import statistics
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _wear
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _spec
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline
 
 PASS, FAIL, INCOMPLETE = "PASS", "FAIL", "INCOMPLETE"
@@ -100,6 +101,16 @@ def validate_rules(rules: object) -> list[dict]:
     return rules
 
 
+# A test as the verdict's reasons and checks name it: the reports' words, never the internal id ("iops:"); the PTS 2.0
+# tests by their usual abbreviations.
+SHORT_NAMES = {"wsat": "Write saturation", "hir": "HIR", "xsr": "XSR", "cbw": "CBW", "dirth": "DIRTH"}
+
+
+def test_name(name: str) -> str:
+    """IOPS, Throughput, Latency, Write saturation, HIR, XSR, CBW, DIRTH (else the test's title)."""
+    return SHORT_NAMES.get(name) or _spec.TITLES.get(name, name)
+
+
 def _where(item: dict) -> str:
     return f"{item['test']}{' ' + item['segment'] if item.get('segment') else ''} round {item['round']}"
 
@@ -163,11 +174,11 @@ def _not_steady_text(name: str, result: dict) -> str:
     if name == "throughput":
         missed = [f"{dv['name']}" for seg in result.get("segments") or [] if seg.get("rounds_run")
                   for dv in seg.get("dvs") or [] if not dv.get("steady")]
-        return (f"{name}: steady state required, not reached by {', '.join(missed) or 'every block size'} within the "
-                f"{limit}-round limit per block size")
+        return (f"{test_name(name)}: steady state required, not reached by {', '.join(missed) or 'every block size'} "
+                f"within the {limit}-round limit per block size")
     if result.get("not_steady_text"):
-        return f"{name}: steady state required, {result['not_steady_text']}"
-    return f"{name}: steady state required, not reached in {result.get('rounds_run')} rounds (limit {limit})"
+        return f"{test_name(name)}: steady state required, {result['not_steady_text']}"
+    return f"{test_name(name)}: steady state required, not reached in {result.get('rounds_run')} rounds (limit {limit})"
 
 
 def _xsr_text(result: dict) -> str:
@@ -215,10 +226,10 @@ def verdict(model: dict | None, planned: list[str], rule: dict | None, lost: str
             failure = (model.get("failed_before_rounds") or {}).get(name)
             if failure:
                 where = failure.get("phase") or "purge"
-                incomplete.append(f"{name}: the {where} failed before the first round: "
+                incomplete.append(f"{test_name(name)}: the {where} failed before the first round: "
                                   f"{failure.get('msg') or 'no reason recorded'}")
             elif not incomplete:
-                incomplete.append(f"{name}: not run" + (f" ({lost})" if lost else ""))
+                incomplete.append(f"{test_name(name)}: not run" + (f" ({lost})" if lost else ""))
             continue
         status = result.get("status")
         seconds = result.get("wall_s")
@@ -226,17 +237,18 @@ def verdict(model: dict | None, planned: list[str], rule: dict | None, lost: str
             failure = result.get("failure") or {}
             if _drive_error(failure):
                 checks.append({"criterion": f"{name}: no I/O errors", "passed": False, "test": name, "seconds": seconds,
-                               "text": f"{name}: the drive returned I/O errors: {failure.get('msg')}"})
+                               "text": f"{test_name(name)}: the drive returned I/O errors: {failure.get('msg')}"})
             else:
-                incomplete.append(f"{name}: failed ({failure.get('msg')})")
+                incomplete.append(f"{test_name(name)}: failed ({failure.get('msg')})")
         elif status in ("incomplete", "no rounds"):
-            incomplete.append(f"{name}: stopped after {result.get('rounds_run', 0)} round(s)" + (f" ({lost})" if lost else ""))
+            incomplete.append(f"{test_name(name)}: stopped after {result.get('rounds_run', 0)} round(s)"
+                              + (f" ({lost})" if lost else ""))
         elif status == "not steady":
             if require_steady:
                 checks.append({"criterion": f"{name}: steady state", "passed": False, "test": name, "seconds": seconds,
                                "text": _not_steady_text(name, result)})
             else:
-                incomplete.append(f"{name}: not steady (figures are not steady-state figures)")
+                incomplete.append(f"{test_name(name)}: not steady (figures are not steady-state figures)")
         elif status == "steady" and require_steady:
             if result.get("steady_text"):
                 at = result["steady_text"]  # a test of several phases says which were steady, and when
@@ -245,14 +257,14 @@ def verdict(model: dict | None, planned: list[str], rule: dict | None, lost: str
             else:
                 at = "steady for every block size, read and write"
             checks.append({"criterion": f"{name}: steady state", "passed": True, "test": name, "seconds": seconds,
-                           "text": f"{name}: {at}"})
+                           "text": f"{test_name(name)}: {at}"})
         elif status in ("complete", "time limit") and name == "wsat":
             # The PTS's end of a write saturation: the capacity multiple written, or the time limit, whichever first.
             checks.append({"criterion": "wsat: write saturation", "passed": True, "test": name, "seconds": seconds,
-                           "text": f"wsat: {_headline.wsat_text(_headline.wsat_end(model))}"})
+                           "text": f"{test_name('wsat')}: {_headline.wsat_text(_headline.wsat_end(model))}"})
         elif status == "complete" and name == "xsr":
             checks.append({"criterion": "xsr: every sample", "passed": True, "test": name, "seconds": seconds,
-                           "text": f"xsr: {_xsr_text(result)}"})
+                           "text": f"{test_name('xsr')}: {_xsr_text(result)}"})
     figures = headline(model)
     for key, (figure, direction, unit) in CRITERIA.items():
         limit = (rule or {}).get(key)

@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import subprocess
+import zlib
 
 import pytest
 from conftest import ROOT
@@ -130,7 +131,20 @@ def _pdf_pages(path: str) -> list[str]:
     return text.split("\f")[:-1]
 
 
-def test_report_pdf_has_a_page_per_section_and_the_summary_first(rendered):
+def _pdf_uris(path: str) -> list[bytes]:
+    """Every link target (URI action) of a PDF, in its compressed object streams too."""
+    with open(path, "rb") as handle:
+        data = handle.read()
+    blobs = [data]
+    for found in re.finditer(rb"stream\r?\n(.*?)\r?\nendstream", data, re.S):
+        try:
+            blobs.append(zlib.decompress(found.group(1)))
+        except zlib.error:
+            continue
+    return [uri for blob in blobs for uri in re.findall(rb"/URI \(([^)]*)\)", blob)]
+
+
+def test_report_pdf_summary_alone_on_page_1_contents_with_page_numbers_and_a_footer(rendered):
     tmp, run_dir, written, summary = rendered
     info = subprocess.run(["pdfinfo", written["pdf"]], check=True, capture_output=True, text=True).stdout
     pages = int(re.search(r"^Pages:\s+(\d+)$", info, re.M).group(1))
@@ -140,21 +154,36 @@ def test_report_pdf_has_a_page_per_section_and_the_summary_first(rendered):
     assert sections[:3] == ["Summary", "Contents", "1 Device information"] and len(sections) == 10
     assert sections[-1] == "8 Wear"
     text = _pdf_pages(written["pdf"])
-    assert len(text) == pages >= len(sections)
-    for title in sections:  # every section starts on a page of its own, in order
-        assert any(page.lstrip().startswith(title) or f"\n{title}\n" in page for page in text), title
+    assert len(text) == pages >= 5
     first = text[0]
     assert "Verdict: FAIL (quick profile — not a qualification)" in first  # 64k never steady
+    assert "Contents" not in first and text[1].lstrip().startswith("Contents")  # the summary fits page 1, alone
     model = written["model"]
     iops = model["tests"]["iops"]["tables"]["iops"]["4k"]["0"]
     write = model["tests"]["throughput"]["segments"][0]["mb_per_s"]["write"]
     assert f"{iops:,.0f} IOPS" in first and f"{write:,.1f} MB/s" in first
     p9999 = model["tests"]["latency"]["percentiles_ms"]["4k 0/100 write"]["99.99"]
     assert "p99.99" in first and f"{p9999:,.3f} ms" in first and "Write saturation" in first
+    # The contents give each section's page, and the section starts there (its heading a line of that page).
+    for title in sections[2:]:
+        number = title.split(" ", 1)
+        listed = re.search(rf"^\s*{number[0]}\.\s+{re.escape(number[1])}\s*\.*\s*(\d+)\s*$", text[1], re.M)
+        assert listed, title
+        page = int(listed.group(1))
+        assert re.search(rf"^\s*{re.escape(title)}\s*$", text[page - 1], re.M), (title, page)
+    # Every page: the drive, the run and the date in the footer, and its number.
+    footer = f"loop device · serial — · firmware — · run run-1 · {model['report_date']}"
+    for number, page in enumerate(text, 1):
+        assert footer in page and f"page {number} of {pages}" in page, number
+    # Links relative to the PDF or inside it: nothing of the controller's file system.
+    uris = _pdf_uris(written["pdf"])
+    assert b"iops/round-01.fio" in uris and not [u for u in uris if u.startswith((b"file:", b"/"))]
 
 
 def test_fleet_pdf(rendered):
     tmp, run_dir, written, summary = rendered
     text = "\f".join(_pdf_pages(os.path.join(run_dir, "fleet.pdf")))
     assert "0 PASS · 2 FAIL (quick profile — not a qualification) · 0 INCOMPLETE of 2 drives" in text
+    assert "Fleet summary · run run-1 · 2 drives · tested " in text
+    assert not [u for u in _pdf_uris(os.path.join(run_dir, "fleet.pdf")) if u.startswith((b"file:", b"/"))]
     assert summary["outputs"] == {"html": "fleet.html", "pdf": "fleet.pdf", "not_produced": {}}

@@ -29,7 +29,7 @@ import statistics
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _compare_plots, _history
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _html
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _html, _previous
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _verdicts
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 
@@ -55,7 +55,7 @@ def better(figure: str) -> str:
         if name == figure:
             return "higher" if direction == "min" else "lower"
     unit = (_headline.FIGURES.get(figure) or {}).get("unit")
-    return "lower" if unit in ("ms", "us", "s") else "higher"
+    return "lower" if unit in ("ms", "us", "s", "min") else "higher"
 
 
 def tolerance_input(value: object, variable: str = "pts_compare_tolerance_pct") -> float | None:
@@ -284,6 +284,8 @@ def compare(selection: dict, cohort_rows: list[dict], tolerance_pct: float | Non
                 tolerance, source = min_tolerance_pct, "minimum"
             delta, reason = None, None
             if not b["n"] and not c["n"]:
+                if spec.get("optional") and not any(r["figure"] == figure for r in base + cand):
+                    continue  # a PTS 2.0 test neither side ran: no row in the index, nothing to list
                 unmeasured.append(figure)  # the test ran on neither side: nothing to say about it
                 continue
             if not b["n"]:
@@ -550,3 +552,43 @@ def write(result: dict, out_dir: str, fail_on_regression: bool, root: str | None
     result["outputs"] = outputs
     _results.atomic_write_json(os.path.join(out_dir, "compare.json"), result)
     return result
+
+
+def previous_comparisons(run_dirs: list[str]) -> list[dict]:
+    """For each drive model and firmware of these runs that an earlier indexed run also tested, the comparison of the
+    two runs' drives of that model (runs mode, the model given) in <root>/compare/<previous>-vs-<run>-<model>/: the
+    page each drive report links to as its history comparison (_report/_previous.py names it). Per comparison its
+    path or why it was not written; never raises (the summary stands without them)."""
+    done = []
+    for run_dir in run_dirs:
+        run_dir = os.path.normpath(run_dir)
+        root, run = os.path.dirname(run_dir), os.path.basename(run_dir)
+        wanted: dict = {}
+        for drive_dir in _results.drive_dirs(run_dir):
+            try:
+                model = _results.read_json(os.path.join(drive_dir, "result.json"))
+            except (OSError, ValueError):
+                continue
+            found = _previous.find(drive_dir, model)
+            if found:
+                wanted[found["comparison"]] = (found["run_id"], (model.get("drive") or {}).get("model"))
+        if not wanted:
+            continue
+        try:
+            conn = _history.connect(_history.db_path(root), readonly=True)
+        except _history.HistoryError as exc:
+            done += [{"comparison": name, "error": str(exc)} for name in wanted]
+            continue
+        try:
+            for name, (previous, drive_model) in sorted(wanted.items()):
+                try:
+                    selection = select(conn, [previous], [run], drive_model, None, None, db=_history.db_path(root))
+                    result = build(conn, selection)
+                    out = os.path.join(root, _previous.COMPARE_DIR, name)
+                    write(result, out, fail_on_regression=False, root=root)
+                    done.append({"comparison": name, "path": out, "counts": result["counts"]})
+                except (CompareError, OSError, ValueError) as exc:
+                    done.append({"comparison": name, "error": str(exc)})
+        finally:
+            conn.close()
+    return done

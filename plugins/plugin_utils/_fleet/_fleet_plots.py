@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._plots import _finish, _scale
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._plots import _figure, _finish, _off_scale, _scale
 
 try:
     import matplotlib.pyplot as plt
@@ -31,7 +31,9 @@ PANELS = (("iops", "IOPS: 4k random write DV", "Round", "IOPS"),
 
 
 def series(model: dict) -> dict:
-    """Per panel, one drive's (xs, ys) from its report model; empty where the test did not run."""
+    """Per panel, one drive's (xs, ys) from its report model, and its "hollow" points {panel: [x]}: round 1's reads
+    of a drive purged just before them (the report's †), drawn apart and out of the scale; empty where the test did
+    not run."""
     tests = model.get("tests") or {}
     out = {}
     dv = (tests.get("iops") or {}).get("dv") or {}
@@ -43,6 +45,8 @@ def series(model: dict) -> dict:
         if len(dvs) > index and dvs[index].get("values"):
             values = [v / 1e6 for v in dvs[index]["values"]]
             out[key] = (list(range(1, len(values) + 1)), values)
+    if "tp_read" in out and segment.get("purged_read"):
+        out["hollow"] = {"tp_read": [int(segment["purged_read"]["round"])]}
     dv = (tests.get("latency") or {}).get("dv") or {}
     if dv.get("values"):
         out["latency"] = (list(range(1, len(dv["values"]) + 1)), [v / 1e6 for v in dv["values"]])
@@ -57,33 +61,42 @@ def series(model: dict) -> dict:
     return out
 
 
-def _overlay(path: str, title: str, drives: list[tuple[str, dict]]) -> str | None:
+def _overlay(path: str, title: str, drives: list[tuple[str, dict]], subtitle: str | None = None) -> str | None:
     present = [p for p in PANELS if any(p[0] in s for dummy, s in drives)]
     if not present:
         return None
-    columns = min(3, len(present))
+    # Two panels a row at most: the figure stays about as wide as an A4 page's text (its labels print readable).
+    columns = min(2, len(present))
     rows = -(-len(present) // columns)
-    fig, grid = plt.subplots(rows, columns, figsize=(4.4 * columns + 1.8, 3.7 * rows + 0.6), layout="constrained",
+    fig, grid = plt.subplots(rows, columns, figsize=(3.9 * columns + 2.0, 3.3 * rows + 0.7), layout="constrained",
                              squeeze=False)
     for spare in grid.flat[len(present):]:
         spare.set_visible(False)
     axes = [list(grid.flat[:len(present)])]
     cmap = plt.get_cmap("tab10" if len(drives) <= 10 else "viridis")
     many = len(drives) > 12
+    hollow_any = False
     for ax, (key, name, xlabel, ylabel) in zip(axes[0], present):
-        values = []
+        values, apart = [], []
         for index, (drive_id, data) in enumerate(drives):
             if key not in data:
                 continue
             xs, ys = data[key]
-            values += [y for y in ys if y is not None]
+            skip = set((data.get("hollow") or {}).get(key) or [])
+            kept = [(x, y) for x, y in zip(xs, ys) if x not in skip]
+            values += [y for dummy, y in kept if y is not None]
             color = cmap(index % 10) if len(drives) <= 10 else cmap(index / max(1, len(drives) - 1))
-            ax.plot(xs, ys, color=color, linewidth=0.8 if many else 1.3,
+            ax.plot([x for x, dummy in kept], [y for dummy, y in kept], color=color, linewidth=0.8 if many else 1.3,
                     marker="o" if len(xs) <= 30 and not many else None, markersize=3, alpha=0.6 if many else 0.95,
                     label=drive_id)
+            apart += [(x, y, color) for x, y in zip(xs, ys) if x in skip and y is not None]
         ax.set_title(name, fontsize=9, loc="left")
         ax.set_xlabel(xlabel)
         _scale([ax], values, ylabel)
+        # Round 1's reads of a just-purged drive (†): hollow, off the line and the scale, as in the drive report.
+        for line, (x, y, color) in enumerate(sorted(apart, key=lambda p: -p[1])):
+            _off_scale(ax, x, y, color, f"{_figure(y)} ↑", line)
+            hollow_any = True
         ax.grid(True, which="both", alpha=0.3)
         if key != "wsat":
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -94,14 +107,21 @@ def _overlay(path: str, title: str, drives: list[tuple[str, dict]]) -> str | Non
                 if label not in labels:
                     handles.append(handle)
                     labels.append(label)
+        if hollow_any:
+            handles.append(plt.Line2D([], [], linestyle="none", marker="o", markersize=8, markerfacecolor="white",
+                                      markeredgecolor="black", markeredgewidth=2))
+            labels.append("round 1: reads of a purged drive\n(▲: above the axis)")
         fig.legend(handles, labels, loc="outside right center", fontsize=8, title="Drive")
     fig.suptitle(title)
-    return _finish(fig, path, None)
+    return _finish(fig, path, subtitle)
 
 
-def by_model(records: list[dict], out_dir: str) -> dict:
+QUICK_FOOTER = "quick profile — not a qualification"
+
+
+def by_model(records: list[dict], out_dir: str, runs: list[str] | None = None) -> dict:
     """One overlay PNG per drive model (firmware mixed: a model's drives are compared whatever their firmware);
-    {model: path relative to out_dir}."""
+    {model: path relative to out_dir}. A model with a quick-profile drive carries the quick-profile footer."""
     models: dict[str, list[tuple[str, dict]]] = {}
     for record in records:
         if record.get("model") and record.get("_series"):
@@ -110,7 +130,10 @@ def by_model(records: list[dict], out_dir: str) -> dict:
     for index, (model, drives) in enumerate(sorted(models.items()), 1):
         path = os.path.join(out_dir, "plots", f"model-{index:02d}.png")
         title = md.plot_label(f"Model {model}: {len(drives)} drive{'s' if len(drives) != 1 else ''}")
-        drawn = _overlay(path, title, drives)
+        quick = any(r.get("quick_profile") for r in records if r.get("model") == model)
+        parts = ([QUICK_FOOTER] if quick else []) + ([md.plot_label("run " + ", ".join(runs))] if runs else [])
+        footer = " · ".join(parts)
+        drawn = _overlay(path, title, drives, footer or None)
         if drawn:
             paths[model] = os.path.relpath(drawn, out_dir)
     return paths

@@ -18,10 +18,16 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline, _j
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_plots
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _html, _plots
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run, _verdicts
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _history
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _compare, _history
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
 
 FIGURE_LABELS = {figure: (spec["short"], spec["digits"]) for figure, spec in _headline.FIGURES.items()}
+# The PTS-E 1.1 figures, a column each in the drives table (the columns no drive has are left out); PTS 2.0's go in a
+# table of their own, a column per test.
+PTS1_FIGURES = tuple(f for f, spec in _headline.FIGURES.items() if not spec.get("optional"))
+PTS2_COLUMNS = (("cbw", "CBW MaxIOPS (IOPS · ART ms · 99.999 % ms)"),
+                ("dirth", "DIRTH MaxIOPS (IOPS · ART ms · 99.999 % ms)"),
+                ("xsr", "XSR recovery (min into group 3)"), ("hir", "HIR gain per wait state"))
 
 
 def fresh(drive_dir: str) -> bool:
@@ -59,6 +65,14 @@ def _drive_time(model: dict) -> float | None:
     """A drive's test time: the sum of its tests' wall times (purge to last round)."""
     walls = [t["wall_s"] for t in (model.get("tests") or {}).values() if t.get("wall_s") is not None]
     return sum(walls) if walls else None
+
+
+def _tested(model: dict) -> dict | None:
+    """When the drive's tests ran: the first test's start and the last one's end (UTC, from the round files)."""
+    tests = (model.get("tests") or {}).values()
+    starts = [t["started_at"] for t in tests if t.get("started_at")]
+    ends = [t["finished_at"] for t in tests if t.get("finished_at")]
+    return {"from": min(starts), "to": max(ends)} if starts and ends else None
 
 
 def _report_link(drive_dir: str) -> str:
@@ -108,6 +122,9 @@ def collect(run_dirs: list[str], skip: set | None = None) -> list[dict]:
                     "serial": drive.get("serial"), "quick_profile": model.get("quick_profile"),
                     "report": _report_link(drive_dir), "time_s": _drive_time(model),
                     "test_times": {name: t.get("wall_s") for name, t in (model.get("tests") or {}).items()},
+                    "tested": _tested(model), "tests_run": list((model.get("tests") or {}).keys()),
+                    "maxiops_points": {name: _headline.maxiops_point(model, name) for name in ("cbw", "dirth")
+                                       if _headline.maxiops_point(model, name)},
                     "wsat": _headline.wsat_end(model), "_series": _fleet_plots.series(model), **judged,
                 })
             seen_names = set(os.listdir(host_dir))
@@ -120,7 +137,8 @@ def collect(run_dirs: list[str], skip: set | None = None) -> list[dict]:
                 judged = _verdicts.verdict(None, planned, None, lost=host_lost)
                 records.append({"id": f"{host}/{name}", "host": host, "drive": name, "run": os.path.basename(run_dir),
                                 "model": None, "firmware": None, "serial": spec.get("serial"), "report": None,
-                                "time_s": None, "test_times": {}, "wsat": None, "_series": {},
+                                "time_s": None, "test_times": {}, "tested": None, "tests_run": [],
+                                "maxiops_points": {}, "wsat": None, "_series": {},
                                 "headline": dict.fromkeys(_verdicts.HEADLINES), **judged})
     return records
 
@@ -171,10 +189,7 @@ def summarize(run_dirs: list[str], out_dir: str, settings: dict | None = None, i
     summary = {
         "schema": _results.SCHEMA, "runs": [os.path.basename(d) for d in run_dirs], "generated_at": _results.now_iso(),
         "counts": counts, "fail_on": fail_on, "errors": errors,
-        # Never a 0 for a drive that was not tested: an INCOMPLETE drive and a host that failed before its drives
-        # always fail the run; pts_fleet_fail_on decides about FAIL (and, if it lists them, outliers' FAIL).
-        "failed": bool(errors) or any(r["verdict"] in fail_on or r["verdict"] == _verdicts.INCOMPLETE
-                                      for r in records),
+        "failed": exit_status(records, fail_on, errors)["failed"],
         "in_progress": [{"host": e["host"], "run": os.path.basename(e["run_dir"]), "by": e.get("by")}
                         for e in in_progress or []],
         "outlier_settings": {"robust_z": outlier_threshold, "min_deviation_pct": outlier_min_deviation_pct,
@@ -184,7 +199,7 @@ def summarize(run_dirs: list[str], out_dir: str, settings: dict | None = None, i
     }
     os.makedirs(out_dir, exist_ok=True)
     plots = _cohort_plots(summary, out_dir)
-    models = _fleet_plots.by_model(records, out_dir) if _plots.available() else {}
+    models = _fleet_plots.by_model(records, out_dir, summary["runs"]) if _plots.available() else {}
     formats = _drive_report.formats_from_env()
     outputs = {"not_produced": _html.not_produced(formats)}
     outputs["not_produced"].update({k: "not asked for (PTS_REPORT_FORMATS)" for k in _drive_report.FORMATS if k not in formats})
@@ -194,7 +209,8 @@ def summarize(run_dirs: list[str], out_dir: str, settings: dict | None = None, i
     _results.atomic_write_text(fleet_md, render_markdown(summary, plots, models))
     _results.atomic_write_text(os.path.join(out_dir, "junit.xml"), render_junit(summary))
     if "html" not in outputs["not_produced"]:
-        made = _html.write(fleet_md, "Fleet summary — " + ", ".join(summary["runs"]), pdf="pdf" in formats)
+        made = _html.write(fleet_md, "Fleet summary — " + ", ".join(summary["runs"]), pdf="pdf" in formats,
+                           footer=_footer(summary))
         made["not_produced"] = dict(outputs["not_produced"], **made["not_produced"])
         summary["outputs"] = {"html": made["html"] and os.path.basename(made["html"]),
                               "pdf": made["pdf"] and os.path.basename(made["pdf"]), "not_produced": made["not_produced"]}
@@ -203,7 +219,18 @@ def summarize(run_dirs: list[str], out_dir: str, settings: dict | None = None, i
     # The history index beside the runs (playbooks/compare.yml reads it), from the files just written; its failure
     # is said in summary["history"], never the summary's.
     summary["history"] = _history.after_summary(run_dirs, os.path.join(out_dir, "fleet.json"))
+    # Then each drive report's history comparison: its model's drives in this run against the run that tested that
+    # model and firmware last before it (the link is in the report already; here its page is written).
+    if not summary["history"].get("error"):
+        summary["history"]["comparisons"] = _compare.previous_comparisons(run_dirs)
     return summary
+
+
+def _footer(summary: dict) -> str:
+    """fleet.pdf's running footer: the runs, the drives and when they were tested."""
+    tested = [d["tested"] for d in summary["drives"] if d.get("tested")]
+    when = f" · tested {min(t['from'] for t in tested)[:10]} – {max(t['to'] for t in tested)[:10]}" if tested else ""
+    return f"Fleet summary · run {', '.join(summary['runs'])} · {md.plural(len(summary['drives']), 'drive')}{when}"
 
 
 def _outlier_text(outlier: dict) -> str:
@@ -236,28 +263,33 @@ def _cohort_plots(summary: dict, out_dir: str) -> dict:
     return paths
 
 
-def _exit_line(summary: dict) -> str:
-    """Whether the run's exit status fails, and on what: drives not tested (INCOMPLETE, hosts that failed before their
-    drives) always, and pts_fleet_fail_on in words. ansible-playbook's exit code is this line's."""
-    fail_on = summary["fail_on"]
+def exit_status(drives: list[dict], fail_on: list[str], errors: list[dict] | None = None) -> dict:
+    """Whether the run's exit status fails, and the line that says why: every reason to fail the run is decided here
+    and nowhere else, and ansible-playbook's exit code is this. Never a 0 for a drive that was not tested: a run error
+    (a host whose drives were not tested, results not published) and an INCOMPLETE drive always fail the run;
+    pts_fleet_fail_on decides about FAIL (and outliers' FAIL)."""
     why = []
-    errors = summary.get("errors") or []
     if errors:
         why.append(f"{md.plural(len(errors), 'run error')} (a host whose drives were not tested, results not "
                    "published)")
-    incomplete = [d for d in summary["drives"] if d["verdict"] == _verdicts.INCOMPLETE]
+    incomplete = [d for d in drives if d["verdict"] == _verdicts.INCOMPLETE]
     if incomplete:
         why.append(f"{md.plural(len(incomplete), 'drive')} INCOMPLETE (not every planned test finished)")
-    failing = [d for d in summary["drives"] if d["verdict"] in fail_on and d["verdict"] != _verdicts.INCOMPLETE]
+    failing = [d for d in drives if d["verdict"] in fail_on and d["verdict"] != _verdicts.INCOMPLETE]
     if failing:
         why.append(f"{md.plural(len(failing), 'drive')} with a verdict in `pts_fleet_fail_on` ({', '.join(fail_on)})")
     if why:
-        return f"Exit status: **fails** — {'; '.join(why)}."
+        return {"failed": True, "line": f"Exit status: **fails** — {'; '.join(why)}."}
     if not fail_on or fail_on == [_verdicts.INCOMPLETE]:
-        return ("Exit status: **passes** — every drive finished its tests, and `pts_fleet_fail_on` names no other "
-                "verdict that fails the run (the verdicts above still stand).")
-    return f"Exit status: **passes** — every drive finished its tests, and none has a verdict in `pts_fleet_fail_on` " \
-           f"({', '.join(fail_on)})."
+        return {"failed": False, "line": "Exit status: **passes** — every drive finished its tests, and "
+                                         "`pts_fleet_fail_on` names no other verdict that fails the run (the verdicts "
+                                         "above still stand)."}
+    return {"failed": False, "line": f"Exit status: **passes** — every drive finished its tests, and none has a "
+                                     f"verdict in `pts_fleet_fail_on` ({', '.join(fail_on)})."}
+
+
+def _exit_line(summary: dict) -> str:
+    return exit_status(summary["drives"], summary["fail_on"], summary.get("errors"))["line"]
 
 
 def _errors_lines(summary: dict) -> list[str]:
@@ -303,34 +335,111 @@ def _quick_line(summary: dict) -> list[str]:
 def _outputs_lines(summary: dict) -> list[str]:
     missing = (summary.get("outputs") or {}).get("not_produced") or {}
     made = [f"[fleet.{kind}](fleet.{kind})" for kind in ("html", "pdf") if kind not in missing]
-    lines = [f"This summary is also {' and '.join(made)}."] if made else []
+    lines = [f"This summary: [fleet.md](fleet.md) · {' · '.join(made)}."] if made else []
     lines += [f"> **fleet.{kind} was not produced**: {md.text(reason)}" for kind, reason in missing.items()]
     return lines + [""] if lines else []
+
+
+def _dates_line(summary: dict) -> list[str]:
+    """When the drives were tested (UTC, from their round files)."""
+    tested = [d["tested"] for d in summary["drives"] if d.get("tested")]
+    if not tested:
+        return ["Tested: no drive finished a round.", ""]
+    first, last = min(t["from"] for t in tested), max(t["to"] for t in tested)
+    return [f"Tested {first[:16].replace('T', ' ')} – {last[:16].replace('T', ' ')} UTC (the first test's purge to the "
+            "last round, over every drive).", ""]
+
+
+def _rules_line(summary: dict) -> list[str]:
+    """Which drives no acceptance rule (pts_acceptance) matched: they are judged on their tests alone."""
+    identified = [d for d in summary["drives"] if d.get("model")]
+    unruled = [d for d in identified if not d.get("rule")]
+    if not unruled:
+        return []
+    models = ", ".join(sorted({md.text(d["model"]) for d in unruled}))
+    if len(unruled) == len(identified):
+        return [f"No acceptance rule matched: no drive's model and firmware matches a rule of `pts_acceptance` "
+                f"({models}); every drive is judged on its tests alone (each finished, steady where the PTS asks "
+                "for it).", ""]
+    return [f"No acceptance rule matched {md.plural(len(unruled), 'drive')} of {len(identified)} ({models}): "
+            f"{'they are' if len(unruled) > 1 else 'it is'} judged on the tests alone (each finished, steady where "
+            "the PTS asks for it).", ""]
+
+
+def _pts2_cell(drive: dict, test: str) -> str:
+    """A PTS 2.0 test's key figures of one drive in fleet.md's table; italic when its test was not steady."""
+    figures = drive.get("headline") or {}
+    steady = drive.get("headline_steady") or {}
+    if test not in (drive.get("tests_run") or []):
+        return md.DASH
+    if test in ("cbw", "dirth"):
+        iops = figures.get(f"{test}_max_iops")
+        if iops is None:
+            return "not measured"
+        point = (drive.get("maxiops_points") or {}).get(test)
+        text = " · ".join(md.fmt(float(v), digits) if v is not None else md.DASH for v, digits in (
+            (iops, 0), (figures.get(f"{test}_max_art_ms"), 3), (figures.get(f"{test}_max_p99999_ms"), 3)))
+        text += f" ({md.text(point)})" if point else ""
+        return text if steady.get(f"{test}_max_iops") else f"*{text}*"
+    if test == "xsr":
+        minutes = figures.get("xsr_recovery_min")
+        return md.fmt(float(minutes), 1) if minutes is not None else "not recovered"
+    measured = [f"hir_gain_ws{state}" for state in _headline.HIR_WAIT_STATES
+                if figures.get(f"hir_gain_ws{state}") is not None]
+    if not measured:
+        return "not measured"
+    text = " · ".join(f"WS{figure[len('hir_gain_ws'):]} ×{figures[figure]:.2f}" for figure in measured)
+    # Every wait state's gain is over the same preconditioning: steady or not together.
+    return text if steady.get(measured[0]) else f"*{text}*"
+
+
+def _pts2_table(summary: dict) -> list[str]:
+    columns = [(test, header) for test, header in PTS2_COLUMNS
+               if any(test in (d.get("tests_run") or []) for d in summary["drives"])]
+    if not columns:
+        return []
+    drives = [d for d in summary["drives"] if any(t in (d.get("tests_run") or []) for t, dummy in columns)]
+    rows = [[md.text(d["host"]), md.text(d["drive"])] + [_pts2_cell(d, test) for test, dummy in columns] for d in drives]
+    return (["## PTS 2.0 tests", "",
+             "Each test's key figures: CBW's and DIRTH's MaxIOPS point as measured after its pre-write (IOPS, mean "
+             "response time, the 99.999 % of all its IOs from fio's histogram; the point's TC/QD), XSR's recovery "
+             "(minutes into group 3 until its throughput is back at group 1's mean less the tolerance) and HIR's gain "
+             "per wait state (mean burst IOPS ÷ the preconditioning's window average). *Italic*: from a test that was "
+             "not steady.", ""]
+            + md.table(["Host", "Drive"] + [header for dummy, header in columns], rows, numeric=False) + [""])
 
 
 def render_markdown(summary: dict, plots: dict, models: dict | None = None) -> str:
     lines = [f"# Fleet summary — {', '.join(md.text(r) for r in summary['runs'])}", "",
              _counts_line(summary) + " " + _exit_line(summary), ""]
+    lines += _dates_line(summary)
     lines += _quick_line(summary) + _outputs_lines(summary) + _errors_lines(summary)
+    lines += _rules_line(summary)
+    # The PTS-E 1.1 figure columns some drive has (a PTS 2.0 run alone has none of them).
+    figures = [f for f in PTS1_FIGURES if any((d.get("headline") or {}).get(f) is not None for d in summary["drives"])]
+    saturated = any(d.get("wsat") for d in summary["drives"])
     headers = ["Host", "Drive", "Serial", "Model", "Firmware", "Verdict"] + \
-        [FIGURE_LABELS[f][0] for f in FIGURE_LABELS] + ["Write saturation", "Test time", "Report"]
+        [FIGURE_LABELS[f][0] for f in figures] + (["Write saturation"] if saturated else []) + ["Test time", "Report"]
     rows = []
     for drive in summary["drives"]:
         verdict = f"**{drive.get('label') or drive['verdict']}**" + (" ⚑" if drive["outliers"] else "")
-        figures = [_figure_cell(drive, f) for f in FIGURE_LABELS]
+        cells = [_figure_cell(drive, f) for f in figures]
         link = f"[report]({drive['report']})" if drive["report"] else md.DASH
         wsat = drive.get("wsat")
         wsat_cell = md.DASH if not wsat else md.text(
             f"{wsat['status']}, {wsat['capacity_written']:.2f} ×" if wsat.get("capacity_written") is not None
             else wsat["status"])
         rows.append([md.text(drive["host"]), md.text(drive["drive"]), md.text(drive.get("serial") or None),
-                     md.text(drive.get("model") or None), md.text(drive.get("firmware") or None), verdict] + figures
-                    + [wsat_cell, _headline.duration(drive.get("time_s")), link])
+                     md.text(drive.get("model") or None), md.text(drive.get("firmware") or None), verdict] + cells
+                    + ([wsat_cell] if saturated else []) + [_headline.duration(drive.get("time_s")), link])
     lines += md.table(headers, rows, numeric=False)
-    lines += ["", "Figures are measurement-window averages (MB/s = 10⁶ bytes/s); *italic* ones come from a window that was "
-                  "not steady (the test stopped, failed or reached its round limit). ⚑ marks a cohort outlier. "
-                  f"\\* p99.99: the {_headline.P9999_NOTE}. Write saturation: how it ended and the user capacity "
-                  "written (× capacity). Test time: the drive's tests' wall times added up.", ""]
+    lines += ["", ("Figures are measurement-window averages (MB/s = 10⁶ bytes/s); *italic* ones come from a window that "
+                   "was not steady (the test stopped, failed or reached its round limit). " if figures else "")
+              + "⚑ marks a cohort outlier. "
+              + (f"\\* p99.99: the {_headline.P9999_NOTE}. " if "latency_4k_write_p9999_ms" in figures else "")
+              + ("Write saturation: how it ended and the user capacity written (× capacity). " if saturated else "")
+              + "Test time: the drive's tests' wall times added up.", ""]
+    lines += _pts2_table(summary)
     problems = [d for d in summary["drives"] if d["verdict"] != "PASS"]
     if problems:
         lines += ["## Why not PASS", ""]
@@ -341,7 +450,9 @@ def render_markdown(summary: dict, plots: dict, models: dict | None = None) -> s
     if models:
         lines += ["## Drives by model", "",
                   "Every drive of a model on one plot per headline figure: the IOPS, throughput and latency DVs round "
-                  "by round, and write saturation's IOPS against the capacity written.", ""]
+                  "by round, and write saturation's IOPS against the capacity written. Round 1's reads of a drive "
+                  "purged just before them (no WIPC) are drawn hollow, out of the scale (▲ on the frame: above it).",
+                  ""]
         for name, path in models.items():
             lines += md.image(path, f"Model {name}: each drive's DV per round, one colour per drive.")
     outliers = [d for d in summary["drives"] if d["outliers"]]
@@ -352,6 +463,7 @@ def render_markdown(summary: dict, plots: dict, models: dict | None = None) -> s
               f"and it is more than {settings['min_deviation_pct']:g} % from the median, in cohorts of at least "
               f"{settings['min_cohort']} drives. Outliers {'fail' if settings['fail'] else 'are flagged, not failed'}.",
               ""]
+    lines += _cohort_sizes(summary)
     for drive in outliers:
         for outlier in drive["outliers"]:
             lines.append(f"- ⚑ **{md.text(drive['id'])}**: {md.text(_outlier_text(outlier))}")
@@ -360,6 +472,29 @@ def render_markdown(summary: dict, plots: dict, models: dict | None = None) -> s
     for name, path in plots.items():
         lines += md.image(path, f"Cohort {name}: every drive's figure, the cohort median, outliers in red.")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _cohort_sizes(summary: dict) -> list[str]:
+    """How big the cohorts were, and that none was compared when none had enough drives with a steady figure."""
+    settings = summary["outlier_settings"]
+    cohorts: dict = {}
+    for drive in summary["drives"]:
+        if drive.get("model"):
+            cohorts.setdefault((drive["model"], drive.get("firmware")), []).append(drive)
+    compared = []
+    for key, drives in cohorts.items():
+        steady = max((sum(1 for d in drives if (d.get("headline") or {}).get(f) is not None
+                          and (d.get("headline_steady") or {}).get(f, True)) for f in _verdicts.HEADLINES), default=0)
+        if steady >= settings["min_cohort"]:
+            compared.append(key)
+    sizes = ", ".join(f"{md.text(model)} / {md.text(firmware or '—')}: {md.plural(len(drives), 'drive')}"
+                      for (model, firmware), drives in sorted(cohorts.items(), key=lambda item: str(item[0])))
+    if not cohorts:
+        return ["No drive reported a model: there is no cohort to compare.", ""]
+    if not compared:
+        return [f"**No cohort was compared**: none had {settings['min_cohort']} drives or more with a steady figure "
+                f"(`pts_fleet_outlier_min_cohort`). Cohorts: {sizes}.", ""]
+    return [f"Cohorts: {sizes}; compared: {len(compared)} of {len(cohorts)}.", ""]
 
 
 def _figure_cell(drive: dict, figure: str) -> str:

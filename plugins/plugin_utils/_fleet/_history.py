@@ -6,7 +6,8 @@
 # Do not use this from other collections or standalone plugins!
 
 """The history index: every finished run of a results root in one SQLite file beside the runs
-(``<root>/pts-history.sqlite``), one row per run x host x drive x headline figure, with the drive's identity, the
+(``<root>/pts-history.sqlite``), one row per run x host x drive x headline figure (PTS-E 1.1's always, PTS 2.0's
+when the drive ran the test), with the drive's identity, the
 run's profile and settings, its verdict, and health and wear where the results have them.
 
 The index holds nothing the results tree does not: each run's rows are read from its files (result.json, drive.json,
@@ -27,8 +28,10 @@ import sqlite3
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import RUN_ID_RE
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline, _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _previous
 
-DB_NAME = "pts-history.sqlite"
+# The drive report reads the index too (its previous run, _report/_previous.py): one name for both.
+DB_NAME = _previous.DB_NAME
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_S = 60.0
 
@@ -299,7 +302,10 @@ def run_rows(run_dir: str, fleet_json: str | None = None) -> list[dict]:
             "drive_dir": os.path.relpath(drive_dir, os.path.dirname(os.path.normpath(run_dir))),
             **_health(drive, result), **_wear(drive, result),
         }
+        ran = set((result.get("tests") or {}).keys())
         for figure, spec in _headline.FIGURES.items():
+            if spec.get("optional") and spec["test"] not in ran:
+                continue  # a PTS 2.0 figure of a test the drive did not run: no row (the PTS-E 1.1 ones always have)
             entry = headline.get(figure) if isinstance(headline.get(figure), dict) else {}
             rows.append(dict(common, figure=figure, value=_number(entry.get("value")),
                              unit=entry.get("unit") or spec["unit"], state=entry.get("state"),

@@ -9,7 +9,11 @@
 
 from __future__ import annotations
 
+import json
 import os
+import shlex
+
+import yaml
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _health, _wear
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._spec import PTS2_TESTS, PTS_TESTS, TESTS, TITLES
@@ -20,14 +24,14 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _characterisation, _hdd, _health_plots, _hir
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _identity, _judge
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _html, _intensity, _iops, _latency
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _plots, _previous, _split
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections, _summary, _tests, _throughput
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _wsat, _xsr
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 
 QUICK_BANNER = "quick profile — not a qualification"
-# The PTS 2.0 tests with a steady-state phase (a preconditioning, a TC x QD loop).
+# The PTS 2.0 tests with a steady-state phase (a preconditioning, a TC × QD loop).
 STEADY_PHASES = ("hir", "cbw", "dirth")
 DASH = md.DASH
 TEST_MODULES = dict({"iops": _iops, "throughput": _throughput, "latency": _latency, "wsat": _wsat},
@@ -70,12 +74,79 @@ def build_model(drive_dir: str) -> dict:
         "tests": tests,
         "failed_before_rounds": failed_before_rounds(drive_dir, loaded["tests"]),
         "command": (recorded or {}).get("command"),
-        "report_date": _results.now_iso()[:16].replace("T", " ") + " UTC",
+        "report_date": report_date(tests, identity),
+        "people": people((recorded or {}).get("command"), (recorded or {}).get("plan")),
+        "estimate": estimate((recorded or {}).get("plan"), os.path.basename(drive_dir)),
     }
+    model["previous"] = _previous.find(drive_dir, model)
     model["headline"] = _headline.block(model)
     model["verdict"] = _judge.judge(drive_dir, model, recorded)
     model["wear"] = wear_model(loaded, drive, (recorded or {}).get("plan"), model["drive_key"])
     return model
+
+
+def report_date(tests: dict, identity: dict) -> str:
+    """The report's date: when the last result it shows was recorded (its last round, else the drive's
+    identification), so a report rebuilt from the same files reads the same, byte for byte."""
+    found = [t["finished_at"] for t in tests.values() if t.get("finished_at")]
+    if not found and identity.get("recorded_at"):
+        found = [identity["recorded_at"]]
+    if not found:
+        return "not recorded"
+    return max(found)[:16].replace("T", " ") + " UTC"
+
+
+# The report's people (PTS common reporting: test operator, auditor), given on the command line that wrote the plan
+# (-e pts_report_operator=... -e pts_report_auditor=...) or, should the plan record them, as plan variables.
+PEOPLE = {"operator": "pts_report_operator", "auditor": "pts_report_auditor"}
+
+
+def _extra_vars(entries: list) -> dict:
+    """The key=value and JSON/YAML mappings of ansible-playbook's -e arguments (an @file is not read)."""
+    found: dict = {}
+    for entry in entries or []:
+        text = str(entry).strip()
+        if text.startswith("@"):
+            continue
+        if text.startswith("{"):
+            try:
+                value = json.loads(text)
+            except ValueError:
+                try:
+                    value = yaml.safe_load(text)
+                except yaml.YAMLError:
+                    value = None
+            if isinstance(value, dict):
+                found.update(value)
+            continue
+        try:
+            words = shlex.split(text)
+        except ValueError:
+            words = text.split()
+        found.update(word.split("=", 1) for word in words if "=" in word)
+    return found
+
+
+def people(command: dict | None, plan: dict | None) -> dict:
+    """Test operator and auditor as the run recorded them; None where it did not."""
+    given = _extra_vars((command or {}).get("extra_vars") or [])
+    variables = (plan or {}).get("variables") or {}
+    return {who: (str(given.get(name) or variables.get(name) or "").strip() or None) for who, name in PEOPLE.items()}
+
+
+def estimate(plan: dict | None, key: str) -> dict:
+    """The plan's estimate of the drive's wall time per test (min, max seconds), as it was made before the first
+    write; empty without a plan for the drive."""
+    own = next((d for d in (plan or {}).get("drives") or [] if d.get("key") == key), None)
+    return {t["test"]: {"min_s": t.get("min_s"), "max_s": t.get("max_s")} for t in (own or {}).get("tests") or []
+            if t.get("test") and t.get("min_s") is not None}
+
+
+def footer(model: dict) -> str:
+    """The running footer of every PDF page (OakGate's): model, serial, firmware, run and date."""
+    drive = model["drive"]
+    return (f"{drive.get('model') or 'no model'} · serial {drive.get('serial') or '—'} · firmware "
+            f"{drive.get('firmware') or '—'} · run {model['run_id']} · {model.get('report_date')}")
 
 
 def _written(record: dict | None) -> int:
@@ -448,16 +519,20 @@ def _profile_cell(model: dict, settings: dict) -> str:
 def _setup_rows(model: dict) -> list[list[str]]:
     host = model["host_info"]
     memory = host.get("memory_bytes")
+    who = model.get("people") or {}
+    missing = "not recorded (give -e pts_report_{0}=NAME to ansible-playbook)"
     rows = [
         ["Run", md.code(model["run_id"])],
-        ["Report date", md.text(model.get("report_date"))],
+        ["Report date", md.text(model.get("report_date")) + " (when the last result shown was recorded)"],
+        ["Test operator", md.text(who["operator"]) if who.get("operator") else missing.format("operator")],
+        ["Auditor", md.text(who["auditor"]) if who.get("auditor") else missing.format("auditor")],
         ["Command line", _command_cell(model)],
         ["Host", _host_cell(model)],
         ["Test system (manufacturer / model)", _system_cell(host)],
         ["Operating system", f"{md.text(host.get('os') or None)}, kernel {md.text(host.get('kernel') or None)} "
                              f"({md.text(host.get('architecture') or None)})"],
         ["CPU", _cpu_cell(host)],
-        ["Memory", format_bytes(memory) if memory else DASH],
+        ["Memory (DRAM)", format_bytes(memory) if memory else DASH],
     ]
     tests = model["tests"]
     if not tests:
@@ -490,7 +565,7 @@ def _tests_table(model: dict) -> list[str]:
         oio = f"{numjobs} × {iodepth} = {numjobs * iodepth}" if numjobs and iodepth else DASH
         if depths:
             oio = f"{numjobs} × {min(depths)}–{max(depths)} (swept)"
-        rows.append([result["title"], oio, f"{settings.get('round_seconds', DASH)} s", str(result.get("rounds_run", 0)),
+        rows.append([result["title"], oio, f"{settings.get('round_seconds', DASH)} s", _sections.rounds_text(result),
                      result["status"], _headline.duration(result.get("wall_s"))])
     return md.table(["Test", "Threads × QD = OIO", "Per run", "Rounds", "Result", "Wall time"], rows, numeric=False)
 
@@ -535,7 +610,7 @@ def _outputs_note(outputs: dict | None) -> list[str]:
     made = [f"[report.{kind}](report.{kind})" for kind in ("html", "pdf") if kind not in missing]
     lines = []
     if made:
-        lines.append(f"This report is also {' and '.join(made)} (self-contained: plots embedded).")
+        lines.append(f"This report: [report.md](report.md) · {' · '.join(made)} (self-contained: plots embedded).")
     lines += [f"> **report.{kind} was not produced**: {md.text(reason)}" for kind, reason in missing.items()]
     return lines + [""] if lines else []
 
@@ -585,7 +660,7 @@ def render_markdown(model: dict, plots: dict, outputs: dict | None = None) -> st
         lines += ["> **Tests that did not start:**", ">"]
         lines += [f"> - {_failed_step(name, failure)}" for name, failure in model["failed_before_rounds"].items()]
         lines.append("")
-    lines += _summary.section(model)
+    lines += _summary.section(model, html=outputs is not None and "html" not in (outputs.get("not_produced") or {}))
     # The steady-state rule matters to the PTS tests; a report of sweeps alone (characterisation, HDD) leaves it out.
     steady_rule = not model["tests"] or any(name in PTS_TESTS + STEADY_PHASES for name in model["tests"])
     per_round = bool((model.get("round_health") or {}).get("read"))
@@ -634,6 +709,10 @@ def render_markdown(model: dict, plots: dict, outputs: dict | None = None) -> st
 
 
 FORMATS = ("html", "pdf")
+# About how long each test's plots take to draw, relative to one another (its figures, and how busy they are): what
+# _split balances between the two cores.
+PLOT_WEIGHTS = {"iops": 4.0, "throughput": 7.0, "latency": 6.0, "wsat": 2.0, "hir": 5.0, "xsr": 2.0, "cbw": 10.0,
+                "dirth": 11.0}
 
 
 def formats_from_env() -> tuple[str, ...]:
@@ -664,18 +743,24 @@ def write_drive_report(drive_dir: str, formats: tuple[str, ...] | None = None) -
     plots = {}
     if _plots.available():
         health = model.get("round_health") or {}
-        for name, result in model["tests"].items():
-            if result.get("rounds_run"):
-                per_test = (health.get("tests") or {}).get(name) or {}
-                # Rounds the drive throttled or ran hot in are marked on the test's convergence plot.
-                with _plots.round_marks(per_test.get("marks")):
-                    drawn = TEST_MODULES[name].plots(result, plot_dir, prefix, subtitle)
-                if per_test.get("series"):
-                    drawn["temperature"] = _health_plots.temperature(
-                        os.path.join(plot_dir, f"{name}-temperature.png"),
-                        f"{prefix} — drive temperature per round, {TITLES.get(name, name)}", per_test["series"],
-                        {k: health.get(k) for k in ("warning_c", "critical_c")}, subtitle)
-                plots[name] = {k: os.path.relpath(v, drive_dir) for k, v in drawn.items()}
+
+        def draw(name: str, result: dict) -> dict:
+            per_test = (health.get("tests") or {}).get(name) or {}
+            # Rounds the drive throttled or ran hot in are marked on the test's convergence plot.
+            with _plots.round_marks(per_test.get("marks")):
+                drawn = TEST_MODULES[name].plots(result, plot_dir, prefix, subtitle)
+            if per_test.get("series"):
+                drawn["temperature"] = _health_plots.temperature(
+                    os.path.join(plot_dir, f"{name}-temperature.png"),
+                    f"{prefix} — drive temperature per round, {TITLES.get(name, name)}", per_test["series"],
+                    {k: health.get(k) for k in ("warning_c", "critical_c")}, subtitle)
+            return {k: os.path.relpath(v, drive_dir) for k, v in drawn.items()}
+
+        # Most of a report's time: its tests' plots, drawn on two cores where the process allows it (_split).
+        jobs = [(name, PLOT_WEIGHTS.get(name, 4.0), lambda name=name, result=result: draw(name, result))
+                for name, result in model["tests"].items() if result.get("rounds_run")]
+        drawn_by_test = _split.run(jobs)
+        plots = {name: drawn_by_test[name] for name in model["tests"] if name in drawn_by_test}
         _drop_stale_plots(plot_dir, plots)
     model["plots"] = plots
     report = os.path.join(drive_dir, "report.md")
@@ -687,7 +772,8 @@ def write_drive_report(drive_dir: str, formats: tuple[str, ...] | None = None) -
     outputs = {"html": None, "pdf": None, "not_produced": dict(expected["not_produced"])}
     if "html" in formats and "html" not in expected["not_produced"]:
         title = f"PTS report — {model['drive_key']} on {model['host']}"
-        outputs = _html.write(report, title) if "pdf" in formats else _html.write(report, title, pdf=False)
+        # Page 1 holds the summary alone: the contents start page 2, and every section flows on from there.
+        outputs = _html.write(report, title, pdf="pdf" in formats, footer=footer(model), page_breaks=("contents",))
         outputs["not_produced"] = dict(expected["not_produced"], **outputs["not_produced"])
         if outputs["not_produced"] != expected["not_produced"]:
             # The engine failed on this report: the Markdown says so too.

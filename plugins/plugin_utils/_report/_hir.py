@@ -130,6 +130,7 @@ def _precondition(segment: dict, settings: dict) -> dict:
         "round_files": [f"round-{int(r['round']):02d}" for r in rounds],
         "fio_s": sum(float((r.get("fio") or {}).get("elapsed_s") or 0.0) for r in rounds),
         "live_verdict_mismatch": _tests.live_mismatch(segment, [dv]),
+        "round_end_s": _tests.round_times(rounds),
     }
 
 
@@ -325,7 +326,7 @@ def timeline(path: str, title: str, result: dict, subtitle: str | None = None) -
     states = [s for s in result["wait_states"] if s.get("bursts") or s.get("baseline")]
     end = max(p["end_s"] for s in states for p in (s.get("bursts"), s.get("baseline")) if p)
     scale, unit = _unit(end)
-    fig, ax = plt.subplots(figsize=(12.0, 5.4), layout="constrained")
+    fig, ax = plt.subplots(figsize=(_plots.WIDTH, 5.4), layout="constrained")
     values = _spans_and_points(ax, states, scale, 0.0, labels=True)
     _pc_line(ax, result["precondition"])
     _zero_y(ax, values + [result["precondition"].get("iops") or 0.0])
@@ -351,7 +352,7 @@ def detail(path: str, title: str, result: dict, subtitle: str | None = None) -> 
     spans = [max(p["end_s"] for p in (s.get("bursts"), s.get("baseline")) if p) -
              min(p["start_s"] for p in (s.get("bursts"), s.get("baseline")) if p) for s in states]
     scale, unit = _unit(max(spans))
-    fig, axes = plt.subplots(len(states), 1, figsize=(11.0, 1.0 + 2.1 * len(states)), layout="constrained",
+    fig, axes = plt.subplots(len(states), 1, figsize=(_plots.WIDTH, 1.0 + 2.1 * len(states)), layout="constrained",
                              sharey=True, squeeze=False)
     values = []
     for ax, entry in zip(axes[:, 0], states):
@@ -385,7 +386,7 @@ def recovery(path: str, title: str, result: dict, subtitle: str | None = None) -
     """Per wait state: mean burst IOPS (whisker min-max) beside the following baseline's mean, the
     preconditioning's window average as a line, and each gain printed above its bursts."""
     states = [s for s in result["wait_states"] if s.get("bursts") or s.get("baseline")]
-    fig, ax = plt.subplots(figsize=(max(8.0, 1.6 * len(states) + 3.0), 5.6), layout="constrained")
+    fig, ax = plt.subplots(figsize=(min(_plots.WIDTH, max(8.0, 1.6 * len(states) + 3.0)), 5.6), layout="constrained")
     width = 0.38
     xs = list(range(len(states)))
     burst = [(s.get("bursts") or {}) for s in states]
@@ -444,9 +445,11 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
     if pc.get("dv"):
         dv = pc["dv"]
         drawn["convergence"] = _plots.convergence(
-            path("pc-convergence"), f"{prefix} — HIR preconditioning convergence, 4k random write (0/100)", "IOPS",
-            {"": {"4k": dv["values"]}}, highlight="4k", window_rounds=pc["window_rounds"], legend_title="Block size",
-            subtitle=subtitle, marks=_plots.segment_marks(PC_SEGMENT))
+            path("pc-convergence"), f"{prefix} — HIR preconditioning convergence, 4k random write (0/100)",
+            "IOPS (write)", {"": {"4k": dv["values"]}}, highlight="4k", window_rounds=pc["window_rounds"],
+            legend_title="Block size", subtitle=subtitle, marks=_plots.segment_marks(PC_SEGMENT),
+            verdicts={"": ((f"DV STEADY from round {pc['steady_round']}", True) if pc["steady"] else
+                           (f"DV NOT STEADY in {pc['rounds_run']} rounds", False))}, times=pc.get("round_end_s"))
         drawn["verification"] = _plots.verification(
             path("pc-verification"), f"{prefix} — HIR preconditioning steady-state verification, DV {dv['name']}",
             "IOPS", dv["values"], dv["window"], subtitle=subtitle)

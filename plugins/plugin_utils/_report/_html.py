@@ -6,10 +6,13 @@
 # Do not use this from other collections or standalone plugins!
 
 """One file to send: report.md (or fleet.md) as a self-contained HTML page - plots embedded, no script, nothing
-fetched - and a PDF printed from that page with WeasyPrint, one page or more per section.
+fetched - and a PDF printed from that page with WeasyPrint: the summary alone on page 1, the contents with page
+numbers, the sections flowing on from there, and a running footer naming the drive, the run and the date.
 
-The Markdown stays the source: markdown-it-py renders it (CommonMark and GitHub tables); a missing library
-skips the file it makes and says why, never failing the report."""
+The PDF holds no path of the controller: it is printed without a base URL, so a link to a file beside the report (a
+job file, a round file) stays relative to the PDF, and the contents link inside the document. The Markdown stays the
+source: markdown-it-py renders it (CommonMark and GitHub tables); a missing library skips the file it makes and says
+why, never failing the report."""
 
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 
 try:
     from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 except ImportError as exc:
     MARKDOWN_IMPORT_ERROR: ImportError | None = exc
 else:
@@ -59,24 +63,49 @@ img { max-width: 100%; height: auto; display: block; margin: .4em 0; }
 details { margin: .6em 0; }
 summary { cursor: pointer; font-weight: bold; }
 a { color: #0d47a1; }
+strong.this-file { font-weight: bold; }
 @media screen { table { display: block; overflow-x: auto; max-width: 100%; } pre { overflow-x: auto; } }
 @media print {
-  @page { size: A4; margin: 14mm 11mm 15mm 11mm;
-          @bottom-right { content: "page " counter(page) " of " counter(pages); font-size: 8pt; color: #555; }
-          @bottom-left { content: string(doctitle); font-size: 8pt; color: #555; } }
-  body { font-size: 9pt; max-width: none; margin: 0; padding: 0; }
-  h1 { string-set: doctitle content(); }
-  h2 { break-before: page; }
-  h2.first { break-before: auto; }
+  @page { size: A4; margin: 11mm 11mm 14mm 11mm;
+          @bottom-left { font-family: "DejaVu Sans", sans-serif; font-size: 7pt; color: #555; }
+          @bottom-right { content: "page " counter(page) " of " counter(pages); font-family: "DejaVu Sans", sans-serif;
+                          font-size: 7pt; color: #555; } }
+  body { font-size: 8.6pt; line-height: 1.35; max-width: none; margin: 0; padding: 0; }
+  h1 { font-size: 15pt; margin: 0 0 .3em; }
+  h2 { font-size: 12pt; margin-top: 1.1em; }
+  h3 { font-size: 10pt; margin-top: .9em; }
+  h2.page { break-before: page; margin-top: 0; }
   h2, h3 { break-after: avoid; }
-  table { font-size: 7.5pt; }
+  p { margin: .35em 0; }
+  p.lead { break-after: avoid; }
+  table { font-size: 7.3pt; margin: .3em 0 .6em; }
+  th, td { padding: .12em .4em; }
   thead { display: table-header-group; }
-  tr, img { break-inside: avoid; }
-  img { max-height: 235mm; width: auto; }
-  pre { white-space: pre-wrap; }
+  tr, img, blockquote { break-inside: avoid; }
+  img { max-height: 230mm; width: auto; margin: .2em 0; }
+  pre { white-space: pre-wrap; padding: .4em .6em; }
+  blockquote { margin: .4em 0; padding: .3em .8em; }
   details > summary { list-style: none; }
+  /* Page 1: the summary alone, a little tighter, so it fits there. */
+  p.summary, ul.summary, blockquote.summary { font-size: 8.2pt; }
+  table.summary { font-size: 7pt; }
+  /* The contents with page numbers, as TKperf's have them. */
+  ol.toc a::after { content: leader('.') " " target-counter(attr(href url), page); }
+  ol.toc li { margin: .1em 0; }
 }
 """
+
+
+def css_string(text: str) -> str:
+    """Drive- or operator-provided text as a CSS string (for the footer): every character outside a small safe set
+    escaped, so nothing in it can end the string or the style element."""
+    out = []
+    for char in md.plain(text):
+        if (char.isascii() and char.isalnum()) or char in " .,:;_-/()+=#@·×–—":
+            out.append(char)
+        else:
+            out.append(f"\\{ord(char):06X}")
+    return '"' + "".join(out) + '"'
 
 
 def markdown_available() -> str | None:
@@ -143,44 +172,90 @@ def _mark_verdict(tokens, index: int) -> None:
         tokens[index].attrSet("class", f"verdict verdict-{kind}")
 
 
-def to_html(text: str, base_dir: str, title: str) -> str:
+_SUMMARY_BLOCKS = ("paragraph_open", "table_open", "bullet_list_open", "blockquote_open")
+
+
+def _this_file(children: list, index: int) -> None:
+    """The link at ``index`` points at the page itself (report.html in report.html): bold text, no link."""
+    children[index].tag, children[index].attrs = "strong", {"class": "this-file"}
+    depth = 0
+    for later in range(index + 1, len(children)):
+        token = children[later]
+        if token.type == "link_open":
+            depth += 1
+        elif token.type == "link_close":
+            if depth == 0:
+                token.tag = "strong"
+                note = Token("text", "", 0)
+                note.content = " (this file)"
+                children.insert(later + 1, note)
+                return
+            depth -= 1
+
+
+def to_html(text: str, base_dir: str, title: str, self_name: str | None = None, footer: str | None = None,
+            page_breaks: tuple[str, ...] = ()) -> str:
     """Markdown to a self-contained page: heading ids as GitHub makes them, plots as data: URIs, links to a
-    sibling report.md / fleet.md pointed at its .html when that exists."""
+    sibling report.md / fleet.md pointed at its .html when that exists. ``self_name``: the file this page becomes
+    (a link to it is shown as bold text). For print: ``footer`` on every page, a page break before each heading
+    whose id is in ``page_breaks``, the list after a "Contents" heading with page numbers, and the blocks between a
+    "Summary" heading and the next one marked to print a little tighter (they fill page 1)."""
     parser = MarkdownIt("commonmark", {"html": True}).enable("table")
     tokens = parser.parse(text)
     seen: dict = {}
-    first_h2 = True
+    section = ""
+    toc_pending = False
     for index, token in enumerate(tokens):
         if token.type == "heading_open":
             slug = md.anchor(_heading_text(tokens[index + 1]))
             count = seen.get(slug, 0)
             seen[slug] = count + 1
             token.attrSet("id", slug if not count else f"{slug}-{count}")
-            if token.tag == "h2" and first_h2:
-                token.attrSet("class", "first")
-                first_h2 = False
+            if token.tag == "h2":
+                section = slug
+                toc_pending = slug == "contents"
+                if slug in page_breaks:
+                    token.attrSet("class", "page")
+        elif token.type == "ordered_list_open" and toc_pending:
+            token.attrSet("class", "toc")
+            toc_pending = False
         elif token.type == "blockquote_open":
             _mark_verdict(tokens, index)
-        elif token.type == "inline":
-            for child in token.children or []:
+        elif token.type == "paragraph_open" and index + 3 < len(tokens) and tokens[index + 3].type == "table_open":
+            token.attrSet("class", "lead")  # "Tests run, in order:" stays with its table
+        if section == "summary" and token.type in _SUMMARY_BLOCKS and token.attrGet("class") in (None, "lead"):
+            token.attrSet("class", f"{token.attrGet('class') or ''} summary".strip())
+        if token.type == "inline":
+            children = token.children or []
+            for position, child in enumerate(list(children)):
                 if child.type == "image":
                     uri = _data_uri(base_dir, str(child.attrGet("src") or ""))
                     if uri:
                         child.attrSet("src", uri)
                 elif child.type == "link_open":
                     href = str(child.attrGet("href") or "")
-                    if href.endswith(".md") and os.path.exists(os.path.join(base_dir, href[:-3] + ".html")):
+                    own_source = bool(self_name) and href == os.path.splitext(str(self_name))[0] + ".md"
+                    if href.endswith(".md") and not own_source and \
+                            os.path.exists(os.path.join(base_dir, href[:-3] + ".html")):
                         child.attrSet("href", href[:-3] + ".html")
+                        href = href[:-3] + ".html"
+                    if self_name and href == self_name:
+                        _this_file(children, children.index(child))
     body = parser.renderer.render(tokens, parser.options, {})
+    variables = (f"<style>@media print {{ @page {{ @bottom-left {{ content: {css_string(footer)}; }} }} }}</style>\n"
+                 if footer else "")
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             f"<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">\n"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-            f"<title>{html.escape(md.plain(title))}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n")
+            f"<title>{html.escape(md.plain(title))}</title>\n<style>{_STYLE}</style>\n{variables}</head>\n<body>\n"
+            f"{body}</body>\n</html>\n")
 
 
-def write(markdown_path: str, title: str, pdf: bool = True) -> dict:
+def write(markdown_path: str, title: str, pdf: bool = True, footer: str | None = None,
+          page_breaks: tuple[str, ...] = ()) -> dict:
     """report.html and report.pdf (fleet.html, fleet.pdf) beside ``markdown_path``; per output its path, or why it
-    was not made. Never raises for a missing or failing library: the Markdown is the report."""
+    was not made. Never raises for a missing or failing library: the Markdown is the report. ``footer`` and
+    ``page_breaks``: see to_html."""
     stem = os.path.splitext(markdown_path)[0]
     base_dir = os.path.dirname(markdown_path)
     written: dict = {"html": None, "pdf": None, "not_produced": {}}
@@ -189,8 +264,9 @@ def write(markdown_path: str, title: str, pdf: bool = True) -> dict:
         written["not_produced"] = {"html": reason, "pdf": "no HTML to print: " + reason}
         return written
     with open(markdown_path, encoding="utf-8") as handle:
-        page = to_html(handle.read(), base_dir, title)
-    _results.atomic_write_text(stem + ".html", page)
+        text = handle.read()
+    name = os.path.basename(stem)
+    _results.atomic_write_text(stem + ".html", to_html(text, base_dir, title, f"{name}.html", footer, page_breaks))
     written["html"] = stem + ".html"
     if not pdf:
         return written
@@ -198,8 +274,11 @@ def write(markdown_path: str, title: str, pdf: bool = True) -> dict:
     if weasyprint is None:
         written["not_produced"]["pdf"] = _WEASYPRINT["error"]
         return written
+    page = to_html(text, base_dir, title, f"{name}.pdf", footer, page_breaks)
     try:
-        document = weasyprint.HTML(string=page, base_url=base_dir).write_pdf()
+        # No base URL: the images are in the page already, and a link to a file beside the report stays relative
+        # (with one, WeasyPrint would write file:///<the controller's path> into the PDF).
+        document = weasyprint.HTML(string=page, base_url=None).write_pdf()
     except Exception as exc:  # pylint: disable=broad-exception-caught  # any failure of the engine: no PDF, say why
         written["not_produced"]["pdf"] = f"WeasyPrint failed: {type(exc).__name__}: {exc}"
         return written

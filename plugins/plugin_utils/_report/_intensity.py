@@ -10,7 +10,7 @@ DIRTH (demand intensity / response time histogram), from their round files alone
 
 Both run as three segments after one purge and WIPC (module_utils/_pts/_pts2.py ``_intensity``): ``precondition`` (100 %
 writes at the tracking point, the highest TC x highest QD, to steady state), ``loop`` (per round a pre-write at the
-tracking point, then every TC x QD point at the test's R/W mix; steady state on the tracking point's IOPS) and
+tracking point, then every TC × QD point at the test's R/W mix; steady state on the tracking point's IOPS) and
 ``points`` (MaxIOPS, MidIOPS, MinIOPS, each chosen from the loop's measurement window when its round started: a
 pre-write at the point in samples, then a measurement with fio's latency histogram). Response times are fio's total
 latency (lat_ns, submission + completion); the percentiles of all IOs (read + write) are computed from fio's merged
@@ -103,6 +103,7 @@ def _steady_phase(segment: dict, dv: dict) -> dict:
         "settings": {"window": window, "max_rounds": max_rounds}, "dv": series,
         "window_rounds": [int(r["round"]) for r in _tests.window_rounds(rounds, window)],
         "live_verdict_mismatch": _tests.live_mismatch(segment, [series]), "round_files": _stems(rounds),
+        "round_end_s": _tests.round_times(rounds),
     }
 
 
@@ -116,7 +117,7 @@ def _iops(jobs: list[dict], name: str) -> float | None:
 
 
 def _loop(segment: dict, dv: dict, params: dict) -> dict:
-    """The TC x QD loop: the steady-state phase, the pre-writes, the tracking thread count per QD, and the window
+    """The TC × QD loop: the steady-state phase, the pre-writes, the tracking thread count per QD, and the window
     averages of every grid point (IOPS, ART as _pts2.window_grid takes them, fio's CPU use)."""
     phase = _steady_phase(segment, dv)
     rounds = segment["rounds"]
@@ -138,7 +139,7 @@ def _loop(segment: dict, dv: dict, params: dict) -> dict:
         recomputed["window_rounds"] = phase["window_rounds"]
         choice_error = None
     except ValueError as exc:
-        recomputed, choice_error = None, str(exc)
+        recomputed, choice_error = None, str(exc).replace("TC x QD", "TC × QD")
     return dict(phase, prewrite_iops=[_iops(j, f"{name}-prewrite") for j in jobs],
                 tracking={"tc": tcs[0], "qd": qds[0],
                           "iops": {str(qd): [_iops(j, _pts2.grid_name(name, tcs[0], qd)) for j in jobs] for qd in qds}},
@@ -308,11 +309,11 @@ def build(test: dict) -> dict:
         status = "steady"
     else:
         status = "not steady"
-    text = f"{_phase_text('preconditioning', pc)}, {_phase_text('TC x QD loop', loop)}"
+    text = f"{_phase_text('preconditioning', pc)}, {_phase_text('TC × QD loop', loop)}"
     if len(done) < len(POINTS):
         text += f", {len(done)} of {len(POINTS)} operating points measured"
     missed = [f"the {label} in {phase['rounds_run']} rounds (limit {phase['settings']['max_rounds']})"
-              for label, phase in (("preconditioning", pc), ("TC x QD loop", loop)) if phase["status"] == "not steady"]
+              for label, phase in (("preconditioning", pc), ("TC × QD loop", loop)) if phase["status"] == "not steady"]
     checks = choice_differences(measured, loop["recomputed"], loop["window_rounds"])
     checks += [f"{e['word']}: {c}" for e in measured for c in (e["measure"] or {}).get("checks") or []]
     result.update(
@@ -328,6 +329,13 @@ def build(test: dict) -> dict:
                                for r in phase["live_verdict_mismatch"]],
     )
     return result
+
+
+def _phase_stamp(phase: dict) -> tuple[str, bool]:
+    """A steady-state phase's verdict for its convergence plot."""
+    if phase["steady"]:
+        return f"DV STEADY from round {phase['steady_round']}", True
+    return f"DV NOT STEADY in {phase['rounds_run']} rounds", False
 
 
 def _workload(params: dict) -> dict:
@@ -435,9 +443,9 @@ def _oio_ticks(ax, values: list[int]) -> None:
 
 
 def outstanding(path: str, title: str, result: dict, subtitle: str) -> str:
-    """IOPS and ART against the total outstanding IOs (TC x QD, log 2 axis), one line per thread count."""
+    """IOPS and ART against the total outstanding IOs (TC × QD, log 2 axis), one line per thread count."""
     cells = _cells(result)
-    fig, axes = plt.subplots(1, 2, figsize=(12.5, 5.0), layout="constrained")
+    fig, axes = plt.subplots(1, 2, figsize=(_plots.WIDTH, 4.8), layout="constrained")
     tcs, qds = result["thread_counts"], sorted(result["queue_depths"])
     shown = {"iops": [], "art_ms": []}
     for index, tc in enumerate(tcs):
@@ -449,7 +457,7 @@ def outstanding(path: str, title: str, result: dict, subtitle: str) -> str:
     for ax, key, label in zip(axes, ("iops", "art_ms"), ("IOPS (read + write)", "Mean response time (ms)")):
         _y_axis(ax, shown[key], label)
         _oio_ticks(ax, [c["oio"] for c in cells.values()])
-        ax.set_xlabel("Outstanding IOs: thread count × queue depth (log 2)")
+        ax.set_xlabel("Outstanding IOs: TC × QD (log 2)")
         ax.grid(True, which="both", alpha=0.3)
     axes[0].set_title("IOPS", fontsize=10)
     axes[1].set_title("Mean response time", fontsize=10)
@@ -497,10 +505,14 @@ def histograms(path: str, title: str, result: dict, subtitle: str) -> str:
     measured = [p for p in result["points"] if (p.get("measure") or {}).get("bins")]
     fig, axes = plt.subplots(len(measured), 1, figsize=(9.5, 2.9 * len(measured) + 0.8), layout="constrained",
                              squeeze=False)
-    for ax, entry in zip(axes[:, 0], measured):
+    limits = [_histogram.percentile(entry["measure"]["bins"], HISTOGRAM_LIMIT) for entry in measured]
+    # One bin width for every panel (the widest any of them needs), so their bars compare IO for IO.
+    width_ns = max(_histogram.bin_width(min(_histogram.normalise(entry["measure"]["bins"])[-1][0], int(limit)))
+                   for entry, limit in zip(measured, limits))
+    for ax, entry, limit in zip(axes[:, 0], measured, limits):
         measure = entry["measure"]
         color = POINT_COLORS[entry["point"]]
-        binned = _histogram.rebin(measure["bins"], limit_ns=_histogram.percentile(measure["bins"], HISTOGRAM_LIMIT))
+        binned = _histogram.rebin(measure["bins"], width_ns=width_ns, limit_ns=limit)
         width = binned["width_ns"]
         counts = [c for dummy, c in binned["bins"]]
         edges = [i * width / MS for i in range(len(counts) + 1)]
@@ -550,10 +562,11 @@ def confidence(path: str, title: str, result: dict, subtitle: str) -> str:
     """Confidence levels: per operating point the share of IOs (read + write) completed within each response time
     (log x, logit y), with the ART and the 3, 4 and 5 nines marked."""
     measured = [p for p in result["points"] if (p.get("measure") or {}).get("bins")]
-    fig, axes = plt.subplots(1, len(measured), figsize=(4.6 * len(measured) + 0.6, 5.6), layout="constrained",
-                             squeeze=False, sharey=True, sharex=True)
+    # A row per point (side by side they made a figure too wide to print its text readable on A4).
+    fig, axes = plt.subplots(len(measured), 1, figsize=(_plots.WIDTH, 2.9 * len(measured) + 0.9),
+                             layout="constrained", squeeze=False, sharey=True, sharex=True)
     lows, highs = [], []
-    for ax, entry in zip(axes[0], measured):
+    for ax, entry in zip(axes[:, 0], measured):
         measure = entry["measure"]
         curve = _histogram.cumulative(measure["bins"])
         xs = [ns / MS for ns, dummy in curve]
@@ -575,10 +588,10 @@ def confidence(path: str, title: str, result: dict, subtitle: str) -> str:
                     color="white", markeredgecolor="black", zorder=5, label=f"{words}: {value:.3f} ms{short}")
         ax.set_title(f"{entry['word']} {_point_name(entry['tc'], entry['qd'])}: {measure['total_ios']:,} IOs",
                      fontsize=10, loc="left")
-        ax.set_xlabel("Response time (ms, log scale)")
         ax.grid(True, which="both", alpha=0.3)
-        # Upper left: a cumulative curve never reaches there (high shares at short response times).
-        ax.legend(fontsize=7.5, loc="upper left")
+        ax.set_ylabel("IOs completed within\n(cumulative %, logit)", fontsize=9)
+        ax.legend(fontsize=8.5, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    axes[-1][0].set_xlabel("Response time (ms, log scale)")
     ax = axes[0][0]
     ax.set_yscale("logit")
     ax.set_ylim(_CONFIDENCE_TICKS[0], _CONFIDENCE_TOP)
@@ -586,7 +599,6 @@ def confidence(path: str, title: str, result: dict, subtitle: str) -> str:
     ax.yaxis.set_major_formatter(FuncFormatter(_percent))
     ax.yaxis.set_minor_locator(NullLocator())
     ax.yaxis.set_minor_formatter(NullFormatter())
-    ax.set_ylabel("IOs completed within (cumulative %, logit scale)")
     ax.set_xscale("log")
     ax.set_xlim(min(lows) / 1.3, max(highs) * 1.3)
     # Ticks at 1, 2 and 5 per decade while they fit, at each decade over a wider range.
@@ -610,9 +622,10 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
     if pc["rounds_run"]:
         dv = pc["dv"]
         drawn["pc_convergence"] = _plots.convergence(
-            at("pc-convergence"), f"{prefix} — {words} preconditioning IOPS per round", "IOPS",
+            at("pc-convergence"), f"{prefix} — {words} preconditioning IOPS per round", "IOPS (write)",
             {"": {dv["name"]: dv["values"]}}, highlight=dv["name"], window_rounds=pc["window_rounds"],
-            legend_title="Preconditioning", subtitle=subtitle, marks=_plots.segment_marks("precondition"))
+            legend_title="Preconditioning", subtitle=subtitle, marks=_plots.segment_marks("precondition"),
+            verdicts={"": _phase_stamp(pc)}, times=pc.get("round_end_s"))
         drawn["pc_verification"] = _plots.verification(
             at("pc-verification"), f"{prefix} — {words} preconditioning verification, {dv['name']}",
             "IOPS", dv["values"], dv["window"], subtitle=subtitle)
@@ -620,17 +633,20 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
         dv, tracking = loop["dv"], loop["tracking"]
         drawn["loop_prewrite"] = _plots.convergence(
             at("loop-prewrite"), f"{prefix} — {words} between-round pre-writes (100 % writes, "
-                                 f"{_point_name(tracking['tc'], tracking['qd'])})", "IOPS",
+                                 f"{_point_name(tracking['tc'], tracking['qd'])})", "IOPS (write)",
             {"": {"pre-write": loop["prewrite_iops"]}}, window_rounds=loop["window_rounds"],
-            legend_title="Pre-write", subtitle=subtitle, marks=_plots.segment_marks("loop"))
+            legend_title="Pre-write", subtitle=subtitle, marks=_plots.segment_marks("loop"),
+            times=loop.get("round_end_s"))
+        mix = result["parameters"]["mix"]
         drawn["loop_convergence"] = _plots.convergence(
             at("loop-convergence"), f"{prefix} — {words} TC{tracking['tc']} IOPS per round, every queue depth "
-                                    f"({md.mix(result['parameters']['mix'])})", "IOPS",
+                                    f"({md.mix(mix)})",
+            {0: "IOPS (write)", 100: "IOPS (read)"}.get(mix, "IOPS (read + write)"),
             {"": {f"QD{qd}": values for qd, values in tracking["iops"].items()}}, highlight=f"QD{tracking['qd']}",
             window_rounds=loop["window_rounds"], legend_title=f"TC{tracking['tc']}, queue depth", subtitle=subtitle,
-            marks=_plots.segment_marks("loop"))
+            marks=_plots.segment_marks("loop"), verdicts={"": _phase_stamp(loop)}, times=loop.get("round_end_s"))
         drawn["loop_verification"] = _plots.verification(
-            at("loop-verification"), f"{prefix} — {words} TC x QD loop verification, {dv['name']}",
+            at("loop-verification"), f"{prefix} — {words} TC × QD loop verification, {dv['name']}",
             "IOPS", dv["values"], dv["window"], subtitle=subtitle)
     if loop["grid"]:
         cells = _cells(result)
@@ -685,7 +701,7 @@ def _procedure(result: dict) -> list[str]:
     return ["```",
             "Preconditioning: while not steady and round < max rounds",
             f"  {what} 0/100 at TC{tc}/QD{qd} for {_seconds(params.get('precondition_seconds'))}",
-            "TC x QD loop: while not steady and round < max rounds",
+            "TC × QD loop: while not steady and round < max rounds",
             f"  pre-write: {what} 0/100 at TC{tc}/QD{qd} for {_seconds(params.get('prewrite_seconds'))}",
             f"  for TC in {params['thread_counts']}",
             f"    for QD in {params['queue_depths']}",
@@ -787,7 +803,7 @@ def _points_lines(result: dict, number: str, plots_rel: dict) -> list[str]:
     first = next(iter(ran.values()), None)
     chosen = (first or {}).get("chosen") or recomputed
     window = chosen.get("window_rounds") or loop["window_rounds"]
-    lines += [f"Chosen from the TC x QD loop's measurement window (loop {_rounds_text(window)}), by window averages; "
+    lines += [f"Chosen from the TC × QD loop's measurement window (loop {_rounds_text(window)}), by window averages; "
               f"MidIOPS aims at {chosen['mid_target_iops']:,.0f} IOPS:", ""]
     rows = []
     for point in POINTS:
@@ -879,7 +895,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
                           "window shaded.",
         "pc_verification": _sections.VERIFICATION_CAPTION,
     })
-    lines += _steady_block(loop, f"{number}.2", "TC x QD loop", "TC x QD loop")
+    lines += _steady_block(loop, f"{number}.2", "TC × QD loop", "TC × QD loop")
     lines += _sections.images(plots_rel, {
         "loop_prewrite": "Between-round pre-writes: IOPS of each round's pre-write (100 % writes at the tracking "
                          "point) before its grid.",
@@ -910,7 +926,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     lines += [f"### {number}.5 Purge, preconditioning and files", ""]
     steps = _sections.steps_table(result, capacity, [("", {"purge": result.get("purge")})])
     rows = [[label, _phase_summary(phase), md.DASH]
-            for label, phase in (("Preconditioning", pc), ("TC x QD loop", loop))]
+            for label, phase in (("Preconditioning", pc), ("TC × QD loop", loop))]
     rows.append(["Operating points", f"{len(result['points'])} of {len(POINTS)} rounds", md.DASH])
     steps[-2:-2] = ["| " + " | ".join(row) + " |" for row in rows]
     lines += steps

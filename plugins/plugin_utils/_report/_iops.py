@@ -99,8 +99,23 @@ def build(test: dict) -> dict:
                 lambda j: j["total"]["lat_ns"]["mean"] / 1e6 if j["total"]["lat_ns"]["mean"] is not None else None),
         },
         round_files=[f"round-{int(r['round']):02d}" for r in rounds],
+        round_end_s=_tests.round_times(rounds),
     )
     return result
+
+
+def iops_label(mix: int) -> str:
+    """What a plot's IOPS are at one R/W mix: a write-only plot's are writes."""
+    return {0: "IOPS (write)", 100: "IOPS (read)"}.get(int(mix), "IOPS (read + write)")
+
+
+def window_stamp(result: dict) -> tuple[str, bool]:
+    """The verdict of a test's window for its plots: STEADY at round N, or NOT STEADY with the rounds shown."""
+    rounds = result.get("window_rounds") or []
+    span = f"rounds {rounds[0]}–{rounds[-1]}" if len(rounds) > 1 else f"round {rounds[0]}" if rounds else ""
+    if result.get("status") == "steady":
+        return f"STEADY from round {result.get('steady_round')} (window {span})", True
+    return f"NOT STEADY (window {span}: the last rounds, not a steady state)", False
 
 
 def plot_keys(dv: dict, index: int) -> dict:
@@ -124,11 +139,14 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
         else:
             title = f"{prefix} — IOPS steady-state convergence, R/W mix {mix}, DV {dv['bs']}"
         # Every block size at the DV's R/W mix, the DV bold; then the DV against its stop rule.
+        own = ("STEADY" if dv["steady"] else "NOT STEADY") + (f" from round {dv['steady_round']}" if dv["steady"]
+                                                              else f" in {result['rounds_run']} rounds")
         drawn[convergence] = _plots.convergence(
-            os.path.join(plot_dir, convergence_png), title, "IOPS (read + write)",
+            os.path.join(plot_dir, convergence_png), title, iops_label(dv["mix"]),
             {"": result["convergence_by_mix"][str(dv["mix"])] if "convergence_by_mix" in result else
              result["convergence"]}, highlight=dv["bs"], window_rounds=result["window_rounds"],
-            legend_title="Block size", subtitle=subtitle)
+            legend_title="Block size", subtitle=subtitle, verdicts={"": (f"DV {own}", dv["steady"])},
+            times=result.get("round_end_s"))
         drawn[verification] = _plots.verification(
             os.path.join(plot_dir, verification_png),
             f"{prefix} — IOPS steady-state verification, DV {dv['bs']} {mix}"
@@ -137,7 +155,8 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
     drawn["measurement"] = _plots.measurement_2d(
         os.path.join(plot_dir, "iops-measurement.png"),
         f"{prefix} — IOPS window average vs block size",
-        "IOPS (read + write)", result["block_sizes"], result["tables"]["iops"], result["mixes"], subtitle=subtitle)
+        "IOPS (read + write)", result["block_sizes"], result["tables"]["iops"], result["mixes"], subtitle=subtitle,
+        verdict=window_stamp(result))
     drawn["heatmap"] = mix_heatmap(
         os.path.join(plot_dir, "iops-heatmap.png"), f"{prefix} — IOPS window average, R/W mix × block size",
         [("IOPS (read + write)", result["tables"]["iops"], 0)], result["block_sizes"], result["mixes"], subtitle)

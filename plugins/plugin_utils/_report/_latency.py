@@ -107,6 +107,7 @@ def build(test: dict) -> dict:
         percentiles_ms=percentiles,
         per_round=_every_round(rounds, mixes, sizes),
         round_files=[f"round-{int(r['round']):02d}" for r in rounds],
+        round_end_s=_tests.round_times(rounds),
     )
     return result
 
@@ -130,12 +131,17 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
         if verdict.get(key) is not None:
             verdict[key] = verdict[key] / MS
     verdict["values"] = [v / MS for v in verdict.get("values") or []]
+    dv_panel = f"R/W mix {md.mix(dv['mix'])}"
+    own = (f"DV STEADY from round {dv['steady_round']}" if dv["steady"] else
+           f"DV NOT STEADY in {result['rounds_run']} rounds")
+    stamped = _iops.window_stamp(result)
     return {
         "convergence": _plots.convergence(
             os.path.join(plot_dir, "latency-convergence.png"),
             f"{prefix} — latency steady-state convergence, mean latency per R/W mix",
-            "mean latency (ms)", result["convergence"], highlight=dv["bs"], highlight_panel=f"R/W mix {md.mix(dv['mix'])}",
-            window_rounds=result["window_rounds"], legend_title="Block size", subtitle=subtitle),
+            "mean latency (ms)", result["convergence"], highlight=dv["bs"], highlight_panel=dv_panel,
+            window_rounds=result["window_rounds"], legend_title="Block size", subtitle=subtitle,
+            verdicts={dv_panel: (own, dv["steady"])}, times=result.get("round_end_s")),
         "verification": _plots.verification(
             os.path.join(plot_dir, "latency-verification.png"),
             f"{prefix} — latency steady-state verification, DV {dv['bs']} {md.mix(dv['mix'])} mean latency",
@@ -143,11 +149,13 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
         "measurement": _plots.measurement_2d(
             os.path.join(plot_dir, "latency-measurement.png"),
             f"{prefix} — mean latency window average vs block size",
-            "mean latency (ms)", result["block_sizes"], result["tables"]["mean_ms"], result["mixes"], subtitle=subtitle),
+            "mean latency (ms)", result["block_sizes"], result["tables"]["mean_ms"], result["mixes"], subtitle=subtitle,
+            verdict=stamped),
         "max": _plots.measurement_2d(
             os.path.join(plot_dir, "latency-max.png"),
             f"{prefix} — maximum latency in the window vs block size",
-            "max latency (ms)", result["block_sizes"], result["tables"]["max_ms"], result["mixes"], subtitle=subtitle),
+            "max latency (ms)", result["block_sizes"], result["tables"]["max_ms"], result["mixes"], subtitle=subtitle,
+            verdict=stamped),
         "percentiles": _plots.percentiles(
             os.path.join(plot_dir, "latency-percentiles.png"),
             f"{prefix} — latency percentiles per block size (window)", _percentile_panels(result), subtitle=subtitle),

@@ -28,7 +28,43 @@ def dv_header(dv: dict) -> str:
     """A DV as a column header, in words and its unit."""
     if dv["metric"] == "bw_bytes":
         return f"{dv['name']} MB/s"
+    if dv.get("job") and dv.get("name"):
+        # A named section's DV (CBW's and DIRTH's mixed block sizes, a point of the TC × QD grid): its own name
+        # ("CBW 40/60 TC2/QD4 IOPS"), not the first block size of its mix.
+        return dv["name"]
     return f"{dv['bs']} {md.mix(dv['mix'])} {METRIC_WORDS.get(dv['metric'], dv['metric'])}"
+
+
+def round_parts(result: dict) -> list[tuple[str, int]]:
+    """A test's rounds by the part of it that ran them (a block size, a phase, a group, a wait state)."""
+    test = result.get("test")
+    if test == "throughput":
+        return [(s["name"], int(s.get("rounds_run") or 0)) for s in result.get("segments") or []]
+    if test in ("cbw", "dirth") and result.get("precondition"):
+        return [("preconditioning", int(result["precondition"].get("rounds_run") or 0)),
+                ("TC × QD loop", int((result.get("loop") or {}).get("rounds_run") or 0)),
+                ("operating points", len(result.get("points") or []))]
+    if test == "hir" and result.get("precondition"):
+        return [("preconditioning", int(result["precondition"].get("rounds_run") or 0))] + [
+            (entry["label"], len(entry.get("round_files") or [])) for entry in result.get("wait_states") or []]
+    if test == "xsr" and result.get("groups"):
+        return [(f"group {g['number']}", int(g.get("samples") or 0)) for g in result["groups"]]
+    return []
+
+
+def rounds_text(result: dict) -> str:
+    """A test's rounds in all and how they add up: throughput's "30 (6 per block size × 5)", a phased test's
+    "7 (preconditioning 2 + TC × QD loop 2 + operating points 3)"; a one-segment test's count alone."""
+    total = int(result.get("rounds_run") or 0)
+    parts = round_parts(result)
+    if len(parts) < 2:
+        return f"{total:,}"
+    counts = {n for dummy, n in parts}
+    if result.get("test") == "throughput":
+        if len(counts) == 1:
+            return f"{total:,} ({counts.pop():,} per block size × {len(parts)})"
+        return f"{total:,} ({' + '.join(f'{n:,} at {label}' for label, n in parts)})"
+    return f"{total:,} ({' + '.join(f'{label}: {n:,}' for label, n in parts)})"
 
 
 # A round table longer than this (a write saturation runs hundreds of rounds) shows its first and last rounds and
@@ -145,9 +181,25 @@ def purge_row(label: str, purge: dict | None) -> list[str]:
             md.fmt(purge.get("elapsed_s"), 3) + " s" if purge.get("elapsed_s") is not None else md.DASH]
 
 
+def fio_time_text(result: dict) -> str:
+    """fio's time in the rounds, explained: the seconds it measured I/O (its jobs' run times) and the seconds its
+    processes ran, the difference being fio's start-up and the pause between its stonewalled sections."""
+    io_s, process_s, sections = result.get("fio_io_s"), result.get("fio_s"), result.get("fio_sections")
+    if not io_s or process_s is None:
+        return md.fmt(process_s) + " s" if process_s is not None else md.DASH
+    rest = max(0.0, process_s - io_s)
+    if result.get("test") == "hir":
+        # HIR's bursts wait on purpose: the idle time between them is part of the rest.
+        return (f"{process_s:,.1f} s: {io_s:,.1f} s of I/O in {sections:,} runs, and {rest:,.1f} s without I/O: the "
+                "idle time between bursts, fio's start-up and its pauses between runs")
+    each = f", {rest / sections:.2f} s per run" if sections else ""
+    return (f"{process_s:,.1f} s: {io_s:,.1f} s of I/O in {sections:,} runs, and {rest:,.1f} s of fio's start-up and "
+            f"pauses between runs{each}")
+
+
 def timing_rows(result: dict) -> list[list[str]]:
     """The fio run time of all rounds and the test's wall time, the last rows of every steps table."""
-    return [["Rounds (fio run time)", f"{result.get('rounds_run')} rounds", md.fmt(result.get("fio_s")) + " s"],
+    return [["Rounds (fio run time)", f"{rounds_text(result)} rounds", fio_time_text(result)],
             ["Whole test (wall time)", f"{result.get('started_at')} – {result.get('finished_at')}",
              md.fmt(result.get("wall_s")) + " s" if result.get("wall_s") is not None else md.DASH]]
 

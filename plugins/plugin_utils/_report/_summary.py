@@ -15,7 +15,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import f
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._spec import PTS2_TESTS, PTS_TESTS
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._pts2 import SPEC_NAMES
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline, _identity
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _tests
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections, _tests
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 
 TITLE = "Summary"
@@ -57,32 +57,104 @@ def _verdict_lines(model: dict) -> list[str]:
     return lines
 
 
+def _shown(value, figure: str) -> str:
+    spec = _headline.FIGURES[figure]
+    return f"{md.fmt(float(value), spec['digits'])} {spec['unit']}" if value is not None else "not measured"
+
+
+def _state_cell(state: str | None) -> str:
+    return "**steady**" if state == "steady" else md.text(state or "not run")
+
+
+def _pts2_rows(model: dict, block: dict) -> list[list[str]]:
+    """One row per PTS 2.0 test that ran, its key figures as OakGate's summary page has them."""
+    tests = model.get("tests") or {}
+    rows = []
+    for name, title in (("cbw", "CBW"), ("dirth", "DIRTH")):
+        if name not in tests:
+            continue
+        iops = block.get(f"{name}_max_iops") or {}
+        art, nines = block.get(f"{name}_max_art_ms") or {}, block.get(f"{name}_max_p99999_ms") or {}
+        point = _headline.maxiops_point(model, name)
+        if iops.get("value") is None:
+            shown = "not measured (the MaxIOPS point did not run)"
+        else:
+            shown = (f"{md.fmt(float(iops['value']), 0)} IOPS · mean response time "
+                     f"{_shown(art.get('value'), f'{name}_max_art_ms')} · 99.999 % "
+                     f"{_shown(nines.get('value'), f'{name}_max_p99999_ms')}")
+        rows.append([f"{title} MaxIOPS" + (f" ({md.text(point)})" if point else ""), shown,
+                     _state_cell(iops.get("state"))])
+    if "xsr" in tests:
+        result = tests["xsr"]
+        recovery = (result.get("transitions") or {}).get("recovery") or {}
+        minutes = recovery.get("minutes")
+        if minutes is not None:
+            shown = (f"{minutes:,.1f} min into group 3 (sample {recovery.get('sample')}): throughput back within "
+                     f"{recovery.get('tolerance_pct', 0):g} % of group 1's mean")
+        else:
+            shown = md.text(recovery.get("reason") or "not recovered")
+        rows.append(["XSR recovery", shown, md.text(result.get("status"))])
+    if "hir" in tests:
+        result = tests["hir"]
+        gains = [f"{e['label']} ×{e['gain']:.2f}" for e in result.get("wait_states") or [] if e.get("gain") is not None]
+        pc = (result.get("precondition") or {}).get("iops")
+        shown = (" · ".join(gains) + (f" (over the preconditioning's {md.fmt(pc, 0)} IOPS)" if pc else "")) if gains \
+            else "not measured"
+        rows.append(["HIR gain per wait state (mean burst IOPS ÷ preconditioning)", shown,
+                     _state_cell(result.get("status"))])
+    return rows
+
+
 def _headline_rows(model: dict) -> tuple[list[list[str]], list[str]]:
+    """The headline figures of the tests the drive ran or was to run: PTS-E 1.1's (window averages), write
+    saturation's end, PTS 2.0's key figures. A test neither run nor planned has no row."""
     block = model.get("headline") or _headline.block(model)
+    tests = model.get("tests") or {}
+    wanted = set(tests) | set((model.get("verdict") or {}).get("planned") or [])
     rows, notes = [], []
     for figure, spec in _headline.FIGURES.items():
+        if spec.get("optional") or spec["test"] not in wanted:
+            continue
         item = block.get(figure) or {}
-        value = item.get("value")
-        shown = f"{md.fmt(float(value), spec['digits'])} {spec['unit']}" if value is not None else "not measured"
-        state = item.get("state") or "not run"
         label = spec["label"] + (" *" if spec.get("note") else "")
-        rows.append([label, shown, "**steady**" if state == "steady" else md.text(state)])
+        rows.append([label, _shown(item.get("value"), figure), _state_cell(item.get("state"))])
         if spec.get("note"):
             notes.append(f"\\* p99.99: the {spec['note']} (fio reports percentiles per round); the window's own "
                          "percentile over all its IOs is not computed.")
-    rows.append(["Write saturation", md.text(_headline.wsat_text(block.get("wsat"))),
-                 "no steady state (by design)" if block.get("wsat") else md.DASH])
+    if "wsat" in wanted:
+        rows.append(["Write saturation", md.text(_headline.wsat_text(block.get("wsat"))),
+                     "no steady state (by design)" if block.get("wsat") else md.DASH])
+    if rows:
+        notes.append("IOPS, throughput and latency: averages over each test's measurement window (its last rounds).")
+    rows += _pts2_rows(model, block)
+    if any(name in tests for name in ("cbw", "dirth")):
+        notes.append("CBW and DIRTH: measured at the MaxIOPS point after its pre-write (fio's IOPS and mean response "
+                     "time; the 99.999 % of all its IOs from fio's merged latency histogram); the point is chosen from "
+                     "the TC × QD loop's window.")
     return rows, notes
+
+
+def _estimate_text(model: dict, names: list[str]) -> str:
+    """The plan's estimate of these tests' wall time, made before the first write: "4.3–5.1 min"."""
+    found = [(model.get("estimate") or {}).get(name) for name in names]
+    if not found or None in found:
+        return md.DASH
+    low, high = sum(e["min_s"] for e in found), sum(e["max_s"] or e["min_s"] for e in found)
+    return _headline.duration(low) if abs(high - low) < 0.5 else \
+        f"{_headline.duration(low)} – {_headline.duration(high)}"
 
 
 def _tests_rows(model: dict) -> list[list[str]]:
     rows = []
-    for result in model["tests"].values():
-        rows.append([result["title"], md.text(result.get("status")), f"{result.get('rounds_run', 0):,}",
-                     _headline.duration(result.get("wall_s")), _headline.duration(result.get("fio_s"))])
+    for name, result in model["tests"].items():
+        rows.append([result["title"], md.text(result.get("status")), _sections.rounds_text(result),
+                     _estimate_text(model, [name]), _headline.duration(result.get("wall_s")),
+                     _headline.duration(result.get("fio_io_s")) if result.get("fio_io_s") else md.DASH,
+                     _headline.duration(result.get("fio_s"))])
     walls = [t["wall_s"] for t in model["tests"].values() if t.get("wall_s") is not None]
     if len(walls) > 1:
-        rows.append(["**All tests**", "", "", f"**{_headline.duration(sum(walls))}**", ""])
+        rows.append(["**All tests**", "", "", _estimate_text(model, list(model["tests"])),
+                     f"**{_headline.duration(sum(walls))}**", "", ""])
     return rows
 
 
@@ -157,7 +229,21 @@ def round_health_lines(health: dict) -> list[str]:
     return lines
 
 
-def section(model: dict) -> list[str]:
+def previous_lines(model: dict, html: bool) -> list[str]:
+    """The history comparison: this drive's model and firmware in the run that tested them last before this one."""
+    previous = model.get("previous")
+    if not previous:
+        return []
+    when = (previous.get("run_time") or "")[:16].replace("T", " ")
+    link = previous["link"] if html else previous["link_md"]
+    return [f"History: run {md.code(previous['run_id'])}" + (f" ({md.text(when)} UTC)" if when else "")
+            + " tested this model and firmware last before this run "
+            + f"({md.plural(int(previous.get('drives') or 0), 'drive')}): "
+            f"[comparison of the two runs' drives of this model]({link}) (written with the fleet summary, which "
+            "indexes this run).", ""]
+
+
+def section(model: dict, html: bool = True) -> list[str]:
     """The summary page: verdict, headline figures, run time per test, health. Unnumbered, before the contents."""
     drive = model["drive"]
     size = drive.get("size_bytes")
@@ -181,14 +267,19 @@ def section(model: dict) -> list[str]:
     lines += _verdict_lines(model)
     if model["tests"]:
         rows, notes = _headline_rows(model)
-        lines += md.table(["Headline figure", "Value (window average)", "Window"], rows, numeric=False)
+        lines += md.table(["Headline figure", "Value", "Window"], rows, numeric=False)
         lines += [""] + [n + "" for n in notes] + ([""] if notes else [])
-        lines += ["Run time per test (wall time from the purge to the last round; fio run time of the rounds):", ""]
-        lines += md.table(["Test", "Result", "Rounds", "Wall time", "fio run time"], _tests_rows(model), numeric=False)
+        lines += ["Run time per test: the plan's estimate before the first write, the wall time from the purge to the "
+                  "last round, the seconds fio measured I/O in the rounds (its jobs' run times) and the seconds its "
+                  "processes ran (with fio's start-up and the pause between its stonewalled runs, about 0.2–0.3 s "
+                  "each):", ""]
+        lines += md.table(["Test", "Result", "Rounds", "Estimated", "Wall time", "fio I/O", "fio processes"],
+                          _tests_rows(model), numeric=False)
         lines.append("")
     lines += _health_lines(model)
     if model["tests"] and model.get("wear"):
         lines += wear_lines(model["wear"])
+    lines += previous_lines(model, html)
     return lines
 
 

@@ -123,6 +123,21 @@ def _parse_time(text: str | None) -> datetime.datetime | None:
         return None
 
 
+def round_times(rounds: list[dict]) -> list[float | None]:
+    """Seconds from the start of the first round (its recorded_at less fio's run time) to the end of each round (its
+    recorded_at): the round files' own clocks, for the plots' time axes. Empty when the first round has no time."""
+    ends = [_parse_time(r.get("recorded_at")) for r in rounds]
+    if not ends or ends[0] is None:
+        return []
+    origin = ends[0] - datetime.timedelta(seconds=float((rounds[0].get("fio") or {}).get("elapsed_s") or 0.0))
+    return [(end - origin).total_seconds() if end is not None else None for end in ends]
+
+
+def io_seconds(rounds: list[dict]) -> float:
+    """The seconds fio measured I/O in the rounds: every job's own run time (fio's job_runtime), summed."""
+    return sum(float(job.get("runtime_ms") or 0) for r in rounds for job in (r.get("fio") or {}).get("jobs") or []) / 1e3
+
+
 def timing(segments: list[dict]) -> dict:
     """When a test started (its first purge, else first round) and ended (its last round), and how long it took."""
     starts, ends, fio_s = [], [], 0.0
@@ -136,7 +151,9 @@ def timing(segments: list[dict]) -> dict:
         fio_s += sum(r.get("fio", {}).get("elapsed_s") or 0.0 for r in rounds)
     started, finished = (min(starts) if starts else None), (max(ends) if ends else None)
     begin, end = _parse_time(started), _parse_time(finished)
+    sections = sum(len((r.get("fio") or {}).get("jobs") or []) for s in segments for r in s["rounds"])
     return {"started_at": started, "finished_at": finished, "fio_s": fio_s,
+            "fio_io_s": sum(io_seconds(s["rounds"]) for s in segments), "fio_sections": sections,
             "wall_s": (end - begin).total_seconds() if begin and end else None}
 
 

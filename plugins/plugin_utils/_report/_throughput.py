@@ -60,6 +60,7 @@ def _segment(name: str, segment: dict) -> dict:
         if segment.get("purge") and not wipc else None,
         "live_verdict_mismatch": _tests.live_mismatch(segment, dvs),
         "round_files": [f"round-{int(r['round']):02d}" for r in rounds],
+        "round_end_s": _tests.round_times(rounds),
     }
 
 
@@ -117,6 +118,28 @@ def build(test: dict) -> dict:
 PURGED_LABEL = "round 1: reads of a purged drive"
 
 
+def _median_times(segments: list[dict]) -> list[float | None]:
+    """Per round number, the median over block sizes of the time from a block size's first round to that round's
+    end: every block size runs the same rounds, so one time axis serves them all."""
+    longest = max((len(s.get("round_end_s") or []) for s in segments), default=0)
+    out = []
+    for index in range(longest):
+        found = sorted(t[index] for s in segments if index < len(t := s.get("round_end_s") or [])
+                       and t[index] is not None)
+        out.append(found[len(found) // 2] if found else None)
+    return out
+
+
+def _stamps(measured: list[dict]) -> dict:
+    """Per convergence panel (direction), its verdict: steady when every block size's DV of that direction is."""
+    out = {}
+    for index, (direction, dummy) in enumerate(DIRECTIONS):
+        missed = [s["name"] for s in measured if not s["dvs"][index]["steady"]]
+        out[f"Sequential {direction}"] = ((f"NOT STEADY ({', '.join(missed)})") if missed else
+                                          "STEADY (every block size)", not missed)
+    return out
+
+
 def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
     measured = [s for s in result["segments"] if s["rounds_run"]]
     panels, windows, stars, hollow = {}, {}, {}, {}
@@ -138,25 +161,34 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
                    "windows": windows if len(shared) > 1 else None}
     path = os.path.join(plot_dir, "throughput-convergence.png")
     title = f"{prefix} — throughput steady-state convergence (write top, read below)"
-    # Round 1's reads of a block size purged just before them (no WIPC): a hollow point off the line.
+    # Round 1's reads of a block size purged just before them (no WIPC): a hollow point off the line and off the
+    # scale, so the reads that count are not flattened by it.
     convergence = _plots.convergence(path, title, "MB/s (10⁶ B/s)", panels, legend_title="Block size",
                                      subtitle=subtitle, steady_at=stars, hollow=hollow, hollow_label=PURGED_LABEL,
+                                     verdicts=_stamps(measured), times=_median_times(measured),
+                                     time_label="Time at the round's end since its block size's first round, median",
                                      **window_args)
+    steady = result["status"] == "steady"
     drawn = {
         "convergence": convergence,
         "measurement": _plots.grouped_bars(
             os.path.join(plot_dir, "throughput-measurement.png"),
             f"{prefix} — throughput window average per block size",
-            "MB/s (10⁶ B/s)", [s["name"] for s in measured], bars, subtitle=subtitle),
+            "MB/s (10⁶ B/s)", [s["name"] for s in measured], bars, subtitle=subtitle,
+            verdict=("STEADY" if steady else "NOT STEADY: not every window is steady", steady)),
     }
-    # A verification plot for every DV that decides a stop: read and write of every block size, a row each.
-    drawn["verification"] = _plots.verification_panels(
-        os.path.join(plot_dir, "throughput-verification.png"),
-        f"{prefix} — throughput steady-state verification, every block size, sequential read and write",
-        "MB/s (10⁶ B/s)",
-        [[(f"{seg['name']} {direction}", [v / 1e6 for v in seg["dvs"][index]["values"]],
-           _scaled(seg["dvs"][index]["window"], 1e6)) for index, (direction, dummy) in enumerate(DIRECTIONS)]
-         for seg in measured], subtitle=subtitle)
+    # A verification plot for every DV that decides a stop: read and write of each block size, a figure each (one
+    # tall figure of every block size would print its text at half size on A4).
+    for seg in measured:
+        names = [f"{seg['name']} {direction}" for direction, dummy in DIRECTIONS]
+        drawn[f"verification-{seg['name']}"] = _plots.verification_panels(
+            os.path.join(plot_dir, f"throughput-verification-{seg['name']}.png"),
+            f"{prefix} — throughput steady-state verification, {seg['name']} sequential read and write",
+            "MB/s (10⁶ B/s)",
+            [(name, [v / 1e6 for v in seg["dvs"][index]["values"]], _scaled(seg["dvs"][index]["window"], 1e6))
+             for index, name in enumerate(names)], subtitle=subtitle,
+            exclude={names[0]: (seg["purged_read"]["round"],)} if seg.get("purged_read") else None,
+            exclude_label=PURGED_LABEL)
     return drawn
 
 
@@ -218,18 +250,28 @@ def _wipc_step(result: dict, capacity: int) -> str:
 
 
 def _purged_note(result: dict) -> list[str]:
-    """Round 1 of a block size purged and not preconditioned: its reads are of discarded LBAs."""
+    """Round 1 of a block size purged and not preconditioned: its reads are of discarded LBAs. Which windows held
+    them: the final one, or only the steady-state check after round ``window`` (rounds 1 to ``window``)."""
     flagged = [s for s in result["segments"] if s.get("purged_read")]
     if not flagged:
         return []
     values = ", ".join(f"{md.fmt(s['purged_read']['mb_per_s'], 2)} MB/s at {s['name']}" for s in flagged)
     in_window = [s["name"] for s in flagged if s["purged_read"]["in_window"]]
+    window = int((result.get("settings") or {}).get("window") or 5)
+    checked = [s["name"] for s in flagged if not s["purged_read"]["in_window"] and s["rounds_run"] >= window]
+    held = []
+    if in_window:
+        held.append(f"the {' and '.join(in_window)} read window holds round 1, so its average includes that read")
+    if checked:
+        held.append(f"the final read windows{' of ' + ', '.join(checked) if len(checked) < len(flagged) else ''} do "
+                    f"not hold them, but the steady-state check after round {window} judged rounds 1–{window}, round 1 "
+                    "among them (its row in the round tables)")
+    if not held:
+        held.append("no steady-state check judged them (no block size ran a whole window)")
     return ["> **Round 1's reads are of a purged drive** (marked †): no WIPC ran between a block size's purge and "
             f"its first round, so round 1's sequential reads read LBAs the purge had just discarded, which many "
             f"drives answer without reading their media, faster than written ones ({values}). They are marked † "
-            "in the tables and drawn hollow on the convergence plot"
-            + (f"; the {' and '.join(in_window)} read window holds round 1, so its average includes that read"
-               if in_window else "; no measurement window holds them")
+            "in the tables and drawn hollow, out of the axis' scale, on the plots; " + "; ".join(held)
             + ". Setting `pts_run_throughput_wipc: true` preconditions each block size after its purge (WIPC: "
             "sequential writes of twice the capacity) and avoids it; PTS 2.0.2 runs do so by default.", ""]
 
@@ -325,11 +367,16 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
                        "sequential read below, on one zero-based (or log) axis; the measurement window shaded (or, "
                        "where block sizes' windows differ, each series' window as filled markers), a star where a "
                        "direction became steady"
-                       + ("; round 1's reads of a purged drive hollow, apart from the line (†)."
-                          if result.get("purged_reads") else "."),
+                       + ("; round 1's reads of a purged drive hollow, apart from the line and out of the axis' scale "
+                          "(†; a triangle on the top frame when above it)." if result.get("purged_reads") else "."),
         "measurement": "Measurement Plot: window-average MB/s of sequential read and write per block size.",
-        "verification": (_sections.VERIFICATION_CAPTION + " One row per block size, read left and write right on "
-                         "one axis: every DV that decides when a block size stops."),
+        **{f"verification-{seg['name']}": (
+            (_sections.VERIFICATION_CAPTION + " One figure per block size, read left and write right, each on its "
+             "own axis: every DV that decides when a block size stops." if index == 0 else
+             f"Steady State Verification Plot, {seg['name']}: read and write against the stop rule, drawn as above.")
+            + (" Round 1's reads of the purged drive are hollow and scale nothing (▲ on the frame: above the axis)."
+               if seg.get("purged_read") else ""))
+           for index, seg in enumerate(s for s in result["segments"] if s["rounds_run"])},
     })
     lines += [f"### {number}.3 Measurement window summary table", "",
               "Average MB/s (10⁶ bytes/s) over each block size's measurement window:", ""]

@@ -25,7 +25,8 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _pts2
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections, _tests
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._plots import MARKERS_UP_TO, _finish, _scale, _zero_y
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._plots import MARKERS_UP_TO, WIDTH, _finish
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._plots import _scale, _zero_y
 
 try:
     import matplotlib.pyplot as plt
@@ -365,7 +366,7 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
     drawn = {}
 
     # Throughput of all three groups, with what the recovery figures are judged against.
-    fig, ax = plt.subplots(figsize=(11.5, 5.4), layout="constrained")
+    fig, ax = plt.subplots(figsize=(WIDTH, 5.4), layout="constrained")
     series = _series(result, "mb_s")
     _draw_groups(ax, series, many)
     levels = _recovery_marks(ax, result)
@@ -381,7 +382,7 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
     # Throughput, mean and maximum response time on one time axis.
     panels = (("Throughput", "MB/s (10⁶ B/s)", "mb_s"), ("Mean response time (ART)", "ms", "art_ms"),
               ("Maximum response time (MRT)", "ms", "mrt_ms"))
-    fig, axes = plt.subplots(len(panels), 1, figsize=(11.5, 10), layout="constrained", sharex=True)
+    fig, axes = plt.subplots(len(panels), 1, figsize=(WIDTH, 10), layout="constrained", sharex=True)
     for index, (ax, (title, unit, key)) in enumerate(zip(axes, panels)):
         series = _series(result, key)
         _draw_groups(ax, series, many)

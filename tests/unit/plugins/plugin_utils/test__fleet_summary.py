@@ -107,12 +107,12 @@ def test_every_drive_failed_and_fail_on_as_the_plan_recorded_it(tmp_path):
     assert summary["fail_on"] == [] and summary["failed"] is True and summary["errors"] == []
     (drive,) = summary["drives"]
     assert drive["verdict"] == "INCOMPLETE"
-    assert drive["reasons"] == ["iops: the purge failed before the first round: blkdiscard /dev/d1 failed (rc 1): "
+    assert drive["reasons"] == ["IOPS: the purge failed before the first round: blkdiscard /dev/d1 failed (rc 1): "
                                 "Operation not supported"]
     with open(os.path.join(run_dir, "fleet.md"), encoding="utf-8") as handle:
         markdown = handle.read()
     assert "Exit status: **fails** — 1 drive INCOMPLETE (not every planned test finished)." in markdown
-    assert "iops: the purge failed before the first round: blkdiscard /dev/d1 failed" in markdown
+    assert "IOPS: the purge failed before the first round: blkdiscard /dev/d1 failed" in markdown
     assert "not run" not in markdown
 
 
@@ -149,7 +149,9 @@ def test_a_quick_profile_fleet_reads_as_no_qualification_and_junit_has_times_and
     assert "**2 PASS (quick profile — not a qualification) · 0 FAIL · 0 INCOMPLETE** of 2 drives." in markdown
     assert "| h1 | d0 | — | ACME X1 | 2.1 | **PASS (quick profile — not a qualification)** |" in markdown
     assert "| complete, 4.22 × |" in markdown
-    assert "4k write p99.99 ms * |" in markdown and "mean of the window rounds' own p99.99 values" in markdown
+    # Only the figure columns some drive has: these ran IOPS and write saturation, no latency.
+    assert "| Verdict | 4k write IOPS | Write saturation |" in markdown
+    assert "4k write p99.99 ms" not in markdown and "mean of the window rounds' own p99.99 values" not in markdown
     assert summary["drives"][0]["label"] == "PASS (quick profile — not a qualification)"
     assert summary["drives"][0]["time_s"] == pytest.approx(sum(summary["drives"][0]["test_times"].values()))
 
@@ -180,7 +182,7 @@ def test_throughput_not_steady_names_the_block_sizes_and_the_limit_per_block_siz
     segment(run_dir, "h1", "d0", "throughput", [1.0, 1.5, 0.7, 1.4, 0.6, 1.3, 0.8, 1.2], segment="64k",
             fixture="fio-3.33-throughput-65536.json")
     summary = _fleet_summary.summarize([run_dir], run_dir)
-    reason = ("throughput: steady state required, not reached by 64k read, 64k write within the 8-round limit per "
+    reason = ("Throughput: steady state required, not reached by 64k read, 64k write within the 8-round limit per "
               "block size")
     assert summary["drives"][0]["reasons"] == [reason]
     for name in ("fleet.md", "fleet.json", "junit.xml"):
@@ -289,7 +291,7 @@ def test_hosts_another_live_process_runs_are_listed_not_judged(tmp_path):
 @pytest.mark.parametrize("failed_purge, reason", [
     (False, "none of its tests started: no drive worker ran it (a host limit that left the run's workers out, or a "
             "run stopped before its drives)"),
-    (True, "iops: the purge failed before the first round: blkdiscard failed"),
+    (True, "IOPS: the purge failed before the first round: blkdiscard failed"),
 ])
 def test_a_planned_drive_no_worker_ran_is_incomplete_and_says_why(tmp_path, failed_purge, reason):
     run_dir = str(tmp_path / "run-1")
@@ -303,3 +305,26 @@ def test_a_planned_drive_no_worker_ran_is_incomplete_and_says_why(tmp_path, fail
     (drive,) = summary["drives"]
     assert drive["verdict"] == "INCOMPLETE" and summary["failed"] is True
     assert any(reason in r for r in drive["reasons"]), drive["reasons"]
+
+
+def test_fleet_md_says_when_no_rule_matched_no_cohort_was_compared_and_when_the_drives_were_tested(tmp_path):
+    run_dir = str(tmp_path / "run-1")
+    _plan(run_dir, "h1", [], [{"name": "other", "model": "OTHER*", "min_iops_4k_write": 1.0}])
+    for name in ("d0", "d1"):
+        _drive(run_dir, "h1", name, 1.0)
+    summary = _fleet_summary.summarize([run_dir], run_dir, {"fail_on": ["FAIL"]})
+    with open(os.path.join(run_dir, "fleet.md"), encoding="utf-8") as handle:
+        markdown = handle.read()
+    tested = [d["tested"] for d in summary["drives"]]
+    first, last = min(t["from"] for t in tested), max(t["to"] for t in tested)
+    assert f"Tested {first[:16].replace('T', ' ')} – {last[:16].replace('T', ' ')} UTC" in markdown
+    assert ("No acceptance rule matched: no drive's model and firmware matches a rule of `pts_acceptance` "
+            "(ACME X1); every drive is judged on its tests alone") in markdown
+    assert ("**No cohort was compared**: none had 3 drives or more with a steady figure "
+            "(`pts_fleet_outlier_min_cohort`). Cohorts: ACME X1 / 2.1: 2 drives.") in markdown
+    # The exit status and its line come from one function (every reason to fail the run decided there).
+    line = ("Exit status: **passes** — every drive finished its tests, and none has a verdict in "
+            "`pts_fleet_fail_on` (FAIL).")
+    assert _fleet_summary.exit_status(summary["drives"], ["FAIL"]) == {"failed": False, "line": line}
+    assert _fleet_summary.exit_status([{"verdict": "FAIL"}], ["FAIL"])["failed"] is True
+    assert line in markdown

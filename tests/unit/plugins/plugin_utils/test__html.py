@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import os
 import re
+import zlib
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _html, _plots
@@ -90,3 +91,54 @@ def test_log_axes_end_on_labelled_ticks_and_say_they_are_log():
 def test_block_sizes_keep_one_colour_and_order_everywhere():
     assert _plots.by_block_size(["4k", "512", "1024k", "64k"]) == ["1024k", "64k", "4k", "512"]
     assert _plots.bs_color("4k", 0) == _plots.bs_color("4k", 5) == _plots.BS_COLORS["4k"]
+
+
+def _pdf_uris(path: str) -> list[bytes]:
+    """Every link target (URI action) in a PDF, in its compressed object streams too."""
+    with open(path, "rb") as handle:
+        data = handle.read()
+    blobs = [data]
+    for found in re.finditer(rb"stream\r?\n(.*?)\r?\nendstream", data, re.S):
+        try:
+            blobs.append(zlib.decompress(found.group(1)))
+        except zlib.error:
+            continue
+    return [uri for blob in blobs for uri in re.findall(rb"/URI \(([^)]*)\)", blob)]
+
+
+def test_the_pdf_links_nothing_of_the_controller_and_the_html_not_itself(make_run, monkeypatch):
+    monkeypatch.setenv("PTS_REPORT_FORMATS", "html,pdf")
+    drive_dir = make_run(FACTORS)
+    written = _drive_report.write_drive_report(drive_dir)
+    uris = _pdf_uris(written["pdf"])
+    # The job files and the other formats, relative to the PDF: no file:/// path of the controller, none absolute.
+    assert b"iops/round-01.fio" in uris and b"report.html" in uris and b"report.md" in uris
+    assert not [u for u in uris if u.startswith((b"file:", b"/")) or os.path.dirname(drive_dir).encode() in u]
+    with open(written["pdf"], "rb") as handle:
+        assert b"file://" not in handle.read()
+    with open(written["html"], encoding="utf-8") as handle:
+        page = handle.read()
+    assert 'href="report.html"' not in page and '<strong class="this-file">report.html</strong> (this file)' in page
+    assert '<ol class="toc">' in page and "target-counter(attr(href url), page)" in page
+
+
+def test_the_summary_fills_page_1_alone_and_every_page_names_the_drive_and_run(make_run):
+    weasyprint = _html._weasyprint()
+    drive_dir = make_run(FACTORS)
+    written = _drive_report.write_drive_report(drive_dir)
+    with open(written["report"], encoding="utf-8") as handle:
+        text = handle.read()
+    footer = _drive_report.footer(written["model"])
+    page = _html.to_html(text, drive_dir, "t", "report.pdf", footer, ("contents",))
+    document = weasyprint.HTML(string=page, base_url=None).render()
+    where = {anchor: number for number, one in enumerate(document.pages) for anchor in one.anchors}
+    # The summary on page 1, and nothing else: the contents open page 2, the sections flow on from there.
+    assert where["summary"] == 0 and where["contents"] == 1 and where["1-device-information"] == 1
+    assert where["4-iops"] <= 3 and len(document.pages) <= 8
+    assert footer == "loop device · serial — · firmware — · run run-1 · " + written["model"]["report_date"]
+    assert f"@bottom-left {{ content: {_html.css_string(footer)}; }}" in page
+
+
+def test_css_strings_cannot_end_the_footer_or_the_style():
+    shown = _html.css_string('x"; } </style><script>alert(1)</script>')
+    assert shown.startswith('"x') and shown.count('"') == 2 and "<" not in shown and "}" not in shown[1:-1]

@@ -43,7 +43,7 @@ def test_a_real_cbw_run_is_steady_with_its_points_as_the_run_chose_them():
     json.dumps(result)
     assert result["status"] == "steady" and result["steady"] and result["rounds_run"] == 7
     assert result["steady_round"] == 2
-    assert result["steady_text"] == "preconditioning steady at round 2, TC x QD loop steady at round 2"
+    assert result["steady_text"] == "preconditioning steady at round 2, TC × QD loop steady at round 2"
     assert result["title"] == "Composite Block Size Workload"
     assert result["precondition"]["dv"]["job"] == "cbw-pc" and result["loop"]["dv"]["job"] == "cbw-tc2-qd4"
     assert [c["qd"] for c in result["loop"]["grid"]] == [4, 1, 4, 1]
@@ -70,7 +70,7 @@ def test_a_real_cbw_run_is_steady_with_its_points_as_the_run_chose_them():
 def test_a_real_dirth_run_whose_preconditioning_hit_its_round_limit_is_not_steady():
     result = _intensity.build(_results.load_test(os.path.join(RUN, "dirth")))
     assert result["status"] == "not steady" and not result["steady"]
-    assert result["steady_text"] == "preconditioning not steady in 3 rounds (limit 3), TC x QD loop steady at round 2"
+    assert result["steady_text"] == "preconditioning not steady in 3 rounds (limit 3), TC × QD loop steady at round 2"
     assert result["not_steady_text"] == "not reached by the preconditioning in 3 rounds (limit 3)"
     assert result["workload"] == {"label": "random 8k", "block_size": "8k", "bssplit": None, "distribution": None}
     assert result["precondition"]["dv"]["name"] == "8k 0/100 TC2/QD4 IOPS"
@@ -83,7 +83,7 @@ def test_the_cbw_section_states_the_choices_and_shows_every_table():
     lines = _intensity.section(result, {"histograms": "plots/cbw-histograms.png"}, 7, 64 * 2 ** 20)
     text = "\n".join(lines)
     assert lines[0] == "## 7 Composite Block Size Workload"
-    for heading in ("### 7.1 Preconditioning", "### 7.2 TC x QD loop", "### 7.3 Demand variation and demand intensity",
+    for heading in ("### 7.1 Preconditioning", "### 7.2 TC × QD loop", "### 7.3 Demand variation and demand intensity",
                     "### 7.4 Operating points", "### 7.5 Purge, preconditioning and files"):
         assert heading in lines
     assert "| Block size | 512 | 1k | 1536 | 2k | 2560 | 3k | 3584 | 4k | 8k | 16k | 32k | 64k |" in lines
@@ -144,12 +144,12 @@ def test_a_measurement_without_a_histogram_is_flagged_not_guessed(tmp_path):
 
 @pytest.mark.parametrize("drop, status, text", [
     (["points/round-03.json"], "incomplete",
-     "preconditioning steady at round 2, TC x QD loop steady at round 2, 2 of 3 operating points measured"),
+     "preconditioning steady at round 2, TC × QD loop steady at round 2, 2 of 3 operating points measured"),
     (["points/round-01.json", "points/round-02.json", "points/round-03.json", "loop/round-02.json"], "incomplete",
-     "preconditioning steady at round 2, TC x QD loop stopped after 1 round, 0 of 3 operating points measured"),
+     "preconditioning steady at round 2, TC × QD loop stopped after 1 round, 0 of 3 operating points measured"),
     (["points/round-01.json", "points/round-02.json", "points/round-03.json", "loop/round-01.json",
       "loop/round-02.json"], "incomplete",
-     "preconditioning steady at round 2, TC x QD loop not run, 0 of 3 operating points measured"),
+     "preconditioning steady at round 2, TC × QD loop not run, 0 of 3 operating points measured"),
 ])
 def test_a_missing_phase_or_point_makes_the_test_incomplete(tmp_path, drop, status, text):
     path = _copy(tmp_path, "cbw")
@@ -161,8 +161,8 @@ def test_a_missing_phase_or_point_makes_the_test_incomplete(tmp_path, drop, stat
     lines = _intensity.section(result, {}, 3, 0)
     assert lines[0] == "## 3 Composite Block Size Workload" and f"**Incomplete**: {text}." in lines
     if not result["loop"]["rounds_run"]:
-        assert "TC x QD loop: no round finished." in lines
-        assert "No operating point: the TC x QD loop measured no grid point: no operating point can be chosen." in lines
+        assert "TC × QD loop: no round finished." in lines
+        assert "No operating point: the TC × QD loop measured no grid point: no operating point can be chosen." in lines
     if _plots.available():
         assert set(_intensity.plots(result, str(tmp_path / "plots"), "d1", "")) <= PLOTS
 
@@ -192,8 +192,8 @@ def test_a_loop_that_hit_its_round_limit_is_not_steady(tmp_path):
         _edit(os.path.join(path, "loop", f"round-0{number}.json"), unsteady)
     result = _intensity.build(_results.load_test(path))
     assert result["status"] == "not steady" and result["loop"]["status"] == "not steady"
-    assert result["steady_text"] == "preconditioning steady at round 2, TC x QD loop not steady in 2 rounds (limit 2)"
-    assert result["not_steady_text"] == "not reached by the TC x QD loop in 2 rounds (limit 2)"
+    assert result["steady_text"] == "preconditioning steady at round 2, TC × QD loop not steady in 2 rounds (limit 2)"
+    assert result["not_steady_text"] == "not reached by the TC × QD loop in 2 rounds (limit 2)"
 
 
 @needs_matplotlib
@@ -364,7 +364,7 @@ def test_the_standard_grid_of_7_x_7_points_over_25_rounds_builds_and_reads_well(
 def test_a_synthetic_loop_steady_within_its_window():
     result = _intensity.build(synthetic(rounds=8, steady=True))
     assert result["status"] == "steady" and result["steady_round"] == 8
-    assert result["steady_text"] == "preconditioning steady at round 6, TC x QD loop steady at round 8"
+    assert result["steady_text"] == "preconditioning steady at round 6, TC × QD loop steady at round 8"
     assert result["loop"]["window_rounds"] == [4, 5, 6, 7, 8]
 
 
@@ -375,3 +375,23 @@ def test_the_standard_scale_plots_are_drawn_in_seconds(tmp_path):
     drawn = _intensity.plots(copy.deepcopy(result), str(tmp_path), "d1 (SAMSUNG MZQL23T8HCLS-00A07)", "run r1")
     assert set(drawn) == PLOTS | {"confidence"}
     assert time.monotonic() - start < 20  # about 3 s on one core; generous for a shared CI runner
+
+
+@needs_matplotlib
+def test_the_histograms_of_a_figure_share_one_bin_width(tmp_path, monkeypatch):
+    widths = []
+    finish = _plots._finish
+
+    def keep(fig, path, subtitle):
+        if path.endswith("histograms.png"):
+            widths.extend(text.get_text() for ax in fig.axes for text in ax.get_legend().get_texts()
+                          if text.get_text().startswith("IOs per "))
+        return finish(fig, path, subtitle)
+
+    monkeypatch.setattr(_plots, "_finish", keep)
+    monkeypatch.setattr(_intensity, "_finish", keep)
+    for name in ("cbw", "dirth"):
+        result = _intensity.build(_results.load_test(_copy(tmp_path, name)))
+        before = len(widths)
+        _intensity.plots(result, str(tmp_path / f"plots-{name}"), name, "")
+        assert len(widths) - before == 3 and len(set(widths[before:])) == 1, widths[before:]

@@ -150,3 +150,23 @@ def test_three_dvs_over_many_rounds_plot_quickly(tmp_path):
     for path in drawn.values():
         with open(path, "rb") as handle:
             assert handle.read(8) == PNG
+
+
+def test_convergence_plots_say_what_their_iops_are_carry_the_verdict_and_a_time_axis(make_run, monkeypatch):
+    seen = {}
+    finish = _plots._finish
+
+    def keep(fig, path, subtitle):
+        seen[os.path.basename(path)] = [(ax.get_ylabel(), ax.get_title("right"),
+                                         [child.get_xlabel() for child in ax.child_axes]) for ax in fig.axes]
+        return finish(fig, path, subtitle)
+
+    monkeypatch.setattr(_plots, "_finish", keep)
+    written = _drive_report.write_drive_report(make_run([1.6, 1.3, 1.02, 0.98, 1.0, 1.01, 0.99]))
+    (ylabel, stamp, top), = seen["iops-convergence.png"]
+    assert ylabel.startswith("IOPS (write)") and "read + write" not in ylabel  # the DV's mix is 0/100
+    assert stamp == "DV STEADY from round 7"
+    assert top == ["Time at the round's end since the first round started (s)"]
+    assert seen["iops-measurement.png"][0][1].startswith("STEADY from round 7 (window rounds 3–7)")
+    times = written["model"]["tests"]["iops"]["round_end_s"]  # from the round files' recorded_at
+    assert len(times) == 7 and times == sorted(times) and times[-1] > times[0]

@@ -61,14 +61,15 @@ def test_the_summary_page_comes_first_with_verdict_rule_figures_times_and_health
     assert "> **Verdict: FAIL (quick profile — not a qualification)**" in summary
     assert "> Acceptance rule loop rule: 4k random write ≥ 1.0 IOPS; 4k random write p99.99 latency ≤ 1,000.0 ms " \
            "(mean of the window rounds' own p99.99 values); every test steady." in summary
-    assert "- throughput: steady state required, not reached by 64k read, 64k write within the 8-round limit per " \
+    assert "- Throughput: steady state required, not reached by 64k read, 64k write within the 8-round limit per " \
            "block size" in summary
     iops = written["model"]["tests"]["iops"]["tables"]["iops"]["4k"]["0"]
     assert f"| 4k random write | {iops:,.0f} IOPS | **steady** |" in summary
     assert re.search(r"^\| 1024k sequential read \| [\d,.]+ MB/s \| \*\*steady\*\* \|$", summary, re.M)
     assert re.search(r"^\| 4k random write p99\.99 latency \* \| [\d,.]+ ms \| \*\*steady\*\* \|$", summary, re.M)
     assert "| Write saturation | complete: 4.22 × capacity written (target 4 ×) in 4 rounds; last round" in summary
-    assert re.search(r"^\| IOPS \| steady \| 7 \| [\d.]+ s \| [\d.]+ s \|$", summary, re.M)
+    # Rounds, the plan's estimate (none here), wall time, fio's I/O time and its processes' time.
+    assert re.search(r"^\| IOPS \| steady \| 7 \| — \| [\d.]+ s \| [\d.]+ s \| [\d.]+ s \|$", summary, re.M)
     assert "| Media errors | 0 | 2 | +2 |" in summary
     assert "| Bytes written | 953.7 MiB | 2.8 GiB | +1.9 GiB |" in summary
 
@@ -136,7 +137,8 @@ def test_setup_wording(drive):
     assert "1 thread × queue depth 32" in markdown
     assert "| Profile | quick (**not a qualification**: seconds per run, a few rounds) |" in markdown
     assert "quick — quick profile" not in markdown
-    assert re.search(r"^\| Report date \| \d{4}-\d\d-\d\d \d\d:\d\d UTC \|$", markdown, re.M)
+    assert re.search(r"^\| Report date \| \d{4}-\d\d-\d\d \d\d:\d\d UTC \(when the last result shown was recorded\) \|$",
+                     markdown, re.M)
     assert "| Vendor | Linux (a placeholder: a loop device has none) |" in markdown
     assert "| Model | loop device (a placeholder: a loop device has none) |" in markdown
     assert "| Test system (manufacturer / model) | not recorded" in markdown

@@ -98,7 +98,10 @@ def test_without_wipc_round_one_reads_of_a_purged_drive_are_flagged(tmp_path):
                                       "in_window": False}
     section = _section(written)
     assert "> **Round 1's reads are of a purged drive** (marked †)" in section
-    assert "`pts_run_throughput_wipc: true`" in section and "no measurement window holds them" in section
+    assert "`pts_run_throughput_wipc: true`" in section
+    # No final window holds round 1 (8 rounds, a window of 5), but the check after round 5 judged rounds 1-5.
+    assert ("the final read windows do not hold them, but the steady-state check after round 5 judged rounds 1–5, "
+            "round 1 among them") in section and "no measurement window holds them" not in section
     # round 1's read value marked in each block size's round table, not its write
     big = result["segments"][0]
     read1, write1 = (f"{dv['values'][0] / 1e6:,.2f}" for dv in big["dvs"])
@@ -155,3 +158,42 @@ def _seg(name: str, wipc_bs: str | None, written: int = 2 * CAPACITY) -> dict:
 ])
 def test_the_loop_names_what_each_wipc_wrote(segments, capacity, line):
     assert _throughput._wipc_step({"segments": segments}, capacity) == line
+
+
+@pytest.fixture
+def figures(monkeypatch):
+    """Every figure a plot function finishes, looked at before it is closed: per file its axes' y limits, titles
+    (left and right: the verdict stamp) and texts."""
+    seen = {}
+    finish = _plots._finish
+
+    def keep(fig, path, subtitle):
+        seen[os.path.basename(path)] = [{"ylim": ax.get_ylim(), "left": ax.get_title("left"),
+                                         "right": ax.get_title("right"), "xlabel": ax.get_xlabel(),
+                                         "texts": [t.get_text() for t in ax.texts]} for ax in fig.axes]
+        return finish(fig, path, subtitle)
+
+    monkeypatch.setattr(_plots, "_finish", keep)
+    return seen
+
+
+def test_verification_a_figure_per_block_size_the_purged_read_out_of_the_scale(tmp_path, figures):
+    drive_dir, dummy = _run(tmp_path, SETTINGS["throughput"], wipc=False,
+                            factors=[{"read": 6.0, "write": 1.0}, 1.0, 1.5, 0.7, 1.0, 1.0, 1.0, 1.0])
+    written = _drive_report.write_drive_report(drive_dir)
+    drawn = written["plots"]["throughput"]
+    assert {"verification-1024k", "verification-64k"} <= set(drawn) and "verification" not in drawn
+    result = written["model"]["tests"]["throughput"]
+    for seg in result["segments"]:
+        read, write = figures[f"throughput-verification-{seg['name']}.png"][:2]
+        purged = seg["purged_read"]["mb_per_s"]
+        # Round 1's purged read scales nothing: the axis stops below it and the value is written on the frame.
+        assert read["ylim"][1] < purged and any(t.startswith(f"{purged:,.1f} ↑") for t in read["texts"])
+        assert max(seg["dvs"][0]["values"][1:]) / 1e6 < read["ylim"][1]
+        # Each direction's own axis, its verdict above the frame and its figures under the round axis.
+        for panel, dv in ((read, seg["dvs"][0]), (write, seg["dvs"][1])):
+            assert panel["right"] == ("STEADY" if dv["window"]["steady"] else "NOT STEADY")
+            assert panel["xlabel"].startswith("Round\nmax − min ") and "best fit" in panel["xlabel"]
+    convergence = figures["throughput-convergence.png"]
+    assert convergence[0]["left"] == "Sequential write" and convergence[0]["right"].startswith("NOT STEADY (")
+    assert convergence[1]["ylim"][1] < min(s["purged_read"]["mb_per_s"] for s in result["segments"])

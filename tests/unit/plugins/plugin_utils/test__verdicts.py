@@ -41,12 +41,12 @@ RULE = {"name": "lab SSD", "model": "ACME*", "min_iops_4k_write": 90000, "max_la
         # The p99.99 a rule judges is the mean of the window rounds' p99.99, and its reason says so.
         (model(p9999=3.0), None, "FAIL", "4k random write p99.99 latency 3.000 ms (mean of the window rounds' own "
                                          "p99.99 values) misses ≤ 2.0 ms (latency_4k_write_p9999_ms)"),
-        (model(iops_status="not steady"), None, "FAIL", "iops: steady state required, not reached in 7 rounds"),
-        (model(lat_status="incomplete"), "host lost", "INCOMPLETE", "latency: stopped after 5 round(s) (host lost)"),
+        (model(iops_status="not steady"), None, "FAIL", "IOPS: steady state required, not reached in 7 rounds"),
+        (model(lat_status="incomplete"), "host lost", "INCOMPLETE", "Latency: stopped after 5 round(s) (host lost)"),
         (model(iops_status="failed", failure={"msg": "fio timed out after 600 s"}), None, "INCOMPLETE",
-         "iops: failed (fio timed out after 600 s)"),
+         "IOPS: failed (fio timed out after 600 s)"),
         (model(iops_status="failed", failure={"msg": "fio exited with rc 1", "stderr": "fio: io_u error on file"}),
-         None, "FAIL", "iops: the drive returned I/O errors"),
+         None, "FAIL", "IOPS: the drive returned I/O errors"),
         (model(guard={"passed": False, "refusals": ["sdb1 is mounted on /data"]}), None, "INCOMPLETE",
          "refused by the guard: sdb1 is mounted on /data"),
         (None, None, "INCOMPLETE", "no results: the host was not reached"),
@@ -149,7 +149,7 @@ def test_a_test_that_failed_before_its_first_round_is_incomplete_with_the_reason
              "failed_before_rounds": {"iops": {"phase": None, "msg": "pts_purge /dev/x: refused, it is mounted"}}}
     judged = v.verdict(model, ["iops", "latency"], None)
     assert judged["verdict"] == v.INCOMPLETE
-    assert judged["reasons"] == ["iops: the purge failed before the first round: pts_purge /dev/x: refused, it is mounted"]
+    assert judged["reasons"] == ["IOPS: the purge failed before the first round: pts_purge /dev/x: refused, it is mounted"]
 
 
 @pytest.mark.parametrize("rule", [
