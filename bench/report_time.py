@@ -281,6 +281,31 @@ def format_rows(label: str, found: dict) -> list[list[str]]:
 FORMAT_HEADERS = ["drive: wall (CPU)", "model", "plots", "report.md", "HTML", "PDF", "writing files", "all"]
 
 
+def fleet_tree(work: str, drive_dir: str, count: int) -> str:
+    """``count`` drives (10 a host) with the figures of ``drive_dir``'s up-to-date result.json, each a little off, as
+    their workers would have left them: drive.json, then result.json."""
+    fleet_dir = os.path.join(work, "fleet", f"run-{count}")
+    with open(os.path.join(drive_dir, "result.json"), encoding="utf-8") as handle:
+        model = json.load(handle)
+    rng = random.Random(7)
+    for host_index in range((count + 9) // 10):
+        host = f"h{host_index:03d}"
+        _results.file_payload(fleet_dir, host, {"pts_plan": {"tests": [{"name": t} for t in model["tests"]],
+                                                             "listed": [], "acceptance": [
+                                                                 {"model": "ACME*", "min_iops_4k_write": 100000}]}})
+        for drive_index in range(min(10, count - 10 * host_index)):
+            key = f"d{drive_index:02d}"
+            path = _results.drive_dir(fleet_dir, host, key)
+            os.makedirs(path)
+            mine = copy.deepcopy(model)
+            mine["drive"]["serial"] = f"S{host_index:03d}{drive_index:02d}"
+            mine["tests"]["iops"]["tables"]["iops"]["4k"]["0"] *= rng.uniform(0.9, 1.1)
+            _results.atomic_write_json(os.path.join(path, "drive.json"), {"drive": mine["drive"], "host": host})
+            time.sleep(0.001)
+            _results.atomic_write_json(os.path.join(path, "result.json"), mine)
+    return fleet_dir
+
+
 def main() -> dict:
     work = tempfile.mkdtemp(prefix="pts-bench-report-", dir="/var/tmp")
     os.environ.setdefault("MPLCONFIGDIR", os.path.join(work, "mpl"))
@@ -309,25 +334,7 @@ def main() -> dict:
         timings["100"] = per_drive
 
         # 1,000 drives for the fleet summary: each with an up-to-date result.json of its own figures.
-        fleet_dir = os.path.join(work, "fleet", "run-1000")
-        with open(os.path.join(dirs[0], "result.json"), encoding="utf-8") as handle:
-            model = json.load(handle)
-        rng = random.Random(7)
-        for host_index in range(100):
-            host = f"h{host_index:03d}"
-            _results.file_payload(fleet_dir, host, {"pts_plan": {"tests": [{"name": t} for t in model["tests"]],
-                                                                 "listed": [], "acceptance": [
-                                                                     {"model": "ACME*", "min_iops_4k_write": 100000}]}})
-            for drive_index in range(10):
-                key = f"d{drive_index:02d}"
-                path = _results.drive_dir(fleet_dir, host, key)
-                os.makedirs(path)
-                mine = copy.deepcopy(model)
-                mine["drive"]["serial"] = f"S{host_index:03d}{drive_index:02d}"
-                mine["tests"]["iops"]["tables"]["iops"]["4k"]["0"] *= rng.uniform(0.9, 1.1)
-                _results.atomic_write_json(os.path.join(path, "drive.json"), {"drive": mine["drive"], "host": host})
-                time.sleep(0.001)
-                _results.atomic_write_json(os.path.join(path, "result.json"), mine)
+        fleet_dir = fleet_tree(work, dirs[0], 1000)
         started = time.monotonic()
         summary = _fleet_summary.summarize([fleet_dir], fleet_dir, {"fail_on": ["FAIL", "INCOMPLETE"]})
         fleet_s = time.monotonic() - started
