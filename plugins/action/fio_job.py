@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import base64
+import gzip
 import json
 import os
 import shlex
@@ -14,7 +15,7 @@ from ansible.errors import AnsibleActionFail, AnsibleConnectionFailure
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio_server
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio_server, _interval
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import FioOutputError, parse
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _filing
 
@@ -35,6 +36,7 @@ _NOT_YET = 3
 _GONE = 4
 _NO_SERVER = 5
 _LOG_TAIL = 4000
+_REQUEST_ONLY = ("status_interval_ms", "logs")
 
 
 def host_wait_command(started: dict, step: float, span: float) -> str:
@@ -70,13 +72,17 @@ def outcome(started: dict, text: str, job_text: str | None, timeout: int) -> dic
         detail = body.strip().splitlines()[-5:]
         return dict(failure, failed=True,
                     msg=f"fio exited with rc {rc} running {started['job_file']}: {' | '.join(detail)}")
+    # With --status-interval fio's output is its status documents and then its final report: the last document.
+    found, dummy = _interval.documents(body)
     try:
-        parsed = parse(body)
+        parsed = parse(found[-1] if len(found) > 1 else body)
     except (FioOutputError, ValueError, KeyError, TypeError) as exc:
         return dict(failure, failed=True, msg=f"unusable fio output for {started['job_file']}: {exc}")
     parsed.update(job_file=started["job_file"], job_text=job_text, elapsed_s=round(elapsed, 3),
                   command=started.get("command"))
     wrote = any(job["write"]["io_bytes"] for job in parsed["jobs"])
+    if len(found) > 1:
+        return {"changed": wrote, "pts_fio": parsed, "pts_fio_raw": found[-1], "pts_fio_status": found[:-1]}
     return {"changed": wrote, "pts_fio": parsed, "pts_fio_raw": body}
 
 
@@ -142,19 +148,32 @@ class ActionModule(ActionBase):
     def start_server(self, task_vars: dict, args: dict, idle_s: float) -> dict:
         """Start the fio server of a segment's rounds on the host (the module's ``serve``): the module result, with
         ``pts_fio_server`` (its PID and directory) when it started. ``args`` are the module's, for round 1."""
-        return self._execute_module(module_name="fleetqual.pts.fio_job", module_args=dict(args, serve=idle_s),
+        # What only the server's requests take (status dumps, interval logs) is no option of the module.
+        module_args = {k: v for k, v in args.items() if k not in _REQUEST_ONLY}
+        return self._execute_module(module_name="fleetqual.pts.fio_job", module_args=dict(module_args, serve=idle_s),
                                     task_vars=task_vars)
 
-    def run_round(self, server: dict, args: dict) -> dict:
+    def run_round(self, server: dict, args: dict, on_document=None) -> dict:
         """One round through the segment's fio server: write its job file and the request with one shell command,
-        wait for fio's exit status on the host, and return the module-shaped result (fio's output parsed here)."""
+        wait for fio's exit status on the host, and return the module-shaped result (fio's output parsed here).
+
+        With ``status_interval_ms`` in ``args`` fio dumps its status every that many milliseconds; with
+        ``on_document`` the controller reads each new dump as fio writes it (one shell command per dump) and passes its
+        text to ``on_document(text, final)``; the last call has ``final`` True, with fio's final report (or with None
+        when the final report came in an earlier call, before fio's exit status did) - before this returns. What ``on_document`` raises stops fio (cancel) and goes up to the caller."""
         job_file = args["job_file"]
         if os.path.dirname(job_file) != server["dir"]:
             return {"failed": True, "msg": f"fio_job: {job_file} is not in the fio server's directory {server['dir']}"}
         output = os.path.splitext(job_file)[0] + ".json"
         timeout = int(float(args.get("timeout") or 0))
-        request = json.dumps({"job_file": job_file, "output": output, "timeout": timeout,
-                              "output_format": args.get("output_format") or "json"})
+        interval = int(args.get("status_interval_ms") or 0)
+        fields = {"job_file": job_file, "output": output, "timeout": timeout,
+                  "output_format": args.get("output_format") or "json"}
+        if interval:
+            fields["status_interval_ms"] = interval
+        if args.get("logs"):
+            fields["logs"] = args["logs"]
+        request = json.dumps(fields)
         job = base64.b64encode(str(args["job_text"]).encode()).decode()
         target, where = shlex.quote(job_file), shlex.quote(os.path.join(server["dir"], _fio_server.REQUEST))
         stale = " ".join(shlex.quote(p) for p in (output, _fio_server.status_path(output), _fio_server.log_path(output)))
@@ -171,16 +190,113 @@ class ActionModule(ActionBase):
                                            f"{(res.get('stderr') or '').strip()[:500]}"}
         started = {"pid": server["pid"], "job_file": job_file, "output": output,
                    "status": _fio_server.status_path(output), "log": _fio_server.log_path(output)}
-        final = self._wait(started, float(args.get("expected_seconds") or 0),
-                           timeout + 120 if timeout else 86400.0, float(args.get("reconnect_timeout") or 300))
+        limit = timeout + 120 if timeout else 86400.0
+        reconnect = float(args.get("reconnect_timeout") or 300)
+        if on_document is not None and interval:
+            final = self._follow(server, started, interval / 1000.0, limit, reconnect, on_document)
+        else:
+            final = self._wait(started, float(args.get("expected_seconds") or 0), limit, reconnect)
         if "text" not in final:
             return final
         found = outcome(started, final["text"], args["job_text"], timeout)
         if "pts_fio" in found:
-            found["pts_fio"]["command"] = _fio_server.command("fio", "timeout", {
-                "output_format": args.get("output_format") or "json", "output": output, "job_file": job_file,
-                "timeout": timeout})
+            found["pts_fio"]["command"] = _fio_server.command("fio", "timeout", dict(fields, status_interval_ms=interval))
         return found
+
+    def _follow(self, server: dict, started: dict, period: float, limit: float, reconnect: float,
+                on_document) -> dict:
+        """Read fio's output as it grows, one shell command per status period: pass each new complete document to
+        ``on_document``; once fio's exit status is there, the rest, the last document as ``final``. Returns what
+        _wait returns (``text``: the exit status line and, when fio succeeded, its whole output)."""
+        offset, pending, last = 0, "", None
+        start = time.monotonic()
+        # fio dumps every period counted from its start, a moment after the request: look a little after each dump.
+        lag = min(0.3, period / 2)
+        looks = 0
+        lost_since = None
+        status, output = shlex.quote(started["status"]), shlex.quote(started["output"])
+        while True:
+            if not self.wanted():
+                self.cancel(server)
+                return {"failed": True, "msg": f"fio_job: stopped following {started['job_file']}: the controller "
+                                               "(ansible-playbook) is gone; its fio was stopped"}
+            if time.monotonic() - start >= limit:
+                self.cancel(server)
+                return {"failed": True, "msg": f"fio_job: fio did not finish within {limit:g} s ({started['job_file']})"}
+            looks += 1
+            time.sleep(max(0.0, start + looks * period + lag - time.monotonic()))
+            try:
+                res = self._low_level_execute_command(
+                    f"kill -0 {int(server['pid'])} 2>/dev/null || [ -s {status} ] || exit {_GONE}; "
+                    f"if [ -s {status} ]; then head -n 1 {status}; else echo running; fi; "
+                    f"tail -c +{offset + 1} {output} 2>/dev/null; exit 0")
+            except AnsibleConnectionFailure as exc:
+                lost_since = lost_since or time.monotonic()
+                if time.monotonic() - lost_since >= reconnect:
+                    return {"unreachable": True, "pts_lost": True,
+                            "msg": f"fio_job: no connection to the host for {reconnect:g} s while following fio "
+                                   f"({started['job_file']}, which may still run there): {exc}"}
+                display.warning(f"fio_job: lost the connection while following {started['job_file']}, retrying: {exc}")
+                continue
+            lost_since = None
+            if res.get("rc") == _GONE:
+                return {"failed": True, "msg": f"fio_job: the fio server of {server['dir']} ended without an exit "
+                                               f"status for {started['job_file']}: killed, or the host restarted"}
+            if res.get("rc") != 0:
+                return {"failed": True, "msg": f"fio_job: cannot read the output of {started['job_file']}: rc "
+                                               f"{res.get('rc')}, {(res.get('stderr') or '').strip()[:500]}"}
+            head, dummy, body = (res.get("stdout") or "").partition("\n")
+            offset += len(body.encode())
+            found, pending = _interval.documents(pending + body)
+            done = head.strip() != "running"
+            if done:
+                try:
+                    rc = int(head.split()[0])
+                except (IndexError, ValueError):
+                    rc = -1
+                if rc != 0:
+                    return self._check(started, 0, 0) or {"failed": True, "msg": "fio_job: fio failed"}
+            try:
+                for index, text in enumerate(found):
+                    on_document(text, done and index == len(found) - 1)
+                if done and not found:
+                    # The final report came in an earlier read, before fio's exit status did.
+                    on_document(None, True)
+            except Exception:
+                self.cancel(server)
+                raise
+            last = found[-1] if found else last
+            if done:
+                if last is None:
+                    return {"failed": True, "msg": f"fio_job: fio ended without a final report in {started['output']}"}
+                return {"text": head + "\n" + last}
+
+    def cancel(self, server: dict) -> None:
+        """Stop the fio the server runs (SIGTERM: fio ends its job, writes its output and logs); the server goes on."""
+        try:
+            self._low_level_execute_command(f"pkill -TERM -P {int(server['pid'])} 2>/dev/null; true")
+        except AnsibleConnectionFailure as exc:
+            display.warning(f"fio_job: could not stop the fio of {server['dir']}: {exc}")
+
+    def fetch_logs(self, server: dict, prefix: str) -> dict:
+        """fio's interval logs of a finished run (``<prefix>_<kind>.log`` in the server's directory): {name: text},
+        compressed on the host for the way over. ValueError when the host's answer cannot be read."""
+        if not prefix or "/" in prefix:
+            raise ValueError(f"{prefix!r} is not a log prefix")
+        res = self._low_level_execute_command(
+            f"cd {shlex.quote(server['dir'])} || exit 1; for f in {shlex.quote(prefix)}_*.log; do "
+            "[ -f \"$f\" ] || continue; echo \"#FILE $f\"; gzip -c \"$f\" | base64; done")
+        if res.get("rc") != 0:
+            raise ValueError(f"rc {res.get('rc')}, {(res.get('stderr') or '').strip()[:300]}")
+        files, name, chunks = {}, None, []
+        for line in (res.get("stdout") or "").splitlines() + ["#FILE"]:
+            if line.startswith("#FILE"):
+                if name:
+                    files[name] = gzip.decompress(base64.b64decode("".join(chunks))).decode("utf-8", "replace")
+                name, chunks = line[len("#FILE"):].strip(), []
+            else:
+                chunks.append(line.strip())
+        return files
 
     def stop_server(self, server: dict) -> None:
         """The segment is over: the server ends (it would by itself once idle)."""

@@ -14,7 +14,7 @@ from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _health
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _pts2, _rounds
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _interval, _pts2, _rounds
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _progress, _results
 
 try:
@@ -46,6 +46,26 @@ ARGUMENT_SPEC = dict(
     expected_seconds=dict(type="float", default=0),
     context=dict(type="dict", default={}),
 )
+
+
+class _NotRecorded(Exception):
+    """A sample of a continuous stimulus could not be recorded: fio is stopped, the test stops."""
+
+
+def baseline_samples(status: list[str], final: str) -> list[dict]:
+    """A return to baseline's samples: its one fio run cut at fio's status dumps (the last at fio's final report),
+    each sample's figures without its latency buckets (the round's own histogram has them all)."""
+    sampler = _interval.Sampler()
+    closed = []
+    for text in list(status) + [final]:
+        closed += sampler.feed(_interval.counters(text))
+    out = []
+    for number, before, after in closed:
+        window = _interval.window(before, after)
+        for name in ("read", "write"):
+            window[name].pop("histogram", None)
+        out.append(dict(window, sample=number))
+    return out
 
 
 def _row_label(row: dict | None) -> dict | None:
@@ -141,11 +161,20 @@ class ActionModule(ActionBase):
         except (KeyError, TypeError, ValueError, OSError) as exc:
             return self._fail(args, context, f"pts_segment: round {number} of {_progress.test_label(context)}: {exc}")
         context["row"] = _row_label(row)
-        job_file = os.path.join(args["job_dir"], f"round-{number:02d}.fio")
+        segment = args["segment"]
+        stem = f"round-{number:02d}"
+        job_file = os.path.join(args["job_dir"], stem + ".fio")
+        pts_round = {"number": number, "row": row, "state": state}
+        if segment.get("log_ms"):
+            pts_round["log"] = {"prefix": stem, "avg_ms": int(segment["log_ms"])}
         try:
-            job_text = self._render(args["template"], task_vars, {"number": number, "row": row, "state": state})
+            job_text = self._render(args["template"], task_vars, pts_round)
         except AnsibleError as exc:
             return self._fail(args, context, f"pts_segment: the job file of round {number} cannot be rendered: {exc}")
+        # A continuous stimulus cut into samples at fio's status dumps: an XSR group (each sample filed as a round
+        # the moment it ends) or a return to baseline (its samples in its one round).
+        sample_s = segment.get("sample_s") if segment.get("stop") == "samples" else \
+            ((row or {}).get("samples") or {}).get("sample_s")
 
         # The drive's health just before fio starts and just after it ends, outside fio's measuring time: one tool
         # call a round. Nothing touches the drive between two rounds, so the reading after a round is the next
@@ -165,18 +194,34 @@ class ActionModule(ActionBase):
         state.update(health=probe, health_after=None)
         cost = time.monotonic() - clock
 
-        fio = self._fio_round(task_vars, {
+        module_args = {
             "job_file": job_file, "job_text": job_text, "device": args["device"], "expect": args["expect"],
             "expected_seconds": expected, "reconnect_timeout": args["reconnect_timeout"],
             "timeout": args["timeout"], "context": context,
-            "output_format": args["segment"].get("output_format") or "json",
-        })
+            "output_format": segment.get("output_format") or "json",
+            "status_interval_ms": int(round(float(sample_s) * 1000)) if sample_s else 0,
+            "logs": stem if segment.get("log_ms") else "",
+        }
+        if segment.get("stop") == "samples":
+            return self._samples(args, task_vars, rule, state, context, module_args,
+                                 {"probe": probe, "before": before, "carried": carried, "cost": cost, "error": error})
+        fio = self._fio_round(task_vars, module_args)
         if fio.get("unreachable") or fio.get("pts_lost"):
             return self._lost(args, context, fio.get("msg") or "unreachable")
         if fio.get("failed") or "pts_fio" not in fio:
             fio.setdefault("msg", "fio_job returned no measurement")
             self._file(args, context, dict(fio, failed=True, pts_context=context))
             return {"failed": True, "msg": fio["msg"]}
+        if sample_s:
+            try:
+                fio["pts_fio"]["samples"] = baseline_samples(fio.get("pts_fio_status") or [], fio["pts_fio_raw"])
+            except (KeyError, TypeError, ValueError) as exc:
+                return self._fail(args, context, f"pts_segment: round {number}: fio's status dumps cannot be cut "
+                                                 f"into samples: {exc}")
+        if segment.get("log_ms"):
+            failed = self._keep_logs(args, context, stem)
+            if failed:
+                return failed
         clock = time.monotonic()
         try:
             after, late = self._health_read(probe)
@@ -198,7 +243,7 @@ class ActionModule(ActionBase):
         # starts only once this one is recorded.
         recorded = self._file(args, context, {"pts_fio": dict(fio["pts_fio"], health=health),
                                               "pts_fio_raw": fio.get("pts_fio_raw"), "pts_context": context,
-                                              key: verdict})
+                                              "pts_fio_status": fio.get("pts_fio_status"), key: verdict})
         if recorded is not None:
             return {"failed": True, "msg": recorded}
         line = {"pts_steady_state": _progress.round_line, "pts_wsat": _progress.wsat_line,
@@ -206,6 +251,123 @@ class ActionModule(ActionBase):
         display.display(_progress.plain(line(context["host"], context, verdict)))
         written = sum(int((job.get("write") or {}).get("io_bytes") or 0) for job in fio["pts_fio"]["jobs"])
         return {"state": nxt, "verdict": verdict, "written": written}
+
+    def _samples(self, args: dict, task_vars: dict, rule: dict, state: dict, context: dict, module_args: dict,
+                 health_before: dict) -> dict:
+        """An XSR access group: one continuous fio run, read as it runs. Each status dump that ends a sample
+        (_interval.Sampler) files that sample as a round - its verdict, its figures (the dump less the one before),
+        the dump itself as fio's output - and prints its progress line, while fio goes on writing. When fio ends:
+        its interval logs and the drive's health after it, then the last sample, which stops the loop. Whatever cannot
+        be recorded stops fio: no sample is measured that is not on disk."""
+        segment = args["segment"]
+        sampler = _interval.Sampler()
+        planned = int(segment["samples"])
+        found = {"state": state, "verdict": None, "written": 0, "job_text": module_args["job_text"], "held": None}
+
+        planned_ms = float(segment["combinations"][0]["seconds"]) * 1000
+        near_end = planned_ms - float(segment["sample_s"]) * 500
+
+        def record(text: str | None, final: bool) -> None:
+            # A dump's sample is filed at once - unless it may be the last (within half a sample of the planned end):
+            # fio's final report can come before its exit status does, so such a sample waits for the next read, to
+            # be filed as the last when fio has ended (after its logs) or as an ordinary one when another dump follows.
+            closed = []
+            if text is not None:
+                closed = [(c, text) for c in sampler.feed(_interval.counters(text))]
+            if found["held"] is not None:
+                closed.insert(0, found["held"])
+                found["held"] = None
+            if not final and closed and closed[-1][0][2]["runtime_ms"] >= near_end:
+                found["held"] = closed.pop()
+            health = None
+            if final:
+                failed = self._keep_logs(args, context, module_args["logs"])
+                if failed:
+                    raise _NotRecorded(failed["msg"])
+                health = self._health_after(health_before, context)
+            for index, ((number, before, after), raw) in enumerate(closed):
+                last = final and index == len(closed) - 1
+                self._file_sample(args, context, rule, found, number, planned, _interval.window(before, after), raw,
+                                  health if last else None, last)
+
+        try:
+            fio = self._fio_round(task_vars, module_args, on_document=record)
+        except _NotRecorded as exc:
+            return {"failed": True, "msg": str(exc)}
+        except (KeyError, TypeError, ValueError) as exc:
+            return self._fail(args, dict(context, round=sampler.number + 1),
+                              f"pts_segment: {_progress.test_label(context)}: fio's status dumps cannot be cut into "
+                              f"samples (fio was stopped): {exc}")
+        if fio.get("unreachable") or fio.get("pts_lost"):
+            return self._lost(args, context, fio.get("msg") or "unreachable")
+        if fio.get("failed") or "pts_fio" not in fio:
+            fio.setdefault("msg", "fio_job returned no measurement")
+            self._file(args, dict(context, round=sampler.number + 1), dict(fio, failed=True, pts_context=context))
+            return {"failed": True, "msg": fio["msg"]}
+        if not found["state"]["stop"]:
+            return self._fail(args, dict(context, round=sampler.number + 1),
+                              f"pts_segment: {_progress.test_label(context)}: fio ended without its last sample")
+        found["state"]["last_elapsed_s"] = fio["pts_fio"].get("elapsed_s")
+        return {"state": found["state"], "verdict": found["verdict"], "written": found["written"]}
+
+    def _file_sample(self, args: dict, context: dict, rule: dict, found: dict, number: int, planned: int, job: dict,
+                     raw: str, health: dict | None, final: bool) -> None:
+        """One sample of a continuous stimulus on disk, as a round with its verdict, and its progress line."""
+        context = dict(context, round=number)
+        label = f"{args['segment']['name']} ({args['segment'].get('access')}), sample {number} of about {planned}"
+        context["row"] = {"label": label, "sample": number, "window": job["window"]}
+        parsed = _fio.parse(raw)
+        record = dict(parsed, jobs=[job], job_file=os.path.join(args["job_dir"], "round-01.fio"),
+                      elapsed_s=round(job["runtime_ms"] / 1000.0, 3), sample={"planned": planned,
+                                                                             "sample_s": args["segment"]["sample_s"]})
+        if number == 1:
+            record["job_text"] = found["job_text"]
+        if health is not None:
+            record["health"] = health
+        try:
+            nxt, key, verdict = _rounds.advance(found["state"], rule, [job], time.time(), record["elapsed_s"],
+                                                {"label": label, "final": final})
+        except (KeyError, TypeError, ValueError) as exc:
+            raise _NotRecorded(self._fail(args, context, f"pts_segment: sample {number}: {exc}")["msg"]) from exc
+        if not self._wanted():
+            raise _NotRecorded("pts_segment: the controller (ansible-playbook) is gone; sample "
+                               f"{number} is not recorded and fio was stopped")
+        recorded = self._file(args, context, {"pts_fio": record, "pts_fio_raw": raw,
+                                              "pts_context": context, key: verdict})
+        if recorded is not None:
+            raise _NotRecorded(recorded)
+        found.update(state=nxt, verdict=verdict, written=found["written"] + int(job["write"]["io_bytes"]))
+        display.display(_progress.plain(_progress.sample_line(context["host"], context, verdict)))
+
+    def _health_after(self, health_before: dict, context: dict) -> dict:
+        """The drive's health entry of a whole continuous run: the reading before it and the one after it."""
+        probe, before = health_before["probe"], health_before["before"]
+        clock = time.monotonic()
+        try:
+            after, late = self._health_read(probe)
+        except AnsibleConnectionFailure as exc:
+            after, late = None, f"{probe.get('tool')} could not be run: {exc}"
+        health = _health.entry(probe, before, after, health_before["cost"] + time.monotonic() - clock,
+                               health_before["error"] or late)
+        if before is not None and before is health_before["carried"]:
+            health["before_from"] = f"the reading after the round before {context.get('segment') or 'this one'}"
+        return health
+
+    def _keep_logs(self, args: dict, context: dict, prefix: str) -> dict | None:
+        """fio's interval logs of the run just ended, from the host into the segment's results beside its round files
+        (before the round file that says the run is complete). A failure when they cannot be kept."""
+        directory = _results.segment_dir(args["run_dir"], context["host"], context["drive"], context["test"],
+                                         context.get("segment") or "")
+        try:
+            logs = self._fio.fetch_logs(self._server, prefix)
+            for name, text in sorted(logs.items()):
+                _results.atomic_write_text(os.path.join(directory, _results.safe_name(name)), text)
+        except (OSError, ValueError, AnsibleError) as exc:
+            return self._fail(args, context, f"pts_segment: fio's interval logs of {prefix} could not be kept under "
+                                             f"{directory}: {exc}")
+        if not logs:
+            return self._fail(args, context, f"pts_segment: fio wrote no interval logs for {prefix}")
+        return None
 
     @staticmethod
     def _file(args: dict, context: dict, data: dict) -> str | None:
@@ -234,12 +396,10 @@ class ActionModule(ActionBase):
         return {"failed": True, "lost": True, "msg": msg}
 
     def _row(self, args: dict, row: dict | None, number: int, state: dict, context: dict) -> dict | None:
-        """The round's row: the plan's, or one worked out now - an XSR sample (a sequential stream goes on where the
-        last sample ended), or an operating point chosen from the TC x QD loop's measurement window on disk."""
+        """The round's row: the plan's, or an operating point chosen now from the TC x QD loop's measurement window on
+        disk."""
         segment, test = args["segment"], args["test"]
         kind = segment.get("stop")
-        if kind == "samples":
-            return _pts2.sample_row(segment, number, int(state.get("offset") or 0), int(args["limits"]["capacity"]))
         if kind != "points" or row is None:
             return row
         params = dict(test.get("parameters") or {}, name=test["test"], block_sizes=test["block_sizes"])
@@ -328,7 +488,7 @@ class ActionModule(ActionBase):
             "fleetqual.pts.fio_job", task=task, connection=self._connection, play_context=self._play_context,
             loader=self._loader, templar=self._templar, shared_loader_obj=self._shared_loader_obj)
 
-    def _fio_round(self, task_vars: dict, module_args: dict) -> dict:
+    def _fio_round(self, task_vars: dict, module_args: dict, on_document=None) -> dict:
         """One round's fio through the segment's fio server on the host, started with round 1 (one module run for the
         whole segment); fio's output is parsed here."""
         if not self._wanted():
@@ -341,6 +501,6 @@ class ActionModule(ActionBase):
                 if started.get("failed") or "pts_fio_server" not in started:
                     return dict(started, failed=True, msg=started.get("msg") or "the fio server did not start")
                 self._server = started["pts_fio_server"]
-            return self._fio.run_round(self._server, module_args)
+            return self._fio.run_round(self._server, module_args, on_document=on_document)
         except AnsibleConnectionFailure as exc:
             return {"unreachable": True, "msg": str(exc)}

@@ -204,6 +204,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._devices import recheck
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio_server, _run_io
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import FioOutputError, job_targets, parse
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import log_targets
 
 
 def _job_text(path: str) -> str:
@@ -227,6 +228,10 @@ def _device_refusal(job_text: str, device: str, expect: dict) -> str | None:
     strays = [t for t in targets if os.path.realpath(t) != resolved]
     if strays:
         return f"the job file writes to {', '.join(strays)}, not to the guarded device {resolved}"
+    # fio's interval logs land in its working directory (the segment's job directory), nowhere else.
+    elsewhere = [t for t in log_targets(job_text) if not t or "/" in t or t in (".", "..")]
+    if elsewhere:
+        return f"the job file writes its logs to {', '.join(repr(t) for t in elsewhere)}, not into its own directory"
     return "; ".join(recheck(resolved, expect)) or None
 
 

@@ -11,9 +11,12 @@ end state."""
 
 from __future__ import annotations
 
-# fio prints percentiles per run; the round files keep them per round, not fio's histogram (json+), so a window's
-# p99.99 is the mean of its rounds' p99.99 values, and every place that shows it says so.
-P9999_NOTE = "mean of the window rounds' own p99.99 values"
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram
+
+# The window's p99.99 is of all its IOs: the rounds' fio latency histograms (json+) merged. Too few IOs to resolve it
+# (fewer than 10 / (1 - p)) leave it unjudged, never a number.
+P9999_NOTE = "99.99 % of all the measurement window's 4k random writes, from fio's merged latency histograms (json+)"
+P9999_KEY = "4k 0/100 write"
 
 # figure -> what it is, its unit and digits, and the test that measures it.
 FIGURES = {
@@ -82,6 +85,25 @@ def values(model: dict) -> dict:
     for state in HIR_WAIT_STATES:
         figures[f"hir_gain_ws{state}"] = gains.get(str(state))
     return figures
+
+
+def unresolved(model: dict) -> dict:
+    """Per headline figure the latency test measured but cannot give: why (its window's IOs, how many it needs)."""
+    latency = (model.get("tests") or {}).get("latency") or {}
+    if not latency.get("rounds_run") or values(model)["latency_4k_write_p9999_ms"] is not None:
+        return {}
+    ios = int((latency.get("percentile_ios") or {}).get(P9999_KEY) or 0)
+    source = (latency.get("percentile_source") or {}).get(P9999_KEY)
+    needed = _histogram.needed("99.99")
+    if not ios:
+        why = "the latency test's window has no 4k random write IOs"
+    elif ios < needed:
+        what = "IOs" if source == "histogram" else "IOs (the window's rounds have no histograms; its fewest)"
+        why = (f"the latency test's measurement window holds {ios:,} 4k random write {what}; p99.99 needs at least "
+               f"{needed:,} (10 beyond it) to be resolved")
+    else:
+        why = "the latency test's round files have no p99.99 of the 4k random writes"
+    return {"latency_4k_write_p9999_ms": {"reason": why, "ios": ios, "needed": needed}}
 
 
 def maxiops_point(model: dict, name: str) -> str | None:
@@ -189,14 +211,19 @@ def duration(seconds) -> str:
 
 def block(model: dict) -> dict:
     """The headline figures for result.json: value, unit, state and what each is."""
-    found, state = values(model), states(model)
+    found, state, missing = values(model), states(model), unresolved(model)
     out = {}
     for figure, spec in FIGURES.items():
         out[figure] = {"value": found[figure], "unit": spec["unit"], "state": state[figure],
                        "steady": final(figure, state[figure]), "what": spec["label"]}
         if spec.get("note"):
             out[figure]["note"] = spec["note"]
+        if figure in missing:
+            out[figure]["unresolved"] = missing[figure]
         if figure.endswith("_max_iops") and maxiops_point(model, spec["test"]):
             out[figure]["what"] += f" ({maxiops_point(model, spec['test'])})"
+    latency = (model.get("tests") or {}).get("latency") or {}
+    if (latency.get("percentile_ios") or {}).get(P9999_KEY) is not None:
+        out["latency_4k_write_p9999_ms"]["ios"] = latency["percentile_ios"][P9999_KEY]
     out["wsat"] = wsat_end(model)
     return out

@@ -10,8 +10,12 @@
     <root>/<run-id>/<host>/plan.json
     <root>/<run-id>/<host>/<drive>/drive.json, guard.json, write-cache.json, health-after.json
     <root>/<run-id>/<host>/<drive>/<test>/purge.json, wipc.json, wipc.fio
-    <root>/<run-id>/<host>/<drive>/<test>/round-NN.json (+ .fio job file, .raw.json fio output); each round file
-        holds the stop rule's verdict as the run saw it after that round
+    <root>/<run-id>/<host>/<drive>/<test>/round-NN.json (+ .fio job file, .raw.json fio output, .status.json fio's
+        status dumps before it); each round file holds the stop rule's verdict as the run saw it after that round; an
+        XSR group's samples are its rounds (its one fio run's job file is round-01.fio, each sample's .raw.json the
+        status dump that ended it)
+    <root>/<run-id>/<host>/<drive>/<test>/round-NN_<kind>.log: fio's interval logs (bw, iops, lat, clat, slat) of the
+        fio run that started with round NN
     <root>/<run-id>/<host>/<drive>/<test>/steady-state.json (the last verdict: where the loop stands)
     <root>/<run-id>/<host>/<drive>/throughput/<block size>/... (throughput: one such set per block size)
     <root>/<run-id>/<host>/<drive>/superseded/<test>-N/ (an earlier attempt of a test started again)
@@ -278,6 +282,9 @@ def file_payload(run_dir: str, host: str, data: dict) -> list[str]:
             put(os.path.join(segment_dir, stem + ".fio"), job_text)
         if data.get("pts_fio_raw"):
             put(os.path.join(segment_dir, stem + ".raw.json"), data["pts_fio_raw"])
+        if data.get("pts_fio_status"):
+            # fio's status dumps before its final report (--status-interval), as it wrote them.
+            put(os.path.join(segment_dir, stem + ".status.json"), "\n".join(data["pts_fio_status"]) + "\n")
         # The parsed round last: its presence means the round is complete on disk, with its verdict.
         record = {
             "schema": SCHEMA, "host": host, "drive": drive, "test": test, "segment": segment, "phase": phase,
@@ -357,8 +364,26 @@ def live_verdicts(segment: dict) -> list[dict]:
     return verdicts or list((segment.get("steady_state") or {}).get("verdicts") or [])
 
 
+_LOG_RE = re.compile(r"^(round-\d{2,})_([a-z]+)\.log$")
+
+
+def log_files(directory: str) -> dict:
+    """fio's interval logs in a segment's directory: {round stem: {kind: path}} (kind bw, iops, lat, clat, slat)."""
+    found: dict = {}
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return found
+    for name in names:
+        match = _LOG_RE.match(name)
+        if match:
+            found.setdefault(match.group(1), {})[match.group(2)] = os.path.join(directory, name)
+    return found
+
+
 def load_segment(directory: str) -> dict:
-    loaded: dict = {"dir": directory, "rounds": [read_json(p) for p in round_files(directory)]}
+    loaded: dict = {"dir": directory, "rounds": [read_json(p) for p in round_files(directory)],
+                    "logs": log_files(directory)}
     for key in ("purge", "wipc", "steady-state", "failure"):
         path = os.path.join(directory, key + ".json")
         loaded[key.replace("-", "_")] = read_json(path) if os.path.exists(path) else None

@@ -266,13 +266,16 @@ def verdict(model: dict | None, planned: list[str], rule: dict | None, lost: str
             checks.append({"criterion": "xsr: every sample", "passed": True, "test": name, "seconds": seconds,
                            "text": f"{test_name('xsr')}: {_xsr_text(result)}"})
     figures = headline(model)
+    missing = _headline.unresolved(model)
     for key, (figure, direction, unit) in CRITERIA.items():
         limit = (rule or {}).get(key)
         if limit is None:
             continue
         measured = figures.get(figure)
         if measured is None:
-            incomplete.append(f"{key}: no figure measured for it")
+            # Not a pass: a figure the sample cannot resolve is not judged, and the verdict says why.
+            incomplete.append(f"{key}: not judged: {missing[figure]['reason']}" if figure in missing
+                              else f"{key}: no figure measured for it")
             continue
         passed = measured >= limit if direction == "min" else measured <= limit
         sign = "≥" if direction == "min" else "≤"

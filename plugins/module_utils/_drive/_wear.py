@@ -253,15 +253,12 @@ def test_bytes(test: dict, capacity: float, rate: float, run: dict, purge: str |
                               for s in segments for r in s.get("rounds") or [s])
     elif test.get("stop") == "phases":
         # PTS 2.0's tests: each segment by its own rule - up to max_rounds to be steady, every row of a sweep or
-        # of the operating points, every sample of a group.
+        # of the operating points, an XSR group's one continuous run.
         for segment in segments:
             kind = segment.get("stop")
             if kind == "steady":
                 parts["rounds"] += int(run["max_rounds"]) * _round_bytes(segment["combinations"], seconds, numjobs,
                                                                          rate, rate_iops)
-            elif kind == "samples":
-                parts["rounds"] += int(segment["samples"]) * _round_bytes(segment["combinations"], seconds, numjobs,
-                                                                          rate, rate_iops)
             else:
                 parts["rounds"] += sum(_round_bytes(r["combinations"], seconds, numjobs, rate, rate_iops)
                                        for r in segment.get("rounds") or [segment])

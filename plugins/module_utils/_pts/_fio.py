@@ -107,11 +107,12 @@ def _option(job: dict, glob: dict, name: str, default: str | None = None) -> str
     return glob.get(name, default)
 
 
-def _combined(read: dict, write: dict) -> dict:
+def combined(read: dict, write: dict) -> dict:
+    """A job's read and write directions as one: IOPS, bytes/s and bytes added up, latency weighted by IOs."""
     ios = read["total_ios"] + write["total_ios"]
     means = [(d["lat_ns"]["mean"], d["total_ios"]) for d in (read, write) if d["total_ios"]]
-    maxima = [d["lat_ns"]["max"] for d in (read, write) if d["total_ios"]]
-    minima = [d["lat_ns"]["min"] for d in (read, write) if d["total_ios"]]
+    maxima = [d["lat_ns"]["max"] for d in (read, write) if d["total_ios"] and d["lat_ns"]["max"] is not None]
+    minima = [d["lat_ns"]["min"] for d in (read, write) if d["total_ios"] and d["lat_ns"]["min"] is not None]
     return {
         "iops": read["iops"] + write["iops"],
         "bw_bytes": read["bw_bytes"] + write["bw_bytes"],
@@ -156,7 +157,7 @@ def parse_job(job: dict, glob: dict) -> dict:
         "options": {key: value for key in SWEEP_OPTIONS if (value := _option(job, glob, key)) is not None},
         "read": read,
         "write": write,
-        "total": _combined(read, write),
+        "total": combined(read, write),
         # fio's CPU use of the job's threads (% of one CPU, as fio reports it under group_reporting).
         "cpu": {"usr_pct": float(job.get("usr_cpu", 0.0) or 0.0), "sys_pct": float(job.get("sys_cpu", 0.0) or 0.0)},
     }
@@ -184,6 +185,21 @@ def job_targets(text: str) -> list[str]:
         key, sep, value = line.strip().partition("=")
         if sep and key.strip() == "filename":
             targets.extend(part.strip() for part in value.split(":") if part.strip())
+    return targets
+
+
+# The job options that make fio write a file of its own (besides its output): each must be a bare name, written in the
+# working directory of the fio that runs the job (the segment's job directory).
+LOG_OPTIONS = ("write_bw_log", "write_iops_log", "write_lat_log", "write_hist_log", "write_iolog")
+
+
+def log_targets(text: str) -> list[str]:
+    """Every file prefix a job file's log options name (write_bw_log=..., and the others of LOG_OPTIONS)."""
+    targets = []
+    for line in text.splitlines():
+        key, sep, value = line.strip().partition("=")
+        if sep and key.strip() in LOG_OPTIONS:
+            targets.append(value.strip())
     return targets
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import time
 
@@ -30,6 +31,7 @@ REQUEST = "request.json"
 STOP = "stop"
 PIDFILE = "server.pid"
 REFUSED = -1
+_PREFIX_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 def status_path(output: str) -> str:
@@ -74,19 +76,30 @@ def take_request(directory: str) -> dict | None:
             raise ValueError(f"timeout {timeout!r} is not a number of seconds")
         if request.get("output_format", "json") not in ("json", "json+"):
             raise ValueError(f"output_format {request.get('output_format')!r} is not json or json+")
+        interval = request.get("status_interval_ms", 0)
+        if not isinstance(interval, int) or isinstance(interval, bool) or interval < 0:
+            raise ValueError(f"status_interval_ms {interval!r} is not a number of milliseconds")
         job_file = _inside(directory, request.get("job_file"))
+        logs = request.get("logs") or ""
+        if not isinstance(logs, str) or (logs and not _PREFIX_RE.match(logs)):
+            raise ValueError(f"logs {logs!r} is not a file name prefix")
     except ValueError as exc:
         # The controller waits for this output's status: it gets the refusal at once, not a time-out.
         _write_atomic(log_path(output), f"fio_job refused the request, nothing was written: {exc}\n")
         _write_atomic(status_path(output), f"{REFUSED} {time.time():.6f} {time.time():.6f}\n")
         raise
     return {"job_file": job_file, "output": output, "timeout": timeout,
-            "output_format": request.get("output_format", "json")}
+            "output_format": request.get("output_format", "json"), "status_interval_ms": interval, "logs": logs}
 
 
 def command(fio: str, timeout_bin: str | None, request: dict) -> list[str]:
-    """fio's command line for a request; under ``timeout`` (TERM, then KILL 30 s later) when it has one."""
-    argv = [fio, f"--output-format={request['output_format']}", f"--output={request['output']}", request["job_file"]]
+    """fio's command line for a request; under ``timeout`` (TERM, then KILL 30 s later) when it has one. With
+    ``status_interval_ms`` fio appends a whole status document (counters since the job started) to its output every
+    that many milliseconds while it runs, and its final report after them."""
+    argv = [fio, f"--output-format={request['output_format']}", f"--output={request['output']}"]
+    if request.get("status_interval_ms"):
+        argv.append(f"--status-interval={int(request['status_interval_ms'])}ms")
+    argv.append(request["job_file"])
     if request["timeout"] and timeout_bin:
         argv = [timeout_bin, "--kill-after=30", str(request["timeout"])] + argv
     return argv
@@ -96,9 +109,15 @@ def run_request(request: dict, refusal, fio: str, timeout_bin: str | None, runne
                 clock=time.time) -> str:
     """Run one request: the guard's check, then fio; returns the status line written (``rc start end``)."""
     output = request["output"]
-    for stale in (output, status_path(output), log_path(output)):
-        if os.path.exists(stale):
-            os.unlink(stale)
+    stale = [output, status_path(output), log_path(output)]
+    if request.get("logs"):
+        # fio appends to its interval logs: an earlier attempt's must not run into this run's.
+        directory = os.path.dirname(output)
+        stale += [os.path.join(directory, name) for name in os.listdir(directory)
+                  if name.startswith(request["logs"] + "_") and name.endswith(".log")]
+    for path in stale:
+        if os.path.exists(path):
+            os.unlink(path)
     problem = refusal(request["job_file"])
     if problem:
         _write_atomic(log_path(output), f"fio_job refused {request['job_file']}, nothing was written: {problem}\n")

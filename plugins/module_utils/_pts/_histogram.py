@@ -113,11 +113,48 @@ def percentiles(bins: object, percents=("50", "99", "99.9", "99.99", "99.999")) 
     return found
 
 
-def resolved(count: int, percent: object) -> bool:
-    """Whether ``count`` IOs are enough for the percentile to be told from the slowest IO: at least one IO lies
-    beyond it (three nines need 1,000 IOs, five nines 100,000; the percentage taken as the decimal it is written as)."""
+# How many IOs must lie beyond a percentile for a sample to resolve it: with fewer, the percentile is one of the few
+# slowest IOs (with none, the slowest itself) and says more about chance than about the drive.
+BEYOND = 10
+
+
+def needed(percent: object) -> int:
+    """The fewest IOs that resolve the percentile: BEYOND / (1 - p), the percentage taken as the decimal it is written
+    as (99 % needs 1,000 IOs, 99.9 % 10,000, 99.99 % 100,000, 99.999 % 1,000,000)."""
     exact = Fraction(repr(float(_fraction(percent))))
-    return count * (1 - exact / 100) >= 1
+    if exact == 100:
+        return 0  # the slowest IO: any sample has it
+    return math.ceil(BEYOND / (1 - exact / 100))
+
+
+def resolved(count: int, percent: object) -> bool:
+    """Whether ``count`` IOs resolve the percentile: at least BEYOND of them lie beyond it (see needed)."""
+    return count >= needed(percent) and count > 0
+
+
+def subtract(after: object, before: object) -> list[list[int]]:
+    """The IOs a cumulative histogram gained between two readings (fio's status dumps count from the job's start):
+    ``after`` less ``before``, bucket by bucket. ValueError when a bucket lost IOs (not two readings of one run)."""
+    counts = {latency: count for latency, count in normalise(after)}
+    for latency, count in normalise(before or []):
+        left = counts.get(latency, 0) - count
+        if left < 0:
+            raise ValueError(f"the later histogram has fewer IOs at {latency} ns than the earlier one: not two "
+                             "readings of one run")
+        counts[latency] = left
+    return [[latency, counts[latency]] for latency in sorted(counts) if counts[latency]]
+
+
+def summary(bins: object, percents=("50", "99", "99.9", "99.99", "99.999")) -> dict:
+    """Percentiles with what it takes to trust them: {"ios", "percentiles": {p: ns or None}, "needed": {p: IOs}}.
+    A percentile the IOs do not resolve (see resolved) is None here - reports flag it instead of printing a number."""
+    rows = normalise(bins)
+    count = sum(c for dummy, c in rows)
+    found = percentiles(rows, percents)
+    keys = [_key(p) for p in percents]
+    return {"ios": count,
+            "percentiles": {k: found.get(k) if resolved(count, k) else None for k in keys},
+            "needed": {k: needed(k) for k in keys}}
 
 
 def cumulative(bins: object) -> list[list[float]]:

@@ -15,10 +15,12 @@
 * ``dirth`` - demand intensity / response time histogram: the same structure with one block size and R/W mix.
 
 Each runs as segments (one purge per test), each segment with its own stop rule: ``steady`` (a preconditioning or
-the TC x QD loop, tracked by a named fio section), ``sweep`` (HIR's bursts and baseline), ``samples`` (XSR's per-sample
-rounds, a sequential group continuing its stream from round to round) or ``points`` (the operating points, chosen
-from the loop's measurement window when their round starts). Where the sources differ, the choice is a variable and
-docs/snia_mapping.md says which source it follows.
+the TC x QD loop, tracked by a named fio section), ``sweep`` (HIR's bursts and baseline), ``samples`` (an XSR access
+group: one continuous fio run, cut into samples at fio's status dumps as it runs) or ``points`` (the operating points,
+chosen from the loop's measurement window when their round starts). A continuous stimulus - an XSR group, HIR's bursts
+and each return to baseline - is one fio run with interval logs (``log_ms``), so no idle time the PTS does not ask for
+lies between its samples or sections (module_utils/_pts/_interval.py). Where the sources differ, the choice is a
+variable and docs/snia_mapping.md says which source it follows.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from __future__ import annotations
 import math
 import re
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _interval
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import boolean, fail, parse_block_sizes, parse_mixes
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import number_text, positive, positive_ints
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import seconds as run_seconds
@@ -133,7 +136,8 @@ VARIABLES["dirth"] = VARIABLES["cbw"][:-3] + ("dirth_block_size", "dirth_mix")
 HIR_BLOCK_SIZE = 4096
 # What fio is told for a bssplit section (bs= is required; bssplit overrides it): the 4k of CBW's most common size.
 NOMINAL_BLOCK_SIZE = 4096
-# fio's own floor per stonewalled job section (docs/performance.md): the idle time between two sections.
+# fio's own floor per stonewalled job section (docs/performance.md): the idle time between two stonewalled sections -
+# which is why HIR's bursts are not stonewalled and its returns to baseline and XSR's groups are one section each.
 SECTION_S = 0.3
 # fio refuses a job file whose sections' threads (numjobs clones) add up to more.
 FIO_MAX_JOBS = 4096
@@ -279,10 +283,11 @@ def inputs(name: str, params: dict, profile: str, common: dict) -> dict:
         threads = f"{found['numjobs']} threads each (pts_run_numjobs)"
         _jobs_fit("hir", [
             ("bursts", found["repetitions"] * found["numjobs"], "pts_run_hir_repetitions", found["repetitions"],
-             f"lower it or pts_run_numjobs ({found['repetitions']} bursts x {threads})"),
-            ("return to baseline", baseline_sections(found) * found["numjobs"], "pts_run_hir_baseline_sample_seconds",
-             found["baseline_sample_seconds"], f"raise it or lower pts_run_numjobs ({baseline_sections(found)} "
-                                               f"sections x {threads})")])
+             f"lower it or pts_run_numjobs ({found['repetitions']} bursts x {threads})")])
+        if found["baseline_sample_seconds"] > found["baseline_seconds"]:
+            raise fail("pts_run_hir_baseline_sample_seconds", found["baseline_sample_seconds"],
+                       f"is longer than the return to baseline of {found['baseline_seconds']:g} s "
+                       "(pts_run_hir_baseline_seconds)")
         return found
     if name == "xsr":
         minutes = get("xsr_group_minutes")
@@ -353,16 +358,21 @@ def _rw(mix: int) -> str:
     return "randread" if mix == 100 else "randwrite" if mix == 0 else "randrw"
 
 
-def _cell(name: str, rw: str, mix: int, bs: int, seconds: float, start_s: float | None = None, **options) -> dict:
+def _cell(name: str, rw: str, mix: int, bs: int, seconds: float, start_s: float | None = None,
+          group: str | None = None, **options) -> dict:
+    """One fio section; ``group="new"``: its own reporting group that starts without waiting for the sections before
+    it (new_group instead of stonewall)."""
     cell = {"name": name, "rw": rw, "mix": mix, "bs": bs, "seconds": float(seconds), "options": options}
     if start_s:
         cell["start_s"] = float(start_s)
+    if group:
+        cell["group"] = group
     return cell
 
 
-def baseline_sections(test: dict) -> int:
-    """HIR's return to baseline: sections of about pts_run_hir_baseline_sample_seconds back to back (fewer, longer
-    sections leave less of fio's floor per section idle in what should be continuous writes)."""
+def baseline_samples(test: dict) -> int:
+    """HIR's return to baseline: how many samples of about pts_run_hir_baseline_sample_seconds its one continuous fio
+    run is cut into (at fio's status dumps)."""
     return max(1, int(round(test["baseline_seconds"] / test["baseline_sample_seconds"])))
 
 
@@ -381,20 +391,24 @@ def _hir(test: dict) -> list[dict]:
     segments = [{"name": "precondition", "stop": "steady", "combinations": [pc],
                  "dvs": [{"name": "4k 0/100 IOPS", "job": "hir-pc", "mix": 0, "bs": HIR_BLOCK_SIZE, "metric": "iops"}]}]
     burst, reps = test["round_seconds"], test["repetitions"]
-    count = baseline_sections(test)
+    sample = test["baseline_sample_seconds"]
+    log_ms = _interval.log_interval_ms(min(burst, sample))
     for state in test["wait_states"]:
         idle = burst * state
-        # Each burst starts on a fixed schedule from fio's start (startdelay counts from there), so the idle time
-        # between bursts is the wait state's, less fio's floor per section, and never drifts over 360 bursts.
+        # One fio run: each burst its own reporting group (new_group, fio's figures per burst), none waiting for the
+        # one before it (no stonewall, whose floor would be idle time of its own); each starts on a fixed schedule
+        # from fio's start (startdelay counts from there), so the idle between bursts is the wait state's and never
+        # drifts over 360 bursts.
         bursts = [_cell(f"hir-ws{state}-burst-{i + 1:04d}", "randwrite", 0, HIR_BLOCK_SIZE, burst,
-                        start_s=i * (burst + idle)) for i in range(reps)]
-        baseline = [_cell(f"hir-ws{state}-base-{i + 1:04d}", "randwrite", 0, HIR_BLOCK_SIZE,
-                          test["baseline_seconds"] / count) for i in range(count)]
+                        start_s=i * (burst + idle), group="new") for i in range(reps)]
+        # The return to baseline: one section of continuous writes, its samples cut at fio's status dumps.
+        baseline = [_cell(f"hir-ws{state}-base", "randwrite", 0, HIR_BLOCK_SIZE, test["baseline_seconds"])]
         rows = [{"label": f"wait state {state}: {reps} x ({burst:g} s write, {idle:g} s idle)", "phase": "bursts",
                  "wait_state": state, "combinations": bursts},
                 {"label": f"return to baseline after wait state {state}: {test['baseline_seconds']:g} s of continuous "
-                          "write", "phase": "baseline", "wait_state": state, "combinations": baseline}]
-        segments.append({"name": f"ws{state}", "stop": "sweep", "rounds": rows, "dvs": []})
+                          "write", "phase": "baseline", "wait_state": state, "combinations": baseline,
+                 "samples": {"sample_s": float(sample), "count": baseline_samples(test)}}]
+        segments.append({"name": f"ws{state}", "stop": "sweep", "rounds": rows, "dvs": [], "log_ms": log_ms})
     return segments
 
 
@@ -403,14 +417,18 @@ XSR_GROUPS = (("group1", "sequential"), ("group2", "random"), ("group3", "sequen
 
 def _xsr(test: dict) -> list[dict]:
     segments = []
+    sample = test["round_seconds"]
     for index, (name, access) in enumerate(XSR_GROUPS):
         bs = test["sequential_block_size"] if access == "sequential" else test["random_block_size"]
         rw = "write" if access == "sequential" else "randwrite"
-        samples = group_samples(test["group_minutes"][index], test["round_seconds"])
-        sample = _cell(f"xsr-{name}", rw, 0, bs, test["round_seconds"])
-        segments.append({"name": name, "stop": "samples", "samples": samples, "stream": access == "sequential",
+        samples = group_samples(test["group_minutes"][index], sample)
+        # The whole group is one fio section of samples x sample seconds: a sequential group writes one stream from
+        # LBA 0 (wrapping at the end of the drive), with no idle time between its samples.
+        group = _cell(f"xsr-{name}", rw, 0, bs, round(samples * sample, 6))
+        segments.append({"name": name, "stop": "samples", "samples": samples, "sample_s": float(sample),
                          "access": f"{'SEQ' if access == 'sequential' else 'RND'} {block_size_label(bs)} write",
-                         "sample": sample, "combinations": [sample], "dvs": []})
+                         "combinations": [group], "dvs": [], "log_ms": _interval.log_interval_ms(sample),
+                         "output_format": "json+"})
     return segments
 
 
@@ -487,27 +505,6 @@ def segments(test: dict, logical_block_size: int) -> tuple[list[dict], list[str]
         if segment.get("rounds"):
             segment["combinations"] = segment["rounds"][0]["combinations"]
     return found, []
-
-
-def sample_row(segment: dict, number: int, offset: int, capacity: int) -> dict:
-    """XSR's round ``number`` of a group: one sample of the group's stimulus; a sequential group writes on from
-    ``offset`` (where the last sample ended) to the end of the drive, so the stream runs on across samples."""
-    cell = dict(segment["sample"], name=f"{segment['sample']['name']}-{number:04d}",
-                options=dict(segment["sample"].get("options") or {}))
-    if segment.get("stream"):
-        cell["options"].update(offset=int(offset), size=int(capacity) - int(offset))
-    return {"label": f"{segment['name']} ({segment['access']}), sample {number} of {segment['samples']}",
-            "sample": number, "offset": int(offset) if segment.get("stream") else None, "combinations": [cell]}
-
-
-def next_offset(offset: int, written: int, capacity: int, bs: int) -> int:
-    """Where a sequential stream goes on after a sample that wrote ``written`` bytes from ``offset``: right after it,
-    or at LBA 0 when less than one more such sample fits before the end of the drive (fio would otherwise wrap back to
-    ``offset`` within its sample, not to the start)."""
-    nxt = (int(offset) + int(written)) // bs * bs
-    if nxt + max(int(written), bs) > capacity:
-        return 0
-    return nxt
 
 
 def window_grid(rounds_jobs: list[list[dict]], test: dict) -> dict:

@@ -18,15 +18,15 @@ Rules (``rule["kind"]``):
 * ``written`` - write saturation: ``target_bytes`` written, or ``max_seconds`` since the loop started;
 * ``sweep`` - one round per row of a sweep, until its last row (also a test's operating points, ``points``);
 * ``demand`` - an offered-IOPS ramp: until ``misses`` undelivered steps in a row, or its last step;
-* ``samples`` - a fixed number of rounds of one stimulus (XSR's groups), a sequential one writing on from where the
-  last round ended (``offset``).
+* ``samples`` - the samples of one continuous stimulus (an XSR group: one fio run cut into samples at its status
+  dumps), each filed as a round; the last sample (fio's end) stops it.
 """
 
 from __future__ import annotations
 
 import math
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _pts2, _spec, _steady_state, _sweeps
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _spec, _steady_state, _sweeps
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import find_job
 
 RULES = ("steady", "written", "sweep", "demand", "samples")
@@ -79,10 +79,10 @@ def check_rule(rule: object) -> dict:
         rounds = rule.get("rounds")
         if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1:
             raise ValueError(f"rounds {rounds!r} must be the group's number of samples (at least 1)")
-        stream = rule.get("stream")
-        if stream is not None and (not isinstance(stream, dict) or not all(
-                isinstance(stream.get(k), int) and stream[k] > 0 for k in ("capacity", "bs"))):
-            raise ValueError(f"stream {stream!r} must give the drive's capacity and the block size in bytes")
+        sample_s = rule.get("sample_s")
+        if isinstance(sample_s, bool) or not isinstance(sample_s, (int, float)) or not math.isfinite(sample_s) \
+                or sample_s <= 0:
+            raise ValueError(f"sample_s {sample_s!r} must be a sample's length in seconds")
     else:
         rounds = rule.get("rounds")
         if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1:
@@ -93,8 +93,7 @@ def check_rule(rule: object) -> dict:
 
 
 def rule_for(test: dict, segment: dict, limits: dict) -> dict:
-    """The stop rule of one segment of a planned test (a plan entry of pts_plan), with the plan's limits and, for a
-    sequential stream, the drive's capacity (``limits["capacity"]``)."""
+    """The stop rule of one segment of a planned test (a plan entry of pts_plan), with the plan's limits."""
     kind = segment.get("stop") or test["stop"]
     kind = KIND_RULES.get(kind, kind)
     if kind == "steady":
@@ -107,10 +106,7 @@ def rule_for(test: dict, segment: dict, limits: dict) -> dict:
     if kind == "written":
         return {"kind": kind, "target_bytes": test["target_bytes"], "max_seconds": test["max_seconds"]}
     if kind == "samples":
-        stream = None
-        if segment.get("stream"):
-            stream = {"capacity": int(limits["capacity"]), "bs": int(segment["sample"]["bs"])}
-        return {"kind": kind, "rounds": int(segment["samples"]), "stream": stream}
+        return {"kind": kind, "rounds": int(segment["samples"]), "sample_s": float(segment["sample_s"])}
     sweep = test.get("sweep") or {}
     return {"kind": kind, "rounds": len(segment.get("rounds") or []), "tolerance_pct": sweep.get("tolerance_pct", 5),
             "misses": sweep.get("misses", 2)}
@@ -213,21 +209,19 @@ def _judge_sweep(state: dict, rule: dict, jobs: list[dict], number: int, row: di
 
 
 def _judge_samples(state: dict, rule: dict, jobs: list[dict], number: int, row: dict) -> dict:
+    """One sample of a continuous stimulus (its window of fio's run, as one job); the sample fio's run ended in (the
+    row's ``final``) stops the loop. The group plans ``rounds`` samples; where fio's start-up and end fall can make it
+    one more or one fewer (module_utils/_pts/_interval.py Sampler)."""
     rounds = int(rule["rounds"])
-    if number > rounds:
-        raise ValueError(f"sample {number} is past the group's {rounds} samples")
     if len(jobs) != 1:
-        raise ValueError(f"a sample is one fio section; round {number} ran {len(jobs)}")
+        raise ValueError(f"a sample is one fio section; sample {number} has {len(jobs)}")
     total = jobs[0]["total"]
     written = int(jobs[0]["write"]["io_bytes"])
     state["written"] = int(state["written"]) + written
-    offset = state.get("offset") or 0
-    stream = rule.get("stream")
-    if stream:
-        state["offset"] = _pts2.next_offset(offset, written, stream["capacity"], stream["bs"])
-    stop = number >= rounds
+    stop = bool(row.get("final"))
+    window = jobs[0].get("window") or {}
     return {"round": number, "rounds": rounds, "label": str(row.get("label") or ""), "stop": stop,
-            "reason": f"{'last ' if stop else ''}sample {number} of {rounds}", "mb_s": total["bw_bytes"] / 1e6,
-            "iops": total["iops"], "lat_mean_ns": total["lat_ns"]["mean"], "lat_max_ns": total["lat_ns"]["max"],
-            "written": state["written"], "offset": offset if stream else None,
-            "next_offset": state["offset"] if stream else None}
+            "reason": "last sample: fio's run of the group ended" if stop else "fio's run goes on",
+            "mb_s": total["bw_bytes"] / 1e6, "iops": total["iops"], "lat_mean_ns": total["lat_ns"]["mean"],
+            "lat_max_ns": total["lat_ns"]["max"], "written": state["written"],
+            "seconds": jobs[0]["runtime_ms"] / 1000.0, "from_ms": window.get("from_ms"), "to_ms": window.get("to_ms")}

@@ -86,7 +86,11 @@ def _segments(test: dict, logical_block_size: int) -> tuple[list[dict], list[str
         if WSAT_BLOCK_SIZE < logical_block_size:
             return [], [f"4k dropped: the drive's logical block size is {logical_block_size} bytes"]
         combos = [{"name": "wsat-4096", "rw": "randwrite", "mix": 0, "bs": WSAT_BLOCK_SIZE}]
-        return [{"name": "", "combinations": combos, "dvs": []}], []
+        segment = {"name": "", "combinations": combos, "dvs": []}
+        if test.get("latency_plots") or test.get("spec") == "2.0":
+            # Its 99.999 % response times over several rounds are of all their IOs: the rounds' histograms merged.
+            segment["output_format"] = "json+"
+        return [segment], []
     sizes, notes = drop_small(test["block_sizes"], logical_block_size)
     if name == "throughput":
         segments = []
@@ -113,7 +117,11 @@ def _segments(test: dict, logical_block_size: int) -> tuple[list[dict], list[str
                              f"logical block size {logical_block_size}: the {name} test cannot run")
         dv["name"] = dv_name(dv)
         dvs.append(dv)
-    return [{"name": "", "combinations": _random_combinations(name, test["mixes"], sizes), "dvs": dvs}], notes
+    segment = {"name": "", "combinations": _random_combinations(name, test["mixes"], sizes), "dvs": dvs}
+    if name == "latency":
+        # The window's percentiles are of all its IOs: each round's latency histograms (json+), merged in the report.
+        segment["output_format"] = "json+"
+    return [segment], notes
 
 
 def _test_inputs(name: str, params: dict, profile: dict) -> dict:
@@ -433,7 +441,8 @@ def _limit(kind: str, segment: dict, test: dict, max_rounds: int) -> int:
     if kind == "steady":
         return max_rounds
     if kind == "samples":
-        return int(segment["samples"])
+        # One fio run whose status dumps cut it into its samples: about ``samples``, one more at most.
+        return int(segment["samples"]) + 1
     if kind == "written":
         return int(math.ceil(float(test["max_hours"]) * 3600 / max(float(test["round_seconds"]), 0.01))) + 1
     return len(segment.get("rounds") or [])
@@ -479,8 +488,7 @@ def _drive_plan(device: dict, plan_tests: list[dict], max_rounds: int, window: i
             "numjobs": test["numjobs"], "iodepth": test["iodepth"], "round_seconds": test["round_seconds"],
             "mixes": test["mixes"], "block_sizes": drop_small(test["block_sizes"], lbs)[0],
             "segments": segments, "notes": notes, "done": False,
-            "combinations": sum(len(r["combinations"]) * (s["samples"] if s.get("stop") == "samples" else 1)
-                                for s in segments for r in s.get("rounds") or [s]),
+            "combinations": sum(len(r["combinations"]) for s in segments for r in s.get("rounds") or [s]),
         }
         if test["name"] == "wsat":
             target = test["capacity_multiple"] * capacity
@@ -506,9 +514,8 @@ def _drive_plan(device: dict, plan_tests: list[dict], max_rounds: int, window: i
                     entry["min_s"] += window * segment["round_s"]
                     entry["max_s"] += max_rounds * segment["round_s"]
                 else:
-                    full = segment["sweep_s"] * (segment["samples"] if segment["stop"] == "samples" else 1)
-                    entry["min_s"] += full
-                    entry["max_s"] += full
+                    entry["min_s"] += segment["sweep_s"]
+                    entry["max_s"] += segment["sweep_s"]
         else:
             entry["dv"] = test.get("dv")
             entry["dvs"] = segments[0]["dvs"] if segments and test.get("dvs") else None

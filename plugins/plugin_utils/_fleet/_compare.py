@@ -521,7 +521,7 @@ def render_markdown(result: dict, plots: dict, fail_on_regression: bool) -> str:
               "- **Verdict**: worse than the baseline by more than the tolerance is a REGRESSION, better by more an "
               "IMPROVEMENT, anything within it SAME. Better is *higher* for IOPS and MB/s and *lower* for latency. "
               "NOT COMPARED: a side has no value (the test did not run or did not finish).",
-              f"- \\* p99.99: the {_headline.P9999_NOTE}.", ""]
+              f"- \\* p99.99: {_headline.P9999_NOTE}.", ""]
     return "\n".join(lines).rstrip() + "\n"
 
 

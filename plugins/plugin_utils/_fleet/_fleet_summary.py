@@ -436,7 +436,7 @@ def render_markdown(summary: dict, plots: dict, models: dict | None = None) -> s
     lines += ["", ("Figures are measurement-window averages (MB/s = 10⁶ bytes/s); *italic* ones come from a window that "
                    "was not steady (the test stopped, failed or reached its round limit). " if figures else "")
               + "⚑ marks a cohort outlier. "
-              + (f"\\* p99.99: the {_headline.P9999_NOTE}. " if "latency_4k_write_p9999_ms" in figures else "")
+              + (f"\\* p99.99: {_headline.P9999_NOTE}. " if "latency_4k_write_p9999_ms" in figures else "")
               + ("Write saturation: how it ended and the user capacity written (× capacity). " if saturated else "")
               + "Test time: the drive's tests' wall times added up.", ""]
     lines += _pts2_table(summary)

@@ -780,6 +780,10 @@ def write_drive_report(drive_dir: str, formats: tuple[str, ...] | None = None) -
             _results.atomic_write_text(report, render_markdown(model, plots, outputs))
     model["outputs"] = {k: os.path.basename(v) if v else None for k, v in outputs.items() if k != "not_produced"}
     model["outputs"]["not_produced"] = outputs["not_produced"]
+    # What a test's plots alone use (fio's interval logs as series, "_"-keys) stays in the logs, out of result.json.
+    for result in model["tests"].values():
+        for key in [k for k in result if k.startswith("_")]:
+            del result[key]
     _results.atomic_write_json(result_json, model)
     return {"report": report, "result": result_json, "plots": plots, "model": model, "html": outputs.get("html"),
             "pdf": outputs.get("pdf"), "not_produced": outputs["not_produced"]}

@@ -9,8 +9,11 @@
 
 The run (module_utils/_pts/_pts2.py ``_hir``): a purge; segment ``precondition``, 4k random write rounds of one fio
 section each (``hir-pc``) to steady state; then per wait state N a segment ``wsN`` of two rounds: the bursts (row
-phase "bursts": sections ``hir-wsN-burst-NNNN``, each a burst long and started on a fixed schedule from fio's start)
-and the return to baseline (row phase "baseline": sections ``hir-wsN-base-NNNN`` back to back)."""
+phase "bursts": one fio run, sections ``hir-wsN-burst-NNNN`` each a burst long, its own reporting group, started on a
+fixed schedule from fio's start) and the return to baseline (row phase "baseline": one fio section of continuous
+writes, cut into samples at fio's status dumps; results of earlier versions ran it as sections
+``hir-wsN-base-NNNN``). Each round's fio interval logs (``round-NN_iops.log``) give the IOPS against time, the bursts
+and the idle periods as fio logged them."""
 
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ import datetime
 import os
 import re
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _interval
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._pts2 import HIR_BLOCK_SIZE, SECTION_S
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _plots, _sections, _tests
@@ -49,17 +53,37 @@ SOURCES = [
     "- *Preconditioning round*: one fio section per round, and the tracking variable is that round's IOPS. "
     "CloudHarmony and ADATA run 30 one-minute runs per round and track the last minute; the spec's round layout "
     "is not confirmed.",
-    "- *Bursts*: each burst is its own fio section started on a fixed schedule counted from fio's start (fio "
-    "`startdelay` = burst number × (burst + idle)), so the schedule does not drift over hundreds of bursts. The idle "
-    f"time between two bursts is the wait state's less fio's floor of about {SECTION_S:g} s per section.",
-    "- *Return to baseline*: writes as sections back to back (ADATA runs 5-s sections; CloudHarmony sleeps between "
-    "them, which is not continuous). The sections are pts_run_hir_baseline_sample_seconds long (60 s), so fio's "
-    f"floor of about {SECTION_S:g} s between two sections leaves the drive idle for well under 1 % of the baseline.",
+    "- *Bursts*: one fio run per wait state; each burst is its own fio section and reporting group, started on a fixed "
+    "schedule counted from fio's start (fio `startdelay` = burst number × (burst + idle)) without waiting for the one "
+    "before it, so the idle time between two bursts is the wait state's and the schedule does not drift over hundreds "
+    "of bursts. A burst's IOPS are fio's for its section.",
+    "- *Return to baseline*: one fio section of continuous writes (ADATA runs 5-s sections back to back, each with "
+    "fio's floor between them; CloudHarmony sleeps between them, which is not continuous), cut into samples of about "
+    "pts_run_hir_baseline_sample_seconds at fio's status dumps.",
     "- *Recovery per wait state*: how the PTS compares a wait state with the baseline is not confirmed. This report's "
     "**gain** is the mean burst IOPS divided by the preconditioning's steady-state window average; the mean burst "
     "IOPS divided by the following return to baseline's mean is shown beside it.",
     "",
 ]
+# What results of earlier versions ran instead (each burst and each part of a baseline a stonewalled section).
+SOURCES_SECTIONS = {
+    "- *Bursts*": "- *Bursts*: each burst is its own fio section started on a fixed schedule counted from fio's start "
+                  "(fio `startdelay` = burst number × (burst + idle)), so the schedule does not drift over hundreds of "
+                  f"bursts. The idle time between two bursts is the wait state's less fio's floor of about {SECTION_S:g} "
+                  "s per section.",
+    "- *Return to baseline*": "- *Return to baseline*: writes as sections back to back (ADATA runs 5-s sections; "
+                              "CloudHarmony sleeps between them, which is not continuous); fio's floor of about "
+                              f"{SECTION_S:g} s between two sections leaves the drive idle for a moment each time.",
+}
+
+
+def sources(result: dict) -> list[str]:
+    """The choices this test made, as its round files show it ran."""
+    old = any((s.get("baseline") or {}).get("unit") == "section" for s in result.get("wait_states") or [])
+    if not old:
+        return list(SOURCES)
+    return [next((text for key, text in SOURCES_SECTIONS.items() if line.startswith(key + ":")), line)
+            for line in SOURCES]
 
 
 def _fio_seconds(value: object) -> float | None:
@@ -134,22 +158,42 @@ def _precondition(segment: dict, settings: dict) -> dict:
     }
 
 
-def _round_phase(rnd: dict, phase: str, state: int, start_s: float | None, prev_end_s: float | None) -> dict:
-    """One wait-state round: every section's IOPS at its time (seconds on the test's time axis), its span and
-    stats; ``start_s`` is the round's start on that axis (None without a recorded_at: right after ``prev_end_s``).
+def _round_phase(rnd: dict, phase: str, state: int, start_s: float | None, prev_end_s: float | None,
+                 log: dict | None = None) -> dict:
+    """One wait-state round: every burst's (or baseline sample's) IOPS at its time (seconds on the test's time axis),
+    its span and stats; ``start_s`` is the round's start on that axis (None without one: right after ``prev_end_s``).
 
-    A round starts at recorded_at - fio's wall time (elapsed_s). Within it a burst sits at its scheduled start (its
+    With the round's iops log (``log``: its series and its start, on fio's clock) a burst sits where fio logged its
+    IO, a baseline sample at its status window's end, and the round spans its log. Without (results of earlier
+    versions) a round starts at recorded_at - fio's wall time (elapsed_s); a burst sits at its scheduled start (its
     startdelay, or the plan's i x (burst + idle)); baseline sections one after another, each after the run time of
     those before it and an equal share of the time fio spent outside the sections (its floor per section)."""
     settings = rnd.get("settings") or {}
     burst_s = float(settings.get("round_seconds") or 0.0)
-    jobs = (rnd.get("fio") or {}).get("jobs") or []
-    elapsed = (rnd.get("fio") or {}).get("elapsed_s")
-    runtimes = [float(j.get("runtime_ms") or 0) / 1000.0 for j in jobs]
+    fio = rnd.get("fio") or {}
+    jobs = fio.get("jobs") or []
+    elapsed = fio.get("elapsed_s")
+    samples = fio.get("samples") or []
     if start_s is None:
         start_s = prev_end_s or 0.0
+    if phase == "baseline" and samples:
+        # One continuous section cut into samples at fio's status dumps: each sample a point, the mean fio's own.
+        origin = log["start_unix_ms"] if log else samples[0]["window"]["from_unix_ms"]
+        times = [round(start_s + (x["window"]["to_unix_ms"] - origin) / 1000.0, 3) for x in samples]
+        iops = [float(x["total"]["iops"]) for x in samples]
+        runtimes = [float(x.get("runtime_ms") or 0) / 1000.0 for x in samples]
+        stats = dict(_stats(iops), mean=float(jobs[0]["total"]["iops"]) if jobs else _stats(iops)["mean"])
+        end_s = start_s + (samples[-1]["window"]["to_unix_ms"] - origin) / 1000.0
+        return dict(stats, round=int(rnd["round"]), label=(rnd.get("row") or {}).get("label") or "",
+                    start_s=start_s, end_s=end_s, fio_s=float(elapsed) if elapsed else None, seconds=sum(runtimes),
+                    t_s=times, iops=iops, burst_s=burst_s, unit="sample")
+    runtimes = [float(j.get("runtime_ms") or 0) / 1000.0 for j in jobs]
     offsets = []
-    if phase == "bursts":
+    runs = _interval.activity(log["series"], log["interval_ms"]) if log and phase == "bursts" else []
+    if phase == "bursts" and len(runs) == len(jobs):
+        # Where fio logged each burst's IO (its first logging interval's start), not where it was planned.
+        offsets = [(run["from_ms"] - log["start_unix_ms"]) / 1000.0 for run in runs]
+    elif phase == "bursts":
         period = burst_s * (1 + state)
         for index, job in enumerate(jobs):
             delay = _fio_seconds((job.get("options") or {}).get("startdelay"))
@@ -164,11 +208,40 @@ def _round_phase(rnd: dict, phase: str, state: int, start_s: float | None, prev_
             done += runtime + gap
     iops = [float(j["total"]["iops"]) for j in jobs]
     times = [round(start_s + offset, 3) for offset in offsets]
-    end_s = start_s + float(elapsed) if elapsed else (max((t + r for t, r in zip(times, runtimes)), default=start_s))
+    if log:
+        end_s = start_s + (log["series"][-1][0] - log["start_unix_ms"]) / 1000.0
+    elif elapsed:
+        end_s = start_s + float(elapsed)
+    else:
+        end_s = max((t + r for t, r in zip(times, runtimes)), default=start_s)
     return dict(_stats(iops), round=int(rnd["round"]), label=(rnd.get("row") or {}).get("label") or "",
                 start_s=start_s, end_s=end_s, fio_s=float(elapsed) if elapsed else None,
                 seconds=sum(runtimes), t_s=times, iops=iops,
-                burst_s=burst_s)
+                burst_s=burst_s, unit="burst" if phase == "bursts" else "section")
+
+
+def _round_log(segment: dict, rnd: dict) -> dict | None:
+    """A round's iops log as one series (its threads added up, module_utils/_pts/_interval.ticks), with its logging
+    interval and its start on fio's clock (Unix ms: the first line less the interval it covers, or a baseline's first
+    status window's start); None without a log, or one that cannot be read (the round is then placed as before)."""
+    stem = f"round-{int(rnd['round']):02d}"
+    path = ((segment.get("logs") or {}).get(stem) or {}).get("iops")
+    if not path:
+        return None
+    options = (rnd.get("fio") or {}).get("global_options") or {}
+    try:
+        interval = int(options.get("log_avg_msec") or 1000)
+        with open(path, encoding="utf-8") as handle:
+            series = _interval.ticks(_interval.parse_log(handle.read()), interval)
+    except (OSError, ValueError, TypeError):
+        return None
+    if not series:
+        return None
+    start = series[0][0] - interval
+    samples = (rnd.get("fio") or {}).get("samples") or []
+    if samples and (samples[0].get("window") or {}).get("from_unix_ms") is not None:
+        start = min(start, samples[0]["window"]["from_unix_ms"])
+    return {"series": series, "interval_ms": interval, "start_unix_ms": start, "file": os.path.basename(path)}
 
 
 def _round_start(rnd: dict) -> datetime.datetime | None:
@@ -181,40 +254,77 @@ def _round_start(rnd: dict) -> datetime.datetime | None:
 
 def _wait_states(test: dict, planned: list[int], pc_iops: float | None, settings: dict) -> tuple[list[dict], str | None]:
     """Every wait state planned (and any other found on disk), in the plan's order, with its rounds on one time
-    axis: seconds from the first wait-state round's start."""
+    axis: seconds from the first wait-state round's start - on fio's clock when every round has its interval log,
+    else on the round files' (recorded_at less fio's wall time)."""
     found = sorted(int(m.group(1)) for name in test["segments"] if (m := _WS_RE.match(name)))
     states = list(planned) + [s for s in found if s not in planned]
-    rounds_of = {}
-    starts = []
+    rounds_of, logs = {}, {}
     for state in states:
         segment = test["segments"].get(f"ws{state}") or {"rounds": []}
         if segment["rounds"]:
             _tests.check_consecutive(segment["rounds"])
         rounds_of[state] = segment["rounds"]
-        starts += [s for s in (_round_start(r) for r in segment["rounds"]) if s is not None]
-    t0 = min(starts) if starts else None
+        for rnd in segment["rounds"]:
+            logs[(state, int(rnd["round"]))] = _round_log(segment, rnd)
+    every = bool(logs) and all(logs.values())
+    if every:
+        origin = min(log["start_unix_ms"] for log in logs.values())
+        t0 = datetime.datetime.fromtimestamp(origin / 1000.0, tz=datetime.timezone.utc)
+    else:
+        starts = [s for state in states for s in (_round_start(r) for r in rounds_of[state]) if s is not None]
+        t0 = min(starts) if starts else None
     out = []
     prev_end = None
     for state in states:
         entry = {"wait_state": state, "label": f"WS{state}", "planned": state in planned,
                  "burst_s": float(settings.get("round_seconds") or 0.0) or None, "bursts": None, "baseline": None,
-                 "round_files": [f"round-{int(r['round']):02d}" for r in rounds_of[state]]}
+                 "round_files": [f"round-{int(r['round']):02d}" for r in rounds_of[state]], "logs": {}}
         for rnd in rounds_of[state]:
             phase = _phase(rnd)
             if phase is None or entry[phase] is not None:
                 continue
-            begin = _round_start(rnd)
-            start_s = (begin - t0).total_seconds() if begin is not None and t0 is not None else None
-            entry[phase] = _round_phase(rnd, phase, state, start_s, prev_end)
+            log = logs.get((state, int(rnd["round"]))) if every else None
+            if log:
+                start_s = (log["start_unix_ms"] - origin) / 1000.0
+            else:
+                begin = _round_start(rnd)
+                start_s = (begin - t0).total_seconds() if begin is not None and t0 is not None else None
+            entry[phase] = _round_phase(rnd, phase, state, start_s, prev_end, log)
             prev_end = entry[phase]["end_s"]
             entry["burst_s"] = entry[phase]["burst_s"] or entry["burst_s"]
+            if log:
+                entry["logs"][phase] = dict(log, start_s=start_s)
         entry["idle_s"] = entry["burst_s"] * state if entry["burst_s"] else None
         entry["complete"] = entry["bursts"] is not None and entry["baseline"] is not None
         burst_mean = (entry["bursts"] or {}).get("mean")
         entry["gain"] = _ratio(burst_mean, pc_iops)
         entry["burst_over_baseline"] = _ratio(burst_mean, (entry["baseline"] or {}).get("mean"))
+        entry["idle"] = _measured_idle(entry)
         out.append(entry)
     return out, t0.isoformat() if t0 is not None else None
+
+
+def _measured_idle(entry: dict) -> dict | None:
+    """A wait state's idle time as fio's iops logs show it: between its bursts (the gaps between the runs of IO in
+    the bursts round's log), within its return to baseline (none that lasted a logging interval means below it) and
+    between the last burst and the baseline's first IO (one fio run ending, the next starting)."""
+    logs = entry.get("logs") or {}
+    if not logs:
+        return None
+    found: dict = {"interval_ms": max(log["interval_ms"] for log in logs.values())}
+    bursts, base = logs.get("bursts"), logs.get("baseline")
+    if bursts:
+        runs = _interval.activity(bursts["series"], bursts["interval_ms"])
+        gaps = [(b["from_ms"] - a["to_ms"]) / 1000.0 for a, b in zip(runs, runs[1:])]
+        found.update(bursts_logged=len(runs), between_bursts=_stats(gaps) if gaps else None)
+    if base:
+        within = _interval.idle(base["series"], base["interval_ms"])
+        found.update(baseline_idle_ms=within["idle_ms"], baseline_gaps=within["gaps"],
+                     baseline_longest_gap_ms=within["longest_gap_ms"])
+    if bursts and base:
+        found["before_baseline_s"] = max(0.0, (base["series"][0][0] - base["interval_ms"] - bursts["series"][-1][0])
+                                         / 1000.0)
+    return found
 
 
 def _status(result: dict, pc: dict, states: list[dict]) -> str:
@@ -252,6 +362,9 @@ def build(test: dict) -> dict:
         sorted(int(_WS_RE.match(n).group(1)) for n in names)
     pc = _precondition(pc_segment, settings)
     states, t0 = _wait_states(test, planned, pc["iops"], settings)
+    # Private to plotting (not in result.json): each round's iops log as fio wrote it.
+    series = {str(s["wait_state"]): s.pop("logs") for s in states}
+    logged = [s["idle"] for s in states if s.get("idle")]
     result["rounds_run"] = pc["rounds_run"] + sum(len(segments.get(f"ws{s['wait_state']}", {}).get("rounds") or [])
                                                   for s in states)
     status = _status(result, pc, states)
@@ -268,9 +381,14 @@ def build(test: dict) -> dict:
         timeline_start=t0,
         parameters={"wait_states": planned, "burst_seconds": settings.get("round_seconds"),
                     "repetitions": parameters.get("repetitions"), "baseline_seconds": parameters.get("baseline_seconds"),
+                    "baseline_sample_seconds": parameters.get("baseline_sample_seconds"),
                     "precondition_seconds": parameters.get("precondition_seconds")},
         headline={"pc_iops": pc["iops"], "gain": {str(s["wait_state"]): s["gain"] for s in states}},
         live_verdict_mismatch=pc["live_verdict_mismatch"],
+        _series=series,
+        idle={"interval_ms": max(i["interval_ms"] for i in logged),
+              "baseline_ms": max((i.get("baseline_idle_ms") or 0.0) for i in logged),
+              "baseline_gaps": sum(i.get("baseline_gaps") or 0 for i in logged)} if logged else None,
     )
     return result
 
@@ -295,10 +413,37 @@ def _pc_line(ax, pc: dict, label: bool = True) -> None:
                label=f"preconditioning {state} average {pc['iops']:,.0f} IOPS" if label else None)
 
 
-def _spans_and_points(ax, states: list[dict], scale: float, offset_s: float, labels: bool) -> list[float]:
-    """Each wait state's bursts and baseline: shaded spans and one point per fio section; returns the values."""
+def _log_line(ax, log: dict | None, scale: float, offset_s: float, label: str | None) -> list[float]:
+    """A round's iops log as fio wrote it (its threads added up): one thin line, a point per logging interval."""
+    if not log:
+        return []
+    xs, ys, last = [], [], None
+    for time_ms, value in log["series"]:
+        if last is not None and time_ms - last > log["interval_ms"] * _interval.GAP_SHARE:
+            # No line over an idle period: fio logged nothing there.
+            xs.append(float("nan"))
+            ys.append(float("nan"))
+        xs.append((log["start_s"] + (time_ms - log["start_unix_ms"]) / 1000.0 - offset_s) / scale)
+        ys.append(value)
+        last = time_ms
+    ax.plot(xs, ys, color="#424242", linewidth=0.6, alpha=0.55, zorder=3, label=label)
+    return [v for dummy, v in log["series"]]
+
+
+def _spans_and_points(ax, states: list[dict], scale: float, offset_s: float, labels: bool,
+                      series: dict | None = None) -> list[float]:
+    """Each wait state's bursts and baseline: shaded spans, fio's iops log as a line and one point per burst (fio's
+    section) or baseline sample; returns the values."""
     values = []
     legend = set()
+    logged = False
+    for entry in states:
+        for phase in ("bursts", "baseline"):
+            log = ((series or {}).get(str(entry["wait_state"])) or {}).get(phase)
+            if log and entry.get(phase):
+                label = None if logged else f"fio's iops log ({log['interval_ms']:g} ms lines)"
+                values += _log_line(ax, log, scale, offset_s, label)
+                logged = True
     for entry in states:
         for phase, shade in (("bursts", "ws_span"), ("baseline", "base_span")):
             part = entry.get(phase)
@@ -314,9 +459,11 @@ def _spans_and_points(ax, states: list[dict], scale: float, offset_s: float, lab
                 ax.text((left + right) / 2, 0.985, entry["label"], transform=ax.get_xaxis_transform(), ha="center",
                         va="top", fontsize=9, fontweight="bold", color="#6d4c00")
             xs = [(t - offset_s) / scale for t in part["t_s"]]
+            unit = part.get("unit") or ("burst" if phase == "bursts" else "section")
             ax.plot(xs, part["iops"], color=COLORS[phase], zorder=4, **_point_style(len(xs)),
-                    label=("burst (one fio section)" if phase == "bursts" else "baseline section (continuous write)")
-                    if first else None)
+                    label=("burst (one fio section)" if phase == "bursts" else
+                           "baseline sample (continuous write)" if unit == "sample" else
+                           "baseline section (continuous write)") if first else None)
             values += part["iops"]
     return values
 
@@ -327,7 +474,7 @@ def timeline(path: str, title: str, result: dict, subtitle: str | None = None) -
     end = max(p["end_s"] for s in states for p in (s.get("bursts"), s.get("baseline")) if p)
     scale, unit = _unit(end)
     fig, ax = plt.subplots(figsize=(_plots.WIDTH, 5.4), layout="constrained")
-    values = _spans_and_points(ax, states, scale, 0.0, labels=True)
+    values = _spans_and_points(ax, states, scale, 0.0, labels=True, series=result.get("_series"))
     _pc_line(ax, result["precondition"])
     _zero_y(ax, values + [result["precondition"].get("iops") or 0.0])
     top = ax.get_ylim()[1]
@@ -337,7 +484,7 @@ def timeline(path: str, title: str, result: dict, subtitle: str | None = None) -
     ax.set_ylabel("IOPS (4k random write)")
     ax.grid(True, alpha=0.3)
     # Points before their spans: burst, wait state, baseline section, return to baseline, the preconditioning line.
-    order = ("burst", "wait state", "baseline section", "return to baseline", "preconditioning")
+    order = ("fio's iops log", "burst", "wait state", "baseline s", "return to baseline", "preconditioning")
     pairs = sorted(zip(*ax.get_legend_handles_labels()),
                    key=lambda pair: next(i for i, word in enumerate(order + ("",)) if pair[1].startswith(word)))
     ax.legend([h for h, dummy in pairs], [label for dummy, label in pairs], loc="upper left",
@@ -357,12 +504,12 @@ def detail(path: str, title: str, result: dict, subtitle: str | None = None) -> 
     values = []
     for ax, entry in zip(axes[:, 0], states):
         start = min(p["start_s"] for p in (entry.get("bursts"), entry.get("baseline")) if p)
-        values += _spans_and_points(ax, [entry], scale, start, labels=False)
+        values += _spans_and_points(ax, [entry], scale, start, labels=False, series=result.get("_series"))
         _pc_line(ax, result["precondition"], label=False)
         words = f"{entry['label']}: {entry['bursts']['count']} bursts, {entry['idle_s']:g} s idle between" \
             if entry.get("bursts") and entry.get("idle_s") is not None else entry["label"]
         if entry.get("baseline"):
-            words += f"; return to baseline, {entry['baseline']['count']} sections"
+            words += f"; return to baseline, {md.plural(entry['baseline']['count'], entry['baseline'].get('unit') or 'section')}"
         ax.set_title(words, fontsize=9.5, loc="left")
         ax.grid(True, alpha=0.3)
         ax.set_ylabel("IOPS")
@@ -373,7 +520,11 @@ def detail(path: str, title: str, result: dict, subtitle: str | None = None) -> 
                plt.Line2D([], [], color=COLORS["baseline"], **_point_style(0)),
                plt.Rectangle((0, 0), 1, 1, color=COLORS["ws_span"], alpha=0.5),
                plt.Rectangle((0, 0), 1, 1, color=COLORS["base_span"], alpha=0.45)]
-    labels = ["burst", "baseline section", "wait state", "return to baseline"]
+    unit = next((s["baseline"].get("unit") for s in states if s.get("baseline")), "section") or "section"
+    labels = ["burst", f"baseline {unit}", "wait state", "return to baseline"]
+    if result.get("_series"):
+        handles.insert(0, plt.Line2D([], [], color="#424242", linewidth=0.6, alpha=0.55))
+        labels.insert(0, "fio's iops log")
     if result["precondition"].get("iops") is not None:
         handles.append(plt.Line2D([], [], color=COLORS["pc"], linestyle="--"))
         labels.append("preconditioning window average")
@@ -470,9 +621,22 @@ def _pseudo_code(result: dict) -> list[str]:
     pc = result["precondition"]
     burst = params.get("burst_seconds")
     base_s = params.get("baseline_seconds")
-    count = max(1, int(round(base_s / burst))) if burst and base_s else None
+    sample_s = params.get("baseline_sample_seconds")
     states = ", ".join(str(s) for s in result["planned_wait_states"])
     reps = params.get("repetitions")
+    # Results of earlier versions ran each burst and each baseline part as stonewalled sections.
+    sections = [s["baseline"] for s in result["wait_states"] if s.get("baseline") and s["baseline"].get("unit") ==
+                "section"]
+    if sections:
+        count = max(1, int(round(base_s / burst))) if burst and base_s else None
+        baseline = (f"  Round 2: return to baseline, {_secs(base_s)} s of continuous 4k random write"
+                    + (f" ({sections[0]['count']} sections of {base_s / sections[0]['count']:g} s back to back)"
+                       if base_s and sections[0]["count"] else ""))
+        once = ";"
+    else:
+        baseline = (f"  Round 2: return to baseline, {_secs(base_s)} s of continuous 4k random write, one fio section"
+                    + (f" (samples of {sample_s:g} s at fio's status dumps)" if sample_s else ""))
+        once = ", one fio run;"
     return [
         "```",
         "Purge (no workload-independent preconditioning)",
@@ -480,12 +644,11 @@ def _pseudo_code(result: dict) -> list[str]:
         f"  4k random write (0/100) for {_secs(pc.get('seconds'))} s "
         "(one fio section; its IOPS the round's DV)",
         f"For wait state N in [{states}]:",
-        f"  Round 1: {reps} x ({burst:g} s of 4k random write, then N x {burst:g} s idle);"
-        if burst else f"  Round 1: {reps} bursts of 4k random write with N x the burst idle between them;",
+        f"  Round 1: {reps} x ({burst:g} s of 4k random write, then N x {burst:g} s idle){once}"
+        if burst else f"  Round 1: {reps} bursts of 4k random write with N x the burst idle between them{once}",
         f"           burst i starts at i x (N + 1) x {burst:g} s from fio's start" if burst else
         "           burst i starts at i x (N + 1) x the burst from fio's start",
-        f"  Round 2: return to baseline, {_secs(base_s)} s of continuous 4k random write"
-        + (f" ({count} sections of {base_s / count:g} s back to back)" if count else ""),
+        baseline,
         "```",
         "",
     ]
@@ -542,9 +705,40 @@ def _recovery_table(result: dict) -> list[str]:
             md.fmt(base.get("mean")) + (f" ({base['count']})" if base else ""),
             md.fmt(pc_iops), _fmt_ratio(entry.get("gain")), _fmt_ratio(entry.get("burst_over_baseline")),
         ])
+    unit = next((s["baseline"].get("unit") for s in result["wait_states"] if s.get("baseline")), None) or "section"
     return md.table(["Wait state", "Idle between bursts (s)", "Bursts", "Burst IOPS mean", "Burst IOPS min",
-                     "Burst IOPS max", "Baseline IOPS mean (sections)", "Preconditioning SS IOPS",
+                     "Burst IOPS max", f"Baseline IOPS mean ({unit}s)", "Preconditioning SS IOPS",
                      "Gain (burst mean ÷ PC SS)", "Burst mean ÷ baseline mean"], rows)
+
+
+def _idle_table(result: dict) -> list[str]:
+    """The idle time of each wait state as fio's iops logs show it, beside the plan's."""
+    idle = result.get("idle")
+    if not idle:
+        return []
+    interval = idle["interval_ms"]
+    rows = []
+    for entry in result["wait_states"]:
+        found = entry.get("idle") or {}
+        gaps = found.get("between_bursts")
+        within = found.get("baseline_idle_ms")
+        rows.append([
+            entry["label"], md.fmt(entry.get("idle_s"), 2) if entry.get("idle_s") is not None else md.DASH,
+            str(found["bursts_logged"]) if found.get("bursts_logged") is not None else md.DASH,
+            f"{md.fmt(gaps['mean'], 2)} ({md.fmt(gaps['min'], 2)} – {md.fmt(gaps['max'], 2)})" if gaps else md.DASH,
+            md.fmt(found.get("before_baseline_s"), 2) if found.get("before_baseline_s") is not None else md.DASH,
+            md.DASH if within is None else
+            f"< {interval:g} ms" if not found.get("baseline_gaps") else
+            f"{within / 1000:,.2f} s ({found['baseline_gaps']} gaps)",
+        ])
+    return [f"Idle time as fio's iops logs show it (one line per {interval:g} ms that had IO, none for an interval "
+            "without, all threads added up; the logs are the `round-NN_iops.log` files of each wait state): the time "
+            "between two bursts' IO, from the last logging interval of one to the start of the first of the next "
+            f"(to within {interval:g} ms); the idle time before the return to baseline (one fio run ending, the next "
+            "starting); and within the return to baseline (continuous: no logging interval without IO).", "",
+            *md.table(["Wait state", "Planned idle between bursts (s)", "Bursts in the log",
+                       "Measured idle between bursts (s): mean (min – max)", "Idle before the baseline (s)",
+                       "Idle within the baseline"], rows), ""]
 
 
 def _steps(result: dict) -> list[str]:
@@ -558,7 +752,8 @@ def _steps(result: dict) -> list[str]:
     for entry in result["wait_states"]:
         for phase, words in (("bursts", "bursts"), ("baseline", "return to baseline")):
             part = entry.get(phase)
-            what = f"{part['count']} sections, {md.fmt(part['seconds'], 1)} s of writes" if part else "**not run**"
+            what = (f"{md.plural(part['count'], part.get('unit') or 'section')}, {md.fmt(part['seconds'], 1)} s of "
+                    "writes") if part else "**not run**"
             rows.append([f"{entry['label']} {words}", what,
                          md.fmt(part["fio_s"]) + " s" if part and part.get("fio_s") is not None else md.DASH])
     rows += _sections.timing_rows(result)
@@ -580,7 +775,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     lines += [f"Every fio section runs with direct I/O, random data{', ' + oio if oio else ''}. Each section's IOPS "
               "is fio's for that section (its IOs over its run time).", ""]
     lines += [f"> Note: {note}" for note in result.get("notes") or []]
-    lines += SOURCES
+    lines += sources(result)
     lines += [f"### {number}.1 Preconditioning steady state information", ""]
     if pc.get("dv"):
         dv = pc["dv"]
@@ -603,7 +798,20 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
         lines += ["No preconditioning round finished.", ""]
     measured = [s for s in result["wait_states"] if s.get("bursts") or s.get("baseline")]
     lines += [f"### {number}.3 IOPS against time", ""]
-    if measured:
+    logged = result.get("idle") is not None
+    if measured and logged:
+        lines += _sections.images(plots_rel, {
+            "timeline": "IOPS vs time for all wait states with their returns to baseline, on fio's clock: fio's iops "
+                        "log as it wrote it (grey line: the IOPS of every logging interval with IO, all threads added "
+                        "up; nothing logged while the drive was idle), every burst (red: its fio section's IOPS, at "
+                        "the start of its IO in the log) and every baseline sample (blue: the IOPS between two of "
+                        "fio's status dumps, at the sample's end); wait states shaded orange and labelled, returns to "
+                        "baseline shaded blue, the preconditioning's steady-state window average dashed green.",
+            "detail": "The same per wait state, against the time from the wait state's own start: its bursts, then "
+                      "its return to baseline.",
+        })
+        lines += _idle_table(result)
+    elif measured:
         lines += _sections.images(plots_rel, {
             "timeline": "IOPS vs time for all wait states with their returns to baseline: every burst (red) and "
                         "every baseline section (blue) is one fio section and one point, at its start; wait states "
@@ -619,11 +827,14 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
         lines += ["No wait-state round finished.", ""]
     lines += [f"### {number}.4 Recovery per wait state", ""]
     if measured:
-        lines += ["Per wait state: the bursts' IOPS (each burst one fio section), the mean IOPS of the following "
-                  "return to baseline's sections, and the preconditioning's steady-state window average. **Gain** = "
-                  "mean burst IOPS ÷ the preconditioning's steady-state average (this report's choice: the PTS's "
-                  "per-wait-state comparison is not confirmed); the last column compares the bursts with the "
-                  "baseline that follows them. Means are of the sections' IOPS, each section weighted alike.", ""]
+        baseline = ("the following return to baseline's IOPS (fio's for its one continuous section; in brackets how "
+                    "many samples its status dumps cut it into)" if logged else
+                    "the mean IOPS of the following return to baseline's sections")
+        lines += [f"Per wait state: the bursts' IOPS (each burst one fio section), {baseline}, and the "
+                  "preconditioning's steady-state window average. **Gain** = mean burst IOPS ÷ the preconditioning's "
+                  "steady-state average (this report's choice: the PTS's per-wait-state comparison is not confirmed); "
+                  "the last column compares the bursts with the baseline that follows them. Burst means are of the "
+                  "bursts' IOPS, each burst weighted alike.", ""]
         if not pc.get("steady") and pc.get("iops") is not None:
             lines += ["> Note: the preconditioning did not reach steady state; its figure here is its last window's "
                       "average, and the gains are relative to that.", ""]

@@ -157,8 +157,19 @@ def _direction(data: dict) -> tuple[dict, list, list[str]]:
         ours = _histogram.percentiles(bins, list(fio))
         differ = [p for p in fio if ours.get(p) != fio[p]]
     return ({"iops": data["iops"], "total_ios": data["total_ios"], "art_ms": _ms(lat["mean"]),
-             "mrt_ms": _ms(lat["max"]), "percentiles_ms": {p: fio[p] / MS for p in PERCENTILES if p in fio}},
+             "mrt_ms": _ms(lat["max"]),
+             "percentiles_ms": {p: fio[p] / MS if _histogram.resolved(data["total_ios"], p) else None
+                                for p in PERCENTILES if p in fio}},
             bins, differ)
+
+
+def _percentile_cell(data: dict, percent: str) -> str:
+    """A percentile in a table: its value, or n/r where the IOs counted do not resolve it."""
+    found = data.get("percentiles_ms") or {}
+    if found.get(percent) is not None:
+        return md.fmt(found[percent], 3)
+    # Given as None: fio's buckets have it, the IOs are too few to resolve it; absent: no histogram at all.
+    return "n/r" if percent in found and data.get("total_ios") else md.DASH
 
 
 def measurement(job: dict) -> dict:
@@ -186,7 +197,9 @@ def measurement(job: dict) -> dict:
         "name": job["name"], "numjobs": job["numjobs"], "iodepth": job["iodepth"], "mix": job["mix"],
         "runtime_ms": job["runtime_ms"], "iops": total["iops"], "total_ios": total["total_ios"],
         "art_ms": _ms(total["lat_ns"]["mean"]), "mrt_ms": _ms(total["lat_ns"]["max"]),
-        "percentiles_ms": {p: v / MS for p, v in _histogram.percentiles(merged, PERCENTILES).items()},
+        # A percentile the point's IOs do not resolve (fewer than 10 / (1 - p)) is None: flagged, not printed.
+        "percentiles_ms": {p: v / MS if v is not None else None
+                           for p, v in _histogram.summary(merged, PERCENTILES)["percentiles"].items()} if merged else {},
         "bins_mean_ms": _ms(_histogram.mean(merged)), "histogram_source": ", ".join(sorted(s for s in sources if s)),
         "directions": directions, "bins": merged, "checks": checks,
     }
@@ -277,6 +290,7 @@ def _headline(points: dict, recomputed: dict | None, status: str) -> dict:
             f"{point}_measured_iops": measure.get("iops"),
             f"{point}_measured_art_ms": measure.get("art_ms"),
             f"{point}_p99999_ms": (measure.get("percentiles_ms") or {}).get("99.999"),
+            f"{point}_total_ios": measure.get("total_ios"),
             f"{point}_mrt_ms": measure.get("mrt_ms"),
         })
     return out
@@ -582,10 +596,12 @@ def confidence(path: str, title: str, result: dict, subtitle: str) -> str:
         for words, key in NINES:
             value = measure["percentiles_ms"].get(key)
             if value is None:
+                # Too few IOs to resolve it: named in the legend, not marked.
+                ax.plot([], [], linestyle="none", marker=_NINE_MARKERS[key], markersize=7, color="white",
+                        markeredgecolor="#9e9e9e", label=f"{words}: n/r ({_histogram.needed(key):,} IOs needed)")
                 continue
-            short = "" if _histogram.resolved(measure["total_ios"], key) else ", the slowest bucket"
             ax.plot([value], [float(key) / 100], linestyle="none", marker=_NINE_MARKERS[key], markersize=7,
-                    color="white", markeredgecolor="black", zorder=5, label=f"{words}: {value:.3f} ms{short}")
+                    color="white", markeredgecolor="black", zorder=5, label=f"{words}: {value:.3f} ms")
         ax.set_title(f"{entry['word']} {_point_name(entry['tc'], entry['qd'])}: {measure['total_ios']:,} IOs",
                      fontsize=10, loc="left")
         ax.grid(True, which="both", alpha=0.3)
@@ -836,7 +852,7 @@ def _points_lines(result: dict, number: str, plots_rel: dict) -> list[str]:
                 rows.append([f"**{entry['word']}** {_point_name(entry['tc'], entry['qd'])}" if not index else "",
                              label if label != "all IOs" else "*all IOs*", f"{data['total_ios']:,}",
                              md.fmt(float(data["iops"])), md.fmt(data["art_ms"], 3)]
-                            + [md.fmt(data["percentiles_ms"].get(p), 3) for p in PERCENTILES]
+                            + [_percentile_cell(data, p) for p in PERCENTILES]
                             + [md.fmt(data["mrt_ms"], 3)])
         lines += md.table(["Point", "Direction", "IOs", "IOPS", "ART", "99 %", "99.9 %", "99.99 %", "99.999 %", "MRT"],
                           rows)
@@ -851,8 +867,9 @@ def _points_lines(result: dict, number: str, plots_rel: dict) -> list[str]:
                       "1/64 of its latency wide), so a top percentile can read a little above the MRT, fio's exact "
                       "slowest IO."]
         if short:
-            lines += ["", "A percentile needs 1,000 IOs (99.9 %), 10,000 (99.99 %) or 100,000 (99.999 %) to lie below "
-                          f"the slowest IO; with fewer it is the slowest bucket: {'; '.join(short)}."]
+            lines += ["", "n/r: not resolved - a percentile needs 10 / (1 − p) IOs, ten of them beyond it (1,000 for "
+                          "99 %, 10,000 for 99.9 %, 100,000 for 99.99 %, 1,000,000 for 99.999 %); with fewer it would "
+                          f"be one of the few slowest IOs, so no number is given: {'; '.join(short)}."]
         lines += [""]
     lines += _sections.images(plots_rel, {
         "point_prewrites": "Operating point pre-writes: IOPS of every pre-write sample (100 % writes at the point's "

@@ -9,15 +9,17 @@
 Latencies are fio's lat (submission + completion), reported in ms.
 
 PTS 2.0.2 reports IOPS and the 99.999 % response time ("5 nines") per R/W mix and block size beside the average (ART)
-and maximum (MRT) response times. fio gives the 99.999 % per direction; for a mixed workload the tables show the
-larger of the read and write 5 nines - an upper bound of the 99.999 % over all the run's IOs (at that latency at least
-99.999 % of the reads and of the writes had completed) - and the per-direction figures stay in the percentile table."""
+and maximum (MRT) response times. Every percentile here is of all the IOs of the measurement window: the window
+rounds' latency histograms (fio json+) merged - per direction, and for a mix both directions together - and each is
+given with the IOs it counts. A percentile the window's IOs cannot resolve (fewer than 10 / (1 - p) of them, so that
+fewer than ten IOs lie beyond it) is flagged, not printed (module_utils/_pts/_histogram.py). Results recorded before the
+rounds ran json+ have no histograms: their percentiles are the mean of the window rounds' own, and say so."""
 
 from __future__ import annotations
 
 import os
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _spec
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram, _spec
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import PERCENTILES
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
@@ -25,11 +27,16 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _iops
 
 MS = 1e6  # ns per ms
 FIVE_NINES = "99.999"
+UNRESOLVED = "n/r"
+UNRESOLVED_NOTE = ("n/r: not resolved - fewer IOs than 10 / (1 − p), so fewer than ten of them lie beyond the "
+                   "percentile (99 % needs 1,000 IOs, 99.9 % 10,000, 99.99 % 100,000, 99.999 % 1,000,000); no number "
+                   "is given for it.")
 HEATMAP_CAPTION = ("Measurement heat maps: window-average mean latency and the maximum latency per R/W mix and block "
                    "size, each cell's value printed (in place of TKperf's 3D bars, which hide their back rows).")
-HEATMAP_CAPTION_2 = ("Measurement heat maps: window-average ART, 5 nines (99.999 %; mixed: the larger of read and write; "
-                     "left out when no round file has one) and the MRT per R/W mix and block size, each cell's value "
-                     "printed (in place of TKperf's 3D bars, which hide their back rows).")
+HEATMAP_CAPTION_2 = ("Measurement heat maps: window-average ART, 5 nines (99.999 % of all the window's IOs, from fio's "
+                     "merged histograms; blank where the IOs do not resolve it, and left out when none does) and the "
+                     "MRT per R/W mix and block size, each cell's value printed (in place of TKperf's 3D bars, which "
+                     "hide their back rows).")
 
 
 def _ms(value):
@@ -58,24 +65,19 @@ def build(test: dict) -> dict:
     def direction_mean(direction):
         return lambda j: _ms(j[direction]["lat_ns"]["mean"])
 
-    def five_nines(job: dict) -> float | None:
-        """The larger of the directions' 99.999 % (ms); None when a direction that did IO has none (older
-        results)."""
-        found = [job[d]["lat_ns"]["percentiles"].get(FIVE_NINES) for d in ("read", "write") if job[d]["total_ios"]]
-        return _ms(max(found)) if found and None not in found else None
-
-    percentiles = {}
+    percentiles, counts, sources = {}, {}, {}
+    nines, nines_ios = {}, {}
     for bs in sizes:
+        label = block_size_label(bs)
+        nines[label], nines_ios[label] = {}, {}
         for mix in mixes:
             for direction in ("read", "write"):
                 if (direction == "read" and mix == 0) or (direction == "write" and mix == 100):
                     continue
-                key = f"{block_size_label(bs)} {md.mix(mix)} {direction}"
-                percentiles[key] = {
-                    p: _tests.window_mean(in_window, mix, bs,
-                                          lambda j, p=p, d=direction: _ms(j[d]["lat_ns"]["percentiles"].get(p)))
-                    for p in PERCENTILES
-                }
+                key = f"{label} {md.mix(mix)} {direction}"
+                percentiles[key], counts[key], sources[key] = window_percentiles(in_window, mix, bs, (direction,))
+            both = window_percentiles(in_window, mix, bs, ("read", "write"), (FIVE_NINES,))
+            nines[label][str(mix)], nines_ios[label][str(mix)] = both[0].get(FIVE_NINES), both[1]
     result.update(
         spec=str(settings.get("spec") or "1.1"),
         status=_tests.status(dv["steady"], len(rounds), max_rounds, result["failure"]),
@@ -100,16 +102,50 @@ def build(test: dict) -> dict:
             "max_ms": {block_size_label(bs): {str(m): _window_max(in_window, m, bs, lambda j: _ms(j["total"]["lat_ns"]["max"]))
                                               for m in mixes} for bs in sizes},
             "iops": grid(in_window, mixes, sizes, lambda j: j["total"]["iops"]),
-            "p99999_ms": grid(in_window, mixes, sizes, five_nines),
+            "p99999_ms": nines,
+            "p99999_ios": nines_ios,
         },
-        # The fewest IOs of one run in the window: below 100,000 a 99.999 % is the slowest IO or next to it.
         fewest_ios=min((j["total"]["total_ios"] for r in in_window for j in r["fio"]["jobs"]), default=None),
         percentiles_ms=percentiles,
+        percentile_ios=counts,
+        percentile_source=sources,
         per_round=_every_round(rounds, mixes, sizes),
         round_files=[f"round-{int(r['round']):02d}" for r in rounds],
         round_end_s=_tests.round_times(rounds),
     )
     return result
+
+
+def window_percentiles(rounds: list[dict], mix: int, bs: int, directions: tuple[str, ...],
+                       percents: tuple[str, ...] = PERCENTILES) -> tuple[dict, int, str]:
+    """The percentiles (ms) of all the IOs of ``directions`` in the window's rounds of one (mix, block size), the IOs
+    counted, and where they come from: "histogram" (the rounds' json+ buckets merged; a percentile the IOs do not
+    resolve is None), "rounds" (no histograms: the mean of the rounds' own percentiles of one direction, None where the
+    round with the fewest IOs does not resolve it) or "none"."""
+    jobs = [_tests.job_or_none(r, mix, bs) for r in rounds]
+    if not jobs or None in jobs:
+        return dict.fromkeys(percents), 0, "none"
+    parts = [job[d] for job in jobs for d in directions if job[d]["total_ios"]]
+    if not parts:
+        return dict.fromkeys(percents), 0, "none"
+    if all((part.get("histogram") or {}).get("bins") for part in parts):
+        found = _histogram.summary(_histogram.merge(*[part["histogram"]["bins"] for part in parts]), percents)
+        return {p: _ms(v) for p, v in found["percentiles"].items()}, found["ios"], "histogram"
+    if len(directions) > 1:
+        return dict.fromkeys(percents), sum(part["total_ios"] for part in parts), "none"
+    fewest = min(part["total_ios"] for part in parts)
+    values = {}
+    for p in percents:
+        own = [part["lat_ns"]["percentiles"].get(p) for part in parts]
+        values[p] = _ms(sum(own) / len(own)) if None not in own and _histogram.resolved(fewest, p) else None
+    return values, sum(part["total_ios"] for part in parts), "rounds"
+
+
+def percentile_cell(value_ms: float | None, ios: int, percent: str, digits: int = 3) -> str:
+    """A percentile in a table: its value, or n/r where the IOs counted do not resolve it."""
+    if value_ms is not None:
+        return md.fmt(value_ms, digits)
+    return UNRESOLVED if ios and not _histogram.resolved(ios, percent) else md.DASH
 
 
 def _every_round(rounds: list[dict], mixes: list[int], sizes: list[int]) -> list[dict]:
@@ -183,7 +219,7 @@ def _heatmap(result: dict, plot_dir: str, prefix: str, subtitle: str) -> str:
 
 
 def _has_five_nines(result: dict) -> bool:
-    """Whether the round files have fio's 99.999 % (every run since its percentile list has had it)."""
+    """Whether any 99.999 % is resolved in the window."""
     return any(values.get(FIVE_NINES) is not None for values in result["percentiles_ms"].values())
 
 
@@ -219,6 +255,25 @@ def _rounds_table(result: dict) -> list[str]:
             + (["", note.replace("rows", "rounds")] if note else []) + ["", "</details>"])
 
 
+def _percentile_table(result: dict) -> list[str]:
+    """Per block size, mix and direction: the IOs of the measurement window and their percentiles."""
+    counts, sources = result.get("percentile_ios") or {}, result.get("percentile_source") or {}
+    merged = all(source == "histogram" for source in sources.values()) if sources else False
+    what = ("of all the window's IOs of that direction: its rounds' fio latency histograms (json+) merged, each "
+            "percentile computed from the buckets as fio computes its own" if merged else
+            "the mean of the window rounds' own percentiles (these rounds were recorded without fio's histograms, "
+            "so the window's percentile over all its IOs cannot be computed); n/r where the round with the fewest IOs "
+            "does not resolve it")
+    rows = [[key, f"{counts.get(key, 0):,}"] + [percentile_cell(values.get(p), counts.get(key, 0), p)
+                                                 for p in PERCENTILES]
+            for key, values in result["percentiles_ms"].items()]
+    lines = ["", f"Latency percentiles, ms, {what}, per direction, with the IOs counted:", ""]
+    lines += md.table(["Block size, mix, direction", "IOs"] + [f"p{p}" for p in PERCENTILES], rows)
+    if any(v is None for values in result["percentiles_ms"].values() for v in values.values()):
+        lines += ["", f"> Note: {UNRESOLVED_NOTE}"]
+    return lines
+
+
 def _pts2_tables(result: dict) -> list[str]:
     """PTS 2.0.2's summary tables: IOPS, ART, 5 nines and MRT per R/W mix and block size."""
     sizes, mixes = result["block_sizes"], result["mixes"]
@@ -228,14 +283,19 @@ def _pts2_tables(result: dict) -> list[str]:
     lines += md.grid(tables["iops"], sizes, mixes, 1)
     lines += ["", "ART, average response time, ms (mixed: IO-weighted mean of read and write):", ""]
     lines += md.grid(tables["mean_ms"], sizes, mixes, 3)
-    lines += ["", "5 nines, the 99.999 % response time, ms: the mean of the window rounds' own 99.999 % values (mixed: "
-                  "the larger of read's and write's, an upper bound of the 99.999 % over all IOs; — where the round "
-                  "files have no 99.999 % figure, recorded before it was asked of fio):", ""]
-    lines += md.grid(tables.get("p99999_ms") or {label: {} for label in sizes}, sizes, mixes, 3)
-    fewest = result.get("fewest_ios")
-    if fewest is not None and fewest < 100000:
-        lines += ["", f"> Note: a run of the window completed as few as {fewest:,} IOs; with fewer than 100,000 a "
-                      "run's 99.999 % is its slowest IO or next to it, close to the MRT."]
+    nines, counts = tables.get("p99999_ms") or {}, tables.get("p99999_ios") or {}
+    lines += ["", "5 nines, the 99.999 % response time, ms: of all the window's IOs of each mix and block size (its "
+                  "rounds' fio latency histograms merged, read and write together), with the IOs counted; n/r where "
+                  "they are too few to resolve it:", ""]
+    headers = ["Block size ↓ / R/W mix % →"] + [md.mix(m) for m in mixes]
+
+    def cell(label: str, mix: int) -> str:
+        ios = (counts.get(label) or {}).get(str(mix)) or 0
+        return f"{percentile_cell((nines.get(label) or {}).get(str(mix)), ios, FIVE_NINES)} ({ios:,} IOs)"
+
+    lines += md.table(headers, [[f"**{label}**"] + [cell(label, m) for m in mixes] for label in sizes])
+    if any(v is None for row in nines.values() for v in row.values()):
+        lines += ["", f"> Note: {UNRESOLVED_NOTE}"]
     lines += ["", "MRT, maximum response time, ms: the largest single IO latency fio saw in the window's rounds:", ""]
     lines += md.grid(tables["max_ms"], sizes, mixes, 3)
     nines = tables.get("p99999_ms") or {}
@@ -279,8 +339,9 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
         "max": "Maximum latency: the largest single IO latency fio saw in the window's rounds, against block size, "
                "one line per R/W mix.",
         "percentiles": "Latency percentiles: per block size, each R/W mix and direction across p50 … "
-                       f"{'p99.999' if _has_five_nines(result) else 'p99.99'} (means of "
-                       "the window rounds' own percentiles) and, for pure reads or writes, the window's max.",
+                       f"{'p99.999' if _has_five_nines(result) else 'p99.99'} (of all the window's IOs, from fio's "
+                       "merged histograms; a percentile the IOs do not resolve is left out) and, for pure reads or "
+                       "writes, the window's max.",
         "heatmap": HEATMAP_CAPTION_2 if spec2 else HEATMAP_CAPTION,
     })
     window = ", ".join(str(r) for r in result["window_rounds"])
@@ -297,11 +358,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     lines += md.grid(result["tables"]["read_mean_ms"], sizes, [m for m in mixes if m > 0], 3)
     lines += ["", "Average write latency, ms (mixes with writes):", ""]
     lines += md.grid(result["tables"]["write_mean_ms"], sizes, [m for m in mixes if m < 100], 3)
-    lines += ["", "Latency percentiles, ms: the mean of the window rounds' own percentiles (fio reports them per round; "
-                  "the window's percentile over all its IOs is not computed), per direction:", ""]
-    rows = [[key] + [md.fmt(values.get(p), 3) for p in PERCENTILES]
-            for key, values in result["percentiles_ms"].items()]
-    lines += md.table(["Block size, mix, direction"] + [f"p{p}" for p in PERCENTILES], rows)
+    lines += _percentile_table(result)
     lines += _rounds_table(result)
     lines += ["", f"### {number}.4 Purge, preconditioning and files", ""]
     lines += _sections.steps_table(result, capacity, [("", result)])

@@ -11,6 +11,7 @@ with their windows' state, run time per test, and the drive's health before and 
 from __future__ import annotations
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _health
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import format_bytes
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._spec import PTS2_TESTS, PTS_TESTS
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._pts2 import SPEC_NAMES
@@ -57,8 +58,11 @@ def _verdict_lines(model: dict) -> list[str]:
     return lines
 
 
-def _shown(value, figure: str) -> str:
+def _shown(value, figure: str, item: dict | None = None) -> str:
     spec = _headline.FIGURES[figure]
+    if value is None and (item or {}).get("unresolved"):
+        found = item["unresolved"]
+        return f"n/r: {found['ios']:,} IOs, {found['needed']:,} needed"
     return f"{md.fmt(float(value), spec['digits'])} {spec['unit']}" if value is not None else "not measured"
 
 
@@ -79,9 +83,11 @@ def _pts2_rows(model: dict, block: dict) -> list[list[str]]:
         if iops.get("value") is None:
             shown = "not measured (the MaxIOPS point did not run)"
         else:
+            ios = ((tests[name].get("headline") or {}).get("max_total_ios"))
+            five = _shown(nines.get("value"), f"{name}_max_p99999_ms") if nines.get("value") is not None or not ios \
+                else f"n/r ({ios:,} IOs, {_histogram.needed('99.999'):,} needed)"
             shown = (f"{md.fmt(float(iops['value']), 0)} IOPS · mean response time "
-                     f"{_shown(art.get('value'), f'{name}_max_art_ms')} · 99.999 % "
-                     f"{_shown(nines.get('value'), f'{name}_max_p99999_ms')}")
+                     f"{_shown(art.get('value'), f'{name}_max_art_ms')} · 99.999 % {five}")
         rows.append([f"{title} MaxIOPS" + (f" ({md.text(point)})" if point else ""), shown,
                      _state_cell(iops.get("state"))])
     if "xsr" in tests:
@@ -117,10 +123,10 @@ def _headline_rows(model: dict) -> tuple[list[list[str]], list[str]]:
             continue
         item = block.get(figure) or {}
         label = spec["label"] + (" *" if spec.get("note") else "")
-        rows.append([label, _shown(item.get("value"), figure), _state_cell(item.get("state"))])
+        rows.append([label, _shown(item.get("value"), figure, item), _state_cell(item.get("state"))])
         if spec.get("note"):
-            notes.append(f"\\* p99.99: the {spec['note']} (fio reports percentiles per round); the window's own "
-                         "percentile over all its IOs is not computed.")
+            ios = f" ({item['ios']:,} IOs)" if item.get("ios") is not None else ""
+            notes.append(f"\\* p99.99: {spec['note']}{ios}; n/r: fewer than 10 / (1 − p) IOs, too few to resolve it.")
     if "wsat" in wanted:
         rows.append(["Write saturation", md.text(_headline.wsat_text(block.get("wsat"))),
                      "no steady state (by design)" if block.get("wsat") else md.DASH])

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._spec import WSAT_BLOCK_SIZE
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline
@@ -51,15 +52,26 @@ def build(test: dict) -> dict:
         written += job["write"]["io_bytes"]
         elapsed_ms += job["runtime_ms"]
         lat = job["write"]["lat_ns"]
+        # fio's own 99.999 % of the round's IOs (from its buckets), unless they are too few to resolve it.
         five_nines = (lat.get("percentiles") or {}).get(FIVE_NINES)
+        if not _histogram.resolved(int(job["write"]["total_ios"] or 0), FIVE_NINES):
+            five_nines = None
         table.append({
             "round": int(rnd["round"]), "iops": job["write"]["iops"], "mb_per_s": job["write"]["bw_bytes"] / 1e6,
             "lat_mean_ms": lat["mean"] / MS if lat["mean"] is not None else None,
             "lat_p99999_ms": five_nines / MS if five_nines is not None else None,
+            "ios": int(job["write"]["total_ios"] or 0),
             "lat_max_ms": lat["max"] / MS if lat["max"] is not None else None,
             "written_bytes": written, "elapsed_s": elapsed_ms / 1000.0,
             "fills": written / capacity if capacity else None,
         })
+    # Private to the milestones table (not in result.json): each round's latency buckets, where fio gave them (json+).
+    histograms = {}
+    for rnd in rounds:
+        job = _tests.job_or_none(rnd, 0, WSAT_BLOCK_SIZE)
+        bins = ((job or {}).get("write") or {}).get("histogram") or {}
+        if bins.get("bins"):
+            histograms[int(rnd["round"])] = bins["bins"]
     target = int(plan.get("target_bytes") or 0)
     live = live_verdicts(segment)
     stopped = bool(live and live[-1].get("stop") and live[-1].get("round") == len(rounds))
@@ -75,6 +87,7 @@ def build(test: dict) -> dict:
         max_hours=plan.get("max_hours"), round_files=[f"round-{int(r['round']):02d}" for r in rounds],
         spec=str(result["settings"].get("spec") or "1.1"), capacity_bytes=int(capacity) if capacity else None,
         fills=written / capacity if capacity else None, latency_plots=bool(plan.get("latency_plots")),
+        _histograms=histograms,
     )
     return result
 
@@ -137,6 +150,13 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
     return drawn
 
 
+def _nines_cell(row: dict) -> str:
+    """A round's 99.999 %: fio's figure, or n/r when the round's IOs are too few to resolve it."""
+    if row.get("lat_p99999_ms") is not None:
+        return md.fmt(row["lat_p99999_ms"], 3)
+    return "n/r" if row.get("ios") and not _histogram.resolved(row["ios"], FIVE_NINES) else md.DASH
+
+
 def _rounds_label(first: int, last: int) -> str:
     return str(first) if first == last else f"{first}–{last}"
 
@@ -165,11 +185,21 @@ def _milestones(result: dict, five_nines: bool = False) -> list[list[str]]:
                md.fmt(_tests.mean(means), 3) if means else md.DASH,
                md.fmt(max(maxima), 3) if maxima else md.DASH]
         if five_nines:
-            # The mean of the rounds' own 99.999 %, or a dash when a round has none (recorded before it was asked).
-            nines = [r.get("lat_p99999_ms") for r in bucket]
-            row.insert(5, md.fmt(_tests.mean(nines), 3) if None not in nines else md.DASH)
+            # Of all the quarter's IOs: its rounds' histograms merged (n/r when too few; — without histograms).
+            row.insert(5, _quarter_nines(result, bucket))
         out.append(row)
     return out
+
+
+def _quarter_nines(result: dict, bucket: list[dict]) -> str:
+    """The 99.999 % of all the IOs of a quarter's rounds, from their merged histograms (ms), or why not."""
+    histograms = result.get("_histograms") or {}
+    bins = [histograms.get(r["round"]) for r in bucket]
+    if not bins or None in bins:
+        return md.DASH
+    found = _histogram.summary(_histogram.merge(*bins), (FIVE_NINES,))
+    value = found["percentiles"][FIVE_NINES]
+    return md.fmt(value / MS, 3) if value is not None else f"n/r ({found['ios']:,} IOs)"
 
 
 def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[str]:
@@ -222,7 +252,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     ]
     if spec2:
         summary.insert(7, ["99.999 % latency, first / last round (ms)",
-                           f"{md.fmt(rows[0].get('lat_p99999_ms'), 3)} / {md.fmt(rows[-1].get('lat_p99999_ms'), 3)}"])
+                           f"{_nines_cell(rows[0])} / {_nines_cell(rows[-1])}"])
     lines += md.table(["Item", "Value"], numeric=False, rows=summary)
     if spec2 and any((r.get("lat_p99999_ms") or 0) > (r["lat_max_ms"] or float("inf")) for r in rows):
         lines += ["", f"> Note: {BIN_NOTE}"]
@@ -242,7 +272,9 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
         lines += [f"### {number}.3 By capacity written", "",
                   "Round averages per quarter of the user capacity written, a round counted in the quarter its last byte "
                   "fell in (max: the worst single IO"
-                  + ("; 99.999 %: the mean of the rounds' own, — where a round file has none" if spec2 else "")
+                  + ("; 99.999 %: of all the quarter's IOs, its rounds' fio latency histograms merged - n/r where "
+                     "they are too few to resolve it (fewer than 1,000,000), — where the rounds have no histograms"
+                     if spec2 else "")
                   + "):", ""]
         lines += md.table(["Drive fills" if spec2 else "Quarter", "Written by its rounds", "Rounds", "IOPS",
                            "Mean latency (ms)"] + (["99.999 % (ms)"] if spec2 else []) + ["Max latency (ms)"],
@@ -253,7 +285,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
         lines += md.table(["Round", "IOPS", "MB/s", "Mean latency (ms)", "99.999 % (ms)", "Max latency (ms)",
                            "Written (GB)", "Drive fills"], [
             [str(r["round"]), md.fmt(r["iops"]), md.fmt(r["mb_per_s"], 2), md.fmt(r["lat_mean_ms"], 3),
-             md.fmt(r.get("lat_p99999_ms"), 3), md.fmt(r["lat_max_ms"], 3), md.fmt(r["written_bytes"] / GB, 3),
+             _nines_cell(r), md.fmt(r["lat_max_ms"], 3), md.fmt(r["written_bytes"] / GB, 3),
              f"{r['written_bytes'] / user:.3f}" if user else md.DASH] for r in shown])
     else:
         lines += md.table(["Round", "IOPS", "MB/s", "Mean latency (ms)", "Max latency (ms)", "Written (GB)"], [

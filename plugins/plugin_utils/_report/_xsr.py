@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime
 import os
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _pts2
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _interval, _pts2
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections, _tests
@@ -45,6 +45,9 @@ MS = 1e6
 # Floating-point slack when a throughput is compared with a level it may equal exactly.
 _EPS = 1e-9
 TIME_NOTE = {
+    "status": "fio's own clock: minutes from the start of the test's first sample, each sample the window between "
+              "two of fio's status dumps (their timestamps); a group's samples follow each other without a gap, as "
+              "its one fio run did",
     "recorded": "real time: minutes from the start of the test's first sample (its round file's recorded_at less "
                 "fio's elapsed time) to the end of each sample (its recorded_at)",
     "fio": "fio time: the round files carry no usable recorded_at, so samples are laid end to end by fio's elapsed "
@@ -91,10 +94,22 @@ def _parse_time(text: object) -> datetime.datetime | None:
     return parsed
 
 
+def _window(rnd: dict, group: str) -> dict | None:
+    """A sample's window of its group's fio run (Unix ms at both ends), when it was cut from one (status dumps)."""
+    window = _job(rnd, group).get("window")
+    return window if isinstance(window, dict) and window.get("to_unix_ms") is not None else None
+
+
 def _clock(ordered: list[tuple[str, dict]], round_seconds: float) -> tuple[list[tuple[float, float]], str]:
-    """Each sample's (start, end) in seconds from the test's first sample, and which time base gave them: real time
-    from the round files (recorded_at is when a round landed, fio.elapsed_s how long its fio ran), else fio's times
-    laid end to end."""
+    """Each sample's (start, end) in seconds from the test's first sample, and which time base gave them: fio's own
+    timestamps at the status dumps that bound each sample (a group run as one continuous fio), else real time from
+    the round files (recorded_at is when a round landed, fio.elapsed_s how long its fio ran), else fio's times laid
+    end to end."""
+    windows = [_window(rnd, group) for group, rnd in ordered]
+    if ordered and all(windows):
+        origin = windows[0]["from_unix_ms"]
+        return [((w["from_unix_ms"] - origin) / 1000.0, (w["to_unix_ms"] - origin) / 1000.0) for w in windows], \
+            "status"
     ends = [_parse_time(rnd.get("recorded_at")) for dummy, rnd in ordered]
     elapsed = [(rnd.get("fio") or {}).get("elapsed_s") for dummy, rnd in ordered]
     if ordered and all(ends) and all(isinstance(e, (int, float)) for e in elapsed):
@@ -110,9 +125,12 @@ def _clock(ordered: list[tuple[str, dict]], round_seconds: float) -> tuple[list[
     return spans, "fio"
 
 
-def _mean(values: list) -> float | None:
-    present = [v for v in values if v is not None]
-    return sum(present) / len(present) if present else None
+def _mean(values: list, weights: list | None = None) -> float | None:
+    """The mean of the values present; with ``weights`` (the samples' seconds) weighted by them."""
+    pairs = [(v, 1.0 if weights is None else float(w)) for v, w in zip(values, weights or [None] * len(values))
+             if v is not None]
+    total = sum(w for dummy, w in pairs)
+    return sum(v * w for v, w in pairs) / total if pairs and total else None
 
 
 def _max(values: list) -> float | None:
@@ -197,24 +215,78 @@ def _transition(kind: str, groups: list[dict], samples: list[dict], tolerance: f
     return out
 
 
+def _tail(own: list[dict], weighted: bool) -> list[dict]:
+    """A group's last samples that make its final level: its last tenth of samples (at least one), or - samples of
+    one continuous run, the last of which is short - those that cover its last tenth of run time."""
+    if not own:
+        return []
+    if not weighted:
+        return own[-final_count(len(own)):]
+    goal = sum(s["runtime_s"] for s in own) * FINAL_SHARE_PCT / 100.0
+    picked, covered = [], 0.0
+    for sample in reversed(own):
+        picked.insert(0, sample)
+        covered += sample["runtime_s"]
+        if covered >= goal:
+            break
+    return picked
+
+
 def _group(name: str, number: int, rounds: list[dict], samples: list[dict], planned: int, segment: dict,
-           settings: dict) -> dict:
+           settings: dict, weighted: bool) -> dict:
     own = [s for s in samples if s["group"] == number]
-    mb = [s["mb_s"] for s in own]
-    tail = own[-final_count(len(own)):] if own else []
+    seconds = [s["runtime_s"] for s in own] if weighted else None
+    tail = _tail(own, weighted)
     first_job = _job(rounds[0], name) if rounds else None
+    # One continuous run is complete when fio ended it (its last sample's verdict says stop), whatever the count.
+    ended = bool(rounds) and bool((rounds[-1].get("verdict") or {}).get("stop")) and weighted
+    ios = [s["ios"] for s in own] if weighted else None
     return {
         "name": name, "number": number, "access": _access(name, first_job, settings), "planned": planned,
-        "samples": len(own), "complete": len(own) >= planned,
+        "samples": len(own), "complete": len(own) >= planned or ended,
         "start_min": own[0]["start_min"] if own else None, "end_min": own[-1]["t_min"] if own else None,
         "duration_min": own[-1]["t_min"] - own[0]["start_min"] if own else None,
         "stimulus_min": sum(s["runtime_s"] for s in own) / 60.0,
-        "mean_mb_s": _mean(mb), "final_mb_s": _mean([s["mb_s"] for s in tail]), "final_samples": len(tail),
-        "mean_iops": _mean([s["iops"] for s in own]), "mean_art_ms": _mean([s["art_ms"] for s in own]),
+        "mean_mb_s": _mean([s["mb_s"] for s in own], seconds),
+        "final_mb_s": _mean([s["mb_s"] for s in tail], [s["runtime_s"] for s in tail] if weighted else None),
+        "final_samples": len(tail),
+        "mean_iops": _mean([s["iops"] for s in own], seconds), "mean_art_ms": _mean([s["art_ms"] for s in own], ios),
         "peak_art_ms": _max([s["art_ms"] for s in own]), "peak_mrt_ms": _max([s["mrt_ms"] for s in own]),
         "failure": segment.get("failure"),
         "round_files": [f"round-{int(r['round']):02d}" for r in rounds],
+        "log": _group_log(segment),
     }
+
+
+def _group_log(segment: dict) -> dict | None:
+    """What fio's bw log of a group's run shows: its idle time (module_utils/_pts/_interval.idle: none that lasted a
+    logging interval means idle below it), the first and last line (Unix ms) and the group's throughput over its
+    lines. None without a log."""
+    path = ((segment.get("logs") or {}).get("round-01") or {}).get("bw")
+    rounds = segment.get("rounds") or []
+    if not path or not rounds:
+        return None
+    interval = _log_interval(rounds[0])
+    try:
+        with open(path, encoding="utf-8") as handle:
+            series = _interval.ticks(_interval.parse_log(handle.read()), interval)
+    except (OSError, ValueError) as exc:
+        return {"error": f"{os.path.basename(path)}: {exc}"}
+    if not series:
+        return {"error": f"{os.path.basename(path)} has no line"}
+    found = _interval.idle(series, interval)
+    return dict(found, file=os.path.basename(path), first_unix_ms=series[0][0], last_unix_ms=series[-1][0],
+                mean_mb_s=sum(v for dummy, v in series) / len(series) * 1024 / 1e6,
+                series=[[t, v * 1024 / 1e6] for t, v in series])
+
+
+def _log_interval(rnd: dict) -> int:
+    """The logging interval (ms) of the fio run a round belongs to: its log_avg_msec."""
+    options = (rnd.get("fio") or {}).get("global_options") or {}
+    try:
+        return int(options.get("log_avg_msec") or 0) or 1000
+    except (TypeError, ValueError):
+        return 1000
 
 
 def build(test: dict) -> dict:
@@ -242,11 +314,14 @@ def build(test: dict) -> dict:
             "group": GROUPS.index(name) + 1, "sample": int(rnd["round"]),
             "round_file": f"{name}/round-{int(rnd['round']):02d}",
             "start_min": start / 60.0, "t_min": end / 60.0, "runtime_s": (job.get("runtime_ms") or 0) / 1000.0,
-            "mb_s": float(total["bw_bytes"]) / 1e6, "iops": float(total["iops"]),
+            "mb_s": float(total["bw_bytes"]) / 1e6, "iops": float(total["iops"]), "ios": int(total["total_ios"]),
             "art_ms": _ms(total["lat_ns"]["mean"]), "mrt_ms": _ms(total["lat_ns"]["max"]),
         })
-    groups = [_group(name, index + 1, segments[name]["rounds"], samples, planned[index], segments[name], settings)
-              for index, name in enumerate(GROUPS)]
+    weighted = base == "status"
+    groups = [_group(name, index + 1, segments[name]["rounds"], samples, planned[index], segments[name], settings,
+                     weighted) for index, name in enumerate(GROUPS)]
+    # Private to plotting (not in result.json): each group's bw log as fio wrote it.
+    series = {g["name"]: g["log"].pop("series") for g in groups if g["log"] and "series" in g["log"]}
     if not samples:
         status = "failed" if result["failure"] else "no rounds"
     elif all(g["complete"] for g in groups):
@@ -264,10 +339,31 @@ def build(test: dict) -> dict:
     result.update(
         status=status, rounds_run=len(samples), samples=samples, groups=groups, transitions=transitions,
         time_base=base, mean_gap_s=max(0.0, _mean(gaps)) if gaps and base == "recorded" else None,
+        idle=_idle(groups), _series=series,
+        origin_unix_ms=_window(ordered[0][1], ordered[0][0])["from_unix_ms"] if base == "status" else None,
         headline={"recovery_min": transitions["recovery"]["minutes"], "settle_min": transitions["settle"]["minutes"],
                   "group_means_mb_s": [g["mean_mb_s"] for g in groups]},
     )
     return result
+
+
+def _idle(groups: list[dict]) -> dict | None:
+    """The drive's idle time measured from fio's bw logs: within each group (none that lasted a logging interval, for
+    a group run as one fio) and between two groups (from the last line of one to the first of the next, less the one
+    logging interval that line covers: one fio ending, the next starting). None without logs."""
+    logs = [g["log"] for g in groups if g.get("log") and "error" not in g["log"]]
+    if not logs:
+        return None
+    between = []
+    for first, second in zip(groups, groups[1:]):
+        a, b = first.get("log") or {}, second.get("log") or {}
+        if "last_unix_ms" in a and "first_unix_ms" in b:
+            between.append({"from": first["number"], "to": second["number"],
+                            "idle_s": max(0.0, (b["first_unix_ms"] - b["interval_ms"] - a["last_unix_ms"]) / 1000.0)})
+    return {"interval_ms": max(log["interval_ms"] for log in logs),
+            "within_ms": max(log["idle_ms"] for log in logs), "gaps": sum(log["gaps"] for log in logs),
+            "longest_gap_ms": max(log["longest_gap_ms"] for log in logs), "between": between,
+            "groups": len(logs)}
 
 
 # Rows per group in the samples table (a group of 480 samples shows its first and last ten and ten between).
@@ -290,6 +386,23 @@ def _draw_groups(ax, series: list, many: bool) -> None:
         style = {"marker": None, "linewidth": 0.7} if many else {"marker": "o", "markersize": 3, "linewidth": 1.2}
         ax.plot(times, values, color=GROUP_COLORS[group["name"]], label=f"group {group['number']}: {group['access']}",
                 zorder=3, **style)
+
+
+def _draw_log(ax, result: dict) -> None:
+    """Each group's bw log as fio wrote it (MB/s per logging interval), thin and pale behind the samples."""
+    logs = result.get("_series") or {}
+    origin = result.get("origin_unix_ms")
+    if not logs or origin is None:
+        return
+    labelled = False
+    for group in result["groups"]:
+        points = logs.get(group["name"])
+        if not points:
+            continue
+        ax.plot([(t - origin) / 60000.0 for t, dummy in points], [v for dummy, v in points],
+                color=GROUP_COLORS[group["name"]], alpha=0.35, linewidth=0.6, zorder=2,
+                label=None if labelled else f"fio's bw log ({group['log']['interval_ms']:g} ms lines)")
+        labelled = True
 
 
 def _boundaries(ax, result: dict, label: bool) -> None:
@@ -361,13 +474,14 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
         return {}
     # Up to MARKERS_UP_TO samples a series gets markers; a full run (1,320 samples) gets thin lines.
     many = len(result["samples"]) > MARKERS_UP_TO
-    time_label = "Minutes from the test's first sample" + (
-        "" if result.get("time_base") == "recorded" else " (fio time)")
+    time_label = "Minutes from the test's first sample" + {
+        "recorded": "", "status": " (fio's clock)"}.get(result.get("time_base"), " (fio time)")
     drawn = {}
 
     # Throughput of all three groups, with what the recovery figures are judged against.
     fig, ax = plt.subplots(figsize=(WIDTH, 5.4), layout="constrained")
     series = _series(result, "mb_s")
+    _draw_log(ax, result)
     _draw_groups(ax, series, many)
     levels = _recovery_marks(ax, result)
     _boundaries(ax, result, label=True)
@@ -376,7 +490,7 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
     ax.set_xlabel(time_label)
     _time_axis(ax, result)
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8.5)
-    ax.set_title(f"{prefix} — cross stimulus recovery: write throughput per sample")
+    ax.set_title(f"{prefix} — cross stimulus recovery: write throughput per sample", loc="left")
     drawn["throughput"] = _finish(fig, os.path.join(plot_dir, "xsr-throughput.png"), subtitle)
 
     # Throughput, mean and maximum response time on one time axis.
@@ -397,6 +511,39 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
     return drawn
 
 
+def _log_check(result: dict) -> str:
+    """fio's bw log beside the samples: the mean of each group's log lines, and how far a sample's figure is from
+    the mean of the lines inside its window (the log's intervals start at the job's start, the status dumps at fio's,
+    so a short sample's window holds a few lines that reach over its edges)."""
+    parts = [f"group {g['number']} {md.fmt(g['log']['mean_mb_s'], 1)} MB/s" for g in result["groups"]
+             if g.get("log") and g["log"].get("mean_mb_s") is not None]
+    if not parts:
+        return ""
+    return (f"fio's bw log over each group, the mean of its lines: {', '.join(parts)} (its intervals start at the "
+            "job's start, the samples' at fio's status dumps, so a short sample is not the mean of the lines inside "
+            "it).")
+
+
+def _idle_lines(result: dict) -> list[str]:
+    """The drive's idle time within and between the groups, as fio's bw logs show it."""
+    idle = result.get("idle")
+    if not idle:
+        return []
+    interval = idle["interval_ms"]
+    within = ("**none**: fio logged IO in every interval of each group, so the drive was idle for less than "
+              f"{interval:g} ms at a time (longest time between two log lines {idle['longest_gap_ms']:,.0f} ms)"
+              if not idle["gaps"] else
+              f"**{idle['within_ms'] / 1000:,.2f} s** in {idle['gaps']} gap(s) of at least one logging interval "
+              f"(longest time between two log lines {idle['longest_gap_ms']:,.0f} ms)")
+    between = "; ".join(f"group {b['from']} → {b['to']}: {b['idle_s']:.2f} s" for b in idle["between"])
+    lines = [f"Idle time, measured from fio's bw logs (one line per {interval:g} ms that had IO, none for an interval "
+             f"without; the logs are in each group's directory): within the groups, between their samples {within}."]
+    if between:
+        lines[0] += (f" Between the groups ({between}) one fio run ended and the next started: from the last log line "
+                     "of one group to the first of the next, less the interval that line covers.")
+    return lines + [""]
+
+
 def _minutes(value) -> str:
     """Minutes for a table: two decimals below ten (a quick run's samples last seconds), one above."""
     if value is None:
@@ -404,8 +551,15 @@ def _minutes(value) -> str:
     return f"{value:,.2f}" if abs(value) < 10 else f"{value:,.1f}"
 
 
+def _counted(group: dict, continuous: bool) -> str:
+    """A group's samples against its plan: "6 of 6", or for one continuous run "7 (6 planned)"."""
+    return f"{group['samples']:,} ({group['planned']:,} planned)" if continuous else \
+        f"{group['samples']:,} of {group['planned']:,}"
+
+
 def _status_line(result: dict) -> str:
-    done = ", ".join(f"group {g['number']} {g['samples']} of {g['planned']}" for g in result["groups"])
+    continuous = result.get("time_base") == "status"
+    done = ", ".join(f"group {g['number']} {_counted(g, continuous)}" for g in result["groups"])
     return {
         "complete": f"**Complete**: every group ran all its samples ({done}).",
         "incomplete": f"**Incomplete**: the test stopped before every group ran all its samples ({done}); the figures "
@@ -479,31 +633,50 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     minutes = (settings.get("parameters") or {}).get("group_minutes") or STANDARD["xsr_group_minutes"]
     loop = [f"Group {g['number']}: {g['access']} for {float(m):g} min = {g['planned']:,} samples of {seconds:g} s"
             for g, m in zip(result["groups"], minutes)]
+    continuous = result.get("time_base") == "status"
+    how = ("  each group one continuous fio run; its samples are the windows between fio's status dumps, every "
+           f"{seconds:g} s" if continuous else
+           "  each sample one fio round; a sequential group writes on from where its last sample ended")
     lines += ["Purge (no preconditioning), then three access groups back to back (SNIA PTS 2.0 cross stimulus "
-              "recovery):", "", "```", *loop,
-              "  each sample one fio round; a sequential group writes on from where its last sample ended", "```", "",
+              "recovery):", "", "```", *loop, how, "```", "",
               f"Each sample uses direct I/O, random data, {md.plural(int(settings.get('numjobs') or 1), 'thread')} × "
               f"queue depth {settings.get('iodepth')}, 100 % writes. "
-              "A sample's figures are its fio section's: throughput (MB/s, 10⁶ bytes/s), IOPS, mean response time "
-              "(ART) and maximum response time (MRT), both fio's total latency (submission + completion). There is no "
+              + ("A sample's figures are fio's own counters at the status dump that ends it less those at the one "
+                 "before (the bytes, IOs and latency sum of exactly the IOs in it, over its run time): throughput (MB/s, "
+                 "10⁶ bytes/s), IOPS and mean response time (ART); its maximum response time (MRT) is fio's maximum "
+                 "where it rose in the sample, else the slowest bucket of the sample's own latency histogram (json+). "
+                 "The first sample of a group is shorter by fio's set-up, and the last - fio's run after its last "
+                 "status dump - is short (its length is in the samples table). "
+                 if continuous else
+                 "A sample's figures are its fio section's: throughput (MB/s, 10⁶ bytes/s), IOPS, mean response time "
+                 "(ART) and maximum response time (MRT). ")
+              + "Latency is fio's total latency (submission + completion). There is no "
               f"steady state. Time in this section is {TIME_NOTE[result.get('time_base') or 'fio']}"
               + (f"; between two samples the drive was idle for {result['mean_gap_s']:.2f} s on average (from one "
                  "sample's last IO to the next one's first: the result's way to the controller, the next round's start "
                  "and fio's start-up), idle time that lets a drive recover a little, as any does"
                  if result.get("mean_gap_s") is not None else "") + ".", ""]
+    lines += _idle_lines(result)
     lines += [f"### {number}.1 Summary", "", _status_line(result), ""]
     rows = []
     for group in result["groups"]:
-        rows.append([f"**{group['number']}** {group['access']}", f"{group['samples']:,} of {group['planned']:,}",
+        rows.append([f"**{group['number']}** {group['access']}", _counted(group, result.get("time_base") == "status"),
                      _minutes(group["duration_min"]), md.fmt(group["mean_mb_s"], 1),
                      md.fmt(group["final_mb_s"], 1) + (f" ({group['final_samples']})" if group["samples"] else ""),
                      md.fmt(group["mean_iops"], 0), md.fmt(group["mean_art_ms"], 3), md.fmt(group["peak_art_ms"], 3),
                      md.fmt(group["peak_mrt_ms"], 3)])
     lines += md.table(["Group (access)", "Samples", "Duration (min)", "Mean MB/s", "Final MB/s (samples)",
                        "Mean IOPS", "Mean ART (ms)", "Peak ART (ms)", "Peak MRT (ms)"], rows)
-    lines += ["", f"Final MB/s: the mean of the group's last {FINAL_SHARE_PCT} % of samples (at least one; how many in "
-                  "brackets). Peak ART: the highest of the samples' mean response times; peak MRT: the slowest single "
-                  "IO. Duration: from the start of the group's first sample to the end of its last.", ""]
+    if result.get("time_base") == "status":
+        lines += ["", f"Means weighted by each sample's seconds (ART by its IOs): the group's bytes over its run time. "
+                      f"Final MB/s: over the samples that cover the group's last {FINAL_SHARE_PCT} % of run time (how "
+                      "many in brackets). Peak ART: the highest of the samples' mean response times; peak MRT: the "
+                      "slowest single IO. Duration: from the start of the group's first sample to the end of its last. "
+                      + _log_check(result), ""]
+    else:
+        lines += ["", f"Final MB/s: the mean of the group's last {FINAL_SHARE_PCT} % of samples (at least one; how many "
+                      "in brackets). Peak ART: the highest of the samples' mean response times; peak MRT: the slowest "
+                      "single IO. Duration: from the start of the group's first sample to the end of its last.", ""]
     lines += [f"### {number}.2 Recovery per transition", ""] + _transitions(result) + [""]
     lines += [f"### {number}.3 Plots", ""]
     lines += _sections.images(plots_rel, {
@@ -524,13 +697,19 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
         shown, note = _sections.sampled(own, GROUP_TABLE_ROWS)
         lines += [f"<details><summary>Group {group['number']} ({group['access']}): {md.plural(len(own), 'sample')}"
                   "</summary>", ""]
-        lines += md.table(["Test minute", "Sample", "MB/s", "IOPS", "ART (ms)", "MRT (ms)"], [
+        lines += md.table(["Test minute", "Sample", "Seconds", "MB/s", "IOPS", "ART (ms)", "MRT (ms)"], [
             [_minutes(s["t_min"]), _round_link(result["test"], s["group"], s["sample"], f"{s['sample']:,}"),
-             md.fmt(s["mb_s"], 1), md.fmt(s["iops"], 0), md.fmt(s["art_ms"], 3), md.fmt(s["mrt_ms"], 3)]
-            for s in shown])
+             md.fmt(s["runtime_s"], 3), md.fmt(s["mb_s"], 1), md.fmt(s["iops"], 0), md.fmt(s["art_ms"], 3),
+             md.fmt(s["mrt_ms"], 3)] for s in shown])
         lines += (["", note] if note else []) + ["", "</details>", ""]
     lines += [f"### {number}.5 Purge and files", ""]
     lines += _sections.steps_table(result, capacity, [("", result)])
+    if result.get("time_base") == "status":
+        lines += ["", "Each group ran one fio job file, `round-01.fio` in its directory; each sample's parsed figures "
+                      "are in `round-NN.json`, the status dump that ended it as fio wrote it in `round-NN.raw.json`, "
+                      "and the group's interval logs in `round-01_bw.log`, `round-01_iops.log`, `round-01_lat.log` "
+                      "(with `_clat`, `_slat`).", ""]
+        return lines
     lines += _sections.file_links(result["test"], [(g["name"], g["round_files"]) for g in result["groups"]
                                                    if g["round_files"]], wipc=False)
     return lines

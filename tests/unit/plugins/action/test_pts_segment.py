@@ -14,7 +14,7 @@ import pytest
 from ansible.errors import AnsibleActionFail, AnsibleError
 
 from ansible_collections.fleetqual.pts.plugins.action import pts_segment
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _interval
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "module_utils", "fixtures")
@@ -68,21 +68,26 @@ class Host:
         return {"rc": 0, "stdout": json.dumps(log), "stderr": ""}
 
 
-def run_segment(args: dict, host: Host) -> tuple[dict, MagicMock]:
+def run_segment(args: dict, host: Host, logs: dict | None = None) -> tuple[dict, MagicMock]:
     task = MagicMock(check_mode=False, async_val=0, args=dict(args))
     action = pts_segment.ActionModule(task, MagicMock(), MagicMock(), MagicMock(), MagicMock(), MagicMock())
     action._render = MagicMock(side_effect=lambda template, variables, round_: f"# round {round_['number']}\n")
 
-    def fio_round(task_vars, module_args):
+    def fio_round(task_vars, module_args, on_document=None):
         number = len(host.rounds) + 1
         segment_dir = os.path.join(args["run_dir"], "h1", "d1", args["context"]["test"], args["context"]["segment"])
         # Nothing lost: the round before this one is on disk, with its verdict, before this one starts.
         host.on_disk_before.append(number == 1 or os.path.exists(os.path.join(segment_dir, f"round-{number - 1:02d}.json")))
         host.rounds.append(module_args)
+        if on_document is not None:
+            return host.fio(number, module_args, on_document)
         return host.fio(number, module_args)
 
     action._fio_round = MagicMock(side_effect=fio_round)
     action._fio_action = MagicMock()
+    # fio's interval logs of a finished run, as the host gives them (name -> text).
+    action._fio_action.return_value.fetch_logs.side_effect = lambda server, prefix: {
+        f"{prefix}_{kind}.log": text for kind, text in (logs or {}).items()}
     action._execute_module = host.execute_module
     action._low_level_execute_command = host.command
     return action.run(task_vars={}), action
@@ -179,26 +184,122 @@ def test_a_sweep_runs_one_round_per_row(tmp_path):
     assert result["pts_segment"]["reason"] == "sweep complete"
 
 
-def _sample_fio(name: str, written: int) -> dict:
-    job = {"name": name, "mix": 0, "bs": 1 << 20, "write": {"io_bytes": written},
-           "total": {"bw_bytes": 1e9, "iops": 1000.0, "lat_ns": {"mean": 3.2e7, "max": 9e7}}}
-    return {"changed": True, "pts_fio": {"jobs": [job], "elapsed_s": 1.0, "job_text": "x"}, "pts_fio_raw": "{}"}
+def _fixture(name: str) -> str:
+    with open(os.path.join(FIXTURES, name), encoding="utf-8") as handle:
+        return handle.read()
 
 
-def test_an_xsr_group_runs_its_samples_and_a_sequential_stream_goes_on_where_it_ended(tmp_path):
-    sample = {"name": "xsr-group1", "rw": "write", "mix": 0, "bs": 1 << 20, "seconds": 60.0, "options": {}}
-    segment = {"name": "group1", "stop": "samples", "samples": 3, "stream": True, "access": "SEQ 1024k write",
-               "sample": sample, "combinations": [sample]}
+# A real fio 3.33 run of one XSR group (1.5 s of 1 MiB sequential writes, status dumps every 0.5 s, json+) and its
+# interval logs.
+XSR_STREAM = _fixture("fio-3.33-xsr-write-1m-qd4-status.json")
+XSR_LOGS = {kind: _fixture(f"fio-3.33-xsr-write-1m-qd4_{kind}.log") for kind in ("bw", "iops", "lat")}
+
+
+def _stream(documents: list[str], seen: list, split_final: bool = False):
+    """fio's run read as it goes: each status document passed on; with ``split_final`` the final report comes in
+    one read and fio's exit status in the next (the call with None)."""
+    def fio(number, module_args, on_document):
+        for index, text in enumerate(documents):
+            last = index == len(documents) - 1
+            seen.append(sorted(os.listdir(module_args["seen_dir"])) if "seen_dir" in module_args else None)
+            on_document(text, last and not split_final)
+        if split_final:
+            on_document(None, True)
+        final = documents[-1]
+        return {"changed": True, "pts_fio": dict(_fio.parse(final), elapsed_s=1.9, job_text=module_args["job_text"]),
+                "pts_fio_raw": final}
+    return fio
+
+
+@pytest.mark.parametrize("split_final", [False, True])
+def test_an_xsr_group_is_one_fio_run_each_sample_filed_as_fios_status_dumps_come(tmp_path, capsys, split_final):
+    group = {"name": "xsr-group1", "rw": "write", "mix": 0, "bs": 1 << 20, "seconds": 1.5, "options": {}}
+    segment = {"name": "group1", "stop": "samples", "samples": 3, "sample_s": 0.5, "access": "SEQ 1024k write",
+               "combinations": [group], "log_ms": 100, "output_format": "json+"}
     args = args_for(tmp_path, test={"test": "xsr", "stop": "phases"}, segment=segment, limits={"capacity": 1 << 30},
                     context={"run_id": "r1", "host": "h1", "drive": "d1", "test": "xsr", "segment": "group1"})
-    host = Host(fio=lambda number, a: _sample_fio(f"xsr-group1-{number:04d}", 300 << 20))
-    result, action = run_segment(args, host)
-    rows = [c.args[2]["row"] for c in action._render.call_args_list]
-    assert [r["combinations"][0]["options"]["offset"] for r in rows] == [0, 300 << 20, 600 << 20]
-    assert [r["combinations"][0]["name"] for r in rows] == [f"xsr-group1-{n:04d}" for n in (1, 2, 3)]
-    last = _results.read_json(os.path.join(result["pts_segment"]["dir"], "round-03.json"))
-    # 300 MiB per sample on a 1 GiB drive: the next would pass the end, so it starts again at LBA 0.
-    assert last["verdict"]["next_offset"] == 0 and last["row"]["label"] == "group1 (SEQ 1024k write), sample 3 of 3"
+    documents, dummy = _interval.documents(XSR_STREAM)
+    filed = []
+    directory = os.path.join(args["run_dir"], "h1", "d1", "xsr", "group1")
+
+    def fio(number, module_args, on_document):
+        def watch(text, final):
+            on_document(text, final)
+            filed.append(len(_results.round_files(directory)))
+        return _stream(documents, [], split_final)(number, module_args, watch)
+
+    result, action = run_segment(args, Host(fio=fio), logs=XSR_LOGS)
+    assert not result.get("failed"), result
+    # One fio run for the whole group, its status dumped every sample, its interval logs in its job directory.
+    assert len(action._fio_round.call_args_list) == 1
+    sent = action._fio_round.call_args_list[0].args[1]
+    assert (sent["status_interval_ms"], sent["logs"], sent["output_format"]) == (500, "round-01", "json+")
+    assert action._render.call_args_list[0].args[2]["log"] == {"prefix": "round-01", "avg_ms": 100}
+    # Each sample on disk as soon as the dump that ends it is read - but one that ends within half a sample of the
+    # planned end may be the last (fio's final report can come before its exit status): it waits for the next read.
+    assert filed == ([1, 2, 2, 3, 4] if split_final else [1, 2, 2, 4])
+    records = [_results.read_json(p) for p in _results.round_files(directory)]
+    assert [r["round"] for r in records] == [1, 2, 3, 4] and result["pts_segment"]["rounds"] == 4
+    assert [r["verdict"]["stop"] for r in records] == [False, False, False, True]
+    # The samples are fio's counters between consecutive dumps: back to back, adding up to fio's final report.
+    windows = [r["fio"]["jobs"][0]["window"] for r in records]
+    assert [w["from_ms"] for w in windows[1:]] == [w["to_ms"] for w in windows[:-1]] and windows[0]["from_ms"] == 0
+    final = _fio.parse(documents[-1])["jobs"][0]
+    assert sum(r["fio"]["jobs"][0]["write"]["io_bytes"] for r in records) == final["write"]["io_bytes"]
+    assert sum(r["fio"]["jobs"][0]["write"]["total_ios"] for r in records) == final["write"]["total_ios"]
+    # Each sample keeps the dump that ended it, as fio wrote it; the group's job file goes with its first sample.
+    assert [_fio.parse(open(os.path.join(directory, f"round-{n:02d}.raw.json"), encoding="utf-8").read())["timestamp"]
+            for n in (1, 4)] == [_fio.parse(documents[0])["timestamp"], _fio.parse(documents[-1])["timestamp"]]
+    assert os.path.exists(os.path.join(directory, "round-01.fio")) and not os.path.exists(
+        os.path.join(directory, "round-02.fio"))
+    # fio's interval logs beside the round files, before the last sample says the group is complete.
+    assert sorted(n for n in os.listdir(directory) if n.endswith(".log")) == [
+        "round-01_bw.log", "round-01_iops.log", "round-01_lat.log"]
+    assert records[-1]["fio"]["health"] and "health" not in records[0]["fio"]
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("PTS h1 d1 xsr group1 sample")]
+    assert len(lines) == 4 and lines[-1].endswith("DONE")
+
+
+def test_a_sample_that_cannot_be_recorded_stops_fio_and_the_test(tmp_path):
+    group = {"name": "xsr-group1", "rw": "write", "mix": 0, "bs": 1 << 20, "seconds": 1.5, "options": {}}
+    segment = {"name": "group1", "stop": "samples", "samples": 3, "sample_s": 0.5, "access": "SEQ 1024k write",
+               "combinations": [group], "log_ms": 100}
+    args = args_for(tmp_path, test={"test": "xsr", "stop": "phases"}, segment=segment,
+                    context={"run_id": "r1", "host": "h1", "drive": "d1", "test": "xsr", "segment": "group1"})
+    documents, dummy = _interval.documents(XSR_STREAM)
+    (tmp_path / "r1").write_text("not a directory")
+    raised = []
+
+    def fio(number, module_args, on_document):
+        try:
+            return _stream(documents, [])(number, module_args, on_document)
+        except Exception as exc:  # the fio action stops fio and passes it on
+            raised.append(type(exc).__name__)
+            raise
+
+    result, dummy = run_segment(args, Host(fio=fio), logs=XSR_LOGS)
+    assert result["failed"] and "could not be recorded" in result["msg"] and raised == ["_NotRecorded"]
+
+
+def test_a_return_to_baseline_is_one_fio_section_cut_into_samples_at_its_status_dumps(tmp_path):
+    stream, dummy = _interval.documents(_fixture("fio-3.33-hir-baseline-randwrite-4k-2x8-status.json"))
+    rows = [{"label": "return to baseline", "phase": "baseline", "combinations": [],
+             "samples": {"sample_s": 0.4, "count": 3}}]
+    args = args_for(tmp_path, test={"stop": "sweep"}, segment={"name": "ws2", "rounds": rows, "log_ms": 100},
+                    context={"run_id": "r1", "host": "h1", "drive": "d1", "test": "hir", "segment": "ws2"})
+    host = Host(fio=lambda number, a: {"changed": True, "pts_fio": dict(_fio.parse(stream[-1]), job_text="x"),
+                                       "pts_fio_raw": stream[-1], "pts_fio_status": stream[:-1]})
+    result, dummy = run_segment(args, host, logs={"iops": _fixture("fio-3.33-hir-baseline-randwrite-4k-2x8_iops.log")})
+    assert host.rounds[0]["status_interval_ms"] == 400 and host.rounds[0]["logs"] == "round-01"
+    directory = result["pts_segment"]["dir"]
+    record = _results.read_json(os.path.join(directory, "round-01.json"))
+    samples = record["fio"]["samples"]
+    assert [s["sample"] for s in samples] == [1, 2, 3, 4]
+    assert sum(s["write"]["total_ios"] for s in samples) == record["fio"]["jobs"][0]["write"]["total_ios"]
+    assert all("histogram" not in s["write"] for s in samples)
+    # fio's status dumps before its final report, and its iops log, kept beside the round.
+    assert len(_interval.documents(open(os.path.join(directory, "round-01.status.json"), encoding="utf-8").read())[0]) == 3
+    assert os.path.exists(os.path.join(directory, "round-01_iops.log"))
 
 
 def _grid_round(number: int, grid: dict) -> dict:

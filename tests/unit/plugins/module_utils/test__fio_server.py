@@ -61,7 +61,7 @@ def test_a_request_is_taken_once_with_its_defaults(tmp_path):
     put_request(directory)
     assert _fio_server.take_request(directory) == {
         "job_file": os.path.join(directory, "round-01.fio"), "output": os.path.join(directory, "round-01.json"),
-        "timeout": 0, "output_format": "json"}
+        "timeout": 0, "output_format": "json", "status_interval_ms": 0, "logs": ""}
     assert os.listdir(directory) == [] and _fio_server.take_request(directory) is None
 
 
@@ -75,6 +75,11 @@ def test_a_request_is_taken_once_with_its_defaults(tmp_path):
     ({"timeout": 1.5}, "timeout 1.5 is not a number of seconds"),
     ({"timeout": True}, "timeout True is not a number of seconds"),
     ({"output_format": "normal"}, "output_format 'normal' is not json or json+"),
+    ({"status_interval_ms": -5}, "status_interval_ms -5 is not a number of milliseconds"),
+    ({"status_interval_ms": 0.5}, "status_interval_ms 0.5 is not a number of milliseconds"),
+    ({"logs": "../round-01"}, "logs '../round-01' is not a file name prefix"),
+    ({"logs": "/tmp/x"}, "logs '/tmp/x' is not a file name prefix"),
+    ({"logs": 3}, "logs 3 is not a file name prefix"),
 ])
 def test_a_request_the_collection_would_not_write_is_refused_and_removed(tmp_path, change, message):
     directory = str(tmp_path)
@@ -102,6 +107,22 @@ def test_a_request_that_is_no_json_object_is_refused(tmp_path, text):
 def test_fios_command_line(timeout, timeout_bin, expected):
     request = {"job_file": "/d/r.fio", "output": "/d/r.json", "timeout": timeout, "output_format": "json+"}
     assert _fio_server.command("/usr/bin/fio", timeout_bin, request) == expected
+
+
+def test_a_continuous_stimulus_dumps_its_status_every_interval():
+    request = {"job_file": "/d/r.fio", "output": "/d/r.json", "timeout": 0, "output_format": "json+",
+               "status_interval_ms": 500}
+    assert _fio_server.command("/usr/bin/fio", None, request) == [
+        "/usr/bin/fio", "--output-format=json+", "--output=/d/r.json", "--status-interval=500ms", "/d/r.fio"]
+
+
+def test_an_earlier_attempts_interval_logs_go_before_fio_appends_to_them(tmp_path):
+    request = dict(request_in(str(tmp_path)), logs="round-02")
+    for name in ("round-02_bw.log", "round-02_iops.log", "round-01_bw.log", "round-02_bw.log.keep"):
+        (tmp_path / name).write_text("1, 2, 1, 0, 0\n")
+    _fio_server.run_request(request, lambda job: None, "fio", None, Fio(rc=0), clock=ticks(1.0, 2.0))
+    assert sorted(os.listdir(tmp_path)) == ["round-01_bw.log", "round-02.json", "round-02.json.log",
+                                            "round-02.json.status", "round-02_bw.log.keep"]
 
 
 def request_in(directory: str, timeout: int = 0) -> dict:

@@ -95,12 +95,38 @@ def test_a_percentile_out_of_range_is_an_error(percent):
         _histogram.percentile(TEN, percent)
 
 
+@pytest.mark.parametrize("percent, needed", [
+    ("50", 20), ("99", 1000), ("99.9", 10_000), ("99.99", 100_000), ("99.999", 1_000_000), (99.99, 100_000),
+    ("100", 0),
+])
+def test_a_percentile_needs_ten_ios_beyond_it(percent, needed):
+    assert _histogram.needed(percent) == needed
+
+
 @pytest.mark.parametrize("count, percent, expected", [
-    (1000, "99.9", True), (999, "99.9", False), (100000, "99.999", True), (99999, "99.999", False),
-    (35229, "99.99", True), (35229, "99.999", False),
+    (10_000, "99.9", True), (9_999, "99.9", False), (1_000_000, "99.999", True), (999_999, "99.999", False),
+    (35229, "99", True), (35229, "99.99", False), (100_000, "99.99", True), (0, "50", False),
 ])
 def test_whether_a_percentile_is_resolved_by_the_ios_counted(count, percent, expected):
     assert _histogram.resolved(count, percent) is expected
+
+
+def test_a_summary_gives_only_what_the_ios_resolve_and_how_many_each_needs():
+    bins = [[ns, 1] for ns in range(1, 20_001)]
+    found = _histogram.summary(bins)
+    assert found["ios"] == 20_000
+    # fio holds 99.9 as a double a hair above it: the 19,981st IO (as fio computes it, see above).
+    assert found["percentiles"] == {"50": 10_000, "99": 19_800, "99.9": 19_981, "99.99": None, "99.999": None}
+    assert found["needed"]["99.99"] == 100_000
+
+
+def test_the_ios_between_two_readings_of_one_run_are_their_buckets_difference():
+    before = [[100, 4], [200, 1]]
+    after = [[100, 6], [200, 1], [900, 2]]
+    assert _histogram.subtract(after, before) == [[100, 2], [900, 2]]
+    assert _histogram.subtract(after, []) == after
+    with pytest.raises(ValueError, match="not two readings of one run"):
+        _histogram.subtract(before, after)
 
 
 @pytest.mark.parametrize("slowest_ns, width_ns", [

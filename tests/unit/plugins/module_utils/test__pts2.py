@@ -108,8 +108,8 @@ def test_each_spec_default_stays_overridable_by_its_own_variable():
     ({"pts_run_hir_repetitions": 1200, "pts_run_numjobs": 4},
      "pts_run_hir_repetitions=1200: makes hir's bursts one fio job file of 4,800 threads (its sections' threads added "
      "up); fio runs at most 4,096: lower it or pts_run_numjobs (1200 bursts x 4 threads each (pts_run_numjobs))"),
-    ({"pts_run_hir_baseline_sample_seconds": 0.1, "pts_run_numjobs": 4},
-     "pts_run_hir_baseline_sample_seconds=0.1: makes hir's return to baseline one fio job file of 72,000 threads"),
+    ({"pts_run_hir_baseline_sample_seconds": 2000},
+     "pts_run_hir_baseline_sample_seconds=2000.0: is longer than the return to baseline of 1800 s"),
     ({"pts_run_intensity_sample_seconds": 20},
      "pts_run_intensity_sample_seconds=20.0: makes cbw's operating point one fio job file of 5,792 threads"),
     ({"pts_run_intensity_thread_counts": [128, 256, 200]},
@@ -147,12 +147,17 @@ def test_hir_precondition_then_each_wait_state_on_a_fixed_schedule():
     bursts, baseline = ws5["rounds"]
     assert (bursts["phase"], baseline["phase"]) == ("bursts", "baseline") and bursts["wait_state"] == 5
     assert len(bursts["combinations"]) == 360 and {c["seconds"] for c in bursts["combinations"]} == {5.0}
-    # 5 s of writes, then 25 s idle: each burst starts 30 s after the one before, counted from fio's start.
+    # 5 s of writes, then 25 s idle: each burst starts 30 s after the one before, counted from fio's start, its own
+    # reporting group that does not wait for the one before it.
     assert [c.get("start_s", 0) for c in bursts["combinations"][:3]] == [0, 30.0, 60.0]
     assert bursts["combinations"][-1]["start_s"] == 359 * 30.0
-    # The return to baseline: 1,800 s of writes as 60-s sections back to back (fio idles ~0.3 s between two).
-    assert len(baseline["combinations"]) == 30 and sum(c["seconds"] for c in baseline["combinations"]) == 1800
-    assert "start_s" not in baseline["combinations"][1]
+    assert {c["group"] for c in bursts["combinations"]} == {"new"}
+    # The return to baseline: 1,800 s of continuous writes, one section, cut into 60-s samples at fio's status dumps.
+    (section,) = baseline["combinations"]
+    assert section["seconds"] == 1800 and "start_s" not in section and "group" not in section
+    assert baseline["samples"] == {"sample_s": 60.0, "count": 30}
+    # Both rounds keep fio's interval logs, a line per second (a fifth of a 5-s burst).
+    assert ws5["log_ms"] == 1000
     # The round lasts the schedule (the last burst starts at 10,770 s), not the sum of its sections.
     assert bursts["round_s"] == pytest.approx(359 * 30 + 5 + _spec.JOB_SWITCH_S + _spec.FIO_START_S)
     # The plan's time: 5 to 25 preconditioning rounds, then every wait state and baseline.
@@ -161,49 +166,38 @@ def test_hir_precondition_then_each_wait_state_on_a_fixed_schedule():
     assert hir["max_s"] == pytest.approx(25 * pc["round_s"] + rows)
 
 
-def test_xsr_three_groups_of_samples_the_sequential_ones_as_a_stream():
+def test_xsr_three_groups_each_one_continuous_fio_run_cut_into_samples():
     xsr = entry(["xsr"], "xsr")
     groups = xsr["segments"]
-    assert [(g["name"], g["stop"], g["samples"], g["stream"], g["access"]) for g in groups] == [
-        ("group1", "samples", 480, True, "SEQ 1024k write"), ("group2", "samples", 360, False, "RND 8k write"),
-        ("group3", "samples", 480, True, "SEQ 1024k write")]
-    assert [g["round_limit"] for g in groups] == [480, 360, 480] and xsr["combinations"] == 1320
+    assert [(g["name"], g["stop"], g["samples"], g["sample_s"], g["access"]) for g in groups] == [
+        ("group1", "samples", 480, 60.0, "SEQ 1024k write"), ("group2", "samples", 360, 60.0, "RND 8k write"),
+        ("group3", "samples", 480, 60.0, "SEQ 1024k write")]
+    # One fio section per group for the whole group (no idle between its samples); the status dumps may cut it into
+    # one sample more than planned.
+    assert [[(c["name"], c["rw"], c["seconds"]) for c in g["combinations"]] for g in groups] == [
+        [("xsr-group1", "write", 28800.0)], [("xsr-group2", "randwrite", 21600.0)], [("xsr-group3", "write", 28800.0)]]
+    assert [g["round_limit"] for g in groups] == [481, 361, 481] and xsr["combinations"] == 3
+    assert {g["log_ms"] for g in groups} == {1000} and {g["output_format"] for g in groups} == {"json+"}
     assert (xsr["numjobs"], xsr["iodepth"]) == (1, 32)
-    assert xsr["min_s"] == xsr["max_s"] == pytest.approx(1320 * (60 + _spec.JOB_SWITCH_S + _spec.FIO_START_S))
-    # Each round is one sample; a sequential group writes on from where the last sample ended.
-    row = _pts2.sample_row(groups[0], 7, 10 << 30, DRIVE["size_bytes"])
-    (cell,) = row["combinations"]
-    assert cell["name"] == "xsr-group1-0007" and cell["rw"] == "write" and cell["bs"] == 1048576
-    assert cell["options"] == {"offset": 10 << 30, "size": DRIVE["size_bytes"] - (10 << 30)}
-    assert row["label"] == "group1 (SEQ 1024k write), sample 7 of 480"
-    assert _pts2.sample_row(groups[1], 1, 123, DRIVE["size_bytes"])["combinations"][0]["options"] == {}
+    assert xsr["min_s"] == xsr["max_s"] == pytest.approx(1320 * 60 + 3 * (_spec.JOB_SWITCH_S + _spec.FIO_START_S))
 
 
-@pytest.mark.parametrize("offset, written, nxt", [
-    (0, 120 << 20, 120 << 20),
-    (5 << 20, (3 << 20) + 4096, 8 << 20),  # aligned down to the block size
-    (900 << 20, 100 << 20, 0),  # another such sample would pass the end: the stream starts again at LBA 0
-    (0, 5 << 30, 0),  # a sample that wrapped within the drive
-])
-def test_a_sequential_stream_goes_on_where_it_ended(offset, written, nxt):
-    assert _pts2.next_offset(offset, written, 1 << 30, 1 << 20) == nxt
-
-
-def test_the_samples_rule_counts_samples_and_carries_the_streams_offset():
-    rule = _rounds.check_rule({"kind": "samples", "rounds": 3, "stream": {"capacity": 1 << 30, "bs": 1 << 20}})
+def test_the_samples_rule_files_each_sample_and_stops_at_fios_end():
+    rule = _rounds.check_rule({"kind": "samples", "rounds": 3, "sample_s": 60.0})
     state = _rounds.start("xsr/group1@1", "samples", 0.0)
-    job = {"name": "xsr-group1-0001", "total": {"bw_bytes": 2e9, "iops": 2000.0, "lat_ns": {"mean": 1.6e7, "max": 4e7}},
+    job = {"name": "xsr-group1", "runtime_ms": 60_000, "window": {"from_ms": 0, "to_ms": 60_000},
+           "total": {"bw_bytes": 2e9, "iops": 2000.0, "lat_ns": {"mean": 1.6e7, "max": 4e7}},
            "write": {"io_bytes": 100 << 20}}
-    offsets = []
-    for number in (1, 2, 3):
-        offsets.append(state["offset"])
-        state, key, verdict = _rounds.advance(state, rule, [job], 10.0, row={"label": f"sample {number}"})
-        assert key == "pts_sample" and verdict["stop"] == (number == 3)
-    assert offsets == [0, 100 << 20, 200 << 20] and verdict["next_offset"] == 300 << 20
-    assert verdict["written"] == 300 << 20 and verdict["mb_s"] == 2000.0 and verdict["lat_max_ns"] == 4e7
-    assert verdict["reason"] == "last sample 3 of 3"
+    for number in (1, 2, 3, 4):
+        state, key, verdict = _rounds.advance(state, rule, [job], 10.0,
+                                              row={"label": f"sample {number}", "final": number == 4})
+        assert key == "pts_sample" and verdict["stop"] == (number == 4)
+    assert verdict["written"] == 400 << 20 and verdict["mb_s"] == 2000.0 and verdict["lat_max_ns"] == 4e7
+    assert verdict["reason"] == "last sample: fio's run of the group ended" and verdict["seconds"] == 60.0
     with pytest.raises(ValueError, match="a sample is one fio section"):
         _rounds.advance(_rounds.start("x", "samples", 0.0), rule, [job, job], 1.0)
+    with pytest.raises(ValueError, match="sample_s"):
+        _rounds.check_rule({"kind": "samples", "rounds": 3})
 
 
 def test_cbw_precondition_then_tc_qd_loop_then_operating_points():

@@ -10,9 +10,9 @@ import statistics
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _histogram
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _latency
 
 from conftest import SETTINGS, scaled_round, write_drive, write_segment
 
@@ -20,27 +20,14 @@ FACTORS = [1.0, 1.02, 0.98, 1.0, 1.01]
 SETTINGS_20 = dict(SETTINGS["latency"], spec="2.0")
 
 
-def _run(tmp_path, settings: dict, five_nines: bool) -> str:
-    """A latency test; with ``five_nines`` every direction that did IO gets a 99.999 % (as fio prints it when
-    percentile_list asks for it), 1.5 x its 99.99 % for reads and 1.25 x for writes."""
+def _run(tmp_path, settings: dict, jsonplus: bool) -> str:
+    """A latency test of five rounds: with ``jsonplus`` a real fio 3.33 round run with json+ (its latency histograms;
+    fixtures/fio-3.33-latency-round-jsonplus), else one recorded before the rounds ran json+ (fio's own percentiles up
+    to 99.99 %, no histograms)."""
     run_dir = str(tmp_path / "run")
     drive_dir = write_drive(run_dir, "h1", "d1")
-    context = {"drive": "d1", "test": "latency", "settings": settings}
-    _results.file_payload(run_dir, "h1", {"pts_purge": {"method": "discard", "secure": False, "elapsed_s": 0.1},
-                                          "pts_context": context})
-    if not five_nines:
-        write_segment(run_dir, "h1", "d1", "latency", FACTORS, purge=False, settings=settings)
-        return drive_dir
-    for number, factor in enumerate(FACTORS, 1):
-        fio = scaled_round("fio-3.33-latency-round.json", factor)
-        for job in fio["jobs"]:
-            for direction, scale in (("read", 1.5), ("write", 1.25)):
-                percentiles = job[direction]["lat_ns"]["percentiles"]
-                if percentiles:
-                    percentiles["99.999"] = percentiles["99.99"] * scale
-        fio["job_text"] = f"# round {number}\n"
-        _results.file_payload(run_dir, "h1",
-                              {"pts_fio": fio, "pts_context": dict(context, phase="round", round=number)})
+    write_segment(run_dir, "h1", "d1", "latency", FACTORS, settings=settings,
+                  fixture="fio-3.33-latency-round-jsonplus.json" if jsonplus else None)
     return drive_dir
 
 
@@ -60,58 +47,76 @@ def _grid_row(section: str, title: str, label: str) -> list[str]:
     return re.search(rf"^\| \*\*{label}\*\* \| (.+) \|$", table, re.M).group(1).split(" | ")
 
 
-def test_pts2_tables_give_iops_and_five_nines_beside_art_and_mrt(tmp_path):
-    drive_dir = _run(tmp_path, SETTINGS_20, five_nines=True)
+def _merged(drive_dir: str, mix: int, bs: int, directions: tuple[str, ...]) -> list[list[int]]:
+    return _histogram.merge(*[job[d]["histogram"]["bins"] for job in _jobs(drive_dir, mix, bs) for d in directions
+                              if job[d]["total_ios"]])
+
+
+def test_every_percentile_is_of_all_the_windows_ios_from_the_merged_histograms(tmp_path):
+    drive_dir = _run(tmp_path, SETTINGS_20, jsonplus=True)
     written = _drive_report.write_drive_report(drive_dir)
     result = written["model"]["tests"]["latency"]
     assert result["spec"] == "2.0" and result["status"] == "steady" and result["steady_text"] == "steady at round 5"
-    nines = result["tables"]["p99999_ms"]
-    # a pure write: the mean of the rounds' own 99.999 %
-    writes = _jobs(drive_dir, 0, 4096)
-    assert nines["4k"]["0"] == pytest.approx(
-        statistics.fmean(j["write"]["lat_ns"]["percentiles"]["99.999"] for j in writes) / 1e6)
-    # a mixed workload: per round the larger of read's and write's 99.999 %, then the mean
-    mixed = _jobs(drive_dir, 65, 512)
-    expected = statistics.fmean(max(j["read"]["lat_ns"]["percentiles"]["99.999"],
-                                    j["write"]["lat_ns"]["percentiles"]["99.999"]) for j in mixed) / 1e6
-    assert nines["512"]["65"] == pytest.approx(expected)
-    assert result["percentiles_ms"]["512 65/35 read"]["99.999"] == pytest.approx(
-        statistics.fmean(j["read"]["lat_ns"]["percentiles"]["99.999"] for j in mixed) / 1e6)
-    assert result["fewest_ios"] == min(j["total"]["total_ios"] for n in range(1, 6) for j in
-                                       _results.read_json(f"{drive_dir}/latency/round-{n:02d}.json")["fio"]["jobs"])
-
+    # 4k random writes: five rounds of 563 IOs, 2,815 in the window - enough for p50 and p99, not for p99.9 and up.
+    bins = _merged(drive_dir, 0, 4096, ("write",))
+    assert result["percentile_ios"]["4k 0/100 write"] == _histogram.total(bins) == 5 * 563
+    assert result["percentile_source"]["4k 0/100 write"] == "histogram"
+    percentiles = result["percentiles_ms"]["4k 0/100 write"]
+    assert percentiles["99"] == pytest.approx(_histogram.percentile(bins, "99") / 1e6)
+    assert percentiles["50"] == pytest.approx(_histogram.percentile(bins, "50") / 1e6)
+    assert (percentiles["99.9"], percentiles["99.99"], percentiles["99.999"]) == (None, None, None)
+    # A mix's 5 nines are of its reads and writes together: here too few to resolve, flagged with the IOs counted.
+    nines, counts = result["tables"]["p99999_ms"], result["tables"]["p99999_ios"]
+    assert nines["512"]["65"] is None and counts["512"]["65"] == _histogram.total(_merged(drive_dir, 65, 512,
+                                                                                          ("read", "write")))
     section = _section(written)
     for title in ("Average IOPS (read + write) over rounds 1, 2, 3, 4, 5:", "ART, average response time, ms",
                   "5 nines, the 99.999 % response time, ms", "MRT, maximum response time, ms"):
         assert title in section
     order = [section.index(t) for t in ("Average IOPS", "ART, average", "5 nines, the", "MRT, maximum")]
     assert order == sorted(order)
-    assert _grid_row(section, "5 nines, the", "4k")[2] == f"{nines['4k']['0']:,.3f}"
-    assert _grid_row(section, "Average IOPS", "4k")[0] == f"{result['tables']['iops']['4k']['100']:,.1f}"
-    assert "the larger of read's and write's, an upper bound of the 99.999 % over all IOs" in section
-    assert "with fewer than 100,000 a run's 99.999 % is its slowest IO or next to it" in section
+    assert _grid_row(section, "5 nines, the", "4k")[2] == f"n/r ({5 * 563:,} IOs)"
+    assert "n/r: not resolved - fewer IOs than 10 / (1 − p)" in section
+    row = re.search(r"^\| 4k 0/100 write \| (.+) \|$", section, re.M).group(1).split(" | ")
+    assert row == [f"{5 * 563:,}", f"{percentiles['50']:,.3f}", f"{percentiles['99']:,.3f}", "n/r", "n/r", "n/r"]
+    assert "rounds' fio latency histograms (json+) merged" in section
     assert "Dependent variable: mean latency (ART) of 4k random write (0/100)" in section
-    assert "across p50 … p99.999" in section
     assert "Average latency, ms, over rounds" not in section  # 1.1's title for what is now the ART table
 
 
-def test_results_without_a_five_nines_figure_show_a_dash(tmp_path):
-    """Round files recorded before fio was asked for the 99.999 %: a dash, never a figure from another percentile."""
-    written = _drive_report.write_drive_report(_run(tmp_path, SETTINGS_20, five_nines=False))
+def test_a_window_whose_ios_resolve_a_percentile_gives_fios_own_figure(tmp_path):
+    """Merged, the buckets give what fio gives for the same IOs: one round's window is fio's own percentile."""
+    drive_dir = _run(tmp_path, SETTINGS_20, jsonplus=True)
+    rnd = _results.read_json(f"{drive_dir}/latency/round-01.json")
+    found, ios, source = _latency.window_percentiles([rnd], 100, 512, ("read",))
+    job = _fio.find_job(rnd["fio"]["jobs"], 100, 512)
+    assert (ios, source) == (890, "histogram")
+    assert found["50"] == pytest.approx(job["read"]["lat_ns"]["percentiles"]["50"] / 1e6) and found["99"] is None
+
+
+def test_results_recorded_without_histograms_give_the_rounds_mean_where_their_ios_resolve_it(tmp_path):
+    """Round files recorded before the rounds ran json+: the mean of the rounds' own percentiles, n/r where the round
+    with the fewest IOs does not resolve one - never a figure from another percentile."""
+    drive_dir = _run(tmp_path, SETTINGS_20, jsonplus=False)
+    written = _drive_report.write_drive_report(drive_dir)
     result = written["model"]["tests"]["latency"]
+    writes = _jobs(drive_dir, 0, 4096)
+    assert result["percentile_source"]["4k 0/100 write"] == "rounds"
+    assert result["percentiles_ms"]["4k 0/100 write"]["50"] == pytest.approx(
+        statistics.fmean(j["write"]["lat_ns"]["percentiles"]["50"] for j in writes) / 1e6)
+    # 381 IOs a round: not enough for p99.
+    assert result["percentiles_ms"]["4k 0/100 write"]["99"] is None
     assert all(v is None for row in result["tables"]["p99999_ms"].values() for v in row.values())
     section = _section(written)
-    assert _grid_row(section, "5 nines, the", "4k") == ["—", "—", "—"]
-    assert "fio gives a percentile as the middle of its latency bin" not in section
+    assert _grid_row(section, "5 nines, the", "4k")[2].startswith("n/r (")
+    assert "the mean of the window rounds' own percentiles (these rounds were recorded without fio's histograms" in \
+        section
 
 
 def test_pts11_keeps_its_tables(tmp_path):
-    written = _drive_report.write_drive_report(_run(tmp_path, SETTINGS["latency"], five_nines=True))
+    written = _drive_report.write_drive_report(_run(tmp_path, SETTINGS["latency"], jsonplus=True))
     section = _section(written)
     assert "5 nines" not in section and "ART" not in section and "Average IOPS" not in section
     assert "Average latency, ms, over rounds 1, 2, 3, 4, 5 (mixed: IO-weighted mean of read and write):" in section
     assert "Maximum latency, ms: the largest single IO latency fio saw in the window's rounds:" in section
-    # The percentile plot draws every percentile the round files have, 99.999 % too: its caption says so.
-    assert "across p50 … p99.999 (means" in section
-    # the figures are in result.json all the same
-    assert written["model"]["tests"]["latency"]["tables"]["p99999_ms"]["4k"]["0"] is not None
+    assert "Latency percentiles, ms, of all the window's IOs of that direction" in section

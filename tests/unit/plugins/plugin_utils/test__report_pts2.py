@@ -67,11 +67,14 @@ def test_maxiops_figures_are_the_points_own_measurement(pts2):
         merged = _histogram.merge(*[job[d]["histogram"]["bins"] for d in ("read", "write") if job[d]["total_ios"]])
         assert block[f"{test}_max_iops"]["value"] == pytest.approx(job["total"]["iops"])
         assert block[f"{test}_max_art_ms"]["value"] == pytest.approx(job["total"]["lat_ns"]["mean"] / 1e6)
-        assert block[f"{test}_max_p99999_ms"]["value"] == pytest.approx(_histogram.percentile(merged, "99.999") / 1e6)
+        # The point's IOs are a quick run's tens of thousands: too few for its 99.999 % - flagged, not a number.
+        ios = _histogram.total(merged)
+        assert ios < _histogram.needed("99.999") and block[f"{test}_max_p99999_ms"]["value"] is None
         point = model["tests"][test]["headline"]["max_point"]
         assert block[f"{test}_max_iops"]["what"].endswith(f"({point})")
         assert (f"| {test.upper()} MaxIOPS ({point}) | {job['total']['iops']:,.0f} IOPS · mean response time "
-                f"{job['total']['lat_ns']['mean'] / 1e6:,.3f} ms · 99.999 % ") in markdown
+                f"{job['total']['lat_ns']['mean'] / 1e6:,.3f} ms · 99.999 % n/r ({ios:,} IOs, 1,000,000 needed) |") \
+            in markdown
 
 
 def test_xsr_recovery_and_hir_gains_come_from_their_samples(pts2):

@@ -1,0 +1,282 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this module util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins/modules!
+
+"""What fio reports while one continuous stimulus runs (XSR's access groups, HIR's bursts and returns to baseline),
+as numbers: its status dumps and its interval logs.
+
+* **Status dumps** (``--status-interval`` with ``--output-format=json+``): every interval fio appends a whole JSON
+  document to its output file with the counters *since the job started* - bytes and IOs done, the run time, the
+  latency sum (mean x IOs), maximum and histogram buckets. A sample is the difference between two dumps: fio's own
+  counters, so its throughput, IOPS, mean latency and latency buckets are exactly those of the IOs in it. fio 3.33
+  writes these as the job runs, so a sample can be filed the moment it ends.
+* **Interval logs** (``write_bw_log``/``write_iops_log``/``write_lat_log`` with ``log_avg_msec`` and
+  ``log_unix_epoch``): one line per logging interval that had IO - ``time (Unix ms, the interval's end), value,
+  direction, block size, priority`` - and no line for an interval without IO. fio 3.33 writes them only when the job
+  ends (measured here: the files do not exist while it runs), so they give the fine timeline, the bursts and the idle
+  periods after the fact; a logging interval is the resolution of every idle time measured from them.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _histogram
+
+DIRECTIONS = ("read", "write")
+# The value column's unit per log type: bw in KiB/s, iops in IOs/s, lat/clat/slat in ns (averages over the interval).
+LOG_TYPES = ("bw", "iops", "lat", "clat", "slat")
+# Two log lines closer than this share of a logging interval are one tick (the clones of a job log at the same moment,
+# a millisecond or two apart); a gap longer than GAP_SHARE intervals between two ticks had whole intervals without IO.
+TICK_SHARE = 0.5
+GAP_SHARE = 1.5
+
+
+def documents(text: str) -> tuple[list[str], str]:
+    """Split fio's output into its complete JSON documents and the rest (a document fio is still writing, kept for the
+    next read). Text outside the documents (fio's notes) is dropped. Strings are honoured, so a brace in a job name
+    does not end a document."""
+    found: list[str] = []
+    index = 0
+    while True:
+        start = text.find("{", index)
+        if start < 0:
+            return found, ""
+        depth, in_string, escaped = 0, False, False
+        end = None
+        for pos in range(start, len(text)):
+            char = text[pos]
+            if in_string:
+                if escaped:
+                    escaped = False
+                elif char == "\\":
+                    escaped = True
+                elif char == '"':
+                    in_string = False
+            elif char == '"':
+                in_string = True
+            elif char == "{":
+                depth += 1
+            elif char == "}":
+                depth -= 1
+                if depth == 0:
+                    end = pos + 1
+                    break
+        if end is None:
+            return found, text[start:]
+        found.append(text[start:end])
+        index = end
+
+
+def _number(value: object, default: float = 0.0) -> float:
+    try:
+        return float(value) if value is not None else default
+    except (TypeError, ValueError):
+        return default
+
+
+def _bins(data: dict) -> list[list[int]]:
+    for source in ("lat_ns", "clat_ns"):
+        bins = (data.get(source) or {}).get("bins")
+        if isinstance(bins, dict) and bins:
+            return _histogram.normalise([[int(float(ns)), int(count)] for ns, count in bins.items()])
+    return []
+
+
+def _direction_counters(data: dict) -> dict:
+    lat = data.get("lat_ns") or {}
+    bins = _bins(data)
+    # Completed IOs: lat_ns's N (fio's total_ios also counts the IOs still in flight at the dump).
+    ios = int(lat.get("N") or 0) or _histogram.total(bins) or int(data.get("total_ios") or 0)
+    return {"io_bytes": int(data.get("io_bytes") or 0), "ios": ios, "runtime_ms": int(data.get("runtime") or 0),
+            "lat_sum_ns": _number(lat.get("mean")) * ios, "lat_max_ns": _number(lat.get("max")) if ios else None,
+            "lat_min_ns": _number(lat.get("min")) if ios else None, "bins": bins}
+
+
+def counters(document: object) -> dict:
+    """One status dump (a parsed document, or its text) as the counters of its one job since the job started:
+    {"timestamp_ms" (Unix ms), "job_runtime_ms", "runtime_ms" (the job's run time: its busiest direction's),
+    "read"/"write": {io_bytes, ios, runtime_ms, lat_sum_ns, lat_max_ns, lat_min_ns, bins}, "job": the parsed job
+    (name, rw, bs...)}. ValueError unless the document has exactly one job (a segment's stimulus is one section
+    under group_reporting), or when the job reports an error."""
+    data = json.loads(document) if isinstance(document, str) else document
+    if not isinstance(data, dict) or not isinstance(data.get("jobs"), list):
+        raise ValueError("not a fio JSON document")
+    if len(data["jobs"]) != 1:
+        raise ValueError(f"a continuous stimulus is one fio section; this document has {len(data['jobs'])}")
+    raw = data["jobs"][0]
+    job = _fio.parse_job(raw, data.get("global options") or {})
+    found = {name: _direction_counters(raw.get(name) or {}) for name in DIRECTIONS}
+    return {"timestamp_ms": int(data.get("timestamp_ms") or 0), "job_runtime_ms": int(raw.get("job_runtime") or 0),
+            "runtime_ms": max(found[name]["runtime_ms"] for name in DIRECTIONS), **found,
+            "job": {k: job[k] for k in ("name", "rw", "pattern", "mix", "bs", "numjobs", "iodepth", "options")},
+            "fio_version": data.get("fio version")}
+
+
+def _window_direction(before: dict | None, after: dict, seconds: float) -> dict:
+    ios = after["ios"] - (before["ios"] if before else 0)
+    io_bytes = after["io_bytes"] - (before["io_bytes"] if before else 0)
+    if ios < 0 or io_bytes < 0:
+        raise ValueError("the later status dump counts fewer IOs than the earlier one: not two readings of one run")
+    bins = _histogram.subtract(after["bins"], before["bins"] if before else [])
+    found = {"runtime_ms": int(round(seconds * 1000)), "iops": ios / seconds if seconds else 0.0,
+             "bw_bytes": io_bytes / seconds if seconds else 0.0, "io_bytes": io_bytes, "total_ios": ios,
+             "lat_ns": {"mean": None, "max": None, "min": None, "percentiles": {}, "max_from": None}}
+    if not ios:
+        return found
+    lat = found["lat_ns"]
+    lat["mean"] = (after["lat_sum_ns"] - (before["lat_sum_ns"] if before else 0.0)) / ios
+    # fio's maximum counts from the job's start: it is this window's own when it rose in the window; else the window's
+    # slowest IO is in its slowest bucket (fio's representative value, within 1/64 of the IO's latency).
+    if before is None or before["lat_max_ns"] is None or after["lat_max_ns"] > before["lat_max_ns"]:
+        lat["max"], lat["max_from"] = after["lat_max_ns"], "fio"
+    elif bins:
+        lat["max"], lat["max_from"] = float(bins[-1][0]), "bucket"
+    if before is None or before["lat_min_ns"] is None or after["lat_min_ns"] < before["lat_min_ns"]:
+        lat["min"] = after["lat_min_ns"]
+    elif bins:
+        lat["min"] = float(bins[0][0])
+    if bins:
+        lat["percentiles"] = {k: float(v) for k, v in _histogram.percentiles(bins, _fio.PERCENTILES).items()}
+        found["histogram"] = {"source": "lat_ns", "bins": bins}
+    return found
+
+
+def window(before: dict | None, after: dict) -> dict:
+    """The IOs between two status dumps (``before`` None: from the job's start) as a fio job of _fio.parse: per
+    direction and in total its IOPS, bytes/s, bytes, IOs, mean / max / min latency and percentiles (from the
+    window's own buckets), its run time, and ``window``: where it lies (job run time and Unix ms at both ends)."""
+    start_ms = before["runtime_ms"] if before else 0
+    seconds = (after["runtime_ms"] - start_ms) / 1000.0
+    if seconds <= 0:
+        raise ValueError(f"the status dumps are {seconds * 1000:.0f} ms apart in fio's run time: no window")
+    found = dict(after["job"], **{name: _window_direction(before[name] if before else None, after[name], seconds)
+                                  for name in DIRECTIONS})
+    found["total"] = _fio.combined(found["read"], found["write"])
+    found["runtime_ms"] = int(round(seconds * 1000))
+    found["cpu"] = {"usr_pct": None, "sys_pct": None}
+    begin = after["timestamp_ms"] - int(round(seconds * 1000)) if before is None else before["timestamp_ms"]
+    found["window"] = {"from_ms": start_ms, "to_ms": after["runtime_ms"], "from_unix_ms": begin,
+                       "to_unix_ms": after["timestamp_ms"]}
+    return found
+
+
+class Sampler:
+    """Cuts one continuous stimulus into samples at fio's status dumps, as they come: every window between two
+    consecutive dumps is a sample, the first from the job's start, the last (fio's final report) to its end.
+
+    fio dumps every status interval counted from its own start, while the job starts a little later (its set-up): the
+    first sample is shorter than the interval by that set-up, and the run's last moments after its last periodic
+    dump - as long as the set-up - are a short sample of their own. Nothing is merged or left out, so each sample is
+    exactly the difference of two of fio's documents, and the samples add up to the whole run.
+    """
+
+    def __init__(self) -> None:
+        self.number = 0
+        self.before: dict | None = None
+
+    def feed(self, dump: dict) -> list[tuple[int, dict | None, dict]]:
+        """A status dump (counters()) in order; returns the sample it closes: [(number, before, after)] (none when
+        fio's run time did not move since the dump before)."""
+        start = self.before["runtime_ms"] if self.before else 0
+        if dump["runtime_ms"] < start:
+            raise ValueError("a status dump earlier in fio's run time than the one before it: not one run in order")
+        if dump["runtime_ms"] == start:
+            return []
+        self.number += 1
+        closed = [(self.number, self.before, dump)]
+        self.before = dump
+        return closed
+
+
+def parse_log(text: str) -> list[tuple[int, float, int, int]]:
+    """An interval log's lines as (time ms, value, direction: 0 read, 1 write, 2 trim, block). fio writes each job's
+    (each clone's) lines as one block when the run ends, in time order, one block after another into the same file
+    (per_job_logs=0): a line earlier than the one before it starts the next block. ValueError on a line that is not
+    fio's ``time, value, direction, block size[, ...]``."""
+    rows = []
+    block = 0
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        parts = [p.strip() for p in line.split(",")]
+        try:
+            row = (int(parts[0]), float(parts[1]), int(parts[2]))
+        except (IndexError, ValueError) as exc:
+            raise ValueError(f"line {number} of the interval log is not fio's (time, value, direction, ...): "
+                             f"{line[:80]!r}") from exc
+        if rows and row[0] < rows[-1][0]:
+            block += 1
+        rows.append(row + (block,))
+    return rows
+
+
+def ticks(rows: list[tuple[int, float, int, int]], interval_ms: float,
+          direction: int | None = None) -> list[list[float]]:
+    """The log's lines as one series: the lines of a job's clones (numjobs) logged at the same moment - within half a
+    logging interval, one line per clone (block) - added up, at the latest of their times: [[time ms, value], ...] in
+    time order (for a bw or iops log, the job's total; latency logs are averages and are not added up this way).
+    ``direction`` keeps one direction."""
+    picked = sorted((t, v, b) for t, v, d, b in rows if direction is None or d == direction)
+    out: list[list[float]] = []
+    first = 0.0
+    blocks: set[int] = set()
+    for time_ms, value, block in picked:
+        if out and time_ms - first < interval_ms * TICK_SHARE and block not in blocks:
+            out[-1][0], out[-1][1] = time_ms, out[-1][1] + value
+            blocks.add(block)
+        else:
+            out.append([time_ms, value])
+            first, blocks = time_ms, {block}
+    return out
+
+
+def activity(series: list[list[float]], interval_ms: float) -> list[dict]:
+    """The runs of IO in a log series: ticks no further apart than GAP_SHARE logging intervals belong to one run.
+    Each run: {"from_ms" (the start of its first interval), "to_ms" (its last tick), "ticks", "mean"}; the time
+    between two runs had no IO to within a logging interval."""
+    runs: list[dict] = []
+    for time_ms, value in series:
+        if runs and time_ms - runs[-1]["to_ms"] <= interval_ms * GAP_SHARE:
+            run = runs[-1]
+            run["to_ms"], run["ticks"], run["sum"] = time_ms, run["ticks"] + 1, run["sum"] + value
+        else:
+            runs.append({"from_ms": time_ms - interval_ms, "to_ms": time_ms, "ticks": 1, "sum": value})
+    for run in runs:
+        run["mean"] = run.pop("sum") / run["ticks"]
+    return runs
+
+
+def idle(series: list[list[float]], interval_ms: float, start_ms: float | None = None,
+         end_ms: float | None = None) -> dict:
+    """The idle time a log series shows between ``start_ms`` and ``end_ms`` (default: its first and last tick): the
+    gaps longer than GAP_SHARE logging intervals between two ticks, each less the one interval its next tick covers.
+    Idle shorter than a logging interval cannot be seen (fio logs any interval with IO): ``idle_ms`` 0 means "below
+    ``interval_ms``". {"idle_ms", "gaps" (how many), "longest_gap_ms" (the longest time between two ticks),
+    "ticks", "interval_ms"}."""
+    times = [t for t, dummy in series if (start_ms is None or t >= start_ms) and (end_ms is None or t <= end_ms)]
+    total, gaps, longest = 0.0, 0, 0.0
+    for before, after in zip(times, times[1:]):
+        step = after - before
+        longest = max(longest, step)
+        if step > interval_ms * GAP_SHARE:
+            gaps += 1
+            total += step - interval_ms
+    return {"idle_ms": total, "gaps": gaps, "longest_gap_ms": longest, "ticks": len(times),
+            "interval_ms": interval_ms}
+
+
+def mean_between(series: list[list[float]], start_ms: float, end_ms: float) -> tuple[float | None, int]:
+    """The mean of the ticks logged in (start_ms, end_ms] and how many there were (None when none)."""
+    values = [v for t, v in series if start_ms < t <= end_ms]
+    return (sum(values) / len(values) if values else None), len(values)
+
+
+def log_interval_ms(shortest_s: float) -> int:
+    """The logging interval for a stimulus whose shortest part of interest (a sample, a burst) lasts ``shortest_s``:
+    a fifth of it, from 100 ms (fio's helper thread keeps time to a few ms; finer logs grow without showing more) to
+    1 s (a standard 60-s sample then has 60 lines, an 8-h group 28,800)."""
+    return int(min(1000, max(100, round(shortest_s * 1000 / 5))))
