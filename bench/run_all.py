@@ -14,13 +14,16 @@ import json
 import statistics
 import os
 
+import drives
 import fleet_scale
+import fleet_summary
 import long_run
 import report_time
 import rounds
 from _common import ROOT
 
-BENCHES = {"rounds": rounds, "long_run": long_run, "report_time": report_time, "fleet_scale": fleet_scale}
+BENCHES = {"rounds": rounds, "long_run": long_run, "drives": drives, "report_time": report_time,
+           "fleet_summary": fleet_summary, "fleet_scale": fleet_scale}
 
 
 def _load(name: str) -> dict | None:
@@ -79,9 +82,9 @@ def write_doc() -> str:
                   f"A write saturation of {long['rounds']:,} rounds on a loop device, each round "
                   f"{long['round_seconds']:g} s of 4k random writes held to {long['rate_iops_per_job']} IOPS per fio "
                   "job, so the harness, not the drive, sets the pace. *Gap*: from one round's result on disk to the "
-                  "next one's, minus the next one's fio run time - everything the controller does between two "
-                  "rounds (the result crossing from the worker, the callback writing it, the next job file, fio_job "
-                  "started, the polls for its end). *Controller*: ansible-playbook and every process it started, "
+                  "next one's, minus the next one's fio run time - everything the harness does between two rounds "
+                  "(the round written, the next job file rendered and handed to the segment's fio server on the host, "
+                  "fio's end noticed on the host, its output read and parsed). *Controller*: ansible-playbook and every process it started, "
                   "sampled once a second; memory as PSS (shared pages split among the processes mapping them) "
                   "beside RSS (shared pages counted once per process).", "",
                   "| rounds | gap mean | gap p95 | fio run time | controller CPU per round | controller PSS | "
@@ -108,6 +111,31 @@ def write_doc() -> str:
                       f"{long['pss_last_mib']:.0f} MiB in the last ({memory_pct:+.1f} %; target within 10 %: "
                       f"{_mark(abs(memory_pct) <= 10)}). The drive's report, rebuilt from its {long['rounds']:,} "
                       f"round files: {long['report_s']:.1f} s.", ""]
+    d = _load("drives")
+    if d:
+        rows = d["rows"]
+        lines += ["## Many drives at once (`bench/drives.py`)", "",
+                  f"One host's drives all testing at once: each a 32 MiB loop device running a write saturation of "
+                  f"{d['rounds']} rate-limited rounds of {d['round_seconds']:g} s, so the harness sets the pace. Memory: "
+                  "PSS of ansible-playbook and every process it started, the median while every drive is in its "
+                  "rounds; per running drive, the growth over one drive divided by the drives added. *End phase*: "
+                  "the last round on disk to ansible-playbook's exit (each drive's report, the fleet summary).", "",
+                  "| drives | PSS while testing | per running drive | peak PSS | gap median | gap p95 | end phase |",
+                  "|---:|---:|---:|---:|---:|---:|---:|"]
+        lines += [f"| {x['drives']} | {x['pss_testing_mib']:.0f} MiB | "
+                  f"{'-' if x['pss_per_drive_mib'] is None else format(x['pss_per_drive_mib'], '.1f') + ' MiB'} | "
+                  f"{x['pss_peak_mib']:.0f} MiB | {x['gap_median_s']:.3f} s | {x['gap_p95_s']:.3f} s | "
+                  f"{x['end_phase_s']:.1f} s ({x['end_phase_vs_first']:.2f} x) |" for x in rows]
+        lines.append("")
+    s = _load("fleet_summary")
+    if s:
+        lines += ["## The judge at fleet scale (`bench/fleet_summary.py`)", "",
+                  "The fleet summary alone, as the judge writes it once every drive's worker has drawn its report "
+                  "(each result.json up to date): fleet.md, fleet.json, junit.xml, fleet.html, fleet.pdf, the plots and "
+                  "the history index; synthetic result trees.", "",
+                  "| drives | wall | CPU |", "|---:|---:|---:|"]
+        lines += [f"| {x['drives']:,} | {x['wall_s']:.1f} s | {x['cpu_s']:.1f} s |" for x in s["rows"]]
+        lines.append("")
     if t:
         lines += ["## Report time (`bench/report_time.py`)", "",
                   f"Synthetic results with the shape of real ones: 4 tests x {t['rounds_per_test']} rounds per drive "

@@ -11,7 +11,7 @@ from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 from ansible.utils.vars import load_extra_vars
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _wear
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _wear
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _inputs
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._spec import build_plan

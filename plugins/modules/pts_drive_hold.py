@@ -302,7 +302,9 @@ def main() -> None:
         module.fail_json(msg=f"pts_drive_hold: timeout={module.params['timeout']}: must be a positive number of seconds")
     if os.geteuid() != 0:
         module.fail_json(msg="pts_drive_hold: needs root (an exclusive open of a block device, a lock file in /run)")
-    if not module.params["run_token"]:
+    held = module.params["expect"].get("hold") if isinstance(module.params["expect"].get("hold"), dict) else {}
+    # Under --check nothing is held or released, and a run that has not started has no token yet: nothing to warn of.
+    if not module.params["run_token"] and not held.get("token") and not module.check_mode:
         module.warn(f"pts_drive_hold: run {run_id} has no run_token, so another run that chose the same run id would "
                     "count as this one (take over or release this hold); playbooks/pts.yml passes the token pts_plan "
                     "keeps in the run's results directory")

@@ -14,7 +14,7 @@ import fnmatch
 import math
 import statistics
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _wear
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _wear
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _spec
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline
 
@@ -42,7 +42,7 @@ HEADLINES = _headline.HEADLINES
 # temperature read, and whether a thermal-management transition counter may grow during a round.
 HEALTH_CRITERIA = ("max_temperature_c", "allow_throttling")
 # The model's rated endurance and write rate, for the wear budget the plan judges before the first write
-# (module_utils/_drive/_wear.py): endurance_tbw (TB written, decimal) or dwpd with warranty_years, and rated_write_mb_s.
+# (module_utils/_pts/_wear.py): endurance_tbw (TB written, decimal) or dwpd with warranty_years, and rated_write_mb_s.
 ENDURANCE_KEYS = ("endurance_tbw", "dwpd", "warranty_years", "rated_write_mb_s")
 RULE_KEYS = ("name", "model", "firmware", "require_steady", *CRITERIA, *HEALTH_CRITERIA, *ENDURANCE_KEYS)
 # The physical range of each criterion's limit: (lowest, highest). A limit outside it is a typo or a unit mix-up that

@@ -198,3 +198,27 @@ def test_allow_destroy_as_a_string_is_refused_before_the_guard(loop_device, tmp_
            "quotes" in refused.stdout
     assert AFTER_VALIDATION not in refused.stdout and "Refuse drives that are not safe to write" not in refused.stdout
     assert device.checksum() == before
+
+
+def test_two_runs_with_same_named_drives_on_one_host_at_once_keep_apart(loop_device, tmp_path):
+    """Two run ids at once on one host, one shared remote directory, each with a drive named "victim" (another device
+    each): every file on the host is under the run's own id and token and the device, so neither run reads, writes
+    or refuses the other's job files, and neither warns of a missing run token."""
+    devices = [loop_device(), loop_device()]
+    slow = dict(TINY, pts_run_round_seconds=1, pts_run_max_rounds=3, pts_run_rate_iops=200)
+    procs = []
+    for name, device in zip(("twin-a", "twin-b"), devices):
+        command, env = playbook(tmp_path, {"localhost": host_vars(device)}, name, slow)
+        log = open(tmp_path / f"playbook-{name}.log", "w", encoding="utf-8")  # noqa: SIM115 - closed below
+        procs.append((name, subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT), log))
+    for name, proc, log in procs:
+        rc = proc.wait(timeout=600)
+        log.close()
+        output = (tmp_path / f"playbook-{name}.log").read_text()
+        summary = assert_exit_matches_fleet(rc, str(tmp_path / "results" / name), output)
+        assert rc == 0 and summary["counts"]["INCOMPLETE"] == 0, output[-3000:]
+        assert "has no run_token" not in output and "refused" not in output
+    job_dirs = sorted(os.path.relpath(p, tmp_path / "remote") for p in (tmp_path / "remote").glob("*/*/victim/iops"))
+    assert len(job_dirs) == 2 and job_dirs[0].split("/")[0].startswith("twin-a.")
+    assert job_dirs[1].split("/")[0].startswith("twin-b.")
+    assert {d.split("/")[1] for d in job_dirs} == {f"victim.{os.path.basename(d.path)}" for d in devices}

@@ -15,7 +15,8 @@ import shlex
 
 import yaml
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _health, _wear
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _health
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _wear
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._spec import PTS2_TESTS, PTS_TESTS, TESTS, TITLES
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._pts2 import SPEC_NAMES
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sweeps import CHARACTERISATION, HDD

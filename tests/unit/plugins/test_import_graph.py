@@ -1,9 +1,9 @@
 # Copyright (c) 2026, fleetqual.pts contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The collection's imports go one way - plugins -> plugin_utils -> module_utils - and the domain packages too:
-plugin_utils/_fleet -> plugin_utils/_report -> plugin_utils' run, results and verdicts; no module imports itself
-back through another."""
+"""The collection's imports go one way - plugins -> plugin_utils -> module_utils (_pts -> _drive) - and the domain
+packages too: plugin_utils/_fleet -> plugin_utils/_report -> plugin_utils' run, results and verdicts; no module imports
+itself back through another."""
 
 from __future__ import annotations
 
@@ -38,13 +38,14 @@ GRAPH = {_module_name(p): _imports(p) for p in sorted(PLUGINS.rglob("*.py")) if 
 
 
 def _floor(module: str) -> int:
-    """Lower floors never import higher ones."""
+    """Lower floors never import higher ones. module_utils: the drive (_drive) is below the PTS (_pts) - a PTS plan
+    knows drives (purge methods, write caches), a drive knows nothing of the PTS."""
     parts = module.split(".")
     if parts[0] == "module_utils":
-        return 0
+        return {"_drive": 0, "_pts": 1}.get(parts[1], 0) if len(parts) > 2 else 0
     if parts[0] == "plugin_utils":
-        return {"_report": 2, "_fleet": 3}.get(parts[1], 1) if len(parts) > 2 else 1
-    return 4
+        return {"_report": 3, "_fleet": 4}.get(parts[1], 2) if len(parts) > 2 else 2
+    return 5
 
 
 def test_the_graph_is_read():
