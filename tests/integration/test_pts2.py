@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 import statistics
 
 import pytest
@@ -22,7 +23,7 @@ SHORT = {"pts_run_max_rounds": 3, "pts_run_window": 2}
 def round_files(directory):
     """The parsed round files of one segment, in round order."""
     paths = glob.glob(os.path.join(directory, "round-*.json"))
-    numbered = sorted((int(os.path.basename(p)[6:-5]), p) for p in paths if not p.endswith(".raw.json"))
+    numbered = sorted((int(m.group(1)), p) for p in paths if (m := re.match(r"round-(\d+)\.json$", os.path.basename(p))))
     return [load(p) for dummy, p in numbered]
 
 
@@ -114,56 +115,46 @@ def test_hir_runs_its_wait_states_on_schedule_and_reports_what_fio_measured(loop
         period_ms = int(500 * (1 + state))
         assert [f"startdelay={n * period_ms}ms" in job_text for n in (1, 2)] == [True, True]
         burst_iops = [raw_iops(job) for name, job in sorted(raw_jobs(directory, 1).items())]
-        base_iops = [raw_iops(job) for name, job in sorted(raw_jobs(directory, 2).items())]
-        assert len(burst_iops) == 3 and len(base_iops) == 3
-        assert entry["bursts"]["iops"] == pytest.approx(burst_iops)
-        assert entry["bursts"]["mean"] == pytest.approx(statistics.mean(burst_iops))
-        assert entry["baseline"]["mean"] == pytest.approx(statistics.mean(base_iops))
-        assert entry["gain"] == pytest.approx(statistics.mean(burst_iops) / result["precondition"]["iops"])
+        (base_job,) = raw_jobs(directory, 2).values()
+        assert len(burst_iops) == 3 and base_job["jobname"] == f"hir-ws{state}-base"
+        # fio's own IOPS per burst section are kept; the figures are the iops log's (test_pts2_continuous.py).
+        assert entry["bursts"]["section_iops"] == pytest.approx(burst_iops)
+        assert entry["baseline"]["section_iops"] == pytest.approx([raw_iops(base_job)])
+        assert entry["bursts"]["mean"] == pytest.approx(statistics.mean(entry["bursts"]["iops"]))
+        assert entry["gain"] == pytest.approx(entry["bursts"]["mean"] / result["precondition"]["iops"])
     report = text(os.path.join(run.drive_dir("d1"), "report.md"))
     assert "## 4 Host Idle Recovery" in report
-    assert f"| WS3 | 1.5 | 3 | {statistics.mean(burst_iops):,.1f} |" in report
+    assert f"| WS3 | 1.5 | 3 | {entry['bursts']['mean']:,.1f} |" in report
 
 
-def test_xsr_samples_each_group_and_keeps_a_sequential_stream(loop_device, run_pts):
+def test_xsr_runs_each_group_as_one_sequential_or_random_stream(loop_device, run_pts):
     device = loop_device("256M")
     extra = {"pts_tests": ["xsr"], "pts_run_xsr_group_minutes": [0.03, 0.03, 0.03], "pts_run_xsr_sample_seconds": 0.3}
     run = run_pts(device_vars(device), extra)
     assert run.rc == 0, (run.stdout + run.stderr)[-4000:]
     xsr_dir = os.path.join(run.drive_dir("d1"), "xsr")
     result = load(os.path.join(run.drive_dir("d1"), "result.json"))["tests"]["xsr"]
-    assert result["status"] == "complete" and result["rounds_run"] == 18
-    capacity = 256 << 20
+    assert result["status"] == "complete" and result["time_base"] == "log"
     for index, (group, rw, bs) in enumerate((("group1", "write", 1 << 20), ("group2", "randwrite", 8 << 10),
                                              ("group3", "write", 1 << 20))):
         directory = os.path.join(xsr_dir, group)
         samples = round_files(directory)
-        assert len(samples) == 6 and samples[-1]["verdict"]["stop"]
-        expected_offset = 0
-        mb_s = []
-        for rnd in samples:
-            (job,) = raw_jobs(directory, rnd["round"]).values()
-            options = job["job options"]
-            assert options["rw"] == rw and int(options["bs"]) == bs
-            if rw == "write":
-                # The stream writes on from where the sample before it ended (or starts again at LBA 0).
-                assert int(options["offset"]) == expected_offset and int(options["size"]) == capacity - expected_offset
-                written = job["write"]["io_bytes"]
-                expected_offset = (expected_offset + written) // bs * bs
-                if expected_offset + max(written, bs) > capacity:
-                    expected_offset = 0
-            else:
-                assert "offset" not in options
-            mb_s.append(job["write"]["bw_bytes"] / 1e6)
+        # One fio run of 6 x 0.3 s, cut at its status dumps while it ran (a short first and last window: 6 or 7).
+        assert len(samples) in (6, 7) and samples[-1]["verdict"]["stop"]
+        job_text = text(os.path.join(directory, "round-01.fio"))
+        assert f"rw={rw}\n" in job_text and f"bs={bs}\n" in job_text and "runtime=1800ms" in job_text
+        # A sequential group is one stream from LBA 0 (no offset of its own), wrapping at the drive's end.
+        assert "offset=" not in job_text
         table = result["groups"][index]
-        assert table["samples"] == 6 and table["mean_mb_s"] == pytest.approx(statistics.mean(mb_s))
+        mb_s = [s["mb_s"] for s in result["samples"] if s["group"] == index + 1]
+        assert table["samples"] == len(mb_s) == 6
     group1 = result["groups"][0]["mean_mb_s"]
     recovery = result["transitions"]["recovery"]
     tolerance = result["tolerance_pct"]
-    group3 = [s["mb_s"] for s in result["samples"] if s["group"] == 3]
-    first = next((n for n, value in enumerate(group3, 1) if value >= group1 * (1 - tolerance / 100)), None)
+    group3 = [s for s in result["samples"] if s["group"] == 3]
+    first = next((s["sample"] for s in group3 if s["mb_s"] >= group1 * (1 - tolerance / 100)), None)
     assert recovery["sample"] == first
-    assert "PTS localhost d1 xsr group2 round 6/6: " in run.stdout and "## 3 Cross Stimulus Recovery" in \
+    assert "PTS localhost d1 xsr group2 sample 6 of about 6: " in run.stdout and "## 3 Cross Stimulus Recovery" in \
         text(os.path.join(run.drive_dir("d1"), "report.md"))
 
 

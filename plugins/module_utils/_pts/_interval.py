@@ -250,23 +250,123 @@ def activity(series: list[list[float]], interval_ms: float) -> list[dict]:
     return runs
 
 
-def idle(series: list[list[float]], interval_ms: float, start_ms: float | None = None,
-         end_ms: float | None = None) -> dict:
-    """The idle time a log series shows between ``start_ms`` and ``end_ms`` (default: its first and last tick): the
-    gaps longer than GAP_SHARE logging intervals between two ticks, each less the one interval its next tick covers.
-    Idle shorter than a logging interval cannot be seen (fio logs any interval with IO): ``idle_ms`` 0 means "below
-    ``interval_ms``". {"idle_ms", "gaps" (how many), "longest_gap_ms" (the longest time between two ticks),
-    "ticks", "interval_ms"}."""
+def _uncovered(start: float, end: float, spans: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The parts of (start, end) that none of ``spans`` covers."""
+    left = [(start, end)] if end > start else []
+    for low, high in spans:
+        nxt = []
+        for a, b in left:
+            if high <= a or low >= b:
+                nxt.append((a, b))
+                continue
+            if low > a:
+                nxt.append((a, low))
+            if high < b:
+                nxt.append((high, b))
+        left = nxt
+    return left
+
+
+def idle(series: list[list[float]], interval_ms: float, start_ms: float | None = None, end_ms: float | None = None,
+         latency: list[tuple[int, float, int, int]] | None = None) -> dict:
+    """The idle time a log series shows between ``start_ms`` and ``end_ms`` (default: its first and last tick).
+
+    A tick says IO completed in the logging interval it ends, so the time between two ticks less the interval the
+    later one covers had no completion. That is idle only where no IO was in flight either: with ``latency`` (the rows
+    of fio's lat log, parse_log) each lat line at time t with a mean latency L shows IOs in flight over (t - L, t), and
+    that part of a gap is a stall of the drive (IOs waiting), not idle time. Idle shorter than a logging interval
+    cannot be told from the logs' own jitter: a ``longest_idle_ms`` below ``interval_ms`` means "below the logging
+    granularity". {"idle_ms" (all idle periods added up), "longest_idle_ms", "gaps" (times between two ticks longer
+    than GAP_SHARE intervals), "idle_periods" (those with idle left after the lat log's spans), "longest_gap_ms" (the
+    longest time between two ticks), "stall_ms" (gap time the lat log shows IO in flight), "ticks", "interval_ms"}."""
     times = [t for t, dummy in series if (start_ms is None or t >= start_ms) and (end_ms is None or t <= end_ms)]
-    total, gaps, longest = 0.0, 0, 0.0
+    spans = sorted((t - v / 1e6, float(t)) for t, v, dummy, dummy2 in latency or [])
+    total, gaps, periods, longest, longest_idle, stall = 0.0, 0, 0, 0.0, 0.0, 0.0
     for before, after in zip(times, times[1:]):
         step = after - before
         longest = max(longest, step)
-        if step > interval_ms * GAP_SHARE:
-            gaps += 1
-            total += step - interval_ms
-    return {"idle_ms": total, "gaps": gaps, "longest_gap_ms": longest, "ticks": len(times),
-            "interval_ms": interval_ms}
+        if step <= interval_ms * GAP_SHARE:
+            continue
+        gaps += 1
+        # No completion from the earlier tick to the start of the interval the later one covers.
+        quiet = (float(before), float(after) - interval_ms)
+        near = [span for span in spans if span[1] > quiet[0] and span[0] < quiet[1]]
+        left = _uncovered(quiet[0], quiet[1], near)
+        free = sum(b - a for a, b in left)
+        stall += (quiet[1] - quiet[0]) - free
+        if free > 0:
+            periods += 1
+            total += free
+            longest_idle = max(longest_idle, max(b - a for a, b in left))
+    return {"idle_ms": total, "longest_idle_ms": longest_idle, "gaps": gaps, "idle_periods": periods,
+            "longest_gap_ms": longest, "stall_ms": stall, "ticks": len(times), "interval_ms": interval_ms}
+
+
+def sample_of(time_ms: float, origin_ms: float, interval_ms: float, sample_ms: float) -> int:
+    """The sample (1-based) a log line at ``time_ms`` belongs to, for a run that started at ``origin_ms``: the line
+    ends logging interval n = round((time - origin) / interval) of the run (fio logs at multiples of the interval
+    from the job's start, give or take a few ms), and interval n lies in sample ceil(n x interval / sample)."""
+    number = max(1, int(round((time_ms - origin_ms) / interval_ms)))
+    return max(1, -int(-(number * interval_ms) // sample_ms))
+
+
+def log_origin(series: list[list[float]], interval_ms: float, start_ms: float | None = None) -> float:
+    """Where the run's logging intervals are counted from (Unix ms): the first tick ends interval n, n the whole
+    number of intervals nearest to its distance from ``start_ms`` (the job's start as fio's status dumps put it,
+    to within a few tens of ms), or interval 1 without it; the origin is that tick less n intervals."""
+    first = series[0][0]
+    number = 1 if start_ms is None else max(1, int(round((first - start_ms) / interval_ms)))
+    return float(first - number * interval_ms)
+
+
+def log_samples(series: list[list[float]], interval_ms: float, sample_ms: float, origin_ms: float,
+                latency: list[list[float]] | None = None) -> list[dict]:
+    """A continuous run's samples as fio logged them: each tick of ``series`` (a bw or iops log, its threads added up)
+    in its sample (sample_of); per sample {"sample", "lines", "first_ms"/"last_ms" (its first and last tick, Unix ms),
+    "from_ms"/"to_ms" (its span on the run's clock: (k - 1) x sample to k x sample from the origin, the last one cut
+    at its last tick), "mean" (the mean of its ticks: the value fio logged per interval, averaged)} and, with
+    ``latency`` (a lat log's series), "lat_mean" (the mean of the lat lines logged in its span) and "lat_lines"."""
+    found: dict = {}
+    for time_ms, value in series:
+        number = sample_of(time_ms, origin_ms, interval_ms, sample_ms)
+        entry = found.setdefault(number, {"sample": number, "lines": 0, "sum": 0.0, "first_ms": time_ms,
+                                          "last_ms": time_ms})
+        entry["lines"] += 1
+        entry["sum"] += value
+        entry["last_ms"] = time_ms
+    out = []
+    for number in sorted(found):
+        entry = found[number]
+        mean = entry.pop("sum") / entry["lines"]
+        entry.update(mean=mean, from_ms=origin_ms + (number - 1) * sample_ms,
+                     to_ms=min(origin_ms + number * sample_ms, max(entry["last_ms"], origin_ms + (number - 1) * sample_ms)))
+        if latency is not None:
+            values = [v for t, v in latency if sample_of(t, origin_ms, interval_ms, sample_ms) == number]
+            entry.update(lat_mean=sum(values) / len(values) if values else None, lat_lines=len(values))
+        out.append(entry)
+    return out
+
+
+def by_period(series: list[list[float]], interval_ms: float, period_ms: float, origin_ms: float) -> list[dict]:
+    """Bursts on a fixed schedule (one every ``period_ms`` from ``origin_ms``, the first one's start): each tick in
+    burst floor((time - origin - half an interval) / period) + 1 - a tick ends its interval, so one that ends a little
+    after a burst's schedule start still counts for it. Per burst {"burst", "lines", "first_ms", "last_ms", "from_ms"
+    (the start of its first interval), "mean"}."""
+    found: dict = {}
+    for time_ms, value in series:
+        number = max(1, int((time_ms - origin_ms - interval_ms / 2) // period_ms) + 1)
+        entry = found.setdefault(number, {"burst": number, "lines": 0, "sum": 0.0, "first_ms": time_ms,
+                                          "last_ms": time_ms})
+        entry["lines"] += 1
+        entry["sum"] += value
+        entry["last_ms"] = time_ms
+    out = []
+    for number in sorted(found):
+        entry = found[number]
+        entry["mean"] = entry.pop("sum") / entry["lines"]
+        entry["from_ms"] = entry["first_ms"] - interval_ms
+        out.append(entry)
+    return out
 
 
 def mean_between(series: list[list[float]], start_ms: float, end_ms: float) -> tuple[float | None, int]:
@@ -275,8 +375,13 @@ def mean_between(series: list[list[float]], start_ms: float, end_ms: float) -> t
     return (sum(values) / len(values) if values else None), len(values)
 
 
-def log_interval_ms(shortest_s: float) -> int:
+def log_interval_ms(shortest_s: float, period_s: float | None = None) -> int:
     """The logging interval for a stimulus whose shortest part of interest (a sample, a burst) lasts ``shortest_s``:
     a fifth of it, from 100 ms (fio's helper thread keeps time to a few ms; finer logs grow without showing more) to
-    1 s (a standard 60-s sample then has 60 lines, an 8-h group 28,800)."""
-    return int(min(1000, max(100, round(shortest_s * 1000 / 5))))
+    1 s (a standard 60-s sample then has 60 lines, an 8-h group 28,800). With ``period_s`` (a sample's length) the
+    longest interval up to that which divides the sample's milliseconds, so every sample holds whole intervals."""
+    base = int(min(1000, max(100, round(shortest_s * 1000 / 5))))
+    period = int(round(period_s * 1000)) if period_s else 0
+    if period <= 0:
+        return base
+    return next((ms for ms in range(base, 9, -1) if period % ms == 0), base)

@@ -392,7 +392,8 @@ def _hir(test: dict) -> list[dict]:
                  "dvs": [{"name": "4k 0/100 IOPS", "job": "hir-pc", "mix": 0, "bs": HIR_BLOCK_SIZE, "metric": "iops"}]}]
     burst, reps = test["round_seconds"], test["repetitions"]
     sample = test["baseline_sample_seconds"]
-    log_ms = _interval.log_interval_ms(min(burst, sample))
+    # Whole logging intervals per baseline sample (its samples are cut from the log), at least five per burst.
+    log_ms = _interval.log_interval_ms(min(burst, sample), sample)
     for state in test["wait_states"]:
         idle = burst * state
         # One fio run: each burst its own reporting group (new_group, fio's figures per burst), none waiting for the
@@ -427,7 +428,7 @@ def _xsr(test: dict) -> list[dict]:
         group = _cell(f"xsr-{name}", rw, 0, bs, round(samples * sample, 6))
         segments.append({"name": name, "stop": "samples", "samples": samples, "sample_s": float(sample),
                          "access": f"{'SEQ' if access == 'sequential' else 'RND'} {block_size_label(bs)} write",
-                         "combinations": [group], "dvs": [], "log_ms": _interval.log_interval_ms(sample),
+                         "combinations": [group], "dvs": [], "log_ms": _interval.log_interval_ms(sample, sample),
                          "output_format": "json+"})
     return segments
 

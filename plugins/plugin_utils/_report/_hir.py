@@ -11,7 +11,7 @@ The run (module_utils/_pts/_pts2.py ``_hir``): a purge; segment ``precondition``
 section each (``hir-pc``) to steady state; then per wait state N a segment ``wsN`` of two rounds: the bursts (row
 phase "bursts": one fio run, sections ``hir-wsN-burst-NNNN`` each a burst long, its own reporting group, started on a
 fixed schedule from fio's start) and the return to baseline (row phase "baseline": one fio section of continuous
-writes, cut into samples at fio's status dumps; results of earlier versions ran it as sections
+writes, its samples cut from its iops log; results of earlier versions ran it as sections
 ``hir-wsN-base-NNNN``). Each round's fio interval logs (``round-NN_iops.log``) give the IOPS against time, the bursts
 and the idle periods as fio logged them."""
 
@@ -56,10 +56,10 @@ SOURCES = [
     "- *Bursts*: one fio run per wait state; each burst is its own fio section and reporting group, started on a fixed "
     "schedule counted from fio's start (fio `startdelay` = burst number × (burst + idle)) without waiting for the one "
     "before it, so the idle time between two bursts is the wait state's and the schedule does not drift over hundreds "
-    "of bursts. A burst's IOPS are fio's for its section.",
+    "of bursts. A burst's IOPS are the mean of fio's iops log lines in it.",
     "- *Return to baseline*: one fio section of continuous writes (ADATA runs 5-s sections back to back, each with "
-    "fio's floor between them; CloudHarmony sleeps between them, which is not continuous), cut into samples of about "
-    "pts_run_hir_baseline_sample_seconds at fio's status dumps.",
+    "fio's floor between them; CloudHarmony sleeps between them, which is not continuous), its samples of "
+    "pts_run_hir_baseline_sample_seconds cut from fio's iops log.",
     "- *Recovery per wait state*: how the PTS compares a wait state with the baseline is not confirmed. This report's "
     "**gain** is the mean burst IOPS divided by the preconditioning's steady-state window average; the mean burst "
     "IOPS divided by the following return to baseline's mean is shown beside it.",
@@ -176,9 +176,11 @@ def _round_phase(rnd: dict, phase: str, state: int, start_s: float | None, prev_
     samples = fio.get("samples") or []
     if start_s is None:
         start_s = prev_end_s or 0.0
+    if log:
+        return _logged_phase(rnd, phase, state, start_s, log, burst_s)
     if phase == "baseline" and samples:
         # One continuous section cut into samples at fio's status dumps: each sample a point, the mean fio's own.
-        origin = log["start_unix_ms"] if log else samples[0]["window"]["from_unix_ms"]
+        origin = samples[0]["window"]["from_unix_ms"]
         times = [round(start_s + (x["window"]["to_unix_ms"] - origin) / 1000.0, 3) for x in samples]
         iops = [float(x["total"]["iops"]) for x in samples]
         runtimes = [float(x.get("runtime_ms") or 0) / 1000.0 for x in samples]
@@ -186,14 +188,10 @@ def _round_phase(rnd: dict, phase: str, state: int, start_s: float | None, prev_
         end_s = start_s + (samples[-1]["window"]["to_unix_ms"] - origin) / 1000.0
         return dict(stats, round=int(rnd["round"]), label=(rnd.get("row") or {}).get("label") or "",
                     start_s=start_s, end_s=end_s, fio_s=float(elapsed) if elapsed else None, seconds=sum(runtimes),
-                    t_s=times, iops=iops, burst_s=burst_s, unit="sample")
+                    t_s=times, iops=iops, burst_s=burst_s, unit="status sample")
     runtimes = [float(j.get("runtime_ms") or 0) / 1000.0 for j in jobs]
     offsets = []
-    runs = _interval.activity(log["series"], log["interval_ms"]) if log and phase == "bursts" else []
-    if phase == "bursts" and len(runs) == len(jobs):
-        # Where fio logged each burst's IO (its first logging interval's start), not where it was planned.
-        offsets = [(run["from_ms"] - log["start_unix_ms"]) / 1000.0 for run in runs]
-    elif phase == "bursts":
+    if phase == "bursts":
         period = burst_s * (1 + state)
         for index, job in enumerate(jobs):
             delay = _fio_seconds((job.get("options") or {}).get("startdelay"))
@@ -208,9 +206,7 @@ def _round_phase(rnd: dict, phase: str, state: int, start_s: float | None, prev_
             done += runtime + gap
     iops = [float(j["total"]["iops"]) for j in jobs]
     times = [round(start_s + offset, 3) for offset in offsets]
-    if log:
-        end_s = start_s + (log["series"][-1][0] - log["start_unix_ms"]) / 1000.0
-    elif elapsed:
+    if elapsed:
         end_s = start_s + float(elapsed)
     else:
         end_s = max((t + r for t, r in zip(times, runtimes)), default=start_s)
@@ -218,6 +214,47 @@ def _round_phase(rnd: dict, phase: str, state: int, start_s: float | None, prev_
                 start_s=start_s, end_s=end_s, fio_s=float(elapsed) if elapsed else None,
                 seconds=sum(runtimes), t_s=times, iops=iops,
                 burst_s=burst_s, unit="burst" if phase == "bursts" else "section")
+
+
+def _logged_phase(rnd: dict, phase: str, state: int, start_s: float, log: dict, burst_s: float) -> dict:
+    """A wait-state round as its iops log shows it (its threads added up): every logging interval's IOPS at its time
+    (the timeline fio logged), and per burst - the log's lines on the burst schedule (_interval.by_period) - or per
+    baseline sample - the lines of its span of the run (_interval.log_samples) - the mean of those lines, at the start
+    of the burst's first interval or at the sample's end. The round spans its log; fio's own figure per burst section
+    (or the baseline's one section) is kept beside it (``section_iops``)."""
+    fio = rnd.get("fio") or {}
+    jobs = fio.get("jobs") or []
+    elapsed = fio.get("elapsed_s")
+    series, interval, origin_ms = log["series"], log["interval_ms"], log["start_unix_ms"]
+
+    def axis(time_ms: float) -> float:
+        return round(start_s + (time_ms - origin_ms) / 1000.0, 3)
+
+    if phase == "bursts":
+        period_ms = burst_s * (1 + state) * 1000.0 if burst_s else 0.0
+        parts = _interval.by_period(series, interval, period_ms, series[0][0] - interval) if period_ms else []
+        times = [axis(p["from_ms"]) for p in parts]
+        unit = "burst"
+    else:
+        samples = fio.get("samples") or []
+        sample_ms = float(((rnd.get("row") or {}).get("samples") or {}).get("sample_s") or 0) * 1000.0 or \
+            (float(samples[0].get("runtime_ms") or 0) if samples else 0.0) or interval
+        first = (samples[0].get("window") or {}).get("from_unix_ms") if samples else None
+        parts = _interval.log_samples(series, interval, sample_ms, _interval.log_origin(series, interval, first))
+        times = [axis(p["to_ms"]) for p in parts]
+        unit = "sample"
+    iops = [float(p["mean"]) for p in parts]
+    stats = _stats(iops)
+    if phase == "baseline":
+        # The return to baseline's mean: of every line it logged (the samples weighted by their lines).
+        stats["mean"] = sum(v for dummy, v in series) / len(series)
+    return dict(stats, round=int(rnd["round"]), label=(rnd.get("row") or {}).get("label") or "",
+                start_s=start_s, end_s=axis(series[-1][0]), fio_s=float(elapsed) if elapsed else None,
+                seconds=sum(p["lines"] for p in parts) * interval / 1000.0, t_s=times, iops=iops,
+                lines=[p["lines"] for p in parts], burst_s=burst_s, unit=unit,
+                section_iops=[float(j["total"]["iops"]) for j in jobs],
+                log={"file": log["file"], "interval_ms": interval, "t_s": [axis(t) for t, dummy in series],
+                     "iops": [float(v) for dummy, v in series]})
 
 
 def _round_log(segment: dict, rnd: dict) -> dict | None:
@@ -233,6 +270,11 @@ def _round_log(segment: dict, rnd: dict) -> dict | None:
         interval = int(options.get("log_avg_msec") or 1000)
         with open(path, encoding="utf-8") as handle:
             series = _interval.ticks(_interval.parse_log(handle.read()), interval)
+        latency = None
+        lat_path = ((segment.get("logs") or {}).get(stem) or {}).get("lat")
+        if lat_path:
+            with open(lat_path, encoding="utf-8") as handle:
+                latency = _interval.parse_log(handle.read())
     except (OSError, ValueError, TypeError):
         return None
     if not series:
@@ -241,7 +283,8 @@ def _round_log(segment: dict, rnd: dict) -> dict | None:
     samples = (rnd.get("fio") or {}).get("samples") or []
     if samples and (samples[0].get("window") or {}).get("from_unix_ms") is not None:
         start = min(start, samples[0]["window"]["from_unix_ms"])
-    return {"series": series, "interval_ms": interval, "start_unix_ms": start, "file": os.path.basename(path)}
+    return {"series": series, "interval_ms": interval, "start_unix_ms": start, "file": os.path.basename(path),
+            "latency": latency}
 
 
 def _round_start(rnd: dict) -> datetime.datetime | None:
@@ -305,22 +348,27 @@ def _wait_states(test: dict, planned: list[int], pc_iops: float | None, settings
 
 
 def _measured_idle(entry: dict) -> dict | None:
-    """A wait state's idle time as fio's iops logs show it: between its bursts (the gaps between the runs of IO in
-    the bursts round's log), within its return to baseline (none that lasted a logging interval means below it) and
-    between the last burst and the baseline's first IO (one fio run ending, the next starting)."""
+    """A wait state's idle time as fio's iops logs show it: between its bursts (from a burst's last logged interval to
+    the start of the next one's first), within its return to baseline (intervals without a completion and without IO
+    in flight either, the lat log says: module_utils/_pts/_interval.idle; below a logging interval means below fio's
+    logging granularity) and between the last burst and the baseline's first IO (one fio run ending, the next
+    starting)."""
     logs = entry.get("logs") or {}
     if not logs:
         return None
     found: dict = {"interval_ms": max(log["interval_ms"] for log in logs.values())}
     bursts, base = logs.get("bursts"), logs.get("baseline")
-    if bursts:
-        runs = _interval.activity(bursts["series"], bursts["interval_ms"])
-        gaps = [(b["from_ms"] - a["to_ms"]) / 1000.0 for a, b in zip(runs, runs[1:])]
-        found.update(bursts_logged=len(runs), between_bursts=_stats(gaps) if gaps else None)
+    if bursts and entry.get("bursts") and entry["burst_s"]:
+        period_ms = entry["burst_s"] * (1 + entry["wait_state"]) * 1000.0
+        parts = _interval.by_period(bursts["series"], bursts["interval_ms"], period_ms,
+                                    bursts["series"][0][0] - bursts["interval_ms"])
+        gaps = [(b["from_ms"] - a["last_ms"]) / 1000.0 for a, b in zip(parts, parts[1:])]
+        found.update(bursts_logged=len(parts), between_bursts=_stats(gaps) if gaps else None)
     if base:
-        within = _interval.idle(base["series"], base["interval_ms"])
-        found.update(baseline_idle_ms=within["idle_ms"], baseline_gaps=within["gaps"],
-                     baseline_longest_gap_ms=within["longest_gap_ms"])
+        within = _interval.idle(base["series"], base["interval_ms"], latency=base.get("latency"))
+        found.update(baseline_idle_ms=within["idle_ms"], baseline_longest_idle_ms=within["longest_idle_ms"],
+                     baseline_gaps=within["gaps"], baseline_idle_periods=within["idle_periods"],
+                     baseline_stall_ms=within["stall_ms"], baseline_longest_gap_ms=within["longest_gap_ms"])
     if bursts and base:
         found["before_baseline_s"] = max(0.0, (base["series"][0][0] - base["interval_ms"] - bursts["series"][-1][0])
                                          / 1000.0)
@@ -388,6 +436,7 @@ def build(test: dict) -> dict:
         _series=series,
         idle={"interval_ms": max(i["interval_ms"] for i in logged),
               "baseline_ms": max((i.get("baseline_idle_ms") or 0.0) for i in logged),
+              "baseline_longest_ms": max((i.get("baseline_longest_idle_ms") or 0.0) for i in logged),
               "baseline_gaps": sum(i.get("baseline_gaps") or 0 for i in logged)} if logged else None,
     )
     return result
@@ -635,7 +684,7 @@ def _pseudo_code(result: dict) -> list[str]:
         once = ";"
     else:
         baseline = (f"  Round 2: return to baseline, {_secs(base_s)} s of continuous 4k random write, one fio section"
-                    + (f" (samples of {sample_s:g} s at fio's status dumps)" if sample_s else ""))
+                    + (f" (samples of {sample_s:g} s cut from its iops log)" if sample_s else ""))
         once = ", one fio run;"
     return [
         "```",
@@ -722,20 +771,24 @@ def _idle_table(result: dict) -> list[str]:
         found = entry.get("idle") or {}
         gaps = found.get("between_bursts")
         within = found.get("baseline_idle_ms")
+        longest = found.get("baseline_longest_idle_ms") or 0.0
         rows.append([
             entry["label"], md.fmt(entry.get("idle_s"), 2) if entry.get("idle_s") is not None else md.DASH,
             str(found["bursts_logged"]) if found.get("bursts_logged") is not None else md.DASH,
             f"{md.fmt(gaps['mean'], 2)} ({md.fmt(gaps['min'], 2)} – {md.fmt(gaps['max'], 2)})" if gaps else md.DASH,
             md.fmt(found.get("before_baseline_s"), 2) if found.get("before_baseline_s") is not None else md.DASH,
             md.DASH if within is None else
-            f"< {interval:g} ms" if not found.get("baseline_gaps") else
-            f"{within / 1000:,.2f} s ({found['baseline_gaps']} gaps)",
+            "none" if not within else
+            f"< {interval:g} ms (longest {longest:,.0f} ms, {within:,.0f} ms in all)" if longest < interval else
+            f"{within / 1000:,.2f} s (longest {longest / 1000:,.2f} s)",
         ])
-    return [f"Idle time as fio's iops logs show it (one line per {interval:g} ms that had IO, none for an interval "
-            "without, all threads added up; the logs are the `round-NN_iops.log` files of each wait state): the time "
-            "between two bursts' IO, from the last logging interval of one to the start of the first of the next "
-            f"(to within {interval:g} ms); the idle time before the return to baseline (one fio run ending, the next "
-            "starting); and within the return to baseline (continuous: no logging interval without IO).", "",
+    return [f"Idle time as fio's logs show it (`round-NN_iops.log`: one line per {interval:g}-ms interval in which IO "
+            "completed, none for an interval without, all threads added up; `round-NN_lat.log`: the mean latency of "
+            "the IOs completing, so an interval without a completion while IO was in flight is a stall of the drive, "
+            "not idle time): the time between two bursts' IO, from the last logging interval of one to the start of "
+            f"the first of the next (to within {interval:g} ms); the idle time before the return to baseline (one fio "
+            "run ending, the next starting); and within the return to baseline, one continuous fio run (\"< "
+            f"{interval:g} ms\": below fio's logging granularity).", "",
             *md.table(["Wait state", "Planned idle between bursts (s)", "Bursts in the log",
                        "Measured idle between bursts (s): mean (min – max)", "Idle before the baseline (s)",
                        "Idle within the baseline"], rows), ""]
@@ -772,8 +825,18 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
               "between them and a round of continuous writes that returns the drive to its baseline:", ""]
     lines += _pseudo_code(result)
     oio = _oio(settings)
-    lines += [f"Every fio section runs with direct I/O, random data{', ' + oio if oio else ''}. Each section's IOPS "
-              "is fio's for that section (its IOs over its run time).", ""]
+    logged = result.get("idle") is not None
+    lines += [f"Every fio section runs with direct I/O, random data{', ' + oio if oio else ''}. "
+              + ("The wait states' figures are what fio logged: each wait-state round's fio run logs IOPS per "
+                 f"{result['idle']['interval_ms']:g}-ms interval (`write_iops_log` with `log_avg_msec`, all threads "
+                 "added up); a burst's IOPS is the mean of the lines on its schedule (burst i: the lines from "
+                 "(i - 1) to i periods of burst + idle after the run's first interval), a baseline sample's the mean "
+                 "of the lines of its span of the run (sample k: the intervals that end from (k - 1) to k sample "
+                 "lengths after the run's start), the return to baseline's mean the mean of all its lines. "
+                 "result.json has every line of the timeline (`wait_states[].bursts.log`, "
+                 "`wait_states[].baseline.log`: `t_s`, `iops`) and fio's own IOPS per burst section "
+                 "(`section_iops`). The preconditioning's IOPS per round is fio's for its section."
+                 if logged else "Each section's IOPS is fio's for that section (its IOs over its run time)."), ""]
     lines += [f"> Note: {note}" for note in result.get("notes") or []]
     lines += sources(result)
     lines += [f"### {number}.1 Preconditioning steady state information", ""]
@@ -798,14 +861,13 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
         lines += ["No preconditioning round finished.", ""]
     measured = [s for s in result["wait_states"] if s.get("bursts") or s.get("baseline")]
     lines += [f"### {number}.3 IOPS against time", ""]
-    logged = result.get("idle") is not None
     if measured and logged:
         lines += _sections.images(plots_rel, {
             "timeline": "IOPS vs time for all wait states with their returns to baseline, on fio's clock: fio's iops "
                         "log as it wrote it (grey line: the IOPS of every logging interval with IO, all threads added "
-                        "up; nothing logged while the drive was idle), every burst (red: its fio section's IOPS, at "
-                        "the start of its IO in the log) and every baseline sample (blue: the IOPS between two of "
-                        "fio's status dumps, at the sample's end); wait states shaded orange and labelled, returns to "
+                        "up; nothing logged while the drive was idle), every burst (red: the mean of its log lines, at "
+                        "the start of its IO in the log) and every baseline sample (blue: the mean of its log lines, "
+                        "at the sample's end); wait states shaded orange and labelled, returns to "
                         "baseline shaded blue, the preconditioning's steady-state window average dashed green.",
             "detail": "The same per wait state, against the time from the wait state's own start: its bursts, then "
                       "its return to baseline.",
@@ -827,10 +889,11 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
         lines += ["No wait-state round finished.", ""]
     lines += [f"### {number}.4 Recovery per wait state", ""]
     if measured:
-        baseline = ("the following return to baseline's IOPS (fio's for its one continuous section; in brackets how "
-                    "many samples its status dumps cut it into)" if logged else
+        baseline = ("the following return to baseline's IOPS (the mean of every line its one continuous fio run "
+                    "logged; in brackets its samples)" if logged else
                     "the mean IOPS of the following return to baseline's sections")
-        lines += [f"Per wait state: the bursts' IOPS (each burst one fio section), {baseline}, and the "
+        lines += [f"Per wait state: the bursts' IOPS (each burst one fio section, its IOPS "
+                  f"{'the mean of its log lines' if logged else 'fio' + chr(39) + 's for the section'}), {baseline}, and the "
                   "preconditioning's steady-state window average. **Gain** = mean burst IOPS ÷ the preconditioning's "
                   "steady-state average (this report's choice: the PTS's per-wait-state comparison is not confirmed); "
                   "the last column compares the bursts with the baseline that follows them. Burst means are of the "

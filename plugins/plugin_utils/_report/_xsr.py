@@ -45,6 +45,10 @@ MS = 1e6
 # Floating-point slack when a throughput is compared with a level it may equal exactly.
 _EPS = 1e-9
 TIME_NOTE = {
+    "log": "fio's own clock: minutes from the start of the test's first group (its first logging interval's start), "
+           "each sample the run's own stretch of its group's fio interval logs (sample k: the logging intervals "
+           "that end from (k - 1) x the sample length to k x the sample length after the group's start); a group's "
+           "samples follow each other without a gap, as its one fio run did",
     "status": "fio's own clock: minutes from the start of the test's first sample, each sample the window between "
               "two of fio's status dumps (their timestamps); a group's samples follow each other without a gap, as "
               "its one fio run did",
@@ -210,8 +214,9 @@ def _transition(kind: str, groups: list[dict], samples: list[dict], tolerance: f
                              f"not recovered within the {len(own)} of {second['planned']} group-3 samples run")
     if index is not None:
         hit = own[index]
-        out.update(sample=index + 1, minutes=hit["t_min"] - second["start_min"], at_min=hit["t_min"],
-                   stimulus_min=sum(s["runtime_s"] for s in own[:index + 1]) / 60.0)
+        out.update(sample=hit["sample"], minutes=hit["t_min"] - second["start_min"], at_min=hit["t_min"],
+                   stimulus_min=sum(s["runtime_s"] for s in own[:index + 1]) / 60.0,
+                   linked=hit.get("round_file") is not None)
     return out
 
 
@@ -233,7 +238,7 @@ def _tail(own: list[dict], weighted: bool) -> list[dict]:
 
 
 def _group(name: str, number: int, rounds: list[dict], samples: list[dict], planned: int, segment: dict,
-           settings: dict, weighted: bool) -> dict:
+           settings: dict, weighted: bool, log: dict | None = None) -> dict:
     own = [s for s in samples if s["group"] == number]
     seconds = [s["runtime_s"] for s in own] if weighted else None
     tail = _tail(own, weighted)
@@ -254,7 +259,7 @@ def _group(name: str, number: int, rounds: list[dict], samples: list[dict], plan
         "peak_art_ms": _max([s["art_ms"] for s in own]), "peak_mrt_ms": _max([s["mrt_ms"] for s in own]),
         "failure": segment.get("failure"),
         "round_files": [f"round-{int(r['round']):02d}" for r in rounds],
-        "log": _group_log(segment),
+        "log": log if log is not None else _group_log(segment),
     }
 
 
@@ -268,13 +273,13 @@ def _group_log(segment: dict) -> dict | None:
         return None
     interval = _log_interval(rounds[0])
     try:
-        with open(path, encoding="utf-8") as handle:
-            series = _interval.ticks(_interval.parse_log(handle.read()), interval)
+        series = _interval.ticks(_read_rows(path), interval)
+        latency = _read_rows(((segment.get("logs") or {}).get("round-01") or {}).get("lat"))
     except (OSError, ValueError) as exc:
         return {"error": f"{os.path.basename(path)}: {exc}"}
     if not series:
         return {"error": f"{os.path.basename(path)} has no line"}
-    found = _interval.idle(series, interval)
+    found = _interval.idle(series, interval, latency=latency)
     return dict(found, file=os.path.basename(path), first_unix_ms=series[0][0], last_unix_ms=series[-1][0],
                 mean_mb_s=sum(v for dummy, v in series) / len(series) * 1024 / 1e6,
                 series=[[t, v * 1024 / 1e6] for t, v in series])
@@ -289,23 +294,61 @@ def _log_interval(rnd: dict) -> int:
         return 1000
 
 
-def build(test: dict) -> dict:
-    found = test.get("segments") or {}
-    segments = {name: found.get(name) or {"rounds": []} for name in GROUPS}
-    listed = ([found[""]] if "" in found else []) + [segments[n] for n in GROUPS]
-    result = _tests.common(test, listed)
-    settings = result["settings"]
-    tolerance = tolerance_pct(settings)
-    planned = planned_samples(settings)
-    result.update(steady=False, steady_round=None, steady_text=None, tolerance_pct=tolerance,
-                  round_seconds=settings.get("round_seconds"), final_share_pct=FINAL_SHARE_PCT)
-    ordered = []
-    for name in GROUPS:
-        rounds = segments[name]["rounds"]
-        if rounds:
-            _tests.check_consecutive(rounds)
-        ordered += [(name, rnd) for rnd in rounds]
-    spans, base = _clock(ordered, float(settings.get("round_seconds") or STANDARD["xsr_sample_seconds"]))
+def _read_rows(path: str | None) -> list | None:
+    if not path:
+        return None
+    with open(path, encoding="utf-8") as handle:
+        return _interval.parse_log(handle.read())
+
+
+def _log_samples(name: str, number: int, segment: dict, rounds: list[dict], sample_s: float) -> dict | None:
+    """A group's samples as fio's interval logs of its one run show them (module_utils/_pts/_interval.log_samples):
+    per sample the mean of the bw log's lines (MB/s) and of the iops log's (IOPS) that fall in it, the mean of its
+    lat log's lines (ART) and the slowest IO of the status-dump samples (round files) that overlap it (MRT: the logs
+    hold averages only). {"samples", "log"} - "log" with the idle time the logs show - or None without the logs;
+    {"log": {"error"}} when they cannot be read."""
+    files = (segment.get("logs") or {}).get("round-01") or {}
+    if not rounds or not files.get("bw") or not files.get("iops"):
+        return None
+    interval = _log_interval(rounds[0])
+    try:
+        bw_rows, iops_rows, lat_rows = (_read_rows(files.get(kind)) for kind in ("bw", "iops", "lat"))
+    except (OSError, ValueError) as exc:
+        return {"log": {"error": f"{os.path.basename(files['bw'])}: {exc}"}}
+    bw, iops = _interval.ticks(bw_rows, interval), _interval.ticks(iops_rows, interval)
+    if not bw or not iops:
+        return {"log": {"error": f"{os.path.basename(files['bw'])} has no line"}}
+    windows = [w for w in (_window(rnd, name) for rnd in rounds) if w]
+    origin = _interval.log_origin(bw, interval, windows[0]["from_unix_ms"] if windows else None)
+    sample_ms = float(sample_s) * 1000.0
+    latency = [[t, v] for t, v, dummy, dummy2 in lat_rows or []]
+    per_iops = {s["sample"]: s for s in _interval.log_samples(iops, interval, sample_ms, origin)}
+    samples = []
+    for found in _interval.log_samples(bw, interval, sample_ms, origin, latency):
+        overlapping = [(rnd, w) for rnd, w in ((r, _window(r, name)) for r in rounds)
+                       if w and w["from_unix_ms"] < found["to_ms"] and w["to_unix_ms"] > found["from_ms"]]
+        maxima = [_job(rnd, name)["total"]["lat_ns"]["max"] for rnd, dummy in overlapping]
+        maxima = [m for m in maxima if m is not None]
+        seconds = found["lines"] * interval / 1000.0
+        rate = per_iops.get(found["sample"], {}).get("mean")
+        samples.append({
+            "group": number, "sample": found["sample"], "round_file": None,
+            "start_unix_ms": found["from_ms"], "end_unix_ms": found["to_ms"], "runtime_s": seconds,
+            "log_lines": found["lines"], "first_line_unix_ms": found["first_ms"], "last_line_unix_ms": found["last_ms"],
+            # bw log values are KiB/s (fio's kb_base 1024): MB/s in 10^6 bytes.
+            "mb_s": found["mean"] * 1024 / 1e6, "iops": rate, "ios": (rate or 0.0) * seconds,
+            "art_ms": _ms(found.get("lat_mean")), "lat_lines": found.get("lat_lines"),
+            "mrt_ms": _ms(max(maxima)) if maxima else None,
+            "mrt_rounds": [int(rnd["round"]) for rnd, dummy in overlapping],
+        })
+    idle = _interval.idle(bw, interval, latency=lat_rows)
+    log = dict(idle, file=os.path.basename(files["bw"]), first_unix_ms=bw[0][0], last_unix_ms=bw[-1][0],
+               origin_unix_ms=origin, lines=len(bw), mean_mb_s=sum(v for dummy, v in bw) / len(bw) * 1024 / 1e6,
+               series=[[t, v * 1024 / 1e6] for t, v in bw])
+    return {"samples": samples, "log": log}
+
+
+def _status_samples(ordered: list[tuple[str, dict]], spans: list[tuple[float, float]]) -> list[dict]:
     samples = []
     for (name, rnd), (start, end) in zip(ordered, spans):
         job = _job(rnd, name)
@@ -317,9 +360,44 @@ def build(test: dict) -> dict:
             "mb_s": float(total["bw_bytes"]) / 1e6, "iops": float(total["iops"]), "ios": int(total["total_ios"]),
             "art_ms": _ms(total["lat_ns"]["mean"]), "mrt_ms": _ms(total["lat_ns"]["max"]),
         })
-    weighted = base == "status"
+    return samples
+
+
+def build(test: dict) -> dict:
+    found = test.get("segments") or {}
+    segments = {name: found.get(name) or {"rounds": []} for name in GROUPS}
+    listed = ([found[""]] if "" in found else []) + [segments[n] for n in GROUPS]
+    result = _tests.common(test, listed)
+    settings = result["settings"]
+    tolerance = tolerance_pct(settings)
+    planned = planned_samples(settings)
+    sample_s = float(settings.get("round_seconds") or STANDARD["xsr_sample_seconds"])
+    result.update(steady=False, steady_round=None, steady_text=None, tolerance_pct=tolerance,
+                  round_seconds=settings.get("round_seconds"), final_share_pct=FINAL_SHARE_PCT)
+    ordered = []
+    for name in GROUPS:
+        rounds = segments[name]["rounds"]
+        if rounds:
+            _tests.check_consecutive(rounds)
+        ordered += [(name, rnd) for rnd in rounds]
+    # Each group run as one fio with interval logs: its samples are what the logs show (the figures fio logged);
+    # else (results of earlier versions, a group whose logs were not kept) its round files.
+    logged = {name: _log_samples(name, index + 1, segments[name], segments[name]["rounds"], sample_s)
+              for index, name in enumerate(GROUPS) if segments[name]["rounds"]}
+    if logged and all(entry and "samples" in entry for entry in logged.values()):
+        base = "log"
+        samples = [s for name in GROUPS if name in logged for s in logged[name]["samples"]]
+        origin = samples[0]["start_unix_ms"] if samples else None
+        for sample in samples:
+            sample["start_min"] = (sample["start_unix_ms"] - origin) / 60000.0
+            sample["t_min"] = (sample["end_unix_ms"] - origin) / 60000.0
+    else:
+        spans, base = _clock(ordered, sample_s)
+        samples = _status_samples(ordered, spans)
+        origin = _window(ordered[0][1], ordered[0][0])["from_unix_ms"] if base == "status" else None
+    weighted = base in ("status", "log")
     groups = [_group(name, index + 1, segments[name]["rounds"], samples, planned[index], segments[name], settings,
-                     weighted) for index, name in enumerate(GROUPS)]
+                     weighted, (logged.get(name) or {}).get("log")) for index, name in enumerate(GROUPS)]
     # Private to plotting (not in result.json): each group's bw log as fio wrote it.
     series = {g["name"]: g["log"].pop("series") for g in groups if g["log"] and "series" in g["log"]}
     if not samples:
@@ -337,10 +415,9 @@ def build(test: dict) -> dict:
     gaps = [(b["t_min"] - a["t_min"]) * 60.0 - b["runtime_s"] for a, b in zip(samples, samples[1:])
             if a["group"] == b["group"]]
     result.update(
-        status=status, rounds_run=len(samples), samples=samples, groups=groups, transitions=transitions,
+        status=status, rounds_run=len(ordered), samples=samples, groups=groups, transitions=transitions,
         time_base=base, mean_gap_s=max(0.0, _mean(gaps)) if gaps and base == "recorded" else None,
-        idle=_idle(groups), _series=series,
-        origin_unix_ms=_window(ordered[0][1], ordered[0][0])["from_unix_ms"] if base == "status" else None,
+        idle=_idle(groups), _series=series, origin_unix_ms=origin,
         headline={"recovery_min": transitions["recovery"]["minutes"], "settle_min": transitions["settle"]["minutes"],
                   "group_means_mb_s": [g["mean_mb_s"] for g in groups]},
     )
@@ -362,6 +439,13 @@ def _idle(groups: list[dict]) -> dict | None:
                             "idle_s": max(0.0, (b["first_unix_ms"] - b["interval_ms"] - a["last_unix_ms"]) / 1000.0)})
     return {"interval_ms": max(log["interval_ms"] for log in logs),
             "within_ms": max(log["idle_ms"] for log in logs), "gaps": sum(log["gaps"] for log in logs),
+            "idle_periods": sum(log.get("idle_periods") or 0 for log in logs),
+            "longest_idle_ms": max(log.get("longest_idle_ms") or 0.0 for log in logs),
+            "stall_ms": max(log.get("stall_ms") or 0.0 for log in logs),
+            "per_group": [{"group": g["number"], "idle_ms": g["log"]["idle_ms"],
+                           "longest_idle_ms": g["log"].get("longest_idle_ms"), "gaps": g["log"]["gaps"],
+                           "longest_gap_ms": g["log"]["longest_gap_ms"], "stall_ms": g["log"].get("stall_ms")}
+                          for g in groups if g.get("log") and "error" not in g["log"]],
             "longest_gap_ms": max(log["longest_gap_ms"] for log in logs), "between": between,
             "groups": len(logs)}
 
@@ -475,7 +559,7 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
     # Up to MARKERS_UP_TO samples a series gets markers; a full run (1,320 samples) gets thin lines.
     many = len(result["samples"]) > MARKERS_UP_TO
     time_label = "Minutes from the test's first sample" + {
-        "recorded": "", "status": " (fio's clock)"}.get(result.get("time_base"), " (fio time)")
+        "recorded": "", "status": " (fio's clock)", "log": " (fio's clock)"}.get(result.get("time_base"), " (fio time)")
     drawn = {}
 
     # Throughput of all three groups, with what the recovery figures are judged against.
@@ -512,9 +596,8 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
 
 
 def _log_check(result: dict) -> str:
-    """fio's bw log beside the samples: the mean of each group's log lines, and how far a sample's figure is from
-    the mean of the lines inside its window (the log's intervals start at the job's start, the status dumps at fio's,
-    so a short sample's window holds a few lines that reach over its edges)."""
+    """fio's bw log beside status-dump samples: the mean of each group's log lines (a status window starts at one of
+    fio's dumps, a logging interval at the job's start, so a short sample is not the mean of the lines inside it)."""
     parts = [f"group {g['number']} {md.fmt(g['log']['mean_mb_s'], 1)} MB/s" for g in result["groups"]
              if g.get("log") and g["log"].get("mean_mb_s") is not None]
     if not parts:
@@ -524,20 +607,44 @@ def _log_check(result: dict) -> str:
             "it).")
 
 
+def _interval_text(result: dict) -> str:
+    idle = result.get("idle") or {}
+    return f"{idle['interval_ms']:g}-ms interval" if idle.get("interval_ms") else "logging interval"
+
+
+def _ms_text(value: float) -> str:
+    return f"{value:,.0f} ms" if value < 10000 else f"{value / 1000:,.1f} s"
+
+
 def _idle_lines(result: dict) -> list[str]:
-    """The drive's idle time within and between the groups, as fio's bw logs show it."""
+    """The drive's idle time within and between the groups, as fio's logs show it."""
     idle = result.get("idle")
     if not idle:
         return []
     interval = idle["interval_ms"]
-    within = ("**none**: fio logged IO in every interval of each group, so the drive was idle for less than "
-              f"{interval:g} ms at a time (longest time between two log lines {idle['longest_gap_ms']:,.0f} ms)"
-              if not idle["gaps"] else
-              f"**{idle['within_ms'] / 1000:,.2f} s** in {idle['gaps']} gap(s) of at least one logging interval "
-              f"(longest time between two log lines {idle['longest_gap_ms']:,.0f} ms)")
+    longest = idle.get("longest_idle_ms") or 0.0
+    if not idle.get("idle_periods", idle["gaps"]):
+        within = (f"**none**: within each group every logging interval of {interval:g} ms had IO completing or in "
+                  "flight, so the drive was never idle for a logging interval - below fio's logging granularity")
+    elif longest < interval:
+        within = (f"**below fio's logging granularity**: at most {_ms_text(longest)} at a time ({_ms_text(idle['within_ms'])} "
+                  f"in all, {idle['idle_periods']} period(s)), less than one {interval:g}-ms logging interval")
+    else:
+        within = (f"**{_ms_text(idle['within_ms'])}** in {idle['idle_periods']} period(s), the longest "
+                  f"{_ms_text(longest)}")
+    lines = [f"Idle time between the samples of a group, measured from fio's interval logs (`round-01_bw.log`: one "
+             f"line per {interval:g}-ms interval in which IO completed, none for an interval without; "
+             "`round-01_lat.log`: the mean latency of the IOs completing, so an interval without a completion while "
+             f"IOs were in flight is a stall of the drive, not idle time): {within}."]
+    if idle.get("stall_ms"):
+        lines[0] += (f" Intervals without a completion while IO was in flight (the drive stalled, the host did not "
+                     f"stop): up to {_ms_text(idle['stall_ms'])} per group (longest time between two bw log lines "
+                     f"{_ms_text(idle['longest_gap_ms'])}).")
+    per_group = idle.get("per_group") or []
+    if per_group:
+        lines[0] += " Per group, idle in all: " + ", ".join(
+            f"group {g['group']} {_ms_text(g['idle_ms'])}" for g in per_group) + "."
     between = "; ".join(f"group {b['from']} → {b['to']}: {b['idle_s']:.2f} s" for b in idle["between"])
-    lines = [f"Idle time, measured from fio's bw logs (one line per {interval:g} ms that had IO, none for an interval "
-             f"without; the logs are in each group's directory): within the groups, between their samples {within}."]
     if between:
         lines[0] += (f" Between the groups ({between}) one fio run ended and the next started: from the last log line "
                      "of one group to the first of the next, less the interval that line covers.")
@@ -558,7 +665,7 @@ def _counted(group: dict, continuous: bool) -> str:
 
 
 def _status_line(result: dict) -> str:
-    continuous = result.get("time_base") == "status"
+    continuous = result.get("time_base") in ("status", "log")
     done = ", ".join(f"group {g['number']} {_counted(g, continuous)}" for g in result["groups"])
     return {
         "complete": f"**Complete**: every group ran all its samples ({done}).",
@@ -570,13 +677,15 @@ def _status_line(result: dict) -> str:
     }[result["status"]]
 
 
-def _round_link(test: str, group: int, sample: int, text: str) -> str:
-    return f"[{text}]({test}/group{group}/round-{sample:02d}.json)"
+def _round_link(test: str, group: int, sample: int, text: str, linked: bool = True) -> str:
+    """A sample linked to its round file; a sample cut from fio's logs has none of its own (``linked`` False)."""
+    return f"[{text}]({test}/group{group}/round-{sample:02d}.json)" if linked else text
 
 
 def _transition_row(test: str, title: str, transition: dict, target: str) -> list[str]:
     if transition["sample"] is not None:
-        outcome = _round_link(test, transition["to"], transition["sample"], f"sample {transition['sample']:,}")
+        outcome = _round_link(test, transition["to"], transition["sample"], f"sample {transition['sample']:,}",
+                              transition.get("linked", True))
         minutes = f"**{_minutes(transition['minutes'])}**"
     else:
         outcome, minutes = md.text(transition["reason"]), md.DASH
@@ -633,23 +742,34 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     minutes = (settings.get("parameters") or {}).get("group_minutes") or STANDARD["xsr_group_minutes"]
     loop = [f"Group {g['number']}: {g['access']} for {float(m):g} min = {g['planned']:,} samples of {seconds:g} s"
             for g, m in zip(result["groups"], minutes)]
-    continuous = result.get("time_base") == "status"
-    how = ("  each group one continuous fio run; its samples are the windows between fio's status dumps, every "
-           f"{seconds:g} s" if continuous else
-           "  each sample one fio round; a sequential group writes on from where its last sample ended")
+    base = result.get("time_base")
+    continuous = base in ("status", "log")
+    how = {"log": "  each group one continuous fio run (no idle between its samples); its samples are cut from the "
+                  f"run's interval logs, {seconds:g} s each",
+           "status": "  each group one continuous fio run; its samples are the windows between fio's status dumps, "
+                     f"every {seconds:g} s"}.get(base, "  each sample one fio round; a sequential group writes on from "
+                                                     "where its last sample ended")
+    figures = {
+        "log": f"A sample's figures are what fio logged for it: its group's fio run logs one line per {_interval_text(result)} "
+               "(`write_bw_log`, `write_iops_log`, `write_lat_log` with `log_avg_msec`), and sample k holds the "
+               "logging intervals that end from (k - 1) to k sample lengths after the run's start. Throughput (MB/s, "
+               "10⁶ bytes/s) is the mean of its bw log lines (KiB/s × 1,024), IOPS the mean of its iops log lines, "
+               "the mean response time (ART) the mean of its lat log lines; the maximum response time (MRT) is the "
+               "slowest IO of the status-dump samples (fio's `--status-interval` json+ dumps, the round files filed "
+               "while the group ran) that overlap it, since the logs hold averages only. A sample whose last logging "
+               "interval fio did not log (the run's end) has fewer lines: its seconds are its lines × the interval. ",
+        "status": "A sample's figures are fio's own counters at the status dump that ends it less those at the one "
+                  "before (the bytes, IOs and latency sum of exactly the IOs in it, over its run time): throughput "
+                  "(MB/s, 10⁶ bytes/s), IOPS and mean response time (ART); its maximum response time (MRT) is fio's "
+                  "maximum where it rose in the sample, else the slowest bucket of the sample's own latency histogram "
+                  "(json+). The first sample of a group is shorter by fio's set-up, and the last - fio's run after its "
+                  "last status dump - is short (its length is in the samples table). ",
+    }.get(base, "A sample's figures are its fio section's: throughput (MB/s, 10⁶ bytes/s), IOPS, mean response time "
+                "(ART) and maximum response time (MRT). ")
     lines += ["Purge (no preconditioning), then three access groups back to back (SNIA PTS 2.0 cross stimulus "
               "recovery):", "", "```", *loop, how, "```", "",
               f"Each sample uses direct I/O, random data, {md.plural(int(settings.get('numjobs') or 1), 'thread')} × "
-              f"queue depth {settings.get('iodepth')}, 100 % writes. "
-              + ("A sample's figures are fio's own counters at the status dump that ends it less those at the one "
-                 "before (the bytes, IOs and latency sum of exactly the IOs in it, over its run time): throughput (MB/s, "
-                 "10⁶ bytes/s), IOPS and mean response time (ART); its maximum response time (MRT) is fio's maximum "
-                 "where it rose in the sample, else the slowest bucket of the sample's own latency histogram (json+). "
-                 "The first sample of a group is shorter by fio's set-up, and the last - fio's run after its last "
-                 "status dump - is short (its length is in the samples table). "
-                 if continuous else
-                 "A sample's figures are its fio section's: throughput (MB/s, 10⁶ bytes/s), IOPS, mean response time "
-                 "(ART) and maximum response time (MRT). ")
+              f"queue depth {settings.get('iodepth')}, 100 % writes. " + figures
               + "Latency is fio's total latency (submission + completion). There is no "
               f"steady state. Time in this section is {TIME_NOTE[result.get('time_base') or 'fio']}"
               + (f"; between two samples the drive was idle for {result['mean_gap_s']:.2f} s on average (from one "
@@ -660,19 +780,21 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     lines += [f"### {number}.1 Summary", "", _status_line(result), ""]
     rows = []
     for group in result["groups"]:
-        rows.append([f"**{group['number']}** {group['access']}", _counted(group, result.get("time_base") == "status"),
+        rows.append([f"**{group['number']}** {group['access']}", _counted(group, continuous),
                      _minutes(group["duration_min"]), md.fmt(group["mean_mb_s"], 1),
                      md.fmt(group["final_mb_s"], 1) + (f" ({group['final_samples']})" if group["samples"] else ""),
                      md.fmt(group["mean_iops"], 0), md.fmt(group["mean_art_ms"], 3), md.fmt(group["peak_art_ms"], 3),
                      md.fmt(group["peak_mrt_ms"], 3)])
     lines += md.table(["Group (access)", "Samples", "Duration (min)", "Mean MB/s", "Final MB/s (samples)",
                        "Mean IOPS", "Mean ART (ms)", "Peak ART (ms)", "Peak MRT (ms)"], rows)
-    if result.get("time_base") == "status":
-        lines += ["", f"Means weighted by each sample's seconds (ART by its IOs): the group's bytes over its run time. "
+    if continuous:
+        mean = ("the mean of all the group's log lines" if base == "log" else
+                "the group's bytes over its run time")
+        lines += ["", f"Means weighted by each sample's seconds (ART by its IOs): {mean}. "
                       f"Final MB/s: over the samples that cover the group's last {FINAL_SHARE_PCT} % of run time (how "
                       "many in brackets). Peak ART: the highest of the samples' mean response times; peak MRT: the "
                       "slowest single IO. Duration: from the start of the group's first sample to the end of its last. "
-                      + _log_check(result), ""]
+                      + (_log_check(result) if base == "status" else ""), ""]
     else:
         lines += ["", f"Final MB/s: the mean of the group's last {FINAL_SHARE_PCT} % of samples (at least one; how many "
                       "in brackets). Peak ART: the highest of the samples' mean response times; peak MRT: the slowest "
@@ -688,8 +810,10 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
                   "sample on one time axis (a panel whose values span decades is on a log scale, so random-write "
                   "throughput far below the sequential one can be read here).",
     })
-    lines += [f"### {number}.4 Samples", "", "Every sample's figures, linked to its round file; a long group shows its "
-              "first and last ten samples and evenly spaced ones between.", ""]
+    lines += [f"### {number}.4 Samples", "", ("Every sample's figures as fio's interval logs give them (Lines: its bw "
+                                              "log lines; MRT from the status-dump round files named)" if base == "log"
+                                              else "Every sample's figures, linked to its round file")
+              + "; a long group shows its first and last ten samples and evenly spaced ones between.", ""]
     for group in result["groups"]:
         own = [s for s in result["samples"] if s["group"] == group["number"]]
         if not own:
@@ -697,18 +821,27 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
         shown, note = _sections.sampled(own, GROUP_TABLE_ROWS)
         lines += [f"<details><summary>Group {group['number']} ({group['access']}): {md.plural(len(own), 'sample')}"
                   "</summary>", ""]
-        lines += md.table(["Test minute", "Sample", "Seconds", "MB/s", "IOPS", "ART (ms)", "MRT (ms)"], [
-            [_minutes(s["t_min"]), _round_link(result["test"], s["group"], s["sample"], f"{s['sample']:,}"),
-             md.fmt(s["runtime_s"], 3), md.fmt(s["mb_s"], 1), md.fmt(s["iops"], 0), md.fmt(s["art_ms"], 3),
-             md.fmt(s["mrt_ms"], 3)] for s in shown])
+        if base == "log":
+            lines += md.table(["Test minute", "Sample", "Lines", "Seconds", "MB/s", "IOPS", "ART (ms)", "MRT (ms)",
+                               "MRT from rounds"], [
+                [_minutes(s["t_min"]), f"{s['sample']:,}", f"{s['log_lines']:,}", md.fmt(s["runtime_s"], 3),
+                 md.fmt(s["mb_s"], 1), md.fmt(s["iops"], 0), md.fmt(s["art_ms"], 3), md.fmt(s["mrt_ms"], 3),
+                 ", ".join(_round_link(result["test"], s["group"], n, f"{n:02d}") for n in s["mrt_rounds"]) or md.DASH]
+                for s in shown])
+        else:
+            lines += md.table(["Test minute", "Sample", "Seconds", "MB/s", "IOPS", "ART (ms)", "MRT (ms)"], [
+                [_minutes(s["t_min"]), _round_link(result["test"], s["group"], s["sample"], f"{s['sample']:,}"),
+                 md.fmt(s["runtime_s"], 3), md.fmt(s["mb_s"], 1), md.fmt(s["iops"], 0), md.fmt(s["art_ms"], 3),
+                 md.fmt(s["mrt_ms"], 3)] for s in shown])
         lines += (["", note] if note else []) + ["", "</details>", ""]
     lines += [f"### {number}.5 Purge and files", ""]
     lines += _sections.steps_table(result, capacity, [("", result)])
-    if result.get("time_base") == "status":
-        lines += ["", "Each group ran one fio job file, `round-01.fio` in its directory; each sample's parsed figures "
-                      "are in `round-NN.json`, the status dump that ended it as fio wrote it in `round-NN.raw.json`, "
-                      "and the group's interval logs in `round-01_bw.log`, `round-01_iops.log`, `round-01_lat.log` "
-                      "(with `_clat`, `_slat`).", ""]
+    if continuous:
+        lines += ["", "Each group ran one fio job file, `round-01.fio` in its directory; the round files are the "
+                      "samples cut at fio's status dumps while it ran, each filed the moment it ended (`round-NN.json` "
+                      "parsed, `round-NN.raw.json` the status dump as fio wrote it), and the group's interval logs, "
+                      "kept when its run ended, are `round-01_bw.log`, `round-01_iops.log`, `round-01_lat.log` (with "
+                      "`_clat`, `_slat`)" + (": the samples above are cut from them." if base == "log" else "."), ""]
         return lines
     lines += _sections.file_links(result["test"], [(g["name"], g["round_files"]) for g in result["groups"]
                                                    if g["round_files"]], wipc=False)

@@ -180,12 +180,94 @@ def test_the_bursts_and_the_idle_between_them_as_fio_logged_them():
 
 def test_a_synthetic_gap_counts_as_idle_less_the_interval_its_next_line_covers():
     series = [[100, 1.0], [200, 1.0], [260, 1.0], [900, 1.0], [1000, 1.0]]
-    assert _interval.idle(series, 100) == {"idle_ms": 540.0, "gaps": 1, "longest_gap_ms": 640, "ticks": 5,
-                                           "interval_ms": 100}
+    assert _interval.idle(series, 100) == {"idle_ms": 540.0, "longest_idle_ms": 540.0, "gaps": 1, "idle_periods": 1,
+                                           "longest_gap_ms": 640, "stall_ms": 0.0, "ticks": 5, "interval_ms": 100}
     assert _interval.idle(series, 100, start_ms=900)["gaps"] == 0
     assert _interval.mean_between(series, 150, 900) == (1.0, 3) and _interval.mean_between(series, 0, 50) == (None, 0)
 
 
-@pytest.mark.parametrize("seconds, interval", [(0.3, 100), (0.5, 100), (1.5, 300), (5, 1000), (60, 1000)])
-def test_the_logging_interval_is_a_fifth_of_the_shortest_part_from_100_ms_to_1_s(seconds, interval):
-    assert _interval.log_interval_ms(seconds) == interval
+@pytest.mark.parametrize("latency, idle_ms, stall_ms", [
+    # No lat line in the gap: all of it idle.
+    ([], 540.0, 0.0),
+    # IOs completing at 900 ms after 700 ms in flight: they were waiting from 200 ms on - a stall, no idle.
+    ([(900, 700e6, 1, 0)], 0.0, 540.0),
+    # In flight from 500 ms only: 240 ms idle before, 300 ms stalled.
+    ([(850, 350e6, 1, 0)], 240.0, 300.0),
+    # Two lines covering the gap's two ends (260-400 and 700-800 ms) leave its middle idle.
+    ([(400, 140e6, 1, 0), (800, 100e6, 1, 0)], 300.0, 240.0),
+])
+def test_a_gap_without_completions_is_idle_only_where_the_lat_log_shows_no_io_in_flight(latency, idle_ms, stall_ms):
+    series = [[100, 1.0], [200, 1.0], [260, 1.0], [900, 1.0], [1000, 1.0]]
+    found = _interval.idle(series, 100, latency=latency)
+    assert found["idle_ms"] == pytest.approx(idle_ms) and found["stall_ms"] == pytest.approx(stall_ms)
+    assert found["idle_periods"] == (1 if idle_ms else 0) and found["gaps"] == 1
+
+
+def test_real_logs_of_a_continuous_run_show_no_idle_even_with_their_lat_log():
+    latency = _interval.parse_log(read(f"{XSR}_lat.log"))
+    series = _interval.ticks(_interval.parse_log(read(f"{XSR}_bw.log")), 100)
+    found = _interval.idle(series, 100, latency=latency)
+    assert found["idle_ms"] == 0.0 and found["longest_idle_ms"] == 0.0 and found["stall_ms"] == 0.0
+    # The bursts' log with a lat log that shows nothing in flight between them: their idle stays idle.
+    bursts = _interval.ticks(_interval.parse_log(read(f"{BURSTS}_iops.log")), 100)
+    assert _interval.idle(bursts, 100, latency=[])["idle_ms"] == _interval.idle(bursts, 100)["idle_ms"] > 1000
+
+
+def test_a_continuous_runs_samples_are_the_log_lines_of_their_span_of_the_run():
+    # 1.5 s of writes in samples of 0.5 s, fio's bw log at 100 ms: the job started when the status dumps say (their
+    # Unix time less the job's run time), its first line ends interval 1, lines 1-5 are sample 1, 6-10 sample 2, and
+    # fio logged 14 lines (its last, partial interval not), so sample 3 has 4.
+    first = dumps(f"{XSR}-status.json")[0]
+    start = first["timestamp_ms"] - first["runtime_ms"]
+    rows = _interval.parse_log(read(f"{XSR}_bw.log"))
+    series = _interval.ticks(rows, 100)
+    origin = _interval.log_origin(series, 100, start)
+    assert origin == series[0][0] - 100 and abs(origin - start) < 50
+    found = _interval.log_samples(series, 100, 500, origin)
+    assert [s["lines"] for s in found] == [5, 5, 4] and [s["sample"] for s in found] == [1, 2, 3]
+    values = [v for dummy, v in series]
+    assert [s["mean"] for s in found] == pytest.approx([sum(values[0:5]) / 5, sum(values[5:10]) / 5,
+                                                       sum(values[10:14]) / 4])
+    # Every line in exactly one sample, and the samples tile the run: no time between them.
+    assert sum(s["lines"] for s in found) == len(rows)
+    assert all(b["from_ms"] == a["to_ms"] for a, b in zip(found, found[1:]))
+    # The lat log's lines land in the same spans.
+    latency = [[t, v] for t, v, dummy, dummy2 in _interval.parse_log(read(f"{XSR}_lat.log"))]
+    with_lat = _interval.log_samples(series, 100, 500, origin, latency)
+    assert sum(s["lat_lines"] for s in with_lat) == len(latency)
+    assert all(s["lat_mean"] and 1e6 < s["lat_mean"] < 1e9 for s in with_lat)
+
+
+def test_without_the_jobs_start_the_first_line_ends_interval_1():
+    series = [[1000 + 100 * n + (n % 3), 1.0] for n in range(1, 13)]
+    origin = _interval.log_origin(series, 100)
+    assert origin == 1001 and [s["lines"] for s in _interval.log_samples(series, 100, 300, origin)] == [3, 3, 3, 3]
+    # A stall over the start: the status dumps' start puts the first line in interval 3, not 1.
+    late = _interval.log_origin(series[2:], 100, 1000)
+    assert [s["sample"] for s in _interval.log_samples(series[2:], 100, 300, late)] == [1, 2, 3, 4]
+    assert [s["lines"] for s in _interval.log_samples(series[2:], 100, 300, late)] == [1, 3, 3, 3]
+
+
+@pytest.mark.parametrize("time_ms, sample", [(1099, 1), (1300, 1), (1349, 1), (1351, 2), (1600, 2), (1690, 3)])
+def test_a_line_belongs_to_the_sample_of_the_interval_it_ends(time_ms, sample):
+    assert _interval.sample_of(time_ms, 1000, 100, 300) == sample
+
+
+def test_the_bursts_as_fio_logged_them_on_their_schedule():
+    series = _interval.ticks(_interval.parse_log(read(f"{BURSTS}_iops.log")), 100)
+    parts = _interval.by_period(series, 100, 900, series[0][0] - 100)
+    assert [p["burst"] for p in parts] == [1, 2, 3] and [p["lines"] for p in parts] == [2, 2, 3]
+    assert parts[0]["mean"] == pytest.approx((12514 + 14247 + 8458 + 8294) / 2)
+    # The schedule, not the gaps, decides: a burst whose log has a hole in it stays one burst.
+    holed = [row for row in series if row is not series[5]]
+    assert [p["lines"] for p in _interval.by_period(holed, 100, 900, series[0][0] - 100)] == [2, 2, 2]
+
+
+@pytest.mark.parametrize("seconds, period, interval", [
+    (0.3, None, 100), (0.5, None, 100), (1.5, None, 300), (5, None, 1000), (60, None, 1000),
+    (60, 60, 1000), (0.5, 0.5, 100), (0.3, 0.3, 100), (7.3, 7.3, 730), (0.5, 1.5, 100), (5, 60, 1000)])
+def test_the_logging_interval_is_a_fifth_of_the_shortest_part_from_100_ms_to_1_s(seconds, period, interval):
+    found = _interval.log_interval_ms(seconds, period)
+    assert found == interval
+    if period:
+        assert int(round(period * 1000)) % found == 0

@@ -265,3 +265,83 @@ def test_health_marks_of_the_preconditioning_shade_its_rounds():
     with _plots.round_marks(marks):
         assert _plots.segment_marks(_hir.PC_SEGMENT) == [{"round": 2, "kind": "throttled", "series": None}]
     assert _plots.segment_marks(_hir.PC_SEGMENT) == []
+
+
+# A wait state as fio 3.33 ran it on a loop device (tests/unit/plugins/module_utils/fixtures): three 0.3-s bursts
+# 0.9 s apart (wait state 2), one fio run with its iops log; then a return to baseline of 1.2 s, one fio section with
+# status dumps every 0.4 s and its iops log; 100-ms logging intervals, 2 threads each.
+CAPTURED = os.path.join(os.path.dirname(__file__), "..", "module_utils", "fixtures")
+
+
+def _captured_wait_state(tmp_path) -> dict:
+    from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _interval
+
+    def read(name):
+        with open(os.path.join(CAPTURED, name), encoding="utf-8") as handle:
+            return handle.read()
+
+    plan = dict(QUICK, burst=0.3, baseline=1.2)
+    settings = _settings(plan, [2])
+    settings["parameters"]["baseline_sample_seconds"] = 0.4
+    clock = Clock()
+    pc = [clock.round(n, settings, [_job("hir-pc", v, 1.0)], 1.6, None) for n, v in enumerate(STEADY_PC, 1)]
+    bursts = clock.round(1, settings, [], 2.4, {"label": "wait state 2", "phase": "bursts", "wait_state": 2})
+    bursts["fio"] = dict(_fio.parse(read("fio-3.33-hir-bursts-randwrite-4k-2x8.json")), elapsed_s=2.4)
+    found, dummy = _interval.documents(read("fio-3.33-hir-baseline-randwrite-4k-2x8-status.json"))
+    sampler = _interval.Sampler()
+    closed = [c for text in found for c in sampler.feed(_interval.counters(text))]
+    base = clock.round(2, settings, [], 1.5, {"label": "baseline after 2", "phase": "baseline", "wait_state": 2,
+                                              "samples": {"sample_s": 0.4, "count": 3}})
+    base["fio"] = dict(_fio.parse(found[-1]), elapsed_s=1.5,
+                       samples=[dict(_interval.window(b, a), sample=n) for n, b, a in closed])
+    logs = {}
+    for stem, name in (("round-01", "fio-3.33-hir-bursts-randwrite-4k-2x8"),
+                       ("round-02", "fio-3.33-hir-baseline-randwrite-4k-2x8")):
+        path = tmp_path / f"{stem}_iops.log"
+        path.write_text(read(f"{name}_iops.log"), encoding="utf-8")
+        logs[stem] = {"iops": str(path)}
+    segments = {"": {"rounds": [], "purge": {"method": "discard", "recorded_at": T0.isoformat(), "elapsed_s": 0.1},
+                     "wipc": None, "steady_state": None, "failure": None},
+                "precondition": {"rounds": pc, "purge": None, "wipc": None, "steady_state": None, "failure": None},
+                "ws2": {"rounds": [bursts, base], "purge": None, "wipc": None, "steady_state": None, "failure": None,
+                        "logs": logs}}
+    return {"name": "hir", "dir": str(tmp_path), "segments": segments, "purge": segments[""]["purge"], "wipc": None,
+            "failure": None, "superseded": []}
+
+
+def _ticks(name: str) -> list[list[float]]:
+    from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _interval
+
+    with open(os.path.join(CAPTURED, name), encoding="utf-8") as handle:
+        return _interval.ticks(_interval.parse_log(handle.read()), 100)
+
+
+def test_a_captured_wait_states_timeline_bursts_and_baseline_are_what_fio_logged(tmp_path):
+    result = _hir.build(_captured_wait_state(tmp_path))
+    (entry,) = result["wait_states"]
+    bursts, base = entry["bursts"], entry["baseline"]
+    burst_ticks = _ticks("fio-3.33-hir-bursts-randwrite-4k-2x8_iops.log")
+    base_ticks = _ticks("fio-3.33-hir-baseline-randwrite-4k-2x8_iops.log")
+    # The timeline is every line fio logged, its two threads added up, on the test's time axis.
+    assert bursts["log"]["iops"] == [v for dummy, v in burst_ticks]
+    assert base["log"]["iops"] == [v for dummy, v in base_ticks]
+    steps = [b - a for a, b in zip(bursts["log"]["t_s"], bursts["log"]["t_s"][1:])]
+    assert steps == pytest.approx([(b[0] - a[0]) / 1000 for a, b in zip(burst_ticks, burst_ticks[1:])], abs=1e-3)
+    # Each burst the mean of its lines (2, 2 and 3 of them), the baseline's samples of 0.4 s the mean of theirs.
+    values = [v for dummy, v in burst_ticks]
+    assert bursts["lines"] == [2, 2, 3] and bursts["unit"] == "burst"
+    assert bursts["iops"] == pytest.approx([sum(values[0:2]) / 2, sum(values[2:4]) / 2, sum(values[4:7]) / 3])
+    base_values = [v for dummy, v in base_ticks]
+    assert base["lines"] == [4, 4, 3] and base["unit"] == "sample"
+    assert base["iops"] == pytest.approx([sum(base_values[0:4]) / 4, sum(base_values[4:8]) / 4,
+                                          sum(base_values[8:]) / 3])
+    assert base["mean"] == pytest.approx(sum(base_values) / len(base_values))
+    assert entry["gain"] == pytest.approx(bursts["mean"] / result["precondition"]["iops"])
+    # fio's own per-burst figures are kept beside them; the log's are close to them, not equal.
+    assert len(bursts["section_iops"]) == 3 and bursts["iops"] != pytest.approx(bursts["section_iops"], rel=1e-6)
+    # Idle: the wait state's between the bursts (0.6 s planned, to within a 100-ms interval), none in the baseline.
+    idle = entry["idle"]
+    assert idle["bursts_logged"] == 3 and 0.5 <= idle["between_bursts"]["min"] <= idle["between_bursts"]["max"] <= 0.75
+    assert idle["baseline_idle_ms"] == 0.0 and idle["baseline_gaps"] == 0
+    text = "\n".join(_hir.section(result, {}, 4, 1 << 30))
+    assert "The wait states' figures are what fio logged" in text and "| WS2 | 0.60 | 3 |" in text

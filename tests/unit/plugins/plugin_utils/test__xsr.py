@@ -330,3 +330,82 @@ def test_plots_of_a_partial_run_and_of_none(tmp_path):
     partial = _xsr.build(make_test({"group1": [1000] * 3, "group2": [300] * 1}, minutes=[3, 3, 3]))
     assert sorted(_xsr.plots(partial, str(tmp_path), "drive", "run")) == ["panels", "throughput"]
     assert _xsr.plots(_xsr.build(make_test({}, minutes=[3, 3, 3])), str(tmp_path), "drive", "run") == {}
+
+
+# A group run as one fio (fio 3.33 on a loop device: 1.5 s of 1 MiB sequential writes, json+ status dumps every 0.5 s,
+# 100-ms interval logs; tests/unit/plugins/module_utils/fixtures): its round files are the status-dump samples, as
+# pts_segment files them, and its logs lie beside them.
+CAPTURED = os.path.join(os.path.dirname(__file__), "..", "module_utils", "fixtures", "fio-3.33-xsr-write-1m-qd4")
+
+
+def _captured_group(tmp_path, sample_s: float = 0.5) -> dict:
+    from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _interval
+
+    with open(CAPTURED + "-status.json", encoding="utf-8") as handle:
+        found, dummy = _interval.documents(handle.read())
+    sampler = _interval.Sampler()
+    closed = [c for text in found for c in sampler.feed(_interval.counters(text))]
+    settings = {"profile": "quick", "round_seconds": sample_s, "numjobs": 1, "iodepth": 4, "notes": [],
+                "parameters": {"group_minutes": [0.025, 0.025, 0.025], "sequential_block_size": 1048576,
+                               "random_block_size": 8192, "recovery_tolerance_pct": 5}}
+    rounds = []
+    for (number, before, after), text in zip(closed, found):
+        job = _interval.window(before, after)
+        parsed = _fio.parse(text)
+        rounds.append({"round": number, "row": {"label": f"sample {number}", "sample": number}, "settings": settings,
+                       "segment": "group1", "recorded_at": START.isoformat(),
+                       "fio": dict(parsed, jobs=[job], elapsed_s=job["runtime_ms"] / 1000.0),
+                       "verdict": {"round": number, "stop": number == len(closed)}})
+    logs = {}
+    for kind in ("bw", "iops", "lat"):
+        path = tmp_path / f"round-01_{kind}.log"
+        with open(f"{CAPTURED}_{kind}.log", encoding="utf-8") as source:
+            path.write_text(source.read(), encoding="utf-8")
+        logs[kind] = str(path)
+    segments = {"": {"rounds": [], "purge": {"method": "discard", "elapsed_s": 0.1, "recorded_at": START.isoformat()},
+                     "failure": None},
+                "group1": {"rounds": rounds, "purge": None, "failure": None, "logs": {"round-01": logs}}}
+    return {"name": "xsr", "segments": segments, "purge": segments[""]["purge"], "wipc": None, "failure": None,
+            "superseded": []}
+
+
+def _log_values(kind: str) -> list[float]:
+    with open(f"{CAPTURED}_{kind}.log", encoding="utf-8") as handle:
+        return [float(line.split(",")[1]) for line in handle if line.strip()]
+
+
+def test_a_continuous_groups_samples_are_the_figures_fio_logged(tmp_path):
+    result = _xsr.build(_captured_group(tmp_path))
+    assert result["time_base"] == "log" and result["rounds_run"] == 4
+    samples = result["samples"]
+    # 14 bw log lines of 100 ms: samples of 5, 5 and 4 lines (fio did not log the run's last, partial interval).
+    assert [s["log_lines"] for s in samples] == [5, 5, 4]
+    bw, iops, lat = _log_values("bw"), _log_values("iops"), _log_values("lat")
+    cuts = [(0, 5), (5, 10), (10, 14)]
+    assert [s["mb_s"] for s in samples] == pytest.approx([sum(bw[a:b]) / (b - a) * 1024 / 1e6 for a, b in cuts])
+    assert [s["iops"] for s in samples] == pytest.approx([sum(iops[a:b]) / (b - a) for a, b in cuts])
+    assert all(s["art_ms"] is not None for s in samples)
+    assert sum(s["lat_lines"] for s in samples) == len(lat)
+    # MRT from the status-dump round files that overlap the sample; the group's peak is fio's own maximum.
+    assert all(s["mrt_rounds"] for s in samples)
+    group = result["groups"][0]
+    assert group["mean_mb_s"] == pytest.approx(sum(bw) / len(bw) * 1024 / 1e6)
+    assert group["peak_mrt_ms"] == pytest.approx(max(r["fio"]["jobs"][0]["total"]["lat_ns"]["max"]
+                                                     for r in _captured_group(tmp_path)["segments"]["group1"]["rounds"])
+                                                 / 1e6)
+    # The samples tile the run: each starts where the one before it ended, on fio's clock.
+    assert all(b["start_min"] == pytest.approx(a["t_min"]) for a, b in zip(samples, samples[1:]))
+    # No idle between the samples: every 100-ms interval had IO.
+    idle = result["idle"]
+    assert idle["interval_ms"] == 100 and idle["within_ms"] == 0.0 and idle["longest_idle_ms"] < 100
+    text = "\n".join(_xsr.section(result, {}, 3, 1 << 30))
+    assert "below fio's logging granularity" in text and "what fio logged for it" in text
+    assert "| Test minute | Sample | Lines | Seconds | MB/s |" in text
+
+
+def test_a_group_without_its_logs_falls_back_to_its_status_dump_samples(tmp_path):
+    test = _captured_group(tmp_path)
+    test["segments"]["group1"]["logs"] = {}
+    result = _xsr.build(test)
+    assert result["time_base"] == "status" and len(result["samples"]) == 4
+    assert result["samples"][0]["round_file"] == "group1/round-01"

@@ -1,0 +1,242 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""PTS 2.0's continuous stimuli end to end (issue 28), in the quick profile on a loop device: each XSR access group and
+each HIR return to baseline is one fio run, with no idle time between its samples - measured here from fio's own
+interval logs, below their logging granularity - and the report's per-sample XSR throughput and HIR IOPS timeline are
+the figures those logs hold, recomputed here from the log files with the rule docs/reports.md states. A controller
+killed (SIGKILL) in the middle of a group loses at most the sample fio had not yet reported; a resume finishes."""
+
+from __future__ import annotations
+
+import glob
+import json
+import math
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+import yaml
+
+from conftest import BIN, ROOT, load, playbook_env, text
+
+
+def lines(path: str) -> list[tuple[int, float, int]]:
+    """fio's interval log as (time ms, value, block): a line earlier than the one before starts the next block (the
+    next thread's or job's lines, fio writes each as one block when the run ends)."""
+    out, block, last = [], 0, None
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            if not line.strip():
+                continue
+            parts = [p.strip() for p in line.split(",")]
+            time_ms, value = int(parts[0]), float(parts[1])
+            if last is not None and time_ms < last:
+                block += 1
+            out.append((time_ms, value, block))
+            last = time_ms
+    return out
+
+
+def per_tick(rows, interval_ms):
+    """One value per logging interval: the lines of the run's threads logged at one moment (one line per block,
+    within half an interval) added up, at the latest of their times."""
+    ticks = []
+    for time_ms, value, block in sorted(rows):
+        if ticks and time_ms - ticks[-1]["first"] < interval_ms / 2 and block not in ticks[-1]["blocks"]:
+            ticks[-1]["t"], ticks[-1]["v"] = time_ms, ticks[-1]["v"] + value
+            ticks[-1]["blocks"].add(block)
+        else:
+            ticks.append({"t": time_ms, "first": time_ms, "v": value, "blocks": {block}})
+    return [(t["t"], t["v"]) for t in ticks]
+
+
+def cut(ticks, interval_ms, sample_ms, start_ms):
+    """The samples of a continuous run from its log: the first line ends logging interval n (n the nearest whole
+    number of intervals after the job's start), every line ends interval round((t - origin) / interval), and interval
+    n lies in sample ceil(n x interval / sample)."""
+    first = ticks[0][0]
+    origin = first - max(1, round((first - start_ms) / interval_ms)) * interval_ms
+    samples = {}
+    for time_ms, value in ticks:
+        number = max(1, round((time_ms - origin) / interval_ms))
+        samples.setdefault(math.ceil(number * interval_ms / sample_ms - 1e-9), []).append(value)
+    return samples
+
+
+def io_at(boundary_ms, bw_ticks, lat_rows, interval_ms):
+    """Whether fio's logs show IO at a moment: a completion logged in the interval around it, or IO in flight
+    across it (a lat log line at t with mean latency L: IOs in flight from t - L to t)."""
+    if any(boundary_ms - interval_ms / 2 <= t <= boundary_ms + interval_ms * 1.5 for t, dummy in bw_ticks):
+        return True
+    return any(t - lat / 1e6 <= boundary_ms <= t for t, lat, dummy in lat_rows)
+
+
+def device_vars(device, **extra):
+    return {"pts_devices": [{"path": device.path, "name": "d1", "backing_file": device.image}],
+            "pts_allow_destroy": True, "pts_profile": "quick", **extra}
+
+
+def test_xsr_groups_and_hir_baselines_run_continuously_and_report_what_fio_logged(loop_device, run_pts):
+    device = loop_device("128M")
+    extra = {"pts_tests": ["xsr", "hir"], "pts_run_max_rounds": 3, "pts_run_window": 2,
+             "pts_run_hir_wait_states": [1, 2]}
+    run = run_pts(device_vars(device), extra)
+    assert run.rc == 0, (run.stdout + run.stderr)[-4000:]
+    drive_dir = run.drive_dir("d1")
+    results = load(os.path.join(drive_dir, "result.json"))["tests"]
+    report = text(os.path.join(drive_dir, "report.md"))
+
+    # XSR: each group one fio job file whose one section runs all its samples, with interval logs.
+    xsr = results["xsr"]
+    assert xsr["status"] == "complete" and xsr["time_base"] == "log"
+    sample_ms = xsr["round_seconds"] * 1000
+    for index, group in enumerate(("group1", "group2", "group3"), 1):
+        directory = os.path.join(drive_dir, "xsr", group)
+        assert glob.glob(os.path.join(directory, "round-*.fio")) == [os.path.join(directory, "round-01.fio")]
+        job = text(os.path.join(directory, "round-01.fio"))
+        interval = int(job.split("log_avg_msec=")[1].split()[0])
+        assert job.count("\n[xsr-") == 1 and "write_bw_log=round-01" in job and "log_unix_epoch=1" in job
+        # The round files are the samples cut at fio's status dumps while it ran: back to back on fio's clock.
+        rounds = [load(p) for p in sorted(glob.glob(os.path.join(directory, "round-[0-9][0-9].json")))]
+        windows = [r["fio"]["jobs"][0]["window"] for r in rounds]
+        assert windows[0]["from_ms"] == 0 and all(b["from_ms"] == a["to_ms"] for a, b in zip(windows, windows[1:]))
+        assert rounds[-1]["verdict"]["stop"] and not any(r["verdict"]["stop"] for r in rounds[:-1])
+
+        # The report's samples of this group are the bw / iops logs' lines, cut by the rule.
+        bw = per_tick(lines(os.path.join(directory, "round-01_bw.log")), interval)
+        iops = per_tick(lines(os.path.join(directory, "round-01_iops.log")), interval)
+        lat = lines(os.path.join(directory, "round-01_lat.log"))
+        start = windows[0]["from_unix_ms"]
+        by_bw, by_iops = cut(bw, interval, sample_ms, start), cut(iops, interval, sample_ms, start)
+        reported = [s for s in xsr["samples"] if s["group"] == index]
+        assert [s["sample"] for s in reported] == sorted(by_bw)
+        for sample in reported:
+            values = by_bw[sample["sample"]]
+            assert sample["log_lines"] == len(values)
+            assert sample["mb_s"] == pytest.approx(sum(values) / len(values) * 1024 / 1e6, rel=1e-12)
+            assert sample["iops"] == pytest.approx(sum(by_iops[sample["sample"]]) / len(by_iops[sample["sample"]]),
+                                                   rel=1e-12)
+        assert sum(s["log_lines"] for s in reported) == len(bw)
+
+        # No idle between the samples: at every boundary between two samples fio's logs show IO, and the report's
+        # measured idle of the group is below the logging interval.
+        origin = reported[0]["start_unix_ms"]
+        for number in range(1, len(reported)):
+            assert io_at(origin + number * sample_ms, bw, lat, interval), (group, number)
+        measured = next(g for g in xsr["idle"]["per_group"] if g["group"] == index)
+        assert measured["longest_idle_ms"] < interval, measured
+        # The report's table shows the same figures.
+        first = reported[0]
+        assert f"| {first['sample']} | {first['log_lines']} | " in report
+    assert "below fio's logging granularity" in report or "**none**: within each group" in report
+    assert xsr["idle"]["longest_idle_ms"] < xsr["idle"]["interval_ms"]
+
+    # HIR: per wait state one fio run of bursts on their schedule and one continuous return to baseline.
+    hir = results["hir"]
+    burst_s = hir["parameters"]["burst_seconds"]
+    base_sample_ms = hir["parameters"]["baseline_sample_seconds"] * 1000
+    for entry in hir["wait_states"]:
+        state = entry["wait_state"]
+        directory = os.path.join(drive_dir, "hir", f"ws{state}")
+        base_job = text(os.path.join(directory, "round-02.fio"))
+        assert base_job.count("\n[hir-") == 1 and "write_iops_log=round-02" in base_job
+        interval = int(base_job.split("log_avg_msec=")[1].split()[0])
+        bursts_job = text(os.path.join(directory, "round-01.fio"))
+        assert bursts_job.count("\nnew_group\n") == 3 and "\nstonewall" not in bursts_job
+
+        # The timeline in result.json is every logging interval fio logged, its threads added up.
+        for phase, stem in (("bursts", "round-01"), ("baseline", "round-02")):
+            ticks = per_tick(lines(os.path.join(directory, f"{stem}_iops.log")), interval)
+            logged = entry[phase]["log"]
+            assert logged["iops"] == [v for dummy, v in ticks]
+            steps = [b - a for a, b in zip(logged["t_s"], logged["t_s"][1:])]
+            assert steps == pytest.approx([(b[0] - a[0]) / 1000 for a, b in zip(ticks, ticks[1:])], abs=2e-3)
+
+        # Each burst the mean of the lines on its schedule (a burst every burst x (1 + state) seconds).
+        ticks = per_tick(lines(os.path.join(directory, "round-01_iops.log")), interval)
+        period = burst_s * (1 + state) * 1000
+        origin = ticks[0][0] - interval
+        per_burst = {}
+        for time_ms, value in ticks:
+            per_burst.setdefault(int((time_ms - origin - interval / 2) // period) + 1, []).append(value)
+        assert sorted(per_burst) == [1, 2, 3]
+        assert entry["bursts"]["iops"] == pytest.approx([sum(v) / len(v) for k, v in sorted(per_burst.items())],
+                                                        rel=1e-12)
+        # The return to baseline's samples: its log cut like XSR's, its mean the mean of all its lines.
+        rnd = load(os.path.join(directory, "round-02.json"))
+        ticks = per_tick(lines(os.path.join(directory, "round-02_iops.log")), interval)
+        samples = cut(ticks, interval, base_sample_ms, rnd["fio"]["samples"][0]["window"]["from_unix_ms"])
+        assert entry["baseline"]["iops"] == pytest.approx([sum(v) / len(v) for k, v in sorted(samples.items())],
+                                                          rel=1e-12)
+        assert entry["baseline"]["mean"] == pytest.approx(sum(v for dummy, v in ticks) / len(ticks), rel=1e-12)
+        # Idle: none within the return to baseline (below the logging interval); between the bursts the wait
+        # state's own, to within the logging interval (fio does not log a burst's last, partial interval).
+        idle = entry["idle"]
+        assert idle["baseline_longest_idle_ms"] < interval, idle
+        planned = burst_s * state
+        assert planned - interval / 1000 <= idle["between_bursts"]["min"], idle
+        assert idle["between_bursts"]["max"] <= planned + 2 * interval / 1000, idle
+    assert "The wait states' figures are what fio logged" in report
+
+
+def _fio_output_of(remote: str, section: str) -> str | None:
+    """The host-side fio output (status dumps, then the final report) of the job file with that section."""
+    for job in glob.glob(os.path.join(remote, "**", "round-*.fio"), recursive=True):
+        if f"[{section}]" in text(job):
+            return os.path.splitext(job)[0] + ".json"
+    return None
+
+
+def test_a_killed_controller_loses_at_most_the_unreported_sample_of_a_group_and_a_resume_finishes(
+        loop_device, tmp_path):
+    device = loop_device("64M")
+    inventory = tmp_path / "inventory.yml"
+    inventory.write_text(yaml.safe_dump({"all": {"hosts": {"localhost": {
+        "ansible_connection": "local", "ansible_python_interpreter": "/usr/bin/python3",
+        "pts_run_remote_dir": str(tmp_path / "remote"),
+        "pts_devices": [{"path": device.path, "name": "victim", "backing_file": device.image}],
+        "pts_allow_destroy": True, "pts_profile": "quick", "pts_tests": ["xsr"], "pts_fleet_fail_on": []}}}}))
+    # Group 1: 12 s, 24 samples of 0.5 s; the kill comes while it runs.
+    extra = {"pts_run_xsr_group_minutes": [0.2, 0.05, 0.05]}
+    command = [os.path.join(BIN, "ansible-playbook"), "playbooks/pts.yml", "-i", str(inventory),
+               "-e", json.dumps(extra)]
+    env = playbook_env(tmp_path, PTS_RUN_ID="xsr-kill")
+    group1 = tmp_path / "results" / "xsr-kill" / "localhost" / "victim" / "xsr" / "group1"
+    with open(tmp_path / "first.log", "w", encoding="utf-8") as log:
+        first = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                 start_new_session=True)
+        deadline = time.monotonic() + 600
+        while not (group1 / "round-06.json").exists():
+            assert first.poll() is None and time.monotonic() < deadline, "the run ended before group 1 sample 6"
+            time.sleep(0.05)
+        time.sleep(0.8)
+        os.killpg(first.pid, signal.SIGKILL)
+        output = _fio_output_of(str(tmp_path / "remote"), "xsr-group1")
+        with open(output, encoding="utf-8") as handle:
+            written = handle.read()
+        first.wait()
+    dumps = written.count('"fio version"')
+    rounds = sorted(group1.glob("round-[0-9][0-9].json"))
+    # Every sample fio had reported when the controller died is on disk, whole, but at most the last one.
+    assert len(rounds) >= dumps - 1 and len(rounds) >= 6, (len(rounds), dumps)
+    windows = [load(p)["fio"]["jobs"][0]["window"] for p in rounds]
+    assert [int(p.name[6:8]) for p in rounds] == list(range(1, len(rounds) + 1))
+    assert all(b["from_ms"] == a["to_ms"] for a, b in zip(windows, windows[1:]))
+    # A write the kill cut short leaves at most a hidden temporary file, never a partial round file.
+    assert all(p.name.startswith(".") for p in group1.iterdir() if not p.name.startswith("round-")
+               and p.name != "steady-state.json")
+    assert all(json.loads(p.read_text(encoding="utf-8"))["jobs"] for p in group1.glob("round-*.raw.json"))
+
+    # The resume stops the killed run's fio, starts the test again from its purge and finishes it.
+    second = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, check=False)
+    (tmp_path / "second.log").write_text(second.stdout + second.stderr)
+    assert second.returncode == 0, second.stdout[-3000:]
+    drive = group1.parent.parent
+    result = load(drive / "result.json")["tests"]["xsr"]
+    assert result["status"] == "complete" and result["superseded"] == ["superseded/xsr-1"]
+    kept = sorted(p.name for p in (drive / "superseded" / "xsr-1" / "group1").glob("round-[0-9][0-9].json"))
+    assert kept == [p.name for p in rounds]
+    assert result["idle"]["longest_idle_ms"] < result["idle"]["interval_ms"]
