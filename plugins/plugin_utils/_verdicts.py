@@ -189,7 +189,8 @@ def _xsr_text(result: dict) -> str:
         when = "group 3 did not recover within its samples"
     else:
         when = "recovered " + (f"{minutes:,.1f} min" if minutes >= 1 else f"{minutes * 60:.1f} s") + " into group 3"
-    return f"all three groups sampled ({result.get('rounds_run', 0):,} samples); {when}"
+    samples = len(result.get("samples") or []) or result.get("rounds_run", 0)
+    return f"all three groups sampled ({samples:,} samples); {when}"
 
 
 def _criterion_text(figure: str, measured: float, passed: bool, sign: str, limit: float) -> str:
@@ -267,6 +268,7 @@ def verdict(model: dict | None, planned: list[str], rule: dict | None, lost: str
                            "text": f"{test_name('xsr')}: {_xsr_text(result)}"})
     figures = headline(model)
     missing = _headline.unresolved(model)
+    not_judged = []
     for key, (figure, direction, unit) in CRITERIA.items():
         limit = (rule or {}).get(key)
         if limit is None:
@@ -274,6 +276,8 @@ def verdict(model: dict | None, planned: list[str], rule: dict | None, lost: str
         measured = figures.get(figure)
         if measured is None:
             # Not a pass: a figure the sample cannot resolve is not judged, and the verdict says why.
+            if figure in missing:
+                not_judged.append(f"{key}: {missing[figure]['reason']}")
             incomplete.append(f"{key}: not judged: {missing[figure]['reason']}" if figure in missing
                               else f"{key}: no figure measured for it")
             continue
@@ -294,7 +298,7 @@ def verdict(model: dict | None, planned: list[str], rule: dict | None, lost: str
         outcome = PASS
     quick = bool(model.get("quick_profile"))
     return {"verdict": outcome, "label": label(outcome, quick), "quick_profile": quick, "reasons": failed or incomplete,
-            "checks": checks, "rule": rule and rule.get("name"), "limits": limits(rule),
+            "not_judged": not_judged, "checks": checks, "rule": rule and rule.get("name"), "limits": limits(rule),
             "headline": figures, "headline_steady": headline_steady(model)}
 
 

@@ -155,13 +155,13 @@ def test_xsr_groups_and_hir_baselines_run_continuously_and_report_what_fio_logge
             steps = [b - a for a, b in zip(logged["t_s"], logged["t_s"][1:])]
             assert steps == pytest.approx([(b[0] - a[0]) / 1000 for a, b in zip(ticks, ticks[1:])], abs=2e-3)
 
-        # Each burst the mean of the lines on its schedule (a burst every burst x (1 + state) seconds).
+        # Each burst the mean of the lines on its schedule (a burst every burst x (1 + state) seconds, lasting at
+        # most half of that: a line is the burst's within a quarter period of the burst's place).
         ticks = per_tick(lines(os.path.join(directory, "round-01_iops.log")), interval)
         period = burst_s * (1 + state) * 1000
-        origin = ticks[0][0] - interval
         per_burst = {}
         for time_ms, value in ticks:
-            per_burst.setdefault(int((time_ms - origin - interval / 2) // period) + 1, []).append(value)
+            per_burst.setdefault(int((time_ms - ticks[0][0] + period / 4) // period) + 1, []).append(value)
         assert sorted(per_burst) == [1, 2, 3]
         assert entry["bursts"]["iops"] == pytest.approx([sum(v) / len(v) for k, v in sorted(per_burst.items())],
                                                         rel=1e-12)

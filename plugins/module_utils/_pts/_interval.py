@@ -347,14 +347,16 @@ def log_samples(series: list[list[float]], interval_ms: float, sample_ms: float,
     return out
 
 
-def by_period(series: list[list[float]], interval_ms: float, period_ms: float, origin_ms: float) -> list[dict]:
-    """Bursts on a fixed schedule (one every ``period_ms`` from ``origin_ms``, the first one's start): each tick in
-    burst floor((time - origin - half an interval) / period) + 1 - a tick ends its interval, so one that ends a little
-    after a burst's schedule start still counts for it. Per burst {"burst", "lines", "first_ms", "last_ms", "from_ms"
-    (the start of its first interval), "mean"}."""
+def by_period(series: list[list[float]], interval_ms: float, period_ms: float, first_ms: float) -> list[dict]:
+    """Bursts on a fixed schedule, one every ``period_ms`` (burst + idle), the first one's first line at ``first_ms``:
+    a tick belongs to burst floor((time - first + period / 4) / period) + 1. A burst lasts at most half its period
+    (the idle time is at least the burst), so its lines lie within a quarter period of its place on the schedule even
+    when a burst's start moves by fio's set-up of its job (the first burst's, up to a logging interval or so, moves
+    the whole count). Per burst {"burst", "lines", "first_ms", "last_ms", "from_ms" (the start of its first
+    interval), "mean"}."""
     found: dict = {}
     for time_ms, value in series:
-        number = max(1, int((time_ms - origin_ms - interval_ms / 2) // period_ms) + 1)
+        number = max(1, int((time_ms - first_ms + period_ms / 4) // period_ms) + 1)
         entry = found.setdefault(number, {"burst": number, "lines": 0, "sum": 0.0, "first_ms": time_ms,
                                           "last_ms": time_ms})
         entry["lines"] += 1

@@ -232,7 +232,7 @@ def _logged_phase(rnd: dict, phase: str, state: int, start_s: float, log: dict, 
 
     if phase == "bursts":
         period_ms = burst_s * (1 + state) * 1000.0 if burst_s else 0.0
-        parts = _interval.by_period(series, interval, period_ms, series[0][0] - interval) if period_ms else []
+        parts = _interval.by_period(series, interval, period_ms, series[0][0]) if period_ms else []
         times = [axis(p["from_ms"]) for p in parts]
         unit = "burst"
     else:
@@ -360,8 +360,7 @@ def _measured_idle(entry: dict) -> dict | None:
     bursts, base = logs.get("bursts"), logs.get("baseline")
     if bursts and entry.get("bursts") and entry["burst_s"]:
         period_ms = entry["burst_s"] * (1 + entry["wait_state"]) * 1000.0
-        parts = _interval.by_period(bursts["series"], bursts["interval_ms"], period_ms,
-                                    bursts["series"][0][0] - bursts["interval_ms"])
+        parts = _interval.by_period(bursts["series"], bursts["interval_ms"], period_ms, bursts["series"][0][0])
         gaps = [(b["from_ms"] - a["last_ms"]) / 1000.0 for a, b in zip(parts, parts[1:])]
         found.update(bursts_logged=len(parts), between_bursts=_stats(gaps) if gaps else None)
     if base:
@@ -510,8 +509,10 @@ def _spans_and_points(ax, states: list[dict], scale: float, offset_s: float, lab
             xs = [(t - offset_s) / scale for t in part["t_s"]]
             unit = part.get("unit") or ("burst" if phase == "bursts" else "section")
             ax.plot(xs, part["iops"], color=COLORS[phase], zorder=4, **_point_style(len(xs)),
-                    label=("burst (one fio section)" if phase == "bursts" else
-                           "baseline sample (continuous write)" if unit == "sample" else
+                    label=(("burst: mean of its log lines" if part.get("log") else "burst (one fio section)")
+                           if phase == "bursts" else
+                           "baseline sample: mean of its log lines" if part.get("log") else
+                           "baseline sample (continuous write)" if unit == "status sample" else
                            "baseline section (continuous write)") if first else None)
             values += part["iops"]
     return values
@@ -528,7 +529,7 @@ def timeline(path: str, title: str, result: dict, subtitle: str | None = None) -
     _zero_y(ax, values + [result["precondition"].get("iops") or 0.0])
     top = ax.get_ylim()[1]
     ax.set_ylim(0, top * 1.08)  # room for the WS labels above the points
-    ax.set_xlim(min(0.0, ax.get_xlim()[0]), end / scale * 1.01)
+    ax.set_xlim(min(0.0, ax.get_xlim()[0]), end / scale * 1.02)
     ax.set_xlabel(f"Time from the first wait state's start ({unit})")
     ax.set_ylabel("IOPS (4k random write)")
     ax.grid(True, alpha=0.3)
@@ -571,6 +572,8 @@ def detail(path: str, title: str, result: dict, subtitle: str | None = None) -> 
                plt.Rectangle((0, 0), 1, 1, color=COLORS["base_span"], alpha=0.45)]
     unit = next((s["baseline"].get("unit") for s in states if s.get("baseline")), "section") or "section"
     labels = ["burst", f"baseline {unit}", "wait state", "return to baseline"]
+    if any((s.get("bursts") or {}).get("log") for s in states):
+        labels[:2] = ["burst: mean of its log lines", "baseline sample: mean of its log lines"]
     if result.get("_series"):
         handles.insert(0, plt.Line2D([], [], color="#424242", linewidth=0.6, alpha=0.55))
         labels.insert(0, "fio's iops log")
@@ -830,7 +833,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
               + ("The wait states' figures are what fio logged: each wait-state round's fio run logs IOPS per "
                  f"{result['idle']['interval_ms']:g}-ms interval (`write_iops_log` with `log_avg_msec`, all threads "
                  "added up); a burst's IOPS is the mean of the lines on its schedule (burst i: the lines from "
-                 "(i - 1) to i periods of burst + idle after the run's first interval), a baseline sample's the mean "
+                 "i - 1.25 to i - 0.25 periods of burst + idle after the run's first line), a baseline sample's the mean "
                  "of the lines of its span of the run (sample k: the intervals that end from (k - 1) to k sample "
                  "lengths after the run's start), the return to baseline's mean the mean of all its lines. "
                  "result.json has every line of the timeline (`wait_states[].bursts.log`, "

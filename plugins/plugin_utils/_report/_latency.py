@@ -340,8 +340,8 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
                "one line per R/W mix.",
         "percentiles": "Latency percentiles: per block size, each R/W mix and direction across p50 … "
                        f"{'p99.999' if _has_five_nines(result) else 'p99.99'} (of all the window's IOs, from fio's "
-                       "merged histograms; a percentile the IOs do not resolve is left out) and, for pure reads or "
-                       "writes, the window's max.",
+                       "merged histograms; a percentile the IOs do not resolve is left out, a thin dotted line joining "
+                       "the points on either side of it) and, for pure reads or writes, the window's max.",
         "heatmap": HEATMAP_CAPTION_2 if spec2 else HEATMAP_CAPTION,
     })
     window = ", ".join(str(r) for r in result["window_rounds"])

@@ -614,8 +614,22 @@ def percentiles(path: str, title: str, panels: list[tuple[str, dict]], subtitle:
             xs = [i for i, (dummy, v) in enumerate(points) if v is not None]
             ys = [v for dummy, v in points if v is not None]
             values_all += ys
-            ax.plot(xs, ys, marker="o", markersize=4, color=_color(mix, index),
-                    linestyle="-" if label.endswith("write") else "--", label=label)
+            color, style = _color(mix, index), "-" if label.endswith("write") else "--"
+            # A percentile the IOs do not resolve has no point; no line runs through its place either (it would
+            # read as a value): a thin dotted one joins the points on either side of it.
+            runs, labelled = [], False
+            for x, y in zip(xs, ys):
+                if runs and x == runs[-1][-1][0] + 1:
+                    runs[-1].append((x, y))
+                else:
+                    runs.append([(x, y)])
+            for before, after in zip(runs, runs[1:]):
+                ax.plot([before[-1][0], after[0][0]], [before[-1][1], after[0][1]], color=color, linestyle=":",
+                        linewidth=0.9, alpha=0.7)
+            for run in runs:
+                ax.plot([x for x, dummy in run], [y for dummy, y in run], marker="o", markersize=4, color=color,
+                        linestyle=style, label=None if labelled else label)
+                labelled = True
         ticks = [k for k, dummy in next(iter(series.values()), [])]
         ax.set_xticks(range(len(ticks)), ticks, rotation=35, ha="right", fontsize=8.5)
         ax.set_title(name, fontsize=10)

@@ -48,7 +48,9 @@ def round_parts(result: dict) -> list[tuple[str, int]]:
         return [("preconditioning", int(result["precondition"].get("rounds_run") or 0))] + [
             (entry["label"], len(entry.get("round_files") or [])) for entry in result.get("wait_states") or []]
     if test == "xsr" and result.get("groups"):
-        return [(f"group {g['number']}", int(g.get("samples") or 0)) for g in result["groups"]]
+        # Round files: a group's samples as fio's status dumps cut them while it ran (the report's samples may be
+        # cut from its interval logs, one fewer).
+        return [(f"group {g['number']}", len(g.get("round_files") or [])) for g in result["groups"]]
     return []
 
 
@@ -188,6 +190,11 @@ def fio_time_text(result: dict) -> str:
     if not io_s or process_s is None:
         return md.fmt(process_s) + " s" if process_s is not None else md.DASH
     rest = max(0.0, process_s - io_s)
+    if result.get("test") == "xsr" and result.get("time_base") in ("status", "log"):
+        # One continuous fio run per group: its round files are windows of it, back to back.
+        runs = sum(1 for g in result.get("groups") or [] if g.get("round_files"))
+        return (f"{io_s:,.1f} s of I/O in {runs:,} fio runs, one per group, each sample's window following the one "
+                "before it without a pause")
     if result.get("test") == "hir":
         # HIR's bursts wait on purpose: the idle time between them is part of the rest.
         return (f"{process_s:,.1f} s: {io_s:,.1f} s of I/O in {sections:,} runs, and {rest:,.1f} s without I/O: the "

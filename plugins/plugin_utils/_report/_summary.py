@@ -50,6 +50,10 @@ def _verdict_lines(model: dict) -> list[str]:
     reasons = judged.get("reasons") or []
     if judged.get("verdict") != "PASS" and reasons:
         lines += ["Why:", ""] + [f"- {md.text(reason)}" for reason in reasons] + [""]
+    # A limit the run could not judge (a percentile its IOs do not resolve) is said even when other reasons fail it.
+    unjudged = judged.get("not_judged") or []
+    if unjudged and judged.get("verdict") == "FAIL":
+        lines += ["Not judged: " + "; ".join(md.text(r) for r in unjudged) + ".", ""]
     passed = [c for c in judged.get("checks") or [] if c.get("passed")]
     if passed:
         lines += ["Checks passed: " + "; ".join(md.text(c["text"]) for c in passed) + ".", ""]

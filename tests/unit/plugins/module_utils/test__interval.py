@@ -255,12 +255,17 @@ def test_a_line_belongs_to_the_sample_of_the_interval_it_ends(time_ms, sample):
 
 def test_the_bursts_as_fio_logged_them_on_their_schedule():
     series = _interval.ticks(_interval.parse_log(read(f"{BURSTS}_iops.log")), 100)
-    parts = _interval.by_period(series, 100, 900, series[0][0] - 100)
+    parts = _interval.by_period(series, 100, 900, series[0][0])
     assert [p["burst"] for p in parts] == [1, 2, 3] and [p["lines"] for p in parts] == [2, 2, 3]
     assert parts[0]["mean"] == pytest.approx((12514 + 14247 + 8458 + 8294) / 2)
     # The schedule, not the gaps, decides: a burst whose log has a hole in it stays one burst.
     holed = [row for row in series if row is not series[5]]
-    assert [p["lines"] for p in _interval.by_period(holed, 100, 900, series[0][0] - 100)] == [2, 2, 2]
+    assert [p["lines"] for p in _interval.by_period(holed, 100, 900, series[0][0])] == [2, 2, 2]
+    # The first burst's job set up late (its lines 150 ms after its place): the others still count as theirs.
+    late = [[series[0][0] + 150, 1.0], [series[0][0] + 250, 1.0], [series[0][0] + 900, 2.0], [series[0][0] + 1000, 2.0],
+            [series[0][0] + 1100, 2.0], [series[0][0] + 1800, 3.0]]
+    assert [(p["burst"], p["lines"], p["mean"]) for p in _interval.by_period(late, 100, 900, late[0][0])] == \
+        [(1, 2, 1.0), (2, 3, 2.0), (3, 1, 3.0)]
 
 
 @pytest.mark.parametrize("seconds, period, interval", [
