@@ -160,7 +160,8 @@ class ActionModule(ActionBase):
         With ``status_interval_ms`` in ``args`` fio dumps its status every that many milliseconds; with
         ``on_document`` the controller reads each new dump as fio writes it (one shell command per dump) and passes its
         text to ``on_document(text, final)``; the last call has ``final`` True, with fio's final report (or with None
-        when the final report came in an earlier call, before fio's exit status did) - before this returns. What ``on_document`` raises stops fio (cancel) and goes up to the caller."""
+        when the final report came in an earlier call, before fio's exit status did) - before this returns. What
+        ``on_document`` raises stops fio (cancel) and goes up to the caller."""
         job_file = args["job_file"]
         if os.path.dirname(job_file) != server["dir"]:
             return {"failed": True, "msg": f"fio_job: {job_file} is not in the fio server's directory {server['dir']}"}

@@ -318,8 +318,8 @@ class ActionModule(ActionBase):
         context["row"] = {"label": label, "sample": number, "window": job["window"]}
         parsed = _fio.parse(raw)
         record = dict(parsed, jobs=[job], job_file=os.path.join(args["job_dir"], "round-01.fio"),
-                      elapsed_s=round(job["runtime_ms"] / 1000.0, 3), sample={"planned": planned,
-                                                                             "sample_s": args["segment"]["sample_s"]})
+                      elapsed_s=round(job["runtime_ms"] / 1000.0, 3),
+                      sample={"planned": planned, "sample_s": args["segment"]["sample_s"]})
         if number == 1:
             record["job_text"] = found["job_text"]
         if health is not None:

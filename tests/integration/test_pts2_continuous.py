@@ -13,6 +13,7 @@ import glob
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 import time
@@ -212,22 +213,29 @@ def test_a_killed_controller_loses_at_most_the_unreported_sample_of_a_group_and_
         while not (group1 / "round-06.json").exists():
             assert first.poll() is None and time.monotonic() < deadline, "the run ended before group 1 sample 6"
             time.sleep(0.05)
+        output = _fio_output_of(str(tmp_path / "remote"), "xsr-group1")
         time.sleep(0.8)
         os.killpg(first.pid, signal.SIGKILL)
-        output = _fio_output_of(str(tmp_path / "remote"), "xsr-group1")
-        with open(output, encoding="utf-8") as handle:
-            written = handle.read()
+        killed_ms = time.time() * 1000
         first.wait()
-    dumps = written.count('"fio version"')
+    # The orphan fio goes on writing its dumps: only those fio wrote before the kill count.
+    time.sleep(1.0)
+    with open(output, encoding="utf-8") as handle:
+        found = re.findall(r'"timestamp_ms"\s*:\s*(\d+)', handle.read())
+    dumps = sum(1 for stamp in found if int(stamp) <= killed_ms)
     rounds = sorted(group1.glob("round-[0-9][0-9].json"))
-    # Every sample fio had reported when the controller died is on disk, whole, but at most the last one.
+    # Every sample fio had reported when the controller died is on disk, whole, but at most the last one (the
+    # controller reads each dump a moment after fio writes it).
     assert len(rounds) >= dumps - 1 and len(rounds) >= 6, (len(rounds), dumps)
     windows = [load(p)["fio"]["jobs"][0]["window"] for p in rounds]
     assert [int(p.name[6:8]) for p in rounds] == list(range(1, len(rounds) + 1))
     assert all(b["from_ms"] == a["to_ms"] for a, b in zip(windows, windows[1:]))
-    # A write the kill cut short leaves at most a hidden temporary file, never a partial round file.
+    # A write the kill cut short leaves at most a hidden temporary file, never a partial round file; the worker that
+    # outlived its controller stopped the group's fio and said so (failure.json), filing no sample after it.
     assert all(p.name.startswith(".") for p in group1.iterdir() if not p.name.startswith("round-")
-               and p.name != "steady-state.json")
+               and p.name not in ("steady-state.json", "failure.json"))
+    if (group1 / "failure.json").exists():
+        assert "the controller (ansible-playbook) is gone" in load(group1 / "failure.json")["msg"]
     assert all(json.loads(p.read_text(encoding="utf-8"))["jobs"] for p in group1.glob("round-*.raw.json"))
 
     # The resume stops the killed run's fio, starts the test again from its purge and finishes it.

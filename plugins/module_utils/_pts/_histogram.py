@@ -135,7 +135,7 @@ def resolved(count: int, percent: object) -> bool:
 def subtract(after: object, before: object) -> list[list[int]]:
     """The IOs a cumulative histogram gained between two readings (fio's status dumps count from the job's start):
     ``after`` less ``before``, bucket by bucket. ValueError when a bucket lost IOs (not two readings of one run)."""
-    counts = {latency: count for latency, count in normalise(after)}
+    counts = dict(normalise(after))
     for latency, count in normalise(before or []):
         left = counts.get(latency, 0) - count
         if left < 0:

@@ -264,8 +264,7 @@ def _percentile_table(result: dict) -> list[str]:
             "the mean of the window rounds' own percentiles (these rounds were recorded without fio's histograms, "
             "so the window's percentile over all its IOs cannot be computed); n/r where the round with the fewest IOs "
             "does not resolve it")
-    rows = [[key, f"{counts.get(key, 0):,}"] + [percentile_cell(values.get(p), counts.get(key, 0), p)
-                                                 for p in PERCENTILES]
+    rows = [[key, f"{counts.get(key, 0):,}"] + [percentile_cell(values.get(p), counts.get(key, 0), p) for p in PERCENTILES]
             for key, values in result["percentiles_ms"].items()]
     lines = ["", f"Latency percentiles, ms, {what}, per direction, with the IOs counted:", ""]
     lines += md.table(["Block size, mix, direction", "IOs"] + [f"p{p}" for p in PERCENTILES], rows)

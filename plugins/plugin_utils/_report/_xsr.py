@@ -747,10 +747,11 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     how = {"log": "  each group one continuous fio run (no idle between its samples); its samples are cut from the "
                   f"run's interval logs, {seconds:g} s each",
            "status": "  each group one continuous fio run; its samples are the windows between fio's status dumps, "
-                     f"every {seconds:g} s"}.get(base, "  each sample one fio round; a sequential group writes on from "
-                                                     "where its last sample ended")
+                     f"every {seconds:g} s"}.get(
+        base, "  each sample one fio round; a sequential group writes on from where its last sample ended")
     figures = {
-        "log": f"A sample's figures are what fio logged for it: its group's fio run logs one line per {_interval_text(result)} "
+        "log": "A sample's figures are what fio logged for it: its group's fio run logs one line per "
+               f"{_interval_text(result)} "
                "(`write_bw_log`, `write_iops_log`, `write_lat_log` with `log_avg_msec`), and sample k holds the "
                "logging intervals that end from (k - 1) to k sample lengths after the run's start. Throughput (MB/s, "
                "10⁶ bytes/s) is the mean of its bw log lines (KiB/s × 1,024), IOPS the mean of its iops log lines, "

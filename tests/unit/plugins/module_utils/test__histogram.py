@@ -126,7 +126,7 @@ def test_the_ios_between_two_readings_of_one_run_are_their_buckets_difference():
     assert _histogram.subtract(after, before) == [[100, 2], [900, 2]]
     assert _histogram.subtract(after, []) == after
     with pytest.raises(ValueError, match="not two readings of one run"):
-        _histogram.subtract(before, after)
+        _histogram.subtract(after=before, before=after)  # the readings swapped
 
 
 @pytest.mark.parametrize("slowest_ns, width_ns", [

@@ -14,7 +14,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _h
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _latency
 
-from conftest import SETTINGS, scaled_round, write_drive, write_segment
+from conftest import SETTINGS, write_drive, write_segment
 
 FACTORS = [1.0, 1.02, 0.98, 1.0, 1.01]
 SETTINGS_20 = dict(SETTINGS["latency"], spec="2.0")

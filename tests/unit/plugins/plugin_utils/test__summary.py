@@ -176,3 +176,18 @@ def test_a_loop_device_health_line_says_the_drive_reports_none(make_run):
         markdown = handle.read()
     assert "Drive health: **the drive reports none** (loop has no SMART or NVMe health log" in markdown
     assert "> No plan was recorded for this host, so no acceptance rule applies" in markdown
+
+
+def test_a_limit_not_judged_is_said_beside_a_fail():
+    from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _summary
+
+    judged = {"verdict": "FAIL", "label": "FAIL", "rule": "lab", "limits": [], "checks": [],
+              "reasons": ["IOPS: steady state required, not reached in 7 rounds"],
+              "not_judged": ["max_latency_4k_write_p9999_ms: the latency test's measurement window holds 14,014 4k "
+                             "random write IOs; p99.99 needs at least 100,000 (10 beyond it) to be resolved"]}
+    text = "\n".join(_summary._verdict_lines({"verdict": judged}))
+    assert "Not judged: max_latency_4k_write_p9999_ms: the latency test's measurement window holds 14,014" in text
+    # INCOMPLETE already gives it as a reason: not twice.
+    text = "\n".join(_summary._verdict_lines({"verdict": dict(judged, verdict="INCOMPLETE",
+                                                              reasons=["max_latency_4k_write_p9999_ms: not judged"])}))
+    assert "Not judged:" not in text

@@ -67,6 +67,15 @@ def test_verdicts(drive, lost, outcome, reason):
         assert any(reason in r for r in result["reasons"]), result["reasons"]
 
 
+def test_an_unresolved_p9999_is_said_not_judged_even_when_another_limit_fails_the_drive():
+    result = v.verdict(model(iops=80000.0, p9999=None, ios=14014), ["iops", "latency"], RULE)
+    assert result["verdict"] == "FAIL" and not any("not judged" in r for r in result["reasons"])
+    assert result["not_judged"] == ["max_latency_4k_write_p9999_ms: the latency test's measurement window holds 14,014 "
+                                    "4k random write IOs; p99.99 needs at least 100,000 (10 beyond it) to be resolved"]
+    assert "max_latency_4k_write_p9999_ms" not in {c["criterion"] for c in result["checks"]}
+    assert v.verdict(model(), ["iops", "latency"], RULE)["not_judged"] == []
+
+
 def test_a_fail_wins_over_incomplete_and_every_check_is_listed():
     result = v.verdict(model(iops=1.0, lat_status="incomplete"), ["iops", "latency"], RULE)
     assert result["verdict"] == "FAIL"
