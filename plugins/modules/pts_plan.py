@@ -34,7 +34,8 @@ description:
     preconditioning, every round the stop rules allow, at the rate bound of the drive's interface or the rule's
     C(rated_write_mb_s)) and, for a drive whose acceptance rule gives its rated endurance, refuses the run before any
     write when it would use more than C(pts_run_wear_budget_pct) (C(pts_wear_budget_pct), default 5) % of the drive's
-    remaining life (the rated endurance less its percentage used), with every figure in the message. See docs/wear.md.
+    remaining life (the rated endurance less its percentage used), with every figure in the message.
+    See R(Wear,ansible_collections.fleetqual.pts.docsite.wear).
   - Runs on the controller only.
 author:
   - fleetqual.pts contributors (@fleetqual)
@@ -90,7 +91,8 @@ options:
       - Every number of a rule must lie in a physical range (C(rated_write_mb_s) 1 to 1,000,000 MB/s, C(endurance_tbw)
         0.000001 to 1,000,000 TB, C(dwpd) 0.01 to 1,000, C(warranty_years) one day to 100, C(min_iops_4k_write) 1 to
         100,000,000, the throughput limits 1 to 1,000,000 MB/s, the latency limits 0.001 to 3,600,000 ms); a value
-        outside it is refused naming the rule, the key and the value. See docs/wear.md.
+        outside it is refused naming the rule, the key and the value.
+        See R(Wear,ansible_collections.fleetqual.pts.docsite.wear).
     type: raw
     default: []
   resume:
