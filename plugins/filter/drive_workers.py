@@ -32,11 +32,11 @@ options:
   python:
     description: The Python the workers run with on the controller, C(ansible_playbook_python).
     type: str
-    version_added: 1.2.0
+    version_added: 2.0.0
   run_id:
     description: The run id the workers' results go under.
     type: str
-    version_added: 1.2.0
+    version_added: 2.0.0
   run_dir:
     description: The run's results directory on the controller.
     type: str

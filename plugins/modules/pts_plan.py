@@ -56,7 +56,7 @@ options:
         RV(pts_run_id). Nothing else is validated or planned.
     type: bool
     default: false
-    version_added: 1.2.0
+    version_added: 2.0.0
   variables:
     description:
       - The C(pts_run_*) variables by name, for example C(pts_run_max_rounds), so errors name what the
@@ -161,11 +161,11 @@ pts_plan:
     spec:
       description: The SNIA PTS version the run follows, V(1.1) or V(2.0) (C(pts_spec)).
       type: str
-      version_added: 1.2.0
+      version_added: 2.0.0
     spec_name:
       description: Its name as the reports give it.
       type: str
-      version_added: 1.2.0
+      version_added: 2.0.0
     tests:
       description: Per test, the mixes, block sizes (bytes) and DV (DVs for IOPS); a PTS 2.0 test's own parameters.
       type: list
@@ -197,7 +197,7 @@ pts_run_id:
   description: The run's id (O(fix_run=true)).
   returned: with O(fix_run=true)
   type: str
-  version_added: 1.2.0
+  version_added: 2.0.0
 pts_run_lock_note:
   description: What the run lock did when it was not simply taken (a stale lock taken over).
   returned: when a stale lock was found
