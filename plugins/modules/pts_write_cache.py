@@ -99,7 +99,8 @@ pts_context:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._drive._devices import probe, recheck
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive._guard import recheck
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive._probe import probe
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._drive_actions import tool_facts, write_cache_commands
 
 
