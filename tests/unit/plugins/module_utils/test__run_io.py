@@ -28,8 +28,8 @@ def test_a_run_id_is_not_the_prefix_of_another(tmp_path):
     for name in ("R1.aaaaaaaaaaaa", "R1.untokened", "R1.5.bbbbbbbbbbbb", "R1.5.untokened", "R10.cccccccccccc", "R1.x"):
         (tmp_path / name).mkdir()
     assert [os.path.basename(d) for d in _run_io.run_dirs(str(tmp_path), "R1")] == ["R1.aaaaaaaaaaaa", "R1.untokened"]
-    assert [os.path.basename(d) for d in _run_io.run_dirs(str(tmp_path), "R1.5")] == ["R1.5.bbbbbbbbbbbb",
-                                                                                     "R1.5.untokened"]
+    found = [os.path.basename(d) for d in _run_io.run_dirs(str(tmp_path), "R1.5")]
+    assert found == ["R1.5.bbbbbbbbbbbb", "R1.5.untokened"]
     assert [os.path.basename(d) for d in _run_io.run_dirs(str(tmp_path), "R1", "aaaaaaaaaaaa" + "f" * 20)] == \
         ["R1.aaaaaaaaaaaa"]
 
@@ -45,7 +45,7 @@ def test_only_the_runs_own_programs_of_its_user_are_its_processes(tmp_path):
     _proc(proc, 201, ["timeout", "60", "fio", "round-01.fio"], str(job), ppid=200)  # what it started
     _proc(proc, 202, ["fio", "round-01.fio"], str(job), ppid=201)
     _proc(proc, 300, ["/bin/sh", "-c", f"fio {job}/wipc.fio"], "/")                 # a detached round
-    _proc(proc, 301, ["fio", "--output=x", f"--output-format=json"], str(job))      # fio working there
+    _proc(proc, 301, ["fio", "--output=x", "--output-format=json"], str(job))      # fio working there
     _proc(proc, 400, ["bash"], str(job))                                           # an admin's shell cd'd in...
     _proc(proc, 401, ["tail", "-f", f"{job}/round-01.log"], "/")                    # ...and a tail of a round log
     _proc(proc, 500, ["python3", "-c", "pass", f"{job}/x"], "/", uid=65534)         # another user naming the run
