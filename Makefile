@@ -69,7 +69,7 @@ molecule: venv
 test-guest: venv
 	pytest -q -p no:cacheprovider tests/guest
 
-# Harness overhead, fidelity, report time and fleet scale; prints tables and writes docs/performance.md.
+# Harness overhead, fidelity, report time and fleet scale; prints tables and writes build/bench/performance.md.
 bench: venv
 	cd bench && python run_all.py
 

@@ -232,7 +232,8 @@ def per_format(drive_dir: str, repeats: int = 3) -> dict:
                  "to_html": _html.to_html, "init": weasyprint.HTML.__init__, "write_pdf": weasyprint.HTML.write_pdf}
     split = getattr(_drive_report, "_split", None)
     # What draws the plots: the two-core split where the code has one, else each test's plots function in turn.
-    drawers = [(split, "run")] if split else [(module, "plots") for module in set(_drive_report.TEST_MODULES.values())]
+    drawers = [(split, "run")] if split is not None else \
+        [(module, "plots") for module in set(_drive_report.TEST_MODULES.values())]
     originals["drawers"] = [(owner, name, getattr(owner, name)) for owner, name in drawers]
     runs = []
     try:

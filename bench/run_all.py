@@ -1,7 +1,8 @@
 # Copyright (c) 2026, fleetqual.pts contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""`make bench`: every benchmark, one after the other, then docs/performance.md from their results.
+"""`make bench`: every benchmark, one after the other, then build/bench/performance.md from their results (the docsite's
+Performance page, docs/docsite/rst/performance.rst, is updated from it by hand, with the date and the machine).
 
 Benchmarks, not tests: nothing here fails on a number. PTS_BENCH_ONLY=rounds,long_run,report_time,fleet_scale picks
 some; the tables of a benchmark not run this time come from its last results in bench/results/.
@@ -205,7 +206,7 @@ def write_doc() -> str:
             f"would say {x.get('per_worker_rss_mib', 0):.0f} MiB, counting the pages the forked workers share with "
             "the controller once per worker). Beyond that, split the inventory across controllers (job slices) and "
             "merge with `playbooks/fleet_summary.yml`.", ""]
-    path = os.path.join(ROOT, "docs", "performance.md")
+    path = os.path.join(ROOT, "build", "bench", "performance.md")
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", encoding="utf-8") as handle:
         handle.write("\n".join(lines).rstrip() + "\n")

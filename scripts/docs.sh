@@ -56,5 +56,17 @@ if [[ -n $others ]]; then
   printf 'docs: Sphinx warnings (see %s):\n%s\n' "$dest/warnings.log" "$others" >&2
   exit 1
 fi
-echo "docs: build/docsite/build/html/index.html; no warnings apart from $(grep -cE "$external" "$dest/warnings.log" || true)" \
+# Every page of docs/docsite/extra-docs.yml is in the built site.
+missing=$(python - "$dest/build/html" <<'PY'
+import os, sys, yaml
+with open("docs/docsite/extra-docs.yml", encoding="utf-8") as handle:
+    pages = [e if isinstance(e, str) else e["ref"] for s in yaml.safe_load(handle)["sections"] for e in s["toctree"]]
+print(" ".join(p for p in pages if not os.path.isfile(os.path.join(sys.argv[1], "docsite", p + ".html"))))
+PY
+)
+if [[ -n $missing ]]; then
+  echo "docs: pages of docs/docsite/extra-docs.yml missing from the built site: $missing" >&2
+  exit 1
+fi
+echo "docs: build/docsite/build/html/index.html with $(find "$dest/build/html/docsite" -name '*.html' | wc -l) pages of docs/docsite; no warnings apart from $(grep -cE "$external" "$dest/warnings.log" || true)" \
   "references into docs.ansible.com that need intersphinx (the internet): $dest/offline-references.txt"

@@ -7,6 +7,8 @@
 #                          role doc (P(fqcn#type) for callbacks, roles and filters) and docs/docsite/links.yml
 #   antsibull-changelog    lint: the fragments in changelogs/fragments/ and changelogs/changelog.yaml
 #   reuse                  lint: every file has its copyright and license (headers or REUSE.toml), texts in LICENSES/
+#   version                scripts/version_label.py: galaxy.yml's version is the one the pending fragments call for
+#                          (semver), and every version_added is released or that version
 # Needs ANSIBLE_COLLECTIONS_PATH to find fleetqual.pts (the Makefile points it at .collections/).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -29,6 +31,7 @@ check antsibull-docs antsibull-docs lint-collection-docs --plugin-docs --validat
   --disallow-unknown-collection-refs .
 check antsibull-changelog antsibull-changelog lint
 check reuse reuse lint --lines
+check version python scripts/version_label.py
 
 if ((${#failed[@]})); then
   echo "lint: FAILED: ${failed[*]}" >&2

@@ -105,6 +105,8 @@ class ActionModule(ActionBase):
         except ValueError as exc:
             raise AnsibleActionFail(f"pts_plan: {exc}; nothing was written") from None
         if run_id and args["lock"]:
+            self._one_directory_per_host(resume.get("host"), task_vars.get("ansible_play_hosts_all") or [],
+                                         os.path.join(results_dir, run_id))
             self._lock(os.path.join(results_dir, run_id), run_id, resume.get("host"), result)
         if resume and run_id and results_dir:
             try:
@@ -178,6 +180,21 @@ class ActionModule(ActionBase):
         except ValueError as exc:
             raise AnsibleActionFail(f"pts_plan: {exc}; nothing was written") from None
         return str(effective) if effective not in (None, "") else None
+
+    @staticmethod
+    def _one_directory_per_host(host: str | None, play_hosts: list, run_dir: str) -> None:
+        """Two inventory hosts whose names make one results directory (``2001:db8::12:1`` and ``2001:db8:12::1`` both
+        become ``2001_db8_12_1``) would file their drives' rounds into one another's: refused before anything is
+        written, naming both."""
+        if not host:
+            return
+        same = sorted(str(other) for other in play_hosts
+                      if str(other) != host and _results.safe_name(other) == _results.safe_name(host))
+        if same:
+            raise AnsibleActionFail(
+                f"pts_plan: hosts {', '.join([host] + same)} would all keep their results in "
+                f"{os.path.join(run_dir, _results.safe_name(host))}: give them inventory names that differ in letters, "
+                "digits, '.', '_' or '-' (the address can stay in ansible_host); nothing was written")
 
     def _lock(self, run_dir: str, run_id: str, host: str | None, result: dict) -> None:
         # Actions run in a worker process forked from the ansible-playbook process: that parent owns the run's host.

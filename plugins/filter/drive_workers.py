@@ -9,7 +9,9 @@ name: drive_workers
 short_description: One add_host entry per drive the guard passed, so every drive runs at the same time
 version_added: 1.0.0
 description:
-  - For each host, one worker per identified drive that the guard passed and the plan covers. A worker is a
+  - For each host, one worker per drive of its C(pts_run_drives) that the guard passed and the plan covers - the drives
+    the pts_run role's plan step was made for, which it publishes as the host's C(pts_run_drives) (with RAID mode's md
+    arrays in place of their members). A worker is a
     controller-side inventory host that runs one drive's purge, preconditioning and rounds, delegating every
     step that touches the drive to its host; with the C(free) strategy all drives of all hosts run at once.
   - A worker gets exactly the variables its C(vars) lists - its host (C(pts_run_host)), its drive
@@ -32,11 +34,11 @@ options:
   python:
     description: The Python the workers run with on the controller, C(ansible_playbook_python).
     type: str
-    version_added: 1.2.0
+    version_added: 2.0.0
   run_id:
     description: The run id the workers' results go under.
     type: str
-    version_added: 1.2.0
+    version_added: 2.0.0
   run_dir:
     description: The run's results directory on the controller.
     type: str

@@ -59,7 +59,7 @@ options:
     type: str
     choices: [json, json+]
     default: json
-    version_added: 1.2.0
+    version_added: 2.0.0
   timeout:
     description: Seconds after which fio is stopped and the task fails; C(0) waits for ever.
     type: int

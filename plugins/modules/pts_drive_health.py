@@ -88,7 +88,7 @@ import json
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _health
-from ansible_collections.fleetqual.pts.plugins.module_utils._drive._devices import probe
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive._probe import probe
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._drive_actions import health
 
 

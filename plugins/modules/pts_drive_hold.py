@@ -173,7 +173,8 @@ import stat
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _hold
-from ansible_collections.fleetqual.pts.plugins.module_utils._drive._devices import openers_of, show
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive._text import show
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive._usage import openers_of
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError, run_id as valid_run_id
 
 

@@ -116,7 +116,8 @@ pts_host:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._drive._devices import DEVICE_SPEC, drive_key, host_info, probe_listed
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive._host import host_info
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive._listing import DEVICE_SPEC, drive_key, probe_listed
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._drive_actions import tool_facts
 
 

@@ -226,19 +226,9 @@ import json
 import os
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _hold
-from ansible_collections.fleetqual.pts.plugins.module_utils._drive._devices import (
-    DEVICE_SPEC,
-    claim_own_hold,
-    mark_concurrent,
-    drive_key,
-    duplicate_refusals,
-    entry_label,
-    guard_record,
-    has_control,
-    probe_listed,
-    refusals,
-    show,
-)
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive._guard import claim_own_hold, duplicate_refusals, guard_record, mark_concurrent, refusals
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive._listing import DEVICE_SPEC, drive_key, entry_label, probe_listed
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive._text import has_control, show
 
 
 def signatures(module: AnsibleModule, info: dict) -> list[dict] | None:

@@ -254,7 +254,7 @@ import time
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _hold
-from ansible_collections.fleetqual.pts.plugins.module_utils._drive._devices import recheck
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive._guard import recheck
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._md_raid import (
     CHUNK_LEVELS,
     REDUNDANT_LEVELS,

@@ -34,7 +34,8 @@ description:
     preconditioning, every round the stop rules allow, at the rate bound of the drive's interface or the rule's
     C(rated_write_mb_s)) and, for a drive whose acceptance rule gives its rated endurance, refuses the run before any
     write when it would use more than C(pts_run_wear_budget_pct) (C(pts_wear_budget_pct), default 5) % of the drive's
-    remaining life (the rated endurance less its percentage used), with every figure in the message. See docs/wear.md.
+    remaining life (the rated endurance less its percentage used), with every figure in the message.
+    See R(Wear,ansible_collections.fleetqual.pts.docsite.wear).
   - Runs on the controller only.
 author:
   - fleetqual.pts contributors (@fleetqual)
@@ -55,7 +56,7 @@ options:
         RV(pts_run_id). Nothing else is validated or planned.
     type: bool
     default: false
-    version_added: 1.2.0
+    version_added: 2.0.0
   variables:
     description:
       - The C(pts_run_*) variables by name, for example C(pts_run_max_rounds), so errors name what the
@@ -90,7 +91,8 @@ options:
       - Every number of a rule must lie in a physical range (C(rated_write_mb_s) 1 to 1,000,000 MB/s, C(endurance_tbw)
         0.000001 to 1,000,000 TB, C(dwpd) 0.01 to 1,000, C(warranty_years) one day to 100, C(min_iops_4k_write) 1 to
         100,000,000, the throughput limits 1 to 1,000,000 MB/s, the latency limits 0.001 to 3,600,000 ms); a value
-        outside it is refused naming the rule, the key and the value. See docs/wear.md.
+        outside it is refused naming the rule, the key and the value.
+        See R(Wear,ansible_collections.fleetqual.pts.docsite.wear).
     type: raw
     default: []
   resume:
@@ -159,11 +161,11 @@ pts_plan:
     spec:
       description: The SNIA PTS version the run follows, V(1.1) or V(2.0) (C(pts_spec)).
       type: str
-      version_added: 1.2.0
+      version_added: 2.0.0
     spec_name:
       description: Its name as the reports give it.
       type: str
-      version_added: 1.2.0
+      version_added: 2.0.0
     tests:
       description: Per test, the mixes, block sizes (bytes) and DV (DVs for IOPS); a PTS 2.0 test's own parameters.
       type: list
@@ -195,7 +197,7 @@ pts_run_id:
   description: The run's id (O(fix_run=true)).
   returned: with O(fix_run=true)
   type: str
-  version_added: 1.2.0
+  version_added: 2.0.0
 pts_run_lock_note:
   description: What the run lock did when it was not simply taken (a stale lock taken over).
   returned: when a stale lock was found

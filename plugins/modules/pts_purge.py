@@ -123,7 +123,8 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._drive._devices import probe, recheck
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive._guard import recheck
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive._probe import probe
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._drive_actions import (
     ata_frozen_reason,
     ata_password_file,

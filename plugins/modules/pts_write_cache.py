@@ -42,7 +42,7 @@ options:
   set_result:
     description: With O(state=restore), the RV(pts_write_cache) of the task that set the cache for the tests.
     type: dict
-    version_added: 1.2.0
+    version_added: 2.0.0
   expect:
     description:
       - The guard's record of the device in this run, whose identity it must still report (as
@@ -99,7 +99,8 @@ pts_context:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._drive._devices import probe, recheck
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive._guard import recheck
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive._probe import probe
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._drive_actions import tool_facts, write_cache_commands
 
 

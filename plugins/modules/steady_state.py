@@ -6,17 +6,18 @@ from __future__ import annotations
 
 DOCUMENTATION = r"""
 module: steady_state
-short_description: Judge SNIA PTS steady state over the last rounds' dependent variables
+short_description: Judge a series of your own measurements by the SNIA PTS steady-state rule
 version_added: 1.0.0
 description:
-  - Judges each dependent variable's (DV's) measurement window, the last O(window) rounds, by the SNIA PTS rule - the data excursion (max - min) at most
-    O(max_data_excursion_pct) % of the window average, and the excursion of the least-squares best-fit
-    line across the window at most O(max_slope_excursion_pct) % of the average. The round is steady when
-    every DV is (the throughput test judges read and write of a block size together).
-  - Given a round's parsed fio jobs (RV(fleetqual.pts.fio_job#module:pts_fio.jobs)) and O(dvs), finds each DV by
-    its R/W mix and block size, never by its position, and judges it with the earlier rounds' values the round
-    loop's O(state) keeps; RV(state) is the state for the next round. Given O(values), judges that plain series.
+  - For measurements you took yourself - a dependent variable (DV) per round from fio runs of your own, a vendor tool or
+    an earlier run's figures - judged by the SNIA PTS rule as the PTS roles judge theirs.
+  - Judges the measurement window, the last O(window) values - the data excursion (max - min) at most
+    O(max_data_excursion_pct) % of the window average, and the excursion of the least-squares best-fit line across the
+    window at most O(max_slope_excursion_pct) % of the average - and says whether the test would stop (steady, or
+    O(max_rounds) values).
   - A window average of zero is reported as not steady with its reason, not as an error.
+  - The collection's roles do not call it; M(fleetqual.pts.pts_segment) judges every round of a PTS test with the same
+    rule itself.
   - Runs on the controller only.
 author:
   - fleetqual.pts contributors (@fleetqual)
@@ -30,46 +31,17 @@ attributes:
     support: none
 options:
   values:
-    description: One DV's value in every round so far, oldest first. Mutually exclusive with O(jobs).
+    description: The DV's value in every round so far, oldest first (IOPS, bandwidth or latency; finite, not negative).
     type: list
     elements: float
-  state:
-    description:
-      - The round loop's state after the previous round, as this action returned it
-        (RV(state)); omit it for round 1. It holds only what the rule needs - the DVs' last O(window) values, the bytes
-        written, the undelivered steps in a row - so it is as large at round 1,500 as at round 1.
-    type: dict
-  jobs:
-    description: This round's parsed fio jobs.
-    type: list
-    elements: dict
-  dvs:
-    description: The dependent variables. Required with O(jobs).
-    type: list
-    elements: dict
-    suboptions:
-      name:
-        description: Key of the DV in the state's window; defaults to a label such as C(4k 0/100 iops).
-        type: str
-      mix:
-        description: Read percentage of the DV combination (V(0) for 100 % write).
-        type: int
-        required: true
-      bs:
-        description: Block size of the DV combination, for example V(4k).
-        type: raw
-        required: true
-      metric:
-        description: The DV metric - IOPS, bandwidth in bytes/s, or mean latency in ns.
-        type: str
-        choices: [iops, bw_bytes, lat_mean_ns]
-        default: iops
+    required: true
   window:
     description: Rounds in the measurement window.
     type: int
     default: 5
   max_rounds:
-    description: The round limit; a window larger than it is rejected, and RV(stop) turns true at it.
+    description: The round limit; a window larger than it, or more O(values) than it, is rejected, and RV(stop) turns
+      true at it.
     type: int
     default: 25
   max_data_excursion_pct:
@@ -80,75 +52,65 @@ options:
     description: Allowed best-fit line excursion across the window, in % of the window average.
     type: float
     default: 10.0
-  context:
-    description: Labels returned unchanged as RV(pts_context) for the report callback.
-    type: dict
-    default: {}
 seealso:
-  - module: fleetqual.pts.fio_job
+  - module: fleetqual.pts.pts_segment
 """
 
 EXAMPLES = r"""
-- name: Judge steady state after this round
+# fio rounds of your own on the controller, one JSON output per round (fio --output-format=json
+# --output=rounds/round-NN.json), each with the 4k random write job first: judge the IOPS of the rounds so far.
+- name: Judge steady state over the write IOPS of every round so far
   fleetqual.pts.steady_state:
-    state: "{{ verdict.state | default(omit) }}"
-    jobs: "{{ round_result.pts_fio.jobs }}"
-    dvs:
-      - name: 4k write IOPS
-        mix: 0
-        bs: 4k
-        metric: iops
-    max_rounds: 25
+    values: >-
+      {{ query('ansible.builtin.file', *query('ansible.builtin.fileglob', playbook_dir ~ '/rounds/round-*.json') | sort)
+         | map('from_json') | map(attribute='jobs') | map('first') | map(attribute='write.iops') | list }}
   register: verdict
 
-- name: Judge a plain series
+- name: Say whether the drive reached steady state
+  ansible.builtin.debug:
+    msg: "{{ 'steady' if verdict.steady else 'not steady: ' ~ verdict.pts_steady_state.reason }}"
+
+# A series you already have, with the PTS's own limits.
+- name: Judge five rounds of IOPS
   fleetqual.pts.steady_state:
     values: [31786, 31149, 30793, 32721, 31564]
+    window: 5
+    max_rounds: 25
 """
 
 RETURN = r"""
 steady:
-  description: Whether every DV's measurement window is steady.
+  description: Whether the window is steady.
   returned: success
   type: bool
 stop:
-  description: Whether the test should stop (steady, or the round limit reached).
+  description: Whether the test would stop after this round (steady, or the round limit reached).
   returned: success
   type: bool
-state:
-  description:
-    - The state for the next round - its number, whether the loop stops and why, and what the rule keeps (see O(state)).
-    - Pass it back as O(state) with the next round's jobs.
-  returned: success, with O(jobs)
-  type: dict
 pts_steady_state:
   description: The verdict and its figures.
   returned: success
   type: dict
   contains:
     round:
-      description: This round's number (from 1).
+      description: The number of O(values), the round judged.
       type: int
     steady:
-      description: Whether every DV is steady.
+      description: Whether the window is steady.
       type: bool
     stop:
-      description: Whether the test stops after this round (steady, or the round limit).
+      description: Whether the test would stop after this round (steady, or the round limit).
       type: bool
     reason:
-      description: Why it stops or goes on.
+      description: Why it is steady or not.
       type: str
     max_rounds:
       description: The round limit.
       type: int
     dvs:
       description:
-        - Per DV its C(name), C(dv_value), C(steady), C(reason), window C(rounds) and C(values), C(average),
-          C(data_excursion_pct), C(slope_excursion_pct), C(slope) and C(intercept).
+        - One entry, the series' verdict - its C(dv_value) (the last value), C(steady), C(reason), window C(rounds) and
+          C(values), C(average), C(data_excursion_pct), C(slope_excursion_pct), C(slope) and C(intercept).
       type: list
       elements: dict
-pts_context:
-  description: The O(context) given, unchanged.
-  returned: success
-  type: dict
 """

@@ -27,7 +27,8 @@ def name(host: str, drive_key: str) -> str:
 
 def workers(hostvars, hosts: list[str], python: str | None = None, run_id: str | None = None,
             run_dir: str | None = None, groups: dict | None = None) -> list[dict]:
-    """The add_host arguments of one worker per drive the guard passed and the plan covers on each host: ``name``,
+    """The add_host arguments of one worker per drive the guard passed and the plan covers on each host (of the host's
+    ``pts_run_drives``, the drives the pts_run role's plan step was made for and published): ``name``,
     ``groups`` and ``vars`` - exactly the variables the worker gets (its host, drive, the host's plan, the guard's
     record of the drive, the run id, directory and token, a local connection with the controller's Python ``python``).
     ValueError when a worker's name is an inventory host or group (``groups``: the inventory's groups)."""
@@ -38,9 +39,7 @@ def workers(hostvars, hosts: list[str], python: str | None = None, run_id: str |
         passed = host_vars.get("pts_guard_passed") or {}
         plan = host_vars.get("pts_run_plan") or {}
         planned = {d["key"] for d in plan.get("drives") or []}
-        # RAID mode tests each md array in place of its members (pts_raid).
-        tested = host_vars.get("pts_raid_tested_drives")
-        for drive in (tested if tested is not None else host_vars.get("pts_identify_drives")) or []:
+        for drive in host_vars.get("pts_run_drives") or []:
             if drive["path"] not in passed or drive["key"] not in planned:
                 continue
             worker = name(host, drive["key"])

@@ -29,13 +29,15 @@ with open(os.path.join(ROOT, "galaxy.yml"), encoding="utf-8") as _galaxy:
 # Development-only and output paths that must never ship (galaxy.yml's build_ignore keeps them out).
 DEV_ONLY = [
     ".venv/*", ".collections/*", ".ansible/*", ".pytest_cache/*", ".ci/*", ".git/*", ".gitignore",
-    "build/*", "results/*", "bench/*", "tests/output/*", "tests/unit/*", "tests/integration/*", "tests/guest/*",
-    "tests/conftest.py", "extensions/*", "scripts/*", "Makefile", "ansible.cfg", "pytest.ini",
-    "requirements-dev.txt", ".ansible-lint", ".yamllint",
+    "build/*", "results/*", "bench/*", "tests", "tests/*", "extensions/*", "scripts/*", "Makefile", "ansible.cfg",
+    "pytest.ini", "requirements-dev.txt", ".ansible-lint", ".yamllint", "CONTRIBUTING.md",
+    # From a clone only: the demo inventory needs scripts/demo.sh's loop device, docs/testing.md describes the suites.
+    "inventories/demo", "inventories/demo/*", "docs/testing.md",
     "*__pycache__*", "*.pyc", "*.tar.gz", "*.plugin-cache.yaml",
 ]
 # What a user of the installed collection needs, besides every file under these folders of the repository.
-SHIPPED_TREES = ["meta", "plugins", "roles", "playbooks", "inventories", "docs", "changelogs"]
+SHIPPED_TREES = ["meta", "plugins", "roles", "playbooks", "inventories/example", "docs/docsite",
+                 "docs/execution-environment", "changelogs"]
 SHIPPED_FILES = ["MANIFEST.json", "FILES.json", "README.md", "CHANGELOG.md", "LICENSE", "LICENSES/GPL-3.0-or-later.txt",
                  "REUSE.toml", "requirements.txt", "bindep.txt", "changelogs/changelog.yaml", "docs/docsite/links.yml"]
 
@@ -89,9 +91,10 @@ def test_tarball_ships_the_collection_and_no_development_files(installed):
     tarball = installed["tarball"]
     assert tarball.name == f"fleetqual-pts-{GALAXY['version']}.tar.gz"
     with tarfile.open(tarball) as archive:
+        entries = {m.name.rstrip("/") for m in archive.getmembers()}
         members = {m.name for m in archive.getmembers() if m.isfile()}
         manifest = json.load(archive.extractfile("MANIFEST.json"))
-    dev = sorted(m for m in members if any(fnmatch.fnmatch(m, pattern) for pattern in DEV_ONLY))
+    dev = sorted(m for m in entries if any(fnmatch.fnmatch(m, pattern) for pattern in DEV_ONLY))
     assert not dev, f"development-only files in {tarball.name}: {dev}"
     expected = set(SHIPPED_FILES).union(*(_repo_files(tree) for tree in SHIPPED_TREES)) - {"galaxy.yml"}
     assert not expected - members, f"missing from {tarball.name}: {sorted(expected - members)}"
@@ -144,9 +147,9 @@ def test_readme_lists_all_included_content():
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as handle:
         readme = handle.read()
     section = readme.split("\n## Included content\n", 1)[1].split("\n## ", 1)[0]
-    names = {f"`fleetqual.pts.{name[:-3]}`" for kind in ("modules", "callback", "filter")
+    names = {f"`{name[:-3]}`" for kind in ("modules", "action", "callback", "filter")
              for name in os.listdir(os.path.join(ROOT, "plugins", kind)) if name.endswith(".py") and name[0] != "_"}
-    names |= {f"`fleetqual.pts.{name}`" for name in os.listdir(os.path.join(ROOT, "roles"))}
-    names |= {f"| `{name[:-4]}` |" for name in os.listdir(os.path.join(ROOT, "playbooks")) if name.endswith(".yml")}
+    names |= {f"`{name}`" for name in os.listdir(os.path.join(ROOT, "roles"))}
+    names |= {f"`{name[:-4]}`" for name in os.listdir(os.path.join(ROOT, "playbooks")) if name.endswith(".yml")}
     missing = sorted(name for name in names if name not in section)
     assert not missing, f"README.md's Included content does not list {missing}"

@@ -4,8 +4,9 @@
 """PTS 2.0's continuous stimuli end to end (issue 28), in the quick profile on a loop device: each XSR access group and
 each HIR return to baseline is one fio run, with no idle time between its samples - measured here from fio's own
 interval logs, below their logging granularity - and the report's per-sample XSR throughput and HIR IOPS timeline are
-the figures those logs hold, recomputed here from the log files with the rule docs/reports.md states. A controller
-killed (SIGKILL) in the middle of a group loses at most the sample fio had not yet reported; a resume finishes."""
+the figures those logs hold, recomputed here from the log files with the rule the Reports guide states
+(docs/docsite/rst/reports.rst). A controller killed (SIGKILL) in the middle of a group loses at most the sample fio
+had not yet reported; a resume finishes."""
 
 from __future__ import annotations
 

@@ -147,7 +147,7 @@ def write_cache_commands(info: dict, tool: str | None, enable: bool, which) -> l
 def purge_commands(method: str, info: dict, which, password: str | None = None, held: bool = False) -> list[list[str]]:
     """The commands of one purge method, in order; the last one starts (or is) the erase. The ATA security erase
     methods need the run's password (see ata_security_erase, which runs them). ``held``: this run's holder has the
-    device open exclusively, and the caller has just verified it (see _devices.recheck)."""
+    device open exclusively, and the caller has just verified it (see _guard.recheck)."""
     node = info["resolved"]
     nvme, hdparm = which("nvme"), which("hdparm")
     sanact = {"nvme_sanitize_block": "2", "nvme_sanitize_overwrite": "3", "nvme_sanitize_crypto": "4"}
@@ -250,11 +250,6 @@ def store_secret(path: str, secret: str) -> None:
     finally:
         os.close(fd)
     os.replace(tmp, path)
-
-
-def read_secret(path: str) -> str:
-    with open(path, encoding="ascii") as handle:
-        return handle.read().strip()
 
 
 def ata_security_command(step: str, info: dict, which, password: str) -> list[str]:

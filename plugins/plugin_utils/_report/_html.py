@@ -115,6 +115,21 @@ def markdown_available() -> str | None:
     return None
 
 
+def data_urls_only(weasyprint):
+    """WeasyPrint's URL fetcher for reports: the page's images are data: URLs, and nothing else may be fetched - not a
+    file of the controller, not the network - whatever a drive's strings or a rebuilt report's Markdown hold.
+    WeasyPrint leaves out a resource whose fetch fails, with a warning. WeasyPrint 68 and later take a URLFetcher,
+    earlier releases a function."""
+    if hasattr(weasyprint, "URLFetcher"):
+        return weasyprint.URLFetcher(allowed_protocols=("data",), allow_redirects=False)
+
+    def fetch(url: str, *args, **kwargs) -> dict:
+        if not str(url).startswith("data:"):
+            raise ValueError(f"a report fetches data: URLs only, not {str(url)[:80]!r}")
+        return weasyprint.default_url_fetcher(url, *args, **kwargs)
+    return fetch
+
+
 def _weasyprint():
     if "module" not in _WEASYPRINT:
         try:
@@ -278,7 +293,7 @@ def write(markdown_path: str, title: str, pdf: bool = True, footer: str | None =
     try:
         # No base URL: the images are in the page already, and a link to a file beside the report stays relative
         # (with one, WeasyPrint would write file:///<the controller's path> into the PDF).
-        document = weasyprint.HTML(string=page, base_url=None).write_pdf()
+        document = weasyprint.HTML(string=page, base_url=None, url_fetcher=data_urls_only(weasyprint)).write_pdf()
     except Exception as exc:  # pylint: disable=broad-exception-caught  # any failure of the engine: no PDF, say why
         written["not_produced"]["pdf"] = f"WeasyPrint failed: {type(exc).__name__}: {exc}"
         return written

@@ -307,6 +307,16 @@ def _steps(result: dict, capacity: int) -> list[str]:
     return md.table(["Step", "What", "Time"], rows, numeric=False)
 
 
+def _verification_caption(index: int, seg: dict) -> str:
+    first = (_sections.VERIFICATION_CAPTION + " One figure per block size, read left and write right, each on its own "
+             "axis: every DV that decides when a block size stops.")
+    caption = first if index == 0 else \
+        f"Steady State Verification Plot, {seg['name']}: read and write against the stop rule, drawn as above."
+    if seg.get("purged_read"):
+        caption += " Round 1's reads of the purged drive are hollow and scale nothing (▲ on the frame: above the axis)."
+    return caption
+
+
 def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[str]:
     if not result.get("rounds_run"):
         return [f"## {number} Throughput", "", *_sections.status_notes(result), "No round finished; nothing was measured.", ""]
@@ -362,6 +372,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
         lines += ["", "</details>"]
     lines += _sections.mismatch_warning(result)
     lines += ["", f"### {number}.2 Measurement plots", ""]
+    ran = [s for s in result["segments"] if s["rounds_run"]]
     lines += _sections.images(plots_rel, {
         "convergence": "Steady State Convergence Plot: MB/s of every block size per round, sequential write on top, "
                        "sequential read below, on one zero-based (or log) axis; the measurement window shaded (or, "
@@ -370,13 +381,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
                        + ("; round 1's reads of a purged drive hollow, apart from the line and out of the axis' scale "
                           "(†; a triangle on the top frame when above it)." if result.get("purged_reads") else "."),
         "measurement": "Measurement Plot: window-average MB/s of sequential read and write per block size.",
-        **{f"verification-{seg['name']}": (
-            (_sections.VERIFICATION_CAPTION + " One figure per block size, read left and write right, each on its "
-             "own axis: every DV that decides when a block size stops." if index == 0 else
-             f"Steady State Verification Plot, {seg['name']}: read and write against the stop rule, drawn as above.")
-            + (" Round 1's reads of the purged drive are hollow and scale nothing (▲ on the frame: above the axis)."
-               if seg.get("purged_read") else ""))
-           for index, seg in enumerate(s for s in result["segments"] if s["rounds_run"])},
+        **{f"verification-{s['name']}": _verification_caption(i, s) for i, s in enumerate(ran)},
     })
     lines += [f"### {number}.3 Measurement window summary table", "",
               "Average MB/s (10⁶ bytes/s) over each block size's measurement window:", ""]

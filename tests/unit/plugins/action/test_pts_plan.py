@@ -141,6 +141,16 @@ def test_each_host_of_the_run_takes_its_own_lock_for_the_playbook(settings, tmp_
     assert run(plan_args())["pts_run_token"] == result["pts_run_token"] and len(result["pts_run_token"]) == 32
 
 
+def test_two_hosts_whose_names_make_one_results_directory_are_refused_before_anything_is_written(settings, tmp_path):
+    hosts = {"ansible_play_hosts_all": ["2001:db8::12:1", "2001:db8:12::1", "stor-1"]}
+    message = fail_message(plan_args(resume={"run_id": "it-1", "host": "2001:db8:12::1"}), hosts)
+    assert message == (f"pts_plan: hosts 2001:db8:12::1, 2001:db8::12:1 would all keep their results in "
+                       f"{tmp_path}/results/it-1/2001_db8_12_1: give them inventory names that differ in letters, "
+                       "digits, '.', '_' or '-' (the address can stay in ansible_host); nothing was written")
+    assert not os.path.exists(tmp_path / "results" / "it-1")
+    assert run(plan_args(resume={"run_id": "it-1", "host": "stor-1"}), hosts)["pts_plan"]["run_id"] == "it-1"
+
+
 def test_a_second_live_run_of_a_host_is_refused_naming_the_first(settings, tmp_path):
     run_dir = str(tmp_path / "results" / "it-1")
     _run_lock.acquire(run_dir, "it-1", os.getpid(), host="h1")  # this test process stands for the first, live, run

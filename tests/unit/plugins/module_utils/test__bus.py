@@ -18,6 +18,7 @@ import os
 import pytest
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _bus, _drive_actions
+from ansible_collections.fleetqual.pts.tests.unit.plugins.module_utils._fake_host import FakeHost
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 with open(os.path.join(FIXTURES, "bus-qemu-7.2-bookworm.json"), encoding="utf-8") as _handle:
@@ -206,8 +207,6 @@ def test_a_usb_bridged_sata_disk_gets_no_ata_command(tmp_path):
 
 
 def test_probe_records_the_interface_and_its_source_for_a_loop_device(tmp_path, monkeypatch):
-    from test__devices import FakeHost  # the fake host of the guard's tests
-
     host = FakeHost(tmp_path, monkeypatch)
     host.disk("loop4", "7:4", loop={"backing_file": host.image("a.img")})
     info = host.probe("loop4")

@@ -165,6 +165,12 @@ HDPARM_ENABLED = HDPARM_SECURE.replace("\tnot\tenabled", "\t\tenabled")
 PASSWORD = "0123456789abcdef0123456789abcdef"
 
 
+def _read_secret(path: str) -> str:
+    """The password a run keeps for a drive, as an operator reads it back (``$(cat FILE)``)."""
+    with open(path, encoding="ascii") as handle:
+        return handle.read().strip()
+
+
 def _erase(tmp_path, answers, method="ata_security_erase_enhanced", security=None):
     tools = _Answers(answers)
     secret = str(tmp_path / "remote" / "ata-security" / "sda.password")
@@ -232,7 +238,7 @@ def test_a_failed_security_erase_disables_security_or_says_how_to_unlock(tmp_pat
         assert "ATA security was disabled again, the drive is unlocked" in error
         assert not os.path.exists(secret)
     else:
-        assert os.path.exists(secret) and _drive_actions.read_secret(secret) == PASSWORD
+        assert os.path.exists(secret) and _read_secret(secret) == PASSWORD
         assert (f'hdparm --user-master u --security-unlock "$(cat {secret})" /dev/sda && '
                 f'hdparm --user-master u --security-disable "$(cat {secret})" /dev/sda') in error
 
@@ -244,7 +250,7 @@ def test_a_drive_with_security_already_enabled_is_refused_before_any_command(tmp
     _drive_actions.store_secret(secret, "5ecret-0f-an-old-run")
     error, ran, dummy = _erase(tmp_path, {}, security={"enabled": True})
     assert ran == [] and f'"$(cat {secret})"' in error and "5ecret-0f-an-old-run" not in error
-    assert _drive_actions.read_secret(secret) == "5ecret-0f-an-old-run"  # the only way to unlock it is kept
+    assert _read_secret(secret) == "5ecret-0f-an-old-run"  # the only way to unlock it is kept
 
 
 def test_each_erase_gets_a_new_password_and_a_file_per_drive():
@@ -259,7 +265,7 @@ def test_a_secret_replaces_an_older_one_and_never_follows_a_link(tmp_path):
     _drive_actions.store_secret(secret, "one")
     os.chmod(os.path.dirname(secret), 0o755)
     _drive_actions.store_secret(secret, "two")
-    assert _drive_actions.read_secret(secret) == "two"
+    assert _read_secret(secret) == "two"
     assert stat.S_IMODE(os.stat(os.path.dirname(secret)).st_mode) == 0o700
     os.symlink(str(tmp_path / "d"), str(tmp_path / "link"))
     with pytest.raises(OSError, match="symbolic link"):

@@ -142,3 +142,18 @@ def test_a_window_that_does_not_fit_the_round_is_refused():
     state = dict(_rounds.start("a", "steady", 0.0), round=7, window={"w": [1.0]})
     with pytest.raises(ValueError, match="holds 1 earlier values of w before round 7; the window needs 4"):
         _rounds.advance(state, STEADY, IOPS, 0.0)
+
+
+def test_every_dv_must_be_steady():
+    """Throughput judges read and write of one block size together: steady only when both are."""
+    found = jobs("fio-3.33-throughput-1048576.json")
+    read = _fio.find_job(found, 100, 1048576)["total"]["bw_bytes"]
+    write = _fio.find_job(found, 0, 1048576)["total"]["bw_bytes"]
+    rule = dict(STEADY, dvs=[{"name": "read", "mix": 100, "bs": 1048576, "metric": "bw_bytes"},
+                             {"name": "write", "mix": 0, "bs": 1048576, "metric": "bw_bytes"}], max_rounds=25)
+    state = dict(_rounds.start("tp", "steady", 0.0), round=5)
+    dummy, key, steady = _rounds.advance(dict(state, window={"read": [read] * 4, "write": [write] * 4}), rule, found, 0.0)
+    assert key == "pts_steady_state" and steady["steady"] is True
+    dummy, key, shaky = _rounds.advance(
+        dict(state, window={"read": [read] * 4, "write": [write * 2, write, write * 2, write]}), rule, found, 0.0)
+    assert shaky["steady"] is False and [d["steady"] for d in shaky["dvs"]] == [True, False]

@@ -115,8 +115,8 @@ def test_operator_auditor_and_the_plans_time_estimate(make_run, extra_vars, oper
     assert written["model"]["people"] == {"operator": operator, "auditor": auditor}
     with open(written["report"], encoding="utf-8") as handle:
         markdown = handle.read()
-    assert ("| Test operator | " + (_md_text(operator) if operator else
-                                   "not recorded (give -e pts_report_operator=NAME to ansible-playbook)")) in markdown
+    recorded = _md_text(operator) if operator else "not recorded (give -e pts_report_operator=NAME to ansible-playbook)"
+    assert "| Test operator | " + recorded in markdown
     assert "| Auditor | " + (auditor or "not recorded (give -e pts_report_auditor=NAME") in markdown
     assert "| Memory (DRAM) |" in markdown
     # The plan's estimate beside what the test took.

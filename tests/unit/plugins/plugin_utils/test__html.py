@@ -11,6 +11,9 @@ import os
 import re
 import zlib
 
+import pytest
+from PIL import Image
+
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _html, _plots
 
@@ -142,3 +145,27 @@ def test_the_summary_fills_page_1_alone_and_every_page_names_the_drive_and_run(m
 def test_css_strings_cannot_end_the_footer_or_the_style():
     shown = _html.css_string('x"; } </style><script>alert(1)</script>')
     assert shown.startswith('"x') and shown.count('"') == 2 and "<" not in shown and "}" not in shown[1:-1]
+
+
+# A 2x2 PNG.
+_PIXEL = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGM8ISfHwMDAxMDAwMDAAAANBAEIfXHKZgAAAABJRU5ErkJggg==")
+
+
+def test_the_pdf_fetches_data_urls_only(tmp_path):
+    weasyprint = _html._weasyprint()
+    secret = tmp_path / "secret.png"
+    Image.new("RGB", (3, 3), (20, 20, 200)).save(secret, "PNG")  # another image: WeasyPrint prints one image once
+    data = "data:image/png;base64," + base64.b64encode(_PIXEL).decode()
+    fetcher = _html.data_urls_only(weasyprint)
+    for url in (f"file://{secret}", "http://127.0.0.1:9/x.css", "https://example.invalid/x.png"):
+        with pytest.raises(ValueError):
+            fetcher(url)
+    fetched = fetcher(data)
+    assert (fetched.read() if hasattr(fetched, "read") else fetched["string"]) == _PIXEL
+
+    def images(**fetcher) -> int:
+        page = f'<html><body><img src="{data}"><img src="file://{secret}"></body></html>'
+        return weasyprint.HTML(string=page, base_url=None, **fetcher).write_pdf().count(b"/Subtype /Image")
+
+    # The data: image is printed, the controller's file is not; WeasyPrint's own fetcher would print both.
+    assert images(url_fetcher=fetcher) == 1 and images() == 2

@@ -37,7 +37,7 @@ def test_the_report_links_the_comparison_with_the_previous_run_the_summary_write
     assert previous["link"] == f"../../../compare/{name}/compare.html"
     with open(written["report"], encoding="utf-8") as handle:
         summary = handle.read().split("## Contents")[0]
-    assert f"History: run `run-1` (" in summary and f"]({previous['link']})" in summary
+    assert "History: run `run-1` (" in summary and f"]({previous['link']})" in summary
     # The fleet summary indexes run-2, then writes the comparison the link points at: its IOPS 20 % lower.
     result = _fleet_summary.summarize([os.path.join(root, "run-2")], os.path.join(root, "run-2"))
     (written_comparison,) = result["history"]["comparisons"]

@@ -25,8 +25,8 @@ def test_the_jobs_are_balanced_heaviest_first():
 
 def test_half_the_jobs_run_in_a_child(monkeypatch):
     monkeypatch.setattr(_split, "ENABLED", True)
-    found = _split.run([(name, weight, _where(name)) for name, weight in (("iops", 4.0), ("throughput", 7.0),
-                                                                         ("latency", 6.0))])
+    weights = (("iops", 4.0), ("throughput", 7.0), ("latency", 6.0))
+    found = _split.run([(name, weight, _where(name)) for name, weight in weights])
     assert sorted(found) == ["iops", "latency", "throughput"]
     assert found["throughput"]["pid"] != os.getpid()  # the heaviest went to the child
     assert found["latency"]["pid"] == found["iops"]["pid"] == os.getpid()

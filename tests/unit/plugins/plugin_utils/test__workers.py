@@ -13,11 +13,11 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._workers import VARI
 
 HOSTVARS = {
     "h1": {"group_names": ["rack12"], "pts_allow_destroy": True,
-           "pts_identify_drives": [{"path": "/dev/a", "key": "A"}, {"path": "/dev/b", "key": "B"},
-                                   {"path": "/dev/c", "key": "C"}],
+           "pts_run_drives": [{"path": "/dev/a", "key": "A"}, {"path": "/dev/b", "key": "B"},
+                              {"path": "/dev/c", "key": "C"}],
            "pts_guard_passed": {"/dev/a": {"resolved": "/dev/a"}, "/dev/b": {"resolved": "/dev/b"}},
            "pts_run_plan": {"drives": [{"key": "A"}, {"key": "B"}]}},
-    "h2": {"group_names": ["rack12"], "pts_identify_drives": [{"path": "/dev/x", "key": "X"}],
+    "h2": {"group_names": ["rack12"], "pts_run_drives": [{"path": "/dev/x", "key": "X"}],
            "pts_guard_passed": {}, "pts_run_plan": {"drives": []}},
 }
 
@@ -32,10 +32,19 @@ def test_one_worker_per_guarded_planned_drive():
     assert first["vars"]["pts_run_plan"] == HOSTVARS["h1"]["pts_run_plan"]
 
 
+def test_the_drives_tested_are_the_ones_the_plan_step_published():
+    # pts_run_drives' default (RAID arrays, else the identified drives) is decided once, in the role; the identity
+    # and RAID facts themselves are not read again here.
+    hostvars = dict(HOSTVARS, h1=dict(HOSTVARS["h1"], pts_identify_drives=[{"path": "/dev/z", "key": "Z"}],
+                                      pts_raid_tested_drives=[{"path": "/dev/md/fq0", "key": "fq0"}]))
+    assert [w["name"] for w in workers(hostvars, ["h1"])] == ["h1/A", "h1/B"]
+    assert workers(dict(HOSTVARS, h1={k: v for k, v in HOSTVARS["h1"].items() if k != "pts_run_drives"}), ["h1"]) == []
+
+
 def test_a_worker_gets_exactly_the_variables_add_host_gives_it():
     hostvars = dict(HOSTVARS, h1=dict(HOSTVARS["h1"], pts_run_token="0" * 32))
     (first, dummy) = workers(hostvars, ["h1"], python="/venv/bin/python3", run_id="r1", run_dir="/srv/results/r1")
-    # Not the host's other inputs (pts_allow_destroy, pts_identify_drives): the plan carries what the tests need.
+    # Not the host's other inputs (pts_allow_destroy, the host's other drives): the plan carries what the tests need.
     assert sorted(first["vars"]) == sorted(VARIABLES) == [
         "ansible_connection", "ansible_python_interpreter", "pts_guard_passed", "pts_run_dir", "pts_run_drive_key",
         "pts_run_drives", "pts_run_host", "pts_run_id", "pts_run_plan", "pts_run_token"]

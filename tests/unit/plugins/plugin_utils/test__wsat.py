@@ -160,7 +160,8 @@ def test_capacity_labels_crossed_in_the_same_round_do_not_print_on_top_of_each_o
     monkeypatch.setattr(_plots, "_finish", keep)
     _plots.xy_panels(str(tmp_path / "w.png"), "t", [("Round", "IOPS", [1, 2, 3], {"IOPS": [1.0, 2.0, 3.0]}, False)],
                      markers=[[(1.0, "1 ×"), (2.0, "2 ×"), (2.0, "3 ×"), (3.0, "4 ×"), (3.0, "5 ×"), (3.0, "6 ×")]])
-    (labels,) = placed.values()
+    assert len(placed) == 1
+    labels = next(iter(placed.values()))
     at = {}
     for text, x, offset in labels:
         at.setdefault(x, []).append(offset)
