@@ -175,12 +175,15 @@ def test_xsr_groups_and_hir_baselines_run_continuously_and_report_what_fio_logge
                                                           rel=1e-12)
         assert entry["baseline"]["mean"] == pytest.approx(sum(v for dummy, v in ticks) / len(ticks), rel=1e-12)
         # Idle: none within the return to baseline (below the logging interval); between the bursts the wait
-        # state's own, to within the logging interval (fio does not log a burst's last, partial interval).
+        # state's own, to within a logging interval or two on average (fio does not log a burst's last, partial
+        # interval); a burst whose job fio sets up late (100-200 ms on a busy machine) moves one gap by that much.
         idle = entry["idle"]
         assert idle["baseline_longest_idle_ms"] < interval, idle
-        planned = burst_s * state
-        assert planned - interval / 1000 <= idle["between_bursts"]["min"], idle
-        assert idle["between_bursts"]["max"] <= planned + 2 * interval / 1000, idle
+        planned, step = burst_s * state, interval / 1000
+        assert abs(idle["between_bursts"]["mean"] - planned) <= 2 * step, idle
+        gaps = idle["between_bursts"]
+        assert planned - 3 * step <= gaps["min"] <= gaps["max"] <= planned + 3 * step, idle
+        assert idle["baseline_idle_ms"] == 0.0 or idle["baseline_longest_idle_ms"] < interval
     assert "The wait states' figures are what fio logged" in report
 
 

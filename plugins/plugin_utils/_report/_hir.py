@@ -789,7 +789,9 @@ def _idle_table(result: dict) -> list[str]:
             "completed, none for an interval without, all threads added up; `round-NN_lat.log`: the mean latency of "
             "the IOs completing, so an interval without a completion while IO was in flight is a stall of the drive, "
             "not idle time): the time between two bursts' IO, from the last logging interval of one to the start of "
-            f"the first of the next (to within {interval:g} ms); the idle time before the return to baseline (one fio "
+            f"the first of the next (to within {interval:g} ms; a burst whose job fio sets up late starts after its "
+            "place on the schedule, which lengthens the idle before it and shortens the one after); the idle time "
+            "before the return to baseline (one fio "
             "run ending, the next starting); and within the return to baseline, one continuous fio run (\"< "
             f"{interval:g} ms\": below fio's logging granularity).", "",
             *md.table(["Wait state", "Planned idle between bursts (s)", "Bursts in the log",
