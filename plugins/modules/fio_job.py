@@ -201,10 +201,10 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._drive._devices import recheck
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio_server, _run_io
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive._guard import recheck
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio_server, _remote_dir, _run_io
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import FioOutputError, job_targets, parse
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import log_targets
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import forbidden_options, log_targets
 
 
 def _job_text(path: str) -> str:
@@ -213,9 +213,10 @@ def _job_text(path: str) -> str:
 
 
 def _write_job(path: str, text: str) -> None:
-    # The job directory is the run's own (0700, root's): made here, so a round needs no task of its own to make it.
-    os.makedirs(os.path.dirname(path) or ".", mode=0o700, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    # The job directory is the run's own (0700 at every level it makes, root's): made here, so a round needs no task of
+    # its own to make it, and checked from / down, so nobody else can swap a job file between the check and fio.
+    _remote_dir.ensure(os.path.dirname(os.path.abspath(path)))
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(text)
 
@@ -228,6 +229,9 @@ def _device_refusal(job_text: str, device: str, expect: dict) -> str | None:
     strays = [t for t in targets if os.path.realpath(t) != resolved]
     if strays:
         return f"the job file writes to {', '.join(strays)}, not to the guarded device {resolved}"
+    forbidden = forbidden_options(job_text)
+    if forbidden:
+        return f"the job file has options a PTS round never uses: {'; '.join(forbidden)}"
     # fio's interval logs land in its working directory (the segment's job directory), nowhere else.
     elsewhere = [t for t in log_targets(job_text) if not t or "/" in t or t in (".", "..")]
     if elsewhere:
@@ -276,7 +280,10 @@ def _detach(command: list[str], output: str, job_file: str) -> dict:
 def _start_server(module, directory: str, device: str, expect: dict, fio: str, timeout_bin: str, idle_s: float) -> dict:
     """Fork the segment's fio server (module_utils/_pts/_fio_server.py) into a session of its own and return its PID;
     it checks every round's job file against the guard's record right before fio starts, as this module does."""
-    os.makedirs(directory, mode=0o700, exist_ok=True)
+    try:
+        _remote_dir.ensure(directory)
+    except _remote_dir.RemoteDirError as exc:
+        module.fail_json(msg=f"fio_job refused to serve {directory}, nothing was written: {exc}")
     # An earlier attempt's server of this directory (a run cancelled mid-segment, resumed): one server per directory.
     _run_io.stop(_run_io.processes([directory]))
     for name in (_fio_server.REQUEST, _fio_server.STOP):
@@ -346,6 +353,9 @@ def main() -> None:
         if module.params["job_text"] is not None and not module.check_mode:
             _write_job(job_file, module.params["job_text"])
         job_text = module.params["job_text"] if module.params["job_text"] is not None else _job_text(job_file)
+    except _remote_dir.RemoteDirError as exc:
+        module.fail_json(msg=f"fio_job refused {job_file}, nothing was written: {exc}", job_file=job_file,
+                         pts_context=context)
     except OSError as exc:
         module.fail_json(msg=f"cannot write or read fio job file {job_file}: {exc.strerror}", pts_context=context)
 

@@ -203,6 +203,28 @@ def log_targets(text: str) -> list[str]:
     return targets
 
 
+# Job options that make fio read another job file, run a command, or reach files other than filename= and its logs:
+# no job file of this collection has them, and a job file that has them is not one to run as root on a guarded drive.
+FORBIDDEN_OPTIONS = ("include", "exec_prerun", "exec_postrun", "directory", "opendir", "filename_format",
+                     "read_iolog", "replay_redirect", "trigger", "trigger_file", "trigger-file", "trigger_cmd",
+                     "trigger-timeout", "ioscheduler", "cgroup", "external")
+FORBIDDEN_ENGINES = ("exec", "external", "filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete")
+
+
+def forbidden_options(text: str) -> list[str]:
+    """The lines of a job file that use a FORBIDDEN_OPTIONS option or a FORBIDDEN_ENGINES ioengine (fio's own
+    ``include file`` directive included), as written."""
+    found = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        key, sep, value = stripped.partition("=")
+        key = key.strip().lower()
+        if stripped.lower().startswith("include ") or key in FORBIDDEN_OPTIONS or (
+                sep and key == "ioengine" and value.strip().lower().split(":", 1)[0] in FORBIDDEN_ENGINES):
+            found.append(stripped)
+    return found
+
+
 def find_named(jobs: list[dict], name: str) -> dict:
     """The job of one named section (what a job file with several sections of one mix and block size needs)."""
     matches = [job for job in jobs if job["name"] == name]

@@ -42,9 +42,14 @@ def log_path(output: str) -> str:
     return output + ".log"
 
 
+def _open_new(path: str) -> int:
+    """A file of the server's directory opened for writing, never through a symbolic link planted in its place."""
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+
+
 def _write_atomic(path: str, text: str) -> None:
     tmp = f"{path}.tmp"
-    with open(tmp, "w", encoding="utf-8") as handle:
+    with os.fdopen(_open_new(tmp), "w", encoding="utf-8") as handle:
         handle.write(text)
     os.replace(tmp, path)
 
@@ -124,7 +129,7 @@ def run_request(request: dict, refusal, fio: str, timeout_bin: str | None, runne
         line = f"{REFUSED} {clock():.6f} {clock():.6f}"
     else:
         start = clock()
-        with open(log_path(output), "wb") as log, open(os.devnull, "rb") as nothing:
+        with os.fdopen(_open_new(log_path(output)), "wb") as log, open(os.devnull, "rb") as nothing:
             rc = runner(command(fio, timeout_bin, request), stdin=nothing, stdout=log, stderr=subprocess.STDOUT,
                         check=False).returncode
         line = f"{rc} {start:.6f} {clock():.6f}"

@@ -73,14 +73,6 @@ def test_module_utils_stand_alone():
             assert all(d.startswith("module_utils.") for d in deps), (module, deps)
 
 
-def test_the_old_drive_module_stays_only_while_fio_job_imports_it():
-    # _drive/_devices.py was split by job (issue 30); it keeps recheck importable for plugins/modules/fio_job.py alone,
-    # and goes when that module imports _guard.
-    importers = {m for m, deps in GRAPH.items() if "module_utils._drive._devices" in deps}
-    assert importers <= {"modules.fio_job"}, importers
-    assert importers or "module_utils._drive._devices" not in GRAPH, "nothing imports _drive/_devices.py: delete it"
-
-
 def test_no_circles():
     index, low, stack, on_stack, circles = {}, {}, [], set(), []
 
