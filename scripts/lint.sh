@@ -7,6 +7,8 @@
 #                          role doc (P(fqcn#type) for callbacks, roles and filters) and docs/docsite/links.yml
 #   antsibull-changelog    lint: the fragments in changelogs/fragments/ and changelogs/changelog.yaml
 #   reuse                  lint: every file has its copyright and license (headers or REUSE.toml), texts in LICENSES/
+#   flake8                 what galaxy-importer runs on a collection's plugins (E, F, W with W503 and W504 - so no line
+#                          break beside a binary operator - E402 ignored, 160 columns); plugin_utils is not content
 #   version                scripts/version_label.py: galaxy.yml's version is the one the pending fragments call for
 #                          (semver), and every version_added is released or that version
 # Needs ANSIBLE_COLLECTIONS_PATH to find fleetqual.pts (the Makefile points it at .collections/).
@@ -31,6 +33,7 @@ check antsibull-docs antsibull-docs lint-collection-docs --plugin-docs --validat
   --disallow-unknown-collection-refs .
 check antsibull-changelog antsibull-changelog lint
 check reuse reuse lint --lines
+check flake8 flake8 --isolated --extend-ignore E402 --select E,F,W --max-line-length 160 --exclude plugins/plugin_utils plugins
 check version python scripts/version_label.py
 
 if ((${#failed[@]})); then

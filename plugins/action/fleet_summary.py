@@ -83,14 +83,15 @@ class ActionModule(ActionBase):
         result.update(
             changed=True,
             failed=summary["failed"] and args["fail"],
-            msg=(f"{counts['PASS']} PASS, {counts['FAIL']} FAIL, {counts['INCOMPLETE']} INCOMPLETE"
-                 + (f", {len(summary['errors'])} host(s) not tested" if summary["errors"] else "")
-                 + (f", {len(busy)} host(s) still running in another process" if busy else "")
-                 + f"; exit status {'fails' if summary['failed'] else 'passes'}; fleet summary in "
-                 f"{os.path.join(out, 'fleet.md')}"
-                 + "".join(f"; fleet.{kind} not made: {why}" for kind, why in
-                           (summary.get("outputs") or {}).get("not_produced", {}).items() if "not asked for" not in why)
-                 ),
+            msg="".join([
+                f"{counts['PASS']} PASS, {counts['FAIL']} FAIL, {counts['INCOMPLETE']} INCOMPLETE",
+                f", {len(summary['errors'])} host(s) not tested" if summary["errors"] else "",
+                f", {len(busy)} host(s) still running in another process" if busy else "",
+                f"; exit status {'fails' if summary['failed'] else 'passes'}; fleet summary in "
+                f"{os.path.join(out, 'fleet.md')}",
+                *(f"; fleet.{kind} not made: {why}" for kind, why in
+                  (summary.get("outputs") or {}).get("not_produced", {}).items() if "not asked for" not in why),
+            ]),
             pts_fleet={"counts": counts, "output_dir": out, "failed": summary["failed"],
                        "errors": len(summary["errors"]), "in_progress": len(busy),
                        "verdicts": {d["id"]: d["verdict"] for d in summary["drives"]}},

@@ -84,8 +84,7 @@ class ActionModule(ActionBase):
             msg=(f"{counts['REGRESSION']} REGRESSION, {counts['IMPROVEMENT']} IMPROVEMENT, {counts['SAME']} SAME, "
                  f"{counts['NOT COMPARED']} not compared ({written['baseline']['label']} vs "
                  f"{written['candidate']['label']}); comparison in {os.path.join(out, 'compare.md')}"
-                 + (f"; regressed: {', '.join(written['regressions'])}" if written["regressions"] else "")
-                 + missing),
+                 f"{'; regressed: ' + ', '.join(written['regressions']) if written['regressions'] else ''}{missing}"),
             pts_compare={
                 "output_dir": out, "counts": counts, "failed": written["failed"],
                 "regressions": written["regressions"], "tolerance": written["tolerance"]["rule"],

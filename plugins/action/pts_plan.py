@@ -77,8 +77,8 @@ class ActionModule(ActionBase):
             except ValueError as exc:
                 raise AnsibleActionFail(f"pts_plan: {exc}; nothing was written") from None
             run_dir = os.path.join(root, run_id)
-            display.display(f"PTS run {run_id}: results in {run_dir}"
-                            + (" (--check writes nothing)" if self._task.check_mode else ""))
+            check = " (--check writes nothing)" if self._task.check_mode else ""
+            display.display(f"PTS run {run_id}: results in {run_dir}{check}")
             result.update(changed=False, pts_run_id=run_id, pts_run_dir=run_dir)
             return result
         # Unless given, every input the task sees: the options of the pts_run role's argument spec.

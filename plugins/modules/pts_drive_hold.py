@@ -233,8 +233,8 @@ def _present(module: AnsibleModule, path: str, run_id: str, token: str, expect: 
     if module.check_mode:
         result["removed"] = [e for e in _hold.scan_locks() if not e["live"] and e["devnum"] == devnum]
         module.exit_json(changed=True, pts_drive_hold=result, pts_guard_record=expect,
-                         msg=f"check mode: would hold {path} for run {run_id}" +
-                             (f", replacing holder process {mine[0]['pid']}" if mine else ""))
+                         msg=f"check mode: would hold {path} for run {run_id}"
+                             f"{', replacing holder process ' + str(mine[0]['pid']) if mine else ''}")
     try:
         for holder in mine:
             _hold.stop(holder["pid"], devnum, timeout=module.params["timeout"])

@@ -485,9 +485,9 @@ def _absent(module: AnsibleModule, runner: _Runner, mdadm: str, path: str) -> No
             record["skipped"].append(f"{member}: no md superblock")
             continue
         if not name_matches(superblock["name"], name) or (uuid and not same_uuid(superblock["uuid"], uuid)):
+            wanted = f" (UUID {uuid})" if uuid else ""
             runner.fail(f"refused, nothing was written: {member} carries the md superblock of array "
-                        f"{superblock['name']!r} (UUID {superblock['uuid']}), not {name!r}"
-                        + (f" (UUID {uuid})" if uuid else ""))
+                        f"{superblock['name']!r} (UUID {superblock['uuid']}), not {name!r}{wanted}")
         for md in md_holders(_kname(member), _SYS_ROOT):
             if md not in ours:
                 # The member's superblock names this array, so the md holding it is this array under another node

@@ -114,10 +114,12 @@ def main() -> None:
     if module.params["timeout"] <= 0:
         module.fail_json(msg=f"pts_release: timeout={module.params['timeout']}: must be a positive number of seconds")
     found = _run_io.processes(_run_io.run_dirs(module.params["remote_dir"], run_id, token))
-    holders = [h for h in _hold.holder_processes() if h.get("run_id") == run_id and (not token or h.get("token") == token)
-               and module.params["holds"]]
-    others = [{k: h.get(k) for k in ("pid", "devnum", "run_id")} for h in _hold.holder_processes()
-              if h.get("run_id") != run_id or (token and h.get("token") != token)]
+
+    def ours(holder: dict) -> bool:
+        return holder.get("run_id") == run_id and (not token or holder.get("token") == token)
+
+    holders = [h for h in _hold.holder_processes() if ours(h)] if module.params["holds"] else []
+    others = [{k: h.get(k) for k in ("pid", "devnum", "run_id")} for h in _hold.holder_processes() if not ours(h)]
     freed = [{"device": h.get("device"), "devnum": h.get("devnum"), "run_id": h.get("run_id"), "pid": h.get("pid")}
              for h in holders]
     if module.check_mode:
@@ -127,8 +129,8 @@ def main() -> None:
     stopped = _run_io.stop(found, timeout=module.params["timeout"])
     left = [e for e in found if e not in stopped]
     if left:
-        module.fail_json(msg=f"pts_release: {len(left)} process(es) of run {run_id} did not end: "
-                             + "; ".join(f"{e['pid']} ({e['command']})" for e in left),
+        ended_not = "; ".join(f"{e['pid']} ({e['command']})" for e in left)
+        module.fail_json(msg=f"pts_release: {len(left)} process(es) of run {run_id} did not end: {ended_not}",
                          pts_release={"freed": [], "stopped": stopped, "others": others})
     try:
         for holder in holders:
@@ -137,9 +139,9 @@ def main() -> None:
     except (_hold.HoldError, OSError) as exc:
         module.fail_json(msg=f"pts_release: cannot release a hold of run {run_id}: {exc}",
                          pts_release={"freed": [], "stopped": stopped, "others": others})
+    named = "".join(f"; {f['device']} ({f['devnum']})" for f in freed)
     module.exit_json(changed=bool(stopped or freed), pts_release={"freed": freed, "stopped": stopped, "others": others},
-                     msg=f"run {run_id}: stopped {len(stopped)} process(es), freed {len(freed)} drive(s)"
-                         + "".join(f"; {f['device']} ({f['devnum']})" for f in freed))
+                     msg=f"run {run_id}: stopped {len(stopped)} process(es), freed {len(freed)} drive(s){named}")
 
 
 if __name__ == "__main__":

@@ -548,8 +548,8 @@ def release(run_id: str, devnum: str | None = None, pid: int | None = None, lock
             stop(holder["pid"], holder["devnum"], lock_dir, proc_root, timeout, kill=kill)
         result["stopped"].append(holder)
     if check_mode:
-        result["removed"] = [e for e in scan_locks(lock_dir, proc_root) if not e["live"]
-                             and same_run(e, run_id, token) and (not devnum or e["devnum"] == devnum)]
+        result["removed"] = [e for e in scan_locks(lock_dir, proc_root)
+                             if not e["live"] and same_run(e, run_id, token) and (not devnum or e["devnum"] == devnum)]
     else:
         result["removed"] = remove_stale(lock_dir, proc_root, run_id=run_id, devnum=devnum, token=token)
     return result

@@ -104,8 +104,7 @@ def _vpd_serial(device_dir: str) -> str | None:
 
 def serial_wwn(disk_dir: str) -> tuple[str | None, str | None]:
     device = os.path.join(disk_dir, "device")
-    serial = (read(os.path.join(device, "serial")) or read(os.path.join(disk_dir, "serial"))
-              or _vpd_serial(device))
+    serial = read(os.path.join(device, "serial")) or read(os.path.join(disk_dir, "serial")) or _vpd_serial(device)
     wwn = read(os.path.join(disk_dir, "wwid")) or read(os.path.join(device, "wwid"))
     return serial or None, wwn or None
 

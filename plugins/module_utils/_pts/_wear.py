@@ -210,9 +210,11 @@ def _combination_rate(combination: dict, numjobs: int, rate: float, rate_iops: i
 
 def _round_bytes(combinations: list[dict], seconds: float, numjobs: int, rate: float, rate_iops: int) -> float:
     """A round's bytes at most: each writing section for its own run time (else the test's) at its rate bound."""
-    return sum(float(c.get("seconds") or seconds)
-               * _combination_rate(c, int((c.get("options") or {}).get("numjobs") or numjobs), rate, rate_iops)
-               for c in combinations if write_fraction(c) > 0)
+    def bound(combination: dict) -> float:
+        jobs = int((combination.get("options") or {}).get("numjobs") or numjobs)
+        return float(combination.get("seconds") or seconds) * _combination_rate(combination, jobs, rate, rate_iops)
+
+    return sum(bound(c) for c in combinations if write_fraction(c) > 0)
 
 
 def purge_method(method: str | None, device: dict) -> str | None:
