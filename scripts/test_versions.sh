@@ -6,7 +6,8 @@
 #                helpers they use); the others never import it, and `make units` runs them (on the main venv's
 #                Python only)
 #   sanity       ansible-test sanity of that release (its own checks, on its own Python)
-#   integration  one real playbooks/pts.yml run on a loop device, with that venv's ansible-playbook
+#   integration  one real playbooks/pts.yml run on a loop device, with that venv's ansible-playbook, and the Galaxy
+#                tarball built, installed and run by FQCN from an unrelated directory with that venv's ansible-galaxy
 # The two versions run at the same time, each step's output in build/test-versions/<version>-<step>.log. Every step
 # runs even after one fails; the exit status is non-zero if any failed, a failed step shows the end of its log and
 # the last line names each failed version and step. Override the versions with PTS_CORE_OLDEST / PTS_CORE_NEWEST;
@@ -17,9 +18,12 @@ root=$PWD
 
 OLDEST=${PTS_CORE_OLDEST:-2.19.0}
 NEWEST=${PTS_CORE_NEWEST:-2.21.5}
-# The cheapest test that runs playbooks/pts.yml end to end: one quick IOPS run (validate, identify, guard, purge,
-# precondition, two rounds, report), then a resume of the same run id on another device, refused before any write.
-INTEGRATION=tests/integration/test_run_integrity.py::test_a_resume_refuses_another_device_under_the_same_name
+# The cheapest tests that run playbooks/pts.yml end to end: one quick IOPS run (validate, identify, guard, purge,
+# precondition, two rounds, report), then a resume of the same run id on another device, refused before any write;
+# and the Galaxy tarball built, installed into an empty collections path and run by FQCN (--check) from elsewhere.
+INTEGRATION=(tests/integration/test_run_integrity.py::test_a_resume_refuses_another_device_under_the_same_name
+  tests/integration/test_galaxy_install.py::test_tarball_ships_the_collection_and_no_development_files
+  tests/integration/test_galaxy_install.py::test_playbook_by_fqcn_checks_a_drive_from_an_unrelated_directory)
 tmp_root=${PTS_VERSIONS_TMP:-/var/tmp/fleetqual-test-versions}
 main_python=$root/.venv/bin/python
 
@@ -197,7 +201,7 @@ sanity() {
 
 integration() {
   PATH=$venv/bin:$PATH "$venv/bin/pytest" -q -p no:cacheprovider --basetemp="$tmp_root/$version-integration" \
-    "$INTEGRATION"
+    "${INTEGRATION[@]}"
 }
 
 # Each version in the background, its steps one after the other: each step is one process at a time (pytest,
