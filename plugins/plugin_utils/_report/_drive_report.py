@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+from types import SimpleNamespace
 
 import yaml
 
@@ -25,6 +26,7 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _characterisation, _hdd, _health_plots, _hir
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _identity, _judge
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _html, _intensity, _iops, _latency
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _intensity_md, _intensity_plots
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _plots, _previous, _split
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections, _summary, _tests, _throughput
@@ -35,9 +37,11 @@ QUICK_BANNER = "quick profile — not a qualification"
 # The PTS 2.0 tests with a steady-state phase (a preconditioning, a TC × QD loop).
 STEADY_PHASES = ("hir", "cbw", "dirth")
 DASH = md.DASH
+# A test's report in its parts when it has more than one file: the model (build), the figures (plots), the section.
+_INTENSITY = SimpleNamespace(build=_intensity.build, plots=_intensity_plots.plots, section=_intensity_md.section)
 TEST_MODULES = dict({"iops": _iops, "throughput": _throughput, "latency": _latency, "wsat": _wsat},
                     **{name: _characterisation for name in _characterisation.SECTIONS},
-                    hdd_iops=_hdd, hdd_throughput=_hdd, hir=_hir, xsr=_xsr, cbw=_intensity, dirth=_intensity)
+                    hdd_iops=_hdd, hdd_throughput=_hdd, hir=_hir, xsr=_xsr, cbw=_INTENSITY, dirth=_INTENSITY)
 
 
 def build_model(drive_dir: str) -> dict:
