@@ -26,7 +26,8 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _characterisation, _hdd, _health_plots, _hir
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _identity, _judge
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _html, _intensity, _iops, _latency
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _intensity_md, _intensity_plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _hir_md, _hir_plots, _intensity_md, _intensity_plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _xsr_md, _xsr_plots
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _plots, _previous, _split
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections, _summary, _tests, _throughput
@@ -39,9 +40,11 @@ STEADY_PHASES = ("hir", "cbw", "dirth")
 DASH = md.DASH
 # A test's report in its parts when it has more than one file: the model (build), the figures (plots), the section.
 _INTENSITY = SimpleNamespace(build=_intensity.build, plots=_intensity_plots.plots, section=_intensity_md.section)
+_HIR = SimpleNamespace(build=_hir.build, plots=_hir_plots.plots, section=_hir_md.section)
+_XSR = SimpleNamespace(build=_xsr.build, plots=_xsr_plots.plots, section=_xsr_md.section)
 TEST_MODULES = dict({"iops": _iops, "throughput": _throughput, "latency": _latency, "wsat": _wsat},
                     **{name: _characterisation for name in _characterisation.SECTIONS},
-                    hdd_iops=_hdd, hdd_throughput=_hdd, hir=_hir, xsr=_xsr, cbw=_INTENSITY, dirth=_INTENSITY)
+                    hdd_iops=_hdd, hdd_throughput=_hdd, hir=_HIR, xsr=_XSR, cbw=_INTENSITY, dirth=_INTENSITY)
 
 
 def build_model(drive_dir: str) -> dict:
