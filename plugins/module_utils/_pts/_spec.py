@@ -40,9 +40,8 @@ PROFILES = ("standard", "quick")
 IOPS_MIXES = (100, 95, 65, 50, 35, 5, 0)
 IOPS_BLOCK_SIZES = ("1024k", "128k", "64k", "32k", "16k", "8k", "4k", "512")
 IOPS_DV = {"mix": 0, "bs": 4096, "metric": "iops"}
-# Throughput: per block size (purged before each), sequential read then write; DVs per bs and direction.
-THROUGHPUT_BLOCK_SIZES = ("1024k", "64k", "8k", "4k", "512")
-THROUGHPUT_PTS2_BLOCK_SIZES = ("128k", "1024k")
+# Throughput: per block size (purged before each), sequential read then write; DVs per bs and direction. Its
+# block sizes per spec are _pts2.SPEC_DEFAULTS' throughput_block_sizes.
 # Latency: 1 thread x QD 1 as the PTS requires; DV 4k 0/100 mean latency.
 LATENCY_MIXES = (100, 65, 0)
 LATENCY_BLOCK_SIZES = ("8k", "4k", "512")

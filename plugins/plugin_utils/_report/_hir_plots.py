@@ -16,7 +16,7 @@ import os
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _interval
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _plots
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._plots import _finish, _thousands, _zero_y
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._plots import finish_figure, thousands_tick, zero_y
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._hir import COLORS, MINUTES_FROM_S, PC_SEGMENT
 try:
     import matplotlib.pyplot as plt
@@ -110,7 +110,7 @@ def timeline(path: str, title: str, result: dict, subtitle: str | None = None) -
     fig, ax = plt.subplots(figsize=(_plots.WIDTH, 5.4), layout="constrained")
     values = _spans_and_points(ax, states, scale, 0.0, labels=True, series=result.get("_series"))
     _pc_line(ax, result["precondition"])
-    _zero_y(ax, values + [result["precondition"].get("iops") or 0.0])
+    zero_y(ax, values + [result["precondition"].get("iops") or 0.0])
     top = ax.get_ylim()[1]
     ax.set_ylim(0, top * 1.08)  # room for the WS labels above the points
     ax.set_xlim(min(0.0, ax.get_xlim()[0]), end / scale * 1.02)
@@ -124,7 +124,7 @@ def timeline(path: str, title: str, result: dict, subtitle: str | None = None) -
     ax.legend([h for h, dummy in pairs], [label for dummy, label in pairs], loc="upper left",
               bbox_to_anchor=(1.01, 1.0), fontsize=8.5)
     fig.suptitle(title)
-    return _finish(fig, path, subtitle)
+    return finish_figure(fig, path, subtitle)
 
 
 def detail(path: str, title: str, result: dict, subtitle: str | None = None) -> str:
@@ -148,7 +148,7 @@ def detail(path: str, title: str, result: dict, subtitle: str | None = None) -> 
         ax.grid(True, alpha=0.3)
         ax.set_ylabel("IOPS")
     for ax in axes[:, 0]:
-        _zero_y(ax, values + [result["precondition"].get("iops") or 0.0])
+        zero_y(ax, values + [result["precondition"].get("iops") or 0.0])
     axes[-1, 0].set_xlabel(f"Time from the wait state's start ({unit})")
     handles = [plt.Line2D([], [], color=COLORS["bursts"], **_point_style(0)),
                plt.Line2D([], [], color=COLORS["baseline"], **_point_style(0)),
@@ -166,7 +166,7 @@ def detail(path: str, title: str, result: dict, subtitle: str | None = None) -> 
         labels.append("preconditioning window average")
     axes[0, 0].legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8.5)
     fig.suptitle(title)
-    return _finish(fig, path, subtitle)
+    return finish_figure(fig, path, subtitle)
 
 
 def recovery(path: str, title: str, result: dict, subtitle: str | None = None) -> str:
@@ -187,7 +187,7 @@ def recovery(path: str, title: str, result: dict, subtitle: str | None = None) -
            label="return to baseline: mean IOPS")
     _pc_line(ax, result["precondition"])
     tops = [b.get("max") or 0.0 for b in burst] + [b.get("mean") or 0.0 for b in base]
-    _zero_y(ax, [t * 1.1 for t in tops] + [result["precondition"].get("iops") or 0.0])
+    zero_y(ax, [t * 1.1 for t in tops] + [result["precondition"].get("iops") or 0.0])
     floor = 0.25 * ax.get_ylim()[1]
     for x, entry, b, a in zip(xs, states, burst, base):
         # Each bar's mean up its foot (whiskers and the average line cross the bars' tops), the gain above the bursts.
@@ -209,7 +209,7 @@ def recovery(path: str, title: str, result: dict, subtitle: str | None = None) -
                        for s in states])
     ax.set_xlabel("Wait state (idle time between bursts)")
     ax.set_ylabel("IOPS (4k random write)")
-    ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
+    ax.yaxis.set_major_formatter(FuncFormatter(thousands_tick))
     ax.grid(True, axis="y", alpha=0.3)
     ax.set_axisbelow(True)
     order = ("bursts", "return to baseline", "preconditioning")
@@ -219,7 +219,7 @@ def recovery(path: str, title: str, result: dict, subtitle: str | None = None) -
     labels = [label for dummy, label in pairs] + ["gain = mean burst IOPS ÷ preconditioning average"]
     ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8.5)
     fig.suptitle(title)
-    return _finish(fig, path, subtitle)
+    return finish_figure(fig, path, subtitle)
 
 
 def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:

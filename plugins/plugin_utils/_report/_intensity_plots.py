@@ -18,7 +18,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogr
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _plots, _sweep_plots
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._plots import (
-    _finish, _log_y, _spans_decades, _thousands)
+    finish_figure, log_y, spans_decades, thousands_tick)
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._intensity import (
     MS, NINES, POINT_COLORS, POINT_WORDS, grid_cells, chosen_points, phase_stamp, point_name, rounds_text)
 try:
@@ -38,11 +38,11 @@ def _ramp(index: int, count: int):
 
 def _y_axis(ax, values: list, label: str) -> None:
     ax.set_ylabel(label)
-    if _spans_decades(values):
-        _log_y(ax, values)
+    if spans_decades(values):
+        log_y(ax, values)
     else:
         ax.set_ylim(0, max([v for v in values if v is not None] or [1]) * 1.08)
-        ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
+        ax.yaxis.set_major_formatter(FuncFormatter(thousands_tick))
 
 
 def demand_variation(path: str, title: str, result: dict, subtitle: str) -> str:
@@ -63,7 +63,7 @@ def demand_variation(path: str, title: str, result: dict, subtitle: str) -> str:
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(title="Thread count", loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8.5)
     fig.suptitle(title)
-    return _finish(fig, path, subtitle)
+    return finish_figure(fig, path, subtitle)
 
 
 def demand_intensity(path: str, title: str, result: dict, subtitle: str) -> str:
@@ -92,12 +92,12 @@ def demand_intensity(path: str, title: str, result: dict, subtitle: str) -> str:
     else:
         ax.plot([], [], color="#6a1b9a", linestyle="--", linewidth=1, label=f"ART ceiling {ceiling:g} ms (above)")
     ax.set_xlim(left=0)
-    ax.xaxis.set_major_formatter(FuncFormatter(_thousands))
+    ax.xaxis.set_major_formatter(FuncFormatter(thousands_tick))
     ax.set_xlabel("IOPS (read + write)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(title="Thread count, QD 1 → max", loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8.5)
     fig.suptitle(title)
-    return _finish(fig, path, subtitle)
+    return finish_figure(fig, path, subtitle)
 
 
 def _oio_ticks(ax, values: list[int]) -> None:
@@ -132,7 +132,7 @@ def outstanding(path: str, title: str, result: dict, subtitle: str) -> str:
     axes[1].set_title("Mean response time", fontsize=10)
     axes[1].legend(title="Thread count", loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8.5)
     fig.suptitle(title)
-    return _finish(fig, path, subtitle)
+    return finish_figure(fig, path, subtitle)
 
 
 def prewrites(path: str, title: str, result: dict, subtitle: str) -> str:
@@ -147,7 +147,7 @@ def prewrites(path: str, title: str, result: dict, subtitle: str) -> str:
         xs = [s["sample"] * seconds / (60 if minutes else 1) if seconds else s["sample"] for s in samples]
         values += [s["iops"] for s in samples]
         ax.plot(xs, [s["iops"] for s in samples], color=POINT_COLORS[entry["point"]],
-                **_plots._marker(len(samples), 3.5), linewidth=1.3,
+                **_plots.marker_style(len(samples), 3.5), linewidth=1.3,
                 label=f"{entry['word']} {point_name(entry['tc'], entry['qd'])}")
     _y_axis(ax, values, "IOPS (100 % writes)")
     ax.set_xlabel(("Minutes" if minutes else "Seconds") + " of pre-write (end of each sample)" if seconds
@@ -156,7 +156,7 @@ def prewrites(path: str, title: str, result: dict, subtitle: str) -> str:
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(title="Operating point", loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=9)
     fig.suptitle(title)
-    return _finish(fig, path, subtitle)
+    return finish_figure(fig, path, subtitle)
 
 
 def _width_text(width_ns: int) -> str:
@@ -205,7 +205,7 @@ def histograms(path: str, title: str, result: dict, subtitle: str) -> str:
         else:
             ax.set_ylim(0, max(positive or [1]) * 1.1)
             ax.set_ylabel("IOs per bin")
-        ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
+        ax.yaxis.set_major_formatter(FuncFormatter(thousands_tick))
         ax.set_xlim(0, edges[-1] if beyond else max(edges[-1], measure["mrt_ms"]) * 1.02)
         ax.set_title(f"{entry['word']} {point_name(entry['tc'], entry['qd'])}: {measure['total_ios']:,} IOs, "
                      f"MRT {measure['mrt_ms']:,.3f} ms", fontsize=10, loc="left")
@@ -214,7 +214,7 @@ def histograms(path: str, title: str, result: dict, subtitle: str) -> str:
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8.5, loc="upper right")
     fig.suptitle(title)
-    return _finish(fig, path, subtitle)
+    return finish_figure(fig, path, subtitle)
 
 
 # The confidence-level plot's y axis: the share of IOs on a logit scale, from 1 % to beyond five nines.
@@ -278,7 +278,7 @@ def confidence(path: str, title: str, result: dict, subtitle: str) -> str:
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, dummy: f"{v:g}"))
     ax.xaxis.set_minor_locator(NullLocator())
     fig.suptitle(title)
-    return _finish(fig, path, subtitle)
+    return finish_figure(fig, path, subtitle)
 
 
 def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:

@@ -42,7 +42,6 @@ BS_COLORS = {
     "1024k": "#4c2a85", "128k": "#1f77b4", "64k": "#17becf", "32k": "#2ca02c", "16k": "#bcbd22", "8k": "#ff7f0e",
     "4k": "#d62728", "2k": "#e377c2", "1k": "#8c564b", "512": "#7f7f7f",
 }
-DIRECTION_COLORS = {"read": "#1f77b4", "write": "#c62828"}
 LOG_NOTE = " (log scale)"
 # A figure is at most this wide (inches), so on an A4 page (about 7.4 in between the margins) its text prints at
 # three quarters or more of its size: 9 pt and up reads as 7 pt and up.
@@ -81,7 +80,7 @@ def by_block_size(labels) -> list:
     return sorted(labels, key=_bs_bytes, reverse=True)
 
 
-def _thousands(value, dummy):
+def thousands_tick(value, dummy):
     if value >= 1e6:
         return f"{value / 1e6:g}M"
     if value >= 1e3:
@@ -89,12 +88,12 @@ def _thousands(value, dummy):
     return f"{value:g}"
 
 
-def _spans_decades(values) -> bool:
+def spans_decades(values) -> bool:
     positive = [v for v in values if v]
     return bool(positive) and max(positive) / min(positive) >= 20
 
 
-def _figure(value: float) -> str:
+def figure_text(value: float) -> str:
     """A value for a legend: enough digits for IOPS and for sub-millisecond latencies alike."""
     if abs(value) >= 100:
         return f"{value:,.1f}"
@@ -112,7 +111,7 @@ def _nice_log(value: float, up: bool) -> float:
         max(c for c in candidates if c <= value * (1 + 1e-9))
 
 
-def _log_y(ax, values=None) -> None:
+def log_y(ax, values=None) -> None:
     """Log scale labelled at 1, 2, 5 × 10^n with plain labels (1k, 2, 0.5), ending on a labelled tick at both
     ends so every plotted value lies between two labels; the axis label says it is logarithmic."""
     ax.set_yscale("log")
@@ -121,32 +120,32 @@ def _log_y(ax, values=None) -> None:
         # A little room beyond the extremes: a marker on the frame would be cut in half (9.79 under a top of 10).
         ax.set_ylim(_nice_log(min(positive) / 1.08, up=False), _nice_log(max(positive) * 1.08, up=True))
     ax.yaxis.set_major_locator(LogLocator(base=10, subs=_STEPS))
-    ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
+    ax.yaxis.set_major_formatter(FuncFormatter(thousands_tick))
     ax.yaxis.set_minor_locator(NullLocator())
     label = ax.get_ylabel()
     if label and not label.endswith(LOG_NOTE):
         ax.set_ylabel(label + LOG_NOTE)
 
 
-def _zero_y(ax, values) -> None:
+def zero_y(ax, values) -> None:
     """A linear axis from zero up to a labelled tick at or above the largest value."""
     top = max([v for v in values if v is not None] or [1.0])
     top = top * 1.06 if top > 0 else 1.0  # headroom: a marker on the frame would be cut, a line merge with it
     ticks = [t for t in MaxNLocator(nbins=6).tick_values(0, top) if t >= top]
     ax.set_ylim(0, min(ticks) if ticks else top * 1.1)
-    ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
+    ax.yaxis.set_major_formatter(FuncFormatter(thousands_tick))
 
 
-def _scale(axes, values, ylabel: str) -> bool:
+def scale_axes(axes, values, ylabel: str) -> bool:
     """The same y scale on every panel that is compared: log (labelled) when the values span decades, else linear
     from zero; returns whether it is log."""
-    log = _spans_decades(values)
+    log = spans_decades(values)
     for ax in axes:
         ax.set_ylabel(ylabel)
         if log:
-            _log_y(ax, values)
+            log_y(ax, values)
         else:
-            _zero_y(ax, values)
+            zero_y(ax, values)
     return log
 
 
@@ -156,14 +155,14 @@ EVERY_ROUND_UP_TO = 30
 MARKERS_UP_TO = 150
 
 
-def _round_ticks(ax, rounds: int) -> None:
+def round_ticks(ax, rounds: int) -> None:
     if rounds <= EVERY_ROUND_UP_TO:
         ax.set_xticks(range(1, rounds + 1))
     else:
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
 
 
-def _marker(points: int, size: float) -> dict:
+def marker_style(points: int, size: float) -> dict:
     return {"marker": "o", "markersize": size} if points <= MARKERS_UP_TO else {"marker": None}
 
 
@@ -179,7 +178,7 @@ def _running_mean(values: list[float], span: int) -> list[float]:
     return out
 
 
-def _finish(fig, path: str, subtitle: str | None) -> str:
+def finish_figure(fig, path: str, subtitle: str | None) -> str:
     if subtitle:
         # A figure-level label below every axis: constrained layout keeps room for it (a figure laid out by
         # fixed_layout has its footer from there, and comes here without one).
@@ -232,7 +231,7 @@ def fixed_layout(fig, axes: list, title: str, subtitle: str | None, legend=None,
     by hand: room on the left for the first column's y axis, between panels for theirs and for the row above's x
     axis and the row below's titles, on top for the title, the first row's titles and a time axis, at the bottom for
     the last row's x axis, the footer and ``legend`` when ``legend_below``, else on the right for ``legend``, which
-    is placed there. The figure is then finished without a footer of its own (_finish(fig, path, None))."""
+    is placed there. The figure is then finished without a footer of its own (finish_figure(fig, path, None))."""
     renderer = fig.canvas.get_renderer()
     width, height = fig.get_size_inches()
     rows, columns = len(axes), max(len(row) for row in axes)
@@ -372,7 +371,7 @@ def mark_handle(kind: str, style: str):
     return plt.Line2D([], [], linestyle="none", marker="s", markersize=10, color=color, alpha=0.4)
 
 
-def _off_scale(ax, x: float, value: float, color, text: str, line: int = 0) -> bool:
+def off_scale(ax, x: float, value: float, color, text: str, line: int = 0) -> bool:
     """A value out of the axis' scale (round 1's reads of a just-purged drive): hollow at its value when that lies
     on the axis, else a hollow triangle on the top frame at its round with the value beside it (``line``: how many
     such labels of the same round are above it). Returns whether it was above the axis."""
@@ -428,7 +427,7 @@ def convergence(path: str, title: str, ylabel: str, panels: dict, highlight: str
             if flagged and flagged - 1 < len(values) and values[flagged - 1] is not None:
                 off.append((ax, flagged, values[flagged - 1], color))
             bold = label == highlight and (highlight_panel is None or panel == highlight_panel)
-            ax.plot(rounds, points, **_marker(len(points), 5 if bold else 3.5), linewidth=2.8 if bold else 1.2,
+            ax.plot(rounds, points, **marker_style(len(points), 5 if bold else 3.5), linewidth=2.8 if bold else 1.2,
                     color=color, markeredgecolor="black" if bold else color,
                     label=f"{label} (DV)" if bold else label, zorder=3 if bold else 2)
             own = (windows or {}).get(label)
@@ -451,11 +450,11 @@ def convergence(path: str, title: str, ylabel: str, panels: dict, highlight: str
         if (verdicts or {}).get(panel):
             stamp(ax, *verdicts[panel])
         ax.grid(True, which="both", alpha=0.3)
-    _scale(axes[:, 0], values_all, ylabel)
+    scale_axes(axes[:, 0], values_all, ylabel)
     above: dict = {}
     for ax, flagged, value, color in sorted(off, key=lambda o: -o[2]):
         line = above.get((id(ax), flagged), 0)
-        if _off_scale(ax, flagged, value, color, f"{_figure(value)} ↑", line):
+        if off_scale(ax, flagged, value, color, f"{figure_text(value)} ↑", line):
             above[(id(ax), flagged)] = line + 1
     extra = []
     if off:
@@ -474,11 +473,11 @@ def convergence(path: str, title: str, ylabel: str, panels: dict, highlight: str
     # One legend for all panels (they share their series), the symbols that explain markers after the series.
     legend = shared_legend(fig, axes[:, 0], legend_title, loc="center right", extra=extra)
     axes[-1, 0].set_xlabel("Round")
-    _round_ticks(axes[-1, 0], longest)
+    round_ticks(axes[-1, 0], longest)
     if times:
         time_axis(axes[0, 0], times, time_label)
     fixed_layout(fig, [[ax] for ax in axes[:, 0]], title, subtitle, legend)
-    return _finish(fig, path, None)
+    return finish_figure(fig, path, None)
 
 
 def _verification_panel(ax, all_values: list[float], verdict: dict, exclude: tuple = ()) -> list[float]:
@@ -490,7 +489,7 @@ def _verification_panel(ax, all_values: list[float], verdict: dict, exclude: tup
     rounds = [r for r in range(1, len(all_values) + 1) if r not in exclude]
     window_rounds = verdict.get("rounds") or []
     in_window = [r for r in rounds if r in window_rounds]
-    ax.plot(rounds, [all_values[r - 1] for r in rounds], color="#9e9e9e", **_marker(len(rounds), 3.5), linewidth=1,
+    ax.plot(rounds, [all_values[r - 1] for r in rounds], color="#9e9e9e", **marker_style(len(rounds), 3.5), linewidth=1,
             label="DV, every round")
     ax.plot(in_window, [all_values[r - 1] for r in in_window], color="#0d47a1", marker="o", markersize=7,
             linewidth=2, label="DV, measurement window")
@@ -506,7 +505,7 @@ def _verification_panel(ax, all_values: list[float], verdict: dict, exclude: tup
                         label=f"allowed max − min: {verdict['max_data_excursion_pct']:g} % of average")
         ax.hlines([max(window), min(window)], lo, hi, colors="#1b5e20", linewidth=0.9, linestyles=":",
                   label=f"window max and min ({verdict.get('data_excursion_pct', 0):.1f} % apart)")
-        ax.hlines(average, lo, hi, colors="#2e7d32", linewidth=1.6, label=f"window average {_figure(average)}")
+        ax.hlines(average, lo, hi, colors="#2e7d32", linewidth=1.6, label=f"window average {figure_text(average)}")
         first, last = min(in_window), max(in_window)
         centre_x = (first + last) / 2
         centre_y = verdict["intercept"] + verdict["slope"] * centre_x
@@ -524,7 +523,7 @@ def _verification_panel(ax, all_values: list[float], verdict: dict, exclude: tup
                        f"(≤ {verdict['max_data_excursion_pct']:g} %) · best fit "
                        f"{verdict['slope_excursion_pct']:.1f} % (≤ {verdict['max_slope_excursion_pct']:g} %)")
     stamp(ax, "STEADY" if verdict.get("steady") else "NOT STEADY", bool(verdict.get("steady")))
-    _round_ticks(ax, len(all_values))
+    round_ticks(ax, len(all_values))
     ax.set_xlabel("Round" + figures)
     ax.grid(True, alpha=0.3)
     return shown
@@ -533,7 +532,7 @@ def _verification_panel(ax, all_values: list[float], verdict: dict, exclude: tup
 def _excluded(ax, all_values: list[float], exclude: tuple) -> None:
     for number in exclude:
         if 0 < number <= len(all_values) and all_values[number - 1] is not None:
-            _off_scale(ax, number, all_values[number - 1], "#616161", f"{_figure(all_values[number - 1])} ↑")
+            off_scale(ax, number, all_values[number - 1], "#616161", f"{figure_text(all_values[number - 1])} ↑")
 
 
 def verification(path: str, title: str, ylabel: str, all_values: list[float], verdict: dict,
@@ -553,7 +552,7 @@ def verification_panels(path: str, title: str, ylabel: str, panels: list, subtit
     for ax, (name, values, verdict) in zip(axes[0], panels):
         skipped = tuple((exclude or {}).get(name) or ())
         shown = _verification_panel(ax, values, verdict, skipped)
-        _zero_y(ax, [v * 1.04 for v in shown if v is not None])
+        zero_y(ax, [v * 1.04 for v in shown if v is not None])
         ax.set_ylabel(ylabel)
         if name:
             ax.set_title(name, fontsize=10, loc="left")
@@ -574,7 +573,7 @@ def verification_panels(path: str, title: str, ylabel: str, panels: list, subtit
         legend = fig.legend(handles + [h for h, dummy in extra], generic + [l for dummy, l in extra],
                             loc="lower center", ncol=2, fontsize=9, frameon=False)
     fixed_layout(fig, [list(axes[0])], title, subtitle, legend, legend_below=not single)
-    return _finish(fig, path, None)
+    return finish_figure(fig, path, None)
 
 
 def measurement_2d(path: str, title: str, ylabel: str, block_sizes: list[str], table: dict,
@@ -591,7 +590,7 @@ def measurement_2d(path: str, title: str, ylabel: str, block_sizes: list[str], t
         values_all.extend(y for dummy, y in points)
         ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", color=_color(mix, index),
                 label=_mix_label(mix))
-    _scale([ax], values_all, ylabel)
+    scale_axes([ax], values_all, ylabel)
     ax.set_xticks(xs, ordered)
     ax.set_xlabel("Block size")
     if verdict:
@@ -600,7 +599,7 @@ def measurement_2d(path: str, title: str, ylabel: str, block_sizes: list[str], t
     legend = fig.legend(*ax.get_legend_handles_labels(), title="R/W mix %", loc="center right", fontsize=9,
                         title_fontsize=9)
     fixed_layout(fig, [[ax]], title, subtitle, legend)
-    return _finish(fig, path, None)
+    return finish_figure(fig, path, None)
 
 
 def percentiles(path: str, title: str, panels: list[tuple[str, dict]], subtitle: str | None = None) -> str:
@@ -635,10 +634,10 @@ def percentiles(path: str, title: str, panels: list[tuple[str, dict]], subtitle:
         ax.set_title(name, fontsize=10)
         ax.set_xlabel("Percentile over the window")
         ax.grid(True, which="both", alpha=0.3)
-    _scale(axes[0], values_all, "latency (ms)")
+    scale_axes(axes[0], values_all, "latency (ms)")
     legend = shared_legend(fig, axes[0], "R/W mix, direction", loc="center right")
     fixed_layout(fig, [list(axes[0])], title, subtitle, legend)
-    return _finish(fig, path, None)
+    return finish_figure(fig, path, None)
 
 
 def grouped_bars(path: str, title: str, ylabel: str, categories: list[str], series: dict,
@@ -661,7 +660,7 @@ def grouped_bars(path: str, title: str, ylabel: str, categories: list[str], seri
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend(loc="upper right")
     fixed_layout(fig, [[ax]], title, subtitle)
-    return _finish(fig, path, None)
+    return finish_figure(fig, path, None)
 
 
 def xy_panels(path: str, title: str, panels: list[tuple], subtitle: str | None = None,
@@ -678,7 +677,7 @@ def xy_panels(path: str, title: str, panels: list[tuple], subtitle: str | None =
             color, line = styles.get(label, (plt.get_cmap("tab10")(index), "-"))
             xs_, ys_ = [p[0] for p in points], [p[1] for p in points]
             if len(points) <= MARKERS_UP_TO or label == "max":
-                ax.plot(xs_, ys_, color=color, linestyle=line, **_marker(len(points), 2.5), linewidth=1.2, label=label)
+                ax.plot(xs_, ys_, color=color, linestyle=line, **marker_style(len(points), 2.5), linewidth=1.2, label=label)
                 continue
             # Hundreds of rounds: every round as a thin line, and a running mean that shows the trend through the noise.
             span = max(3, len(points) // 50)
@@ -692,9 +691,9 @@ def xy_panels(path: str, title: str, panels: list[tuple], subtitle: str | None =
     if panels[0][4]:
         for ax in axes[0]:
             ax.set_ylabel(panels[0][1])
-            _log_y(ax, values_all)
+            log_y(ax, values_all)
     else:
-        _scale(axes[0], values_all, panels[0][1])
+        scale_axes(axes[0], values_all, panels[0][1])
     for ax, marks in zip(axes[0], markers or []):
         low, high = ax.get_xlim()
         # Labels closer than this (a fraction of the axis) take the next line down: two capacities crossed in one
@@ -712,7 +711,7 @@ def xy_panels(path: str, title: str, panels: list[tuple], subtitle: str | None =
     for ax in axes[0]:
         ax.legend(fontsize=9, loc="lower right" if not panels[0][4] else "best")
     fixed_layout(fig, [list(axes[0])], title, subtitle)
-    return _finish(fig, path, None)
+    return finish_figure(fig, path, None)
 
 
 def cohort(path: str, title: str, panels: list[tuple[str, list[tuple[str, float, bool]]]],
@@ -730,12 +729,12 @@ def cohort(path: str, title: str, panels: list[tuple[str, list[tuple[str, float,
                 ax.annotate(drive_id, (x, value), textcoords="offset points", xytext=(6, 0), fontsize=7,
                             color="#c62828")
         median = statistics.median(values)
-        ax.axhline(median, color="#2e7d32", linewidth=1.5, label=f"median {_figure(median)}")
+        ax.axhline(median, color="#2e7d32", linewidth=1.5, label=f"median {figure_text(median)}")
         ax.set_xlim(-0.6, 0.6)
         ax.set_xticks([])
         ax.set_title(label, fontsize=9)
-        ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
+        ax.yaxis.set_major_formatter(FuncFormatter(thousands_tick))
         ax.grid(True, axis="y", alpha=0.3)
         ax.legend(fontsize=7, loc="best")
     fig.suptitle(title)
-    return _finish(fig, path, subtitle)
+    return finish_figure(fig, path, subtitle)

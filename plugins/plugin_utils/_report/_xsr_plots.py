@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import os
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._plots import MARKERS_UP_TO, WIDTH, _finish
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._plots import _scale, _zero_y
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._plots import MARKERS_UP_TO, WIDTH, finish_figure
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._plots import scale_axes, zero_y
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._xsr import GROUP_COLORS
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._xsr import minutes_text
 try:
@@ -139,13 +139,13 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
     _draw_groups(ax, series, many)
     levels = _recovery_marks(ax, result)
     _boundaries(ax, result, label=True)
-    _zero_y(ax, [v for dummy, dummy2, values in series for v in values] + levels)
+    zero_y(ax, [v for dummy, dummy2, values in series for v in values] + levels)
     ax.set_ylabel("MB/s (10⁶ B/s)")
     ax.set_xlabel(time_label)
     _time_axis(ax, result)
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8.5)
     ax.set_title(f"{prefix} — cross stimulus recovery: write throughput per sample", loc="left")
-    drawn["throughput"] = _finish(fig, os.path.join(plot_dir, "xsr-throughput.png"), subtitle)
+    drawn["throughput"] = finish_figure(fig, os.path.join(plot_dir, "xsr-throughput.png"), subtitle)
 
     # Throughput, mean and maximum response time on one time axis.
     panels = (("Throughput", "MB/s (10⁶ B/s)", "mb_s"), ("Mean response time (ART)", "ms", "art_ms"),
@@ -155,11 +155,11 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
         series = _series(result, key)
         _draw_groups(ax, series, many)
         _boundaries(ax, result, label=index == 0)
-        _scale([ax], [v for dummy, dummy2, values in series for v in values], unit)
+        scale_axes([ax], [v for dummy, dummy2, values in series for v in values], unit)
         ax.set_title(title, fontsize=10, loc="left")
         _time_axis(ax, result)
     axes[-1].set_xlabel(time_label)
     axes[0].legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8.5)
     fig.suptitle(f"{prefix} — cross stimulus recovery: throughput, mean and maximum response time")
-    drawn["panels"] = _finish(fig, os.path.join(plot_dir, "xsr-panels.png"), subtitle)
+    drawn["panels"] = finish_figure(fig, os.path.join(plot_dir, "xsr-panels.png"), subtitle)
     return drawn

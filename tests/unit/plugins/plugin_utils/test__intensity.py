@@ -384,7 +384,7 @@ def test_the_standard_scale_plots_are_drawn_in_seconds(tmp_path):
 @needs_matplotlib
 def test_the_histograms_of_a_figure_share_one_bin_width(tmp_path, monkeypatch):
     widths = []
-    finish = _plots._finish
+    finish = _plots.finish_figure
 
     def keep(fig, path, subtitle):
         if path.endswith("histograms.png"):
@@ -392,8 +392,8 @@ def test_the_histograms_of_a_figure_share_one_bin_width(tmp_path, monkeypatch):
                           if text.get_text().startswith("IOs per "))
         return finish(fig, path, subtitle)
 
-    monkeypatch.setattr(_plots, "_finish", keep)
-    monkeypatch.setattr(_intensity_plots, "_finish", keep)
+    monkeypatch.setattr(_plots, "finish_figure", keep)
+    monkeypatch.setattr(_intensity_plots, "finish_figure", keep)
     for name in ("cbw", "dirth"):
         result = _intensity.build(_results.load_test(_copy(tmp_path, name)))
         before = len(widths)

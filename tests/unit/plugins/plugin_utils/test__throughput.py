@@ -165,7 +165,7 @@ def figures(monkeypatch):
     """Every figure a plot function finishes, looked at before it is closed: per file its axes' y limits, titles
     (left and right: the verdict stamp) and texts."""
     seen = {}
-    finish = _plots._finish
+    finish = _plots.finish_figure
 
     def keep(fig, path, subtitle):
         seen[os.path.basename(path)] = [{"ylim": ax.get_ylim(), "left": ax.get_title("left"),
@@ -173,7 +173,7 @@ def figures(monkeypatch):
                                          "texts": [t.get_text() for t in ax.texts]} for ax in fig.axes]
         return finish(fig, path, subtitle)
 
-    monkeypatch.setattr(_plots, "_finish", keep)
+    monkeypatch.setattr(_plots, "finish_figure", keep)
     return seen
 
 
