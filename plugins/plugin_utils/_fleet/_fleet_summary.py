@@ -17,6 +17,7 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _mark
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline, _judge
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_plots
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _html, _plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run, _verdicts
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _compare, _history
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
@@ -259,7 +260,7 @@ def _cohort_plots(summary: dict, out_dir: str) -> dict:
         if panels:
             path = os.path.join(out_dir, "plots", f"cohort-{index:02d}.png")
             title = md.plot_label(f"Cohort {name}: {len(drives)} drive(s)")
-            paths[name] = os.path.relpath(_plots.cohort(path, title, panels), out_dir)
+            paths[name] = os.path.relpath(_charts.cohort(path, title, panels), out_dir)
     return paths
 
 

@@ -16,6 +16,7 @@ import os
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _interval
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._plots import finish_figure, thousands_tick, zero_y
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._hir import COLORS, MINUTES_FROM_S, PC_SEGMENT
 try:
@@ -231,13 +232,13 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
 
     if pc.get("dv"):
         dv = pc["dv"]
-        drawn["convergence"] = _plots.convergence(
+        drawn["convergence"] = _charts.convergence(
             path("pc-convergence"), f"{prefix} — HIR preconditioning convergence, 4k random write (0/100)",
             "IOPS (write)", {"": {"4k": dv["values"]}}, highlight="4k", window_rounds=pc["window_rounds"],
             legend_title="Block size", subtitle=subtitle, marks=_plots.segment_marks(PC_SEGMENT),
             verdicts={"": ((f"DV STEADY from round {pc['steady_round']}", True) if pc["steady"] else
                            (f"DV NOT STEADY in {pc['rounds_run']} rounds", False))}, times=pc.get("round_end_s"))
-        drawn["verification"] = _plots.verification(
+        drawn["verification"] = _charts.verification(
             path("pc-verification"), f"{prefix} — HIR preconditioning steady-state verification, DV {dv['name']}",
             "IOPS", dv["values"], dv["window"], subtitle=subtitle)
     if any(s.get("bursts") or s.get("baseline") for s in result["wait_states"]):

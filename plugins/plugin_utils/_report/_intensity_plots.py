@@ -17,6 +17,7 @@ import os
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _plots, _sweep_plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._plots import (
     finish_figure, log_y, spans_decades, thousands_tick)
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._intensity import (
@@ -292,31 +293,31 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
 
     if pc["rounds_run"]:
         dv = pc["dv"]
-        drawn["pc_convergence"] = _plots.convergence(
+        drawn["pc_convergence"] = _charts.convergence(
             at("pc-convergence"), f"{prefix} — {words} preconditioning IOPS per round", "IOPS (write)",
             {"": {dv["name"]: dv["values"]}}, highlight=dv["name"], window_rounds=pc["window_rounds"],
             legend_title="Preconditioning", subtitle=subtitle, marks=_plots.segment_marks("precondition"),
             verdicts={"": phase_stamp(pc)}, times=pc.get("round_end_s"))
-        drawn["pc_verification"] = _plots.verification(
+        drawn["pc_verification"] = _charts.verification(
             at("pc-verification"), f"{prefix} — {words} preconditioning verification, {dv['name']}",
             "IOPS", dv["values"], dv["window"], subtitle=subtitle)
     if loop["rounds_run"]:
         dv, tracking = loop["dv"], loop["tracking"]
-        drawn["loop_prewrite"] = _plots.convergence(
+        drawn["loop_prewrite"] = _charts.convergence(
             at("loop-prewrite"), f"{prefix} — {words} between-round pre-writes (100 % writes, "
                                  f"{point_name(tracking['tc'], tracking['qd'])})", "IOPS (write)",
             {"": {"pre-write": loop["prewrite_iops"]}}, window_rounds=loop["window_rounds"],
             legend_title="Pre-write", subtitle=subtitle, marks=_plots.segment_marks("loop"),
             times=loop.get("round_end_s"))
         mix = result["parameters"]["mix"]
-        drawn["loop_convergence"] = _plots.convergence(
+        drawn["loop_convergence"] = _charts.convergence(
             at("loop-convergence"), f"{prefix} — {words} TC{tracking['tc']} IOPS per round, every queue depth "
                                     f"({md.mix(mix)})",
             {0: "IOPS (write)", 100: "IOPS (read)"}.get(mix, "IOPS (read + write)"),
             {"": {f"QD{qd}": values for qd, values in tracking["iops"].items()}}, highlight=f"QD{tracking['qd']}",
             window_rounds=loop["window_rounds"], legend_title=f"TC{tracking['tc']}, queue depth", subtitle=subtitle,
             marks=_plots.segment_marks("loop"), verdicts={"": phase_stamp(loop)}, times=loop.get("round_end_s"))
-        drawn["loop_verification"] = _plots.verification(
+        drawn["loop_verification"] = _charts.verification(
             at("loop-verification"), f"{prefix} — {words} TC × QD loop verification, {dv['name']}",
             "IOPS", dv["values"], dv["window"], subtitle=subtitle)
     if loop["grid"]:

@@ -19,6 +19,7 @@ import pytest
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram, _pts2
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _intensity, _intensity_md, _intensity_plots, _plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
 
 RUN = os.path.join(os.path.dirname(__file__), "fixtures", "intensity", "fio-3.33-quick-loop-device")
 PLOTS = {"pc_convergence", "pc_verification", "loop_prewrite", "loop_convergence", "loop_verification",
@@ -218,7 +219,7 @@ def test_a_loop_round_the_drive_throttled_in_is_shaded_on_the_loop_plots_only(tm
     def convergence(path, *args, **kwargs):
         seen[os.path.basename(path)] = kwargs.get("marks")
         return path
-    monkeypatch.setattr(_plots, "convergence", convergence)
+    monkeypatch.setattr(_charts, "convergence", convergence)
     with _plots.round_marks([{"round": 2, "kind": "throttled", "series": "loop"}]):
         _intensity_plots.plots(result, str(tmp_path), "d1", "quick profile")
     assert seen == {"cbw-pc-convergence.png": [],
