@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._plots import figure_text, finish_figure, off_scale, scale_axes
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._plots import (
+    figure_text, finish_figure, off_scale, scale_axes)
 
 try:
     import matplotlib.pyplot as plt
