@@ -18,7 +18,7 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _html, _plots
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run, _verdicts
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _compare, _history
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _compare_report, _history
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet._fleet_figures import (
     FIGURE_LABELS, exit_status, outlier_text)
@@ -218,7 +218,7 @@ def summarize(run_dirs: list[str], out_dir: str, settings: dict | None = None, i
     # Then each drive report's history comparison: its model's drives in this run against the run that tested that
     # model and firmware last before it (the link is in the report already; here its page is written).
     if not summary["history"].get("error"):
-        summary["history"]["comparisons"] = _compare.previous_comparisons(run_dirs)
+        summary["history"]["comparisons"] = _compare_report.previous_comparisons(run_dirs)
     return summary
 
 
