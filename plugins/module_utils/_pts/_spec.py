@@ -17,6 +17,7 @@ import math
 import re
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _pts2, _steady_state, _sweeps
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _pts2_segments
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._drive_actions import WRITE_CACHE_MODES
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._drive_tools import PURGE_METHODS as _DRIVE_PURGE_METHODS
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import find_job, find_named
@@ -458,7 +459,7 @@ def _drive_plan(device: dict, plan_tests: list[dict], max_rounds: int, window: i
             if sweep:
                 segments, notes = _sweeps.segments(test, lbs, int(capacity))
             elif test["stop"] == "phases":
-                segments, notes = _pts2.segments(test, lbs)
+                segments, notes = _pts2_segments.segments(test, lbs)
             else:
                 segments, notes = _segments(test, lbs)
         except ValueError as exc:

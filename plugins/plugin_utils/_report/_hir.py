@@ -28,7 +28,7 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _test
 
 
 PC_SEGMENT = "precondition"
-# The preconditioning's tracking variable, as the segment plan names it (_pts2._hir).
+# The preconditioning's tracking variable, as the segment plan names it (_pts2_segments._hir).
 PC_DV = {"name": "4k 0/100 IOPS", "job": "hir-pc", "mix": 0, "bs": HIR_BLOCK_SIZE, "metric": "iops"}
 PHASES = ("bursts", "baseline")
 _WS_RE = re.compile(r"^ws(\d+)$")

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram, _pts2
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _pts2_segments
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label, parse_block_size
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _tests
@@ -74,7 +75,7 @@ def dvs(params: dict) -> dict:
     return {
         "precondition": {"name": f"{what} 0/100 TC{tc}/QD{qd} IOPS", "job": f"{name}-pc", "mix": 0, "bs": bs,
                          "metric": "iops"},
-        "loop": {"name": f"{what} {md.mix(mix)} TC{tc}/QD{qd} IOPS", "job": _pts2.grid_name(name, tc, qd),
+        "loop": {"name": f"{what} {md.mix(mix)} TC{tc}/QD{qd} IOPS", "job": _pts2_segments.grid_name(name, tc, qd),
                  "mix": mix, "bs": bs, "metric": "iops"},
     }
 
@@ -116,25 +117,25 @@ def _loop(segment: dict, dv: dict, params: dict) -> dict:
     name, tcs, qds = params["name"], params["thread_counts"], params["queue_depths"]
     jobs = [r["fio"]["jobs"] for r in rounds]
     in_window = [r["fio"]["jobs"] for r in rounds if int(r["round"]) in phase["window_rounds"]]
-    grid = _pts2.window_grid(in_window, params)
+    grid = _pts2_segments.window_grid(in_window, params)
     cells = []
     for tc in tcs:
         for qd in qds:
             if (tc, qd) not in grid:
                 continue
             cpu = [j["cpu"]["usr_pct"] + j["cpu"]["sys_pct"] for r in in_window
-                   if (j := _named(r, _pts2.grid_name(name, tc, qd))) and j.get("cpu")]
+                   if (j := _named(r, _pts2_segments.grid_name(name, tc, qd))) and j.get("cpu")]
             cells.append(dict(grid[(tc, qd)], tc=tc, qd=qd, oio=tc * qd,
                               cpu_pct=sum(cpu) / len(cpu) if cpu else None))
     try:
-        recomputed = _pts2.operating_points(grid, params)
+        recomputed = _pts2_segments.operating_points(grid, params)
         recomputed["window_rounds"] = phase["window_rounds"]
         choice_error = None
     except ValueError as exc:
         recomputed, choice_error = None, str(exc).replace("TC x QD", "TC × QD")
     return dict(phase, prewrite_iops=[_iops(j, f"{name}-prewrite") for j in jobs],
                 tracking={"tc": tcs[0], "qd": qds[0],
-                          "iops": {str(qd): [_iops(j, _pts2.grid_name(name, tcs[0], qd)) for j in jobs] for qd in qds}},
+                          "iops": {str(qd): [_iops(j, _pts2_segments.grid_name(name, tcs[0], qd)) for j in jobs] for qd in qds}},
                 grid=cells, recomputed=recomputed, choice_error=choice_error)
 
 

@@ -22,13 +22,14 @@ import datetime
 import os
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _interval, _pts2
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _pts2_segments
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _tests
 
 
-GROUPS = tuple(name for name, dummy in _pts2.XSR_GROUPS)
-ACCESS = dict(_pts2.XSR_GROUPS)
+GROUPS = tuple(name for name, dummy in _pts2_segments.XSR_GROUPS)
+ACCESS = dict(_pts2_segments.XSR_GROUPS)
 STANDARD = _pts2.PROFILE_DEFAULTS["standard"]
 # Group 1 and group 3 run the same stimulus; each group keeps its own colour in both plots.
 GROUP_COLORS = {"group1": "#1f77b4", "group2": "#d62728", "group3": "#2ca02c"}

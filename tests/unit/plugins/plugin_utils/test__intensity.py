@@ -17,6 +17,7 @@ import time
 import pytest
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram, _pts2
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _pts2_segments
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _intensity, _intensity_md, _intensity_plots, _plots
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
@@ -332,10 +333,10 @@ def synthetic(rounds: int = 25, steady: bool = False, tcs=tuple(GRID), qds=tuple
                 iops, art = _model(tc, qd, settle * (1 + rng.uniform(-0.02, 0.02)))
                 if (tc, qd) == (tcs[0], qds[0]):
                     iops = 300_000.0 if steady and number > 3 else iops * (1.3 if number % 2 else 1.0)
-                jobs.append(_job(_pts2.grid_name("dirth", tc, qd), 65, tc, qd, iops, art, 60))
+                jobs.append(_job(_pts2_segments.grid_name("dirth", tc, qd), 65, tc, qd, iops, art, 60))
         loop.append(record(number, jobs))
     test = dict(params, name="dirth", block_sizes=[8192])
-    points = _pts2.operating_points(_pts2.window_grid([r["fio"]["jobs"] for r in loop[-5:]], test), test)
+    points = _pts2_segments.operating_points(_pts2_segments.window_grid([r["fio"]["jobs"] for r in loop[-5:]], test), test)
     points["window_rounds"] = list(range(rounds - 4, rounds + 1))
     rows = []
     for number, point in enumerate(_pts2.POINTS, 1):
