@@ -5,9 +5,10 @@
 # Note that this plugin util is **PRIVATE** to the collection. It can have breaking changes at any time.
 # Do not use this from other collections or standalone plugins!
 
-"""Host Idle Recovery (SNIA PTS 2.0 HIR): result from its round files, plots, report section.
+"""Host Idle Recovery (SNIA PTS 2.0 HIR): its result from its round files (the figures: _hir_plots.py; the report
+section: _hir_md.py).
 
-The run (module_utils/_pts/_pts2.py ``_hir``): a purge; segment ``precondition``, 4k random write rounds of one fio
+The run (module_utils/_pts/_pts2_segments.py ``_hir``): a purge; segment ``precondition``, 4k random write rounds of one fio
 section each (``hir-pc``) to steady state; then per wait state N a segment ``wsN`` of two rounds: the bursts (row
 phase "bursts": one fio run, sections ``hir-wsN-burst-NNNN`` each a burst long, its own reporting group, started on a
 fixed schedule from fio's start) and the return to baseline (row phase "baseline": one fio section of continuous

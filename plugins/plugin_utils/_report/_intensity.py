@@ -8,13 +8,15 @@
 """The thread count x queue depth tests of SNIA PTS 2.0: CBW (composite block size workload, PTS-E 1.1's ECW) and
 DIRTH (demand intensity / response time histogram), from their round files alone.
 
-Both run as three segments after one purge and WIPC (module_utils/_pts/_pts2.py ``_intensity``): ``precondition`` (100 %
+Both run as three segments after one purge and WIPC (module_utils/_pts/_pts2_segments.py ``_intensity``): ``precondition`` (100 %
 writes at the tracking point, the highest TC x highest QD, to steady state), ``loop`` (per round a pre-write at the
 tracking point, then every TC × QD point at the test's R/W mix; steady state on the tracking point's IOPS) and
 ``points`` (MaxIOPS, MidIOPS, MinIOPS, each chosen from the loop's measurement window when its round started: a
 pre-write at the point in samples, then a measurement with fio's latency histogram). Response times are fio's total
 latency (lat_ns, submission + completion); the percentiles of all IOs (read + write) are computed from fio's merged
 histogram buckets the way fio computes its own (module_utils/_pts/_histogram.py), the per-direction ones are fio's.
+
+This file: their result from the round files; the figures: _intensity_plots.py; the report section: _intensity_md.py.
 """
 
 from __future__ import annotations
@@ -111,7 +113,7 @@ def _iops(jobs: list[dict], name: str) -> float | None:
 
 def _loop(segment: dict, dv: dict, params: dict) -> dict:
     """The TC × QD loop: the steady-state phase, the pre-writes, the tracking thread count per QD, and the window
-    averages of every grid point (IOPS, ART as _pts2.window_grid takes them, fio's CPU use)."""
+    averages of every grid point (IOPS, ART as _pts2_segments.window_grid takes them, fio's CPU use)."""
     phase = _steady_phase(segment, dv)
     rounds = segment["rounds"]
     name, tcs, qds = params["name"], params["thread_counts"], params["queue_depths"]

@@ -5,7 +5,8 @@
 # Note that this plugin util is **PRIVATE** to the collection. It can have breaking changes at any time.
 # Do not use this from other collections or standalone plugins!
 
-"""The cross stimulus recovery test (SNIA PTS 2.0 XSR) in the report: after a purge and no preconditioning, three
+"""The cross stimulus recovery test (SNIA PTS 2.0 XSR) in the report, its result from its round files (the figures:
+_xsr_plots.py; the report section: _xsr_md.py): after a purge and no preconditioning, three
 access groups of writes back to back - sequential (1024k), random (8k), sequential again - each a series of samples
 (one fio section per round, 60 s in the standard test). The report shows throughput, mean and maximum response time
 against time, a table per group, and per transition how long the drive took: to settle on the random writes (group
