@@ -11,7 +11,7 @@ from ansible.plugins.action import ActionBase
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError, run_id
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _compare, _history
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _compare, _compare_report, _history
 
 ARGUMENT_SPEC = dict(
     results_dir=dict(type="path"),
@@ -72,7 +72,7 @@ class ActionModule(ActionBase):
             conn.close()
         out = args["output_dir"] or os.path.join(root, "compare", _default_name(selection))
         try:
-            written = _compare.write(compared, out, args["fail_on_regression"], root=root)
+            written = _compare_report.write(compared, out, args["fail_on_regression"], root=root)
         except (OSError, ValueError) as exc:
             raise AnsibleActionFail(f"pts_compare: could not write the comparison in {out}: {exc}") from None
         counts = written["counts"]

@@ -130,7 +130,7 @@ def _require_str(value: object, what: str) -> str:
     return value
 
 
-def _int(value: object) -> int | None:
+def int_or_none(value: object) -> int | None:
     """An integer from a JSON number, a numeric string ("12,345", "0x1b36", "1.2e+07") or a float (truncated)."""
     if isinstance(value, bool) or value is None:
         return None
@@ -176,11 +176,11 @@ def rank_purge_methods(methods: list[str]) -> list[str]:
 def nvme_identity(id_ctrl: dict) -> dict:
     """Identity, volatile write cache and supported purge methods from ``nvme id-ctrl -o json``."""
     data = _require_dict(id_ctrl, "id_ctrl")
-    vid = _int(data.get("vid"))
-    oacs = _int(data.get("oacs"))
-    fna = _int(data.get("fna"))
-    sanicap = _int(data.get("sanicap"))
-    vwc = _int(data.get("vwc"))
+    vid = int_or_none(data.get("vid"))
+    oacs = int_or_none(data.get("oacs"))
+    fna = int_or_none(data.get("fna"))
+    sanicap = int_or_none(data.get("sanicap"))
+    vwc = int_or_none(data.get("vwc"))
     methods = []
     if sanicap is not None:
         # SANICAP bit 0 CES, bit 1 BES, bit 2 OWS (NVMe Base Spec, Identify Controller).
@@ -224,20 +224,20 @@ def nvme_health(smart_log: dict) -> dict:
     warning = data.get("critical_warning")
     if isinstance(warning, dict):  # --verbose prints the bits and the value as an object
         warning = warning.get("value")
-    kelvin = _int(data.get("temperature"))
-    read_units = _int(data.get("data_units_read"))
-    written_units = _int(data.get("data_units_written"))
+    kelvin = int_or_none(data.get("temperature"))
+    read_units = int_or_none(data.get("data_units_read"))
+    written_units = int_or_none(data.get("data_units_written"))
     return {
-        "critical_warning": _int(warning),
+        "critical_warning": int_or_none(warning),
         "temperature_c": kelvin - 273 if kelvin is not None else None,
-        "available_spare_pct": _int(_first(data, "avail_spare", "available_spare")),
-        "percentage_used": _int(_first(data, "percent_used", "percentage_used")),
+        "available_spare_pct": int_or_none(_first(data, "avail_spare", "available_spare")),
+        "percentage_used": int_or_none(_first(data, "percent_used", "percentage_used")),
         "bytes_read": read_units * NVME_DATA_UNIT_BYTES if read_units is not None else None,
         "bytes_written": written_units * NVME_DATA_UNIT_BYTES if written_units is not None else None,
-        "power_on_hours": _int(data.get("power_on_hours")),
-        "unsafe_shutdowns": _int(data.get("unsafe_shutdowns")),
-        "media_errors": _int(data.get("media_errors")),
-        "error_log_entries": _int(_first(data, "num_err_log_entries", "error_log_entries")),
+        "power_on_hours": int_or_none(data.get("power_on_hours")),
+        "unsafe_shutdowns": int_or_none(data.get("unsafe_shutdowns")),
+        "media_errors": int_or_none(data.get("media_errors")),
+        "error_log_entries": int_or_none(_first(data, "num_err_log_entries", "error_log_entries")),
     }
 
 
@@ -260,7 +260,7 @@ def _sstat_status(sstat: object) -> int | None:
         match = _SSTAT_TEXT_RE.match(sstat)
         if match:
             return int(match.group(1)) & 0x7
-    value = _int(sstat)
+    value = int_or_none(sstat)
     return value & 0x7 if value is not None else None
 
 
@@ -272,7 +272,7 @@ def nvme_sanitize_status(sanitize_log: dict) -> dict:
     page = _sanitize_page(_require_dict(sanitize_log, "sanitize_log"))
     status = _sstat_status(page.get("sstat"))
     state = _SANITIZE_STATES.get(status, "unknown") if status is not None else "unknown"
-    sprog = _int(page.get("sprog"))
+    sprog = int_or_none(page.get("sprog"))
     progress = None
     if state == "in_progress" and sprog is not None:
         progress = round(sprog * 100.0 / 65536, 2)
@@ -393,14 +393,14 @@ def scsi_write_cache(sdparm_or_sg_text: str) -> bool | None:
 
 def _ata_attribute(table: list, attr_id: int) -> dict | None:
     for attr in table:
-        if isinstance(attr, dict) and _int(attr.get("id")) == attr_id:
+        if isinstance(attr, dict) and int_or_none(attr.get("id")) == attr_id:
             return attr
     return None
 
 
 def _raw_value(attr: dict | None) -> int | None:
     raw = attr.get("raw") if attr else None
-    return _int(raw.get("value")) if isinstance(raw, dict) else None
+    return int_or_none(raw.get("value")) if isinstance(raw, dict) else None
 
 
 def smart_health(smartctl_json: dict) -> dict:
@@ -417,23 +417,23 @@ def smart_health(smartctl_json: dict) -> dict:
     nvme = section("nvme_smart_health_information_log")
 
     bytes_written = None
-    units = _int(nvme.get("data_units_written"))
+    units = int_or_none(nvme.get("data_units_written"))
     if units is not None:
         bytes_written = units * NVME_DATA_UNIT_BYTES
     else:
         attr = _ata_attribute(table, 241)
         lbas = _raw_value(attr) if attr and attr.get("name") == "Total_LBAs_Written" else None
-        block = _int(data.get("logical_block_size"))
+        block = int_or_none(data.get("logical_block_size"))
         if lbas is not None and block:
             bytes_written = lbas * block
     return {
         "passed": passed if isinstance(passed, bool) else None,
-        "temperature_c": _int(section("temperature").get("current")),
-        "power_on_hours": _int(section("power_on_time").get("hours")),
+        "temperature_c": int_or_none(section("temperature").get("current")),
+        "power_on_hours": int_or_none(section("power_on_time").get("hours")),
         "reallocated_sectors": _raw_value(_ata_attribute(table, 5)),
         "pending_sectors": _raw_value(_ata_attribute(table, 197)),
         "offline_uncorrectable": _raw_value(_ata_attribute(table, 198)),
-        "media_errors": _int(nvme.get("media_errors")),
-        "percentage_used": _int(nvme.get("percentage_used")),
+        "media_errors": int_or_none(nvme.get("media_errors")),
+        "percentage_used": int_or_none(nvme.get("percentage_used")),
         "bytes_written": bytes_written,
     }

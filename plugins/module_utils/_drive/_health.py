@@ -38,7 +38,7 @@ from __future__ import annotations
 import json
 import os
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._drive._drive_tools import _int, nvme_health, smart_health
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive._drive_tools import int_or_none, nvme_health, smart_health
 
 # The interfaces read per round, and the tool each one is read with.
 READ_WITH = {"NVMe": "nvme", "SATA": "smartctl", "SCSI/SAS": "smartctl"}
@@ -108,7 +108,7 @@ def _compact(reading: dict) -> dict:
 
 
 def _celsius(kelvin: object) -> int | None:
-    value = _int(kelvin)
+    value = int_or_none(kelvin)
     return value - 273 if value else None  # 0 K: "not reported" in every NVMe temperature field
 
 
@@ -117,14 +117,14 @@ def nvme_reading(smart_log: dict) -> dict:
     data = smart_log if isinstance(smart_log, dict) else {}
     base = nvme_health(data)
     sensors = [_celsius(data.get(f"temperature_sensor_{n}")) for n in range(1, 9)]
-    counts = [_int(data.get(f"thm_temp{n}_trans_count")) for n in (1, 2)]
-    seconds = [_int(data.get(f"thm_temp{n}_total_time")) for n in (1, 2)]
+    counts = [int_or_none(data.get(f"thm_temp{n}_trans_count")) for n in (1, 2)]
+    seconds = [int_or_none(data.get(f"thm_temp{n}_total_time")) for n in (1, 2)]
     reading = {
         "temperature_c": base["temperature_c"],
         "sensors_c": [s for s in sensors if s is not None] or None,
         "critical_warning": base["critical_warning"],
-        "warning_temp_minutes": _int(data.get("warning_temp_time")),
-        "critical_temp_minutes": _int(data.get("critical_comp_time")),
+        "warning_temp_minutes": int_or_none(data.get("warning_temp_time")),
+        "critical_temp_minutes": int_or_none(data.get("critical_comp_time")),
         "thermal_transitions": counts if any(c is not None for c in counts) else None,
         "thermal_seconds": seconds if any(s is not None for s in seconds) else None,
         "media_errors": base["media_errors"],
@@ -143,12 +143,12 @@ def nvme_thresholds(id_ctrl: dict) -> dict:
 
 
 def _attribute(table: list, attr_id: int) -> dict | None:
-    return next((a for a in table if isinstance(a, dict) and _int(a.get("id")) == attr_id), None)
+    return next((a for a in table if isinstance(a, dict) and int_or_none(a.get("id")) == attr_id), None)
 
 
 def _raw(attr: dict | None) -> int | None:
     raw = attr.get("raw") if attr else None
-    return _int(raw.get("value")) if isinstance(raw, dict) else None
+    return int_or_none(raw.get("value")) if isinstance(raw, dict) else None
 
 
 def _attribute_temperature(table: list) -> int | None:
@@ -164,11 +164,11 @@ def _attribute_temperature(table: list) -> int | None:
 def _devstat(data: dict, page: int, name: str) -> int | None:
     pages = (data.get("ata_device_statistics") or {}).get("pages") if isinstance(data, dict) else None
     for entry in pages if isinstance(pages, list) else []:
-        if not isinstance(entry, dict) or _int(entry.get("number")) != page:
+        if not isinstance(entry, dict) or int_or_none(entry.get("number")) != page:
             continue
         for row in entry.get("table") or []:
             if isinstance(row, dict) and str(row.get("name", "")).lower() == name.lower():
-                return _int(row.get("value"))
+                return int_or_none(row.get("value"))
     return None
 
 
@@ -185,29 +185,29 @@ def smartctl_reading(smartctl_json: dict) -> dict:
     table = table if isinstance(table, list) else []
     nvme = _section(data, "nvme_smart_health_information_log")
     temperature = _section(data, "temperature")
-    wear = next(({"attribute": name, "id": attr_id, "normalized": _int(attr.get("value"))}
+    wear = next(({"attribute": name, "id": attr_id, "normalized": int_or_none(attr.get("value"))}
                  for attr_id, name in ATA_WEAR if (attr := _attribute(table, attr_id)) is not None), None)
     used = base["percentage_used"]
-    for candidate in (_int(_section(data, "endurance_used").get("current_percent")),
-                      _int(data.get("scsi_percentage_used_endurance_indicator")),
+    for candidate in (int_or_none(_section(data, "endurance_used").get("current_percent")),
+                      int_or_none(data.get("scsi_percentage_used_endurance_indicator")),
                       _devstat(data, 7, "Percentage Used Endurance Indicator")):
         used = candidate if used is None else used
-    over = _int(temperature.get("lifetime_over_limit_minutes"))
+    over = int_or_none(temperature.get("lifetime_over_limit_minutes"))
     if over is None:
         over = _devstat(data, 5, "Time in Over-Temperature")
     reading = {
         "passed": base["passed"],
         "temperature_c": base["temperature_c"] if base["temperature_c"] is not None else _attribute_temperature(table),
-        "critical_warning": _int(nvme.get("critical_warning")),
-        "warning_temp_minutes": _int(nvme.get("warning_temp_time")) if nvme else over,
-        "critical_temp_minutes": _int(nvme.get("critical_comp_time")),
+        "critical_warning": int_or_none(nvme.get("critical_warning")),
+        "warning_temp_minutes": int_or_none(nvme.get("warning_temp_time")) if nvme else over,
+        "critical_temp_minutes": int_or_none(nvme.get("critical_comp_time")),
         "media_errors": base["media_errors"],
-        "error_log_entries": _int(nvme.get("num_err_log_entries")),
+        "error_log_entries": int_or_none(nvme.get("num_err_log_entries")),
         "reallocated_sectors": base["reallocated_sectors"],
         "pending_sectors": base["pending_sectors"],
         "offline_uncorrectable": base["offline_uncorrectable"],
         "reported_uncorrect": _raw(_attribute(table, 187)),
-        "grown_defects": _int(data.get("scsi_grown_defect_list")),
+        "grown_defects": int_or_none(data.get("scsi_grown_defect_list")),
         "percentage_used": used,
         "wear_attribute": wear,
         "bytes_written": base["bytes_written"],
@@ -219,13 +219,13 @@ def smartctl_thresholds(smartctl_json: dict) -> dict:
     """The drive's own temperature limits (°C) as smartctl prints them."""
     data = smartctl_json if isinstance(smartctl_json, dict) else {}
     temperature = _section(data, "temperature")
-    warning = _int(temperature.get("op_limit_max"))
+    warning = int_or_none(temperature.get("op_limit_max"))
     if warning is None:
         warning = _devstat(data, 5, "Specified Maximum Operating Temperature")
-    trip = _int(temperature.get("drive_trip"))
+    trip = int_or_none(temperature.get("drive_trip"))
     if trip is None:
-        trip = _int(_section(data, "scsi_temperature").get("drive_trip"))
-    critical = _int(temperature.get("critical_limit_max"))
+        trip = int_or_none(_section(data, "scsi_temperature").get("drive_trip"))
+    critical = int_or_none(temperature.get("critical_limit_max"))
     return _compact({"warning_c": warning or None, "critical_c": (critical if critical is not None else trip) or None})
 
 
@@ -281,7 +281,7 @@ def judge(entry: dict) -> dict:
     for key, label in (("warning_temp_minutes", "warning"), ("critical_temp_minutes", "critical")):
         for dummy, first, last in _grew(before, after, key):
             why["warning"].append(f"{label} temperature time {first:,} → {last:,} min")
-    if any((_int(r.get("critical_warning")) or 0) & TEMPERATURE_WARNING_BIT for r in (before, after)):
+    if any((int_or_none(r.get("critical_warning")) or 0) & TEMPERATURE_WARNING_BIT for r in (before, after)):
         why["warning"].append("critical warning bit 1 set (a temperature threshold passed)")
     warning_c = thresholds.get("warning_c")
     if temps and isinstance(warning_c, int) and max(temps) >= warning_c:

@@ -17,15 +17,16 @@ import math
 import re
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _pts2, _steady_state, _sweeps
-from ansible_collections.fleetqual.pts.plugins.module_utils._drive._drive_actions import WRITE_CACHE_MODES
-from ansible_collections.fleetqual.pts.plugins.module_utils._drive._drive_tools import PURGE_METHODS as _DRIVE_PURGE_METHODS
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _pts2_segments
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import find_job, find_named
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import boolean as _boolean, parse_block_sizes, parse_mixes
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import (
+    boolean as _boolean, parse_block_sizes, parse_mixes)
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import fail as _fail, positive as _positive
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import no_control, number_text
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import seconds as _seconds
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label, drop_small
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import parse_block_size
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._plan_settings import (
+    measurement_variables, step_settings)
 
 # PTS order (PTS 2.0's own tests after PTS-E 1.1's), then the characterisation and HDD tests: the order tests run
 # in, whatever order they are listed in.
@@ -40,9 +41,8 @@ PROFILES = ("standard", "quick")
 IOPS_MIXES = (100, 95, 65, 50, 35, 5, 0)
 IOPS_BLOCK_SIZES = ("1024k", "128k", "64k", "32k", "16k", "8k", "4k", "512")
 IOPS_DV = {"mix": 0, "bs": 4096, "metric": "iops"}
-# Throughput: per block size (purged before each), sequential read then write; DVs per bs and direction.
-THROUGHPUT_BLOCK_SIZES = ("1024k", "64k", "8k", "4k", "512")
-THROUGHPUT_PTS2_BLOCK_SIZES = ("128k", "1024k")
+# Throughput: per block size (purged before each), sequential read then write; DVs per bs and direction. Its
+# block sizes per spec are _pts2.SPEC_DEFAULTS' throughput_block_sizes.
 # Latency: 1 thread x QD 1 as the PTS requires; DV 4k 0/100 mean latency.
 LATENCY_MIXES = (100, 65, 0)
 LATENCY_BLOCK_SIZES = ("8k", "4k", "512")
@@ -220,7 +220,7 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
         raise _fail("pts_precondition_block_size", given_wipc_bs, str(exc)) from exc
     wipc_multiple = int(_positive(
         "pts_precondition_capacity_multiple", params.get("pts_precondition_capacity_multiple", 2), int))
-    settings = _step_settings(params)
+    settings = step_settings(params)
     timeout = params.get("pts_run_round_timeout_s", 0)
     timeout = int(_positive("pts_run_round_timeout_s", timeout, int)) if timeout not in (0, "0", None) else 0
 
@@ -260,7 +260,7 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
         "profile": profile_name,
         "spec": chosen,
         "spec_name": _pts2.SPEC_NAMES[chosen],
-        "variables": _measurement_variables(params, [t["name"] for t in plan_tests], every, dict(
+        "variables": measurement_variables(params, [t["name"] for t in plan_tests], every, dict(
             pts_run_spec=chosen,
             pts_run_profile=profile_name, pts_run_round_seconds=round_seconds, pts_run_max_rounds=max_rounds,
             pts_run_window=window, pts_run_numjobs=numjobs, pts_run_iodepth=iodepth, pts_run_ioengine=ioengine,
@@ -285,96 +285,6 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
             f"rounds x combinations x (seconds + {JOB_SWITCH_S} s per job); WIPC at an assumed "
             f"{ASSUMED_WIPC_BYTES_PER_S / 1e6:.0f} MB/s; WSAT at an assumed {ASSUMED_WSAT_BYTES_PER_S / 1e6:.0f} MB/s"
         ),
-    }
-
-
-PURGE_METHODS = ("auto",) + tuple(sorted(_DRIVE_PURGE_METHODS))
-
-# The variables that change what a test measures, by test; a resumed run compares them with the first attempt's.
-# Timeouts (and the preconditioning's minimum rate, a timeout), the remote directory, pts_allow_destroy and the
-# fleet's judging are left out: they change no figure.
-_TEST_VARIABLES = {
-    "iops": {"pts_run_iops_mixes": "mixes", "pts_run_iops_block_sizes": "block_sizes", "pts_run_iops_dvs": "dvs"},
-    "throughput": {"pts_run_throughput_block_sizes": "block_sizes", "pts_run_throughput_numjobs": "numjobs",
-                   "pts_run_throughput_iodepth": "iodepth", "pts_run_throughput_wipc": "segment_wipc",
-                   "pts_run_throughput_wipc_block_size": "wipc_block_size"},
-    "latency": {"pts_run_latency_mixes": "mixes", "pts_run_latency_block_sizes": "block_sizes"},
-    "wsat": {"pts_run_wsat_round_seconds": "round_seconds", "pts_run_wsat_capacity_multiple": "capacity_multiple",
-             "pts_run_wsat_max_hours": "max_hours", "pts_run_wsat_latency_plots": "latency_plots"},
-}
-_PRECONDITION = ("sweep_precondition_seconds",)
-_SWEEP_VARIABLES = {
-    "latency_demand": _PRECONDITION + ("demand_workloads", "demand_iodepth", "demand_start_iops", "demand_step_iops",
-                                       "demand_max_iops", "demand_seconds", "demand_tolerance_pct", "demand_misses"),
-    "rw_sweep": _PRECONDITION + ("sweep_seconds", "sweep_workloads", "sweep_queue_depths", "sweep_block_sizes"),
-    "mixed_sweep": _PRECONDITION + ("sweep_seconds", "mixed_mixes", "mixed_queue_depths", "mixed_block_size"),
-    "entropy_sweep": _PRECONDITION + ("sweep_seconds", "entropy_percents", "entropy_mixes", "entropy_queue_depths"),
-    "hdd_iops": ("hdd_zones", "hdd_iops_mixes", "hdd_iops_block_sizes"),
-    "hdd_throughput": ("hdd_zones", "hdd_throughput_block_sizes"),
-}
-_WIPC_VARIABLES = ("pts_precondition_block_size", "pts_precondition_capacity_multiple", "pts_precondition_iodepth")
-
-
-def _canonical(key: str, value: object) -> object:
-    """One spelling per value ("4k" and 4096, "0.5" and 0.5), so only real changes count."""
-    if isinstance(value, (list, tuple)):
-        return [_canonical(key, v) for v in value]
-    if key.endswith(("block_size", "block_sizes")):
-        try:
-            return parse_block_size(value)
-        except ValueError:
-            return value
-    if isinstance(value, str):
-        number = number_text(value)
-        return value if number is None else number
-    return value
-
-
-def _measurement_variables(params: dict, tests: list[str], every: dict, common: dict) -> dict:
-    """The validated value of every variable that shapes the selected tests' measurements, by variable name."""
-    out = {"pts_run_tests": list(tests), **common}
-    if not any(every[name]["wipc"] for name in tests):
-        for name in _WIPC_VARIABLES:
-            out.pop(name)
-    for name in tests:
-        for variable, field in _TEST_VARIABLES.get(name, {}).items():
-            out[variable] = every[name][field]
-        for key in _SWEEP_VARIABLES.get(name, ()):
-            out["pts_run_" + key] = _canonical(key, _sweeps.effective(params, common["pts_run_profile"], key))
-        for key in _pts2.VARIABLES.get(name, ()):
-            out["pts_run_" + key] = _canonical(key, _pts2.effective(params, common["pts_run_profile"], key))
-    return out
-
-
-def _step_settings(params: dict) -> dict:
-    """What purge, preconditioning and the rounds need besides the matrix, validated once for every worker."""
-    remote_dir = params.get("pts_run_remote_dir", "/var/lib/fleetqual-pts")
-    if not isinstance(remote_dir, str) or not remote_dir.startswith("/"):
-        raise _fail("pts_run_remote_dir", remote_dir, "must be an absolute path")
-    no_control("pts_run_remote_dir", remote_dir)
-    purge_method = params.get("pts_run_purge_method", "auto")
-    if purge_method not in PURGE_METHODS:
-        raise _fail("pts_run_purge_method", purge_method, f"unknown purge method; known: {', '.join(PURGE_METHODS)}")
-    # The PTS enterprise setting, as the role's default (pts_write_cache) is.
-    write_cache = params.get("pts_run_write_cache", "disabled")
-    if write_cache not in WRITE_CACHE_MODES:
-        raise _fail("pts_run_write_cache", write_cache, f"must be one of {', '.join(WRITE_CACHE_MODES)}")
-    # The guard and the purge read the same switch; a string ("on", "yes", even "true") is refused here, before
-    # the guard, so no step can read it differently from another.
-    allow = _boolean("pts_allow_destroy", params.get("pts_allow_destroy", False))
-    rate = params.get("pts_run_rate_iops", 0)
-    rate = int(_positive("pts_run_rate_iops", rate, int)) if rate not in (0, "0", None) else 0
-    return {
-        "rate_iops": rate,
-        "remote_dir": remote_dir,
-        "purge_method": purge_method,
-        "write_cache": write_cache,
-        "allow_destroy": allow,
-        "reconnect_timeout_s": _positive("pts_run_reconnect_timeout_s", params.get("pts_run_reconnect_timeout_s", 300),
-                                         float),
-        "wipc_iodepth": int(_positive("pts_precondition_iodepth", params.get("pts_precondition_iodepth", 32), int)),
-        "wipc_min_bytes_per_second": int(_positive("pts_precondition_min_bytes_per_second",
-                                                   params.get("pts_precondition_min_bytes_per_second", 20000000), int)),
     }
 
 
@@ -459,7 +369,7 @@ def _drive_plan(device: dict, plan_tests: list[dict], max_rounds: int, window: i
             if sweep:
                 segments, notes = _sweeps.segments(test, lbs, int(capacity))
             elif test["stop"] == "phases":
-                segments, notes = _pts2.segments(test, lbs)
+                segments, notes = _pts2_segments.segments(test, lbs)
             else:
                 segments, notes = _segments(test, lbs)
         except ValueError as exc:

@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._plots import _figure, _finish, _off_scale, _scale
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._plots import (
+    figure_text, finish_figure, off_scale, scale_axes)
 
 try:
     import matplotlib.pyplot as plt
@@ -92,10 +93,10 @@ def _overlay(path: str, title: str, drives: list[tuple[str, dict]], subtitle: st
             apart += [(x, y, color) for x, y in zip(xs, ys) if x in skip and y is not None]
         ax.set_title(name, fontsize=9, loc="left")
         ax.set_xlabel(xlabel)
-        _scale([ax], values, ylabel)
+        scale_axes([ax], values, ylabel)
         # Round 1's reads of a just-purged drive (†): hollow, off the line and the scale, as in the drive report.
         for line, (x, y, color) in enumerate(sorted(apart, key=lambda p: -p[1])):
-            _off_scale(ax, x, y, color, f"{_figure(y)} ↑", line)
+            off_scale(ax, x, y, color, f"{figure_text(y)} ↑", line)
             hollow_any = True
         ax.grid(True, which="both", alpha=0.3)
         if key != "wsat":
@@ -113,7 +114,7 @@ def _overlay(path: str, title: str, drives: list[tuple[str, dict]], subtitle: st
             labels.append("round 1: reads of a purged drive\n(▲: above the axis)")
         fig.legend(handles, labels, loc="outside right center", fontsize=8, title="Drive")
     fig.suptitle(title)
-    return _finish(fig, path, subtitle)
+    return finish_figure(fig, path, subtitle)
 
 
 QUICK_FOOTER = "quick profile — not a qualification"

@@ -11,23 +11,19 @@ headline figures and cohort outliers, as fleet.md, fleet.json and junit.xml."""
 from __future__ import annotations
 
 import os
-from xml.etree import ElementTree
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline, _judge
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_plots
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _html, _plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run, _verdicts
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _compare, _history
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _compare_report, _history
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
-
-FIGURE_LABELS = {figure: (spec["short"], spec["digits"]) for figure, spec in _headline.FIGURES.items()}
-# The PTS-E 1.1 figures, a column each in the drives table (the columns no drive has are left out); PTS 2.0's go in a
-# table of their own, a column per test.
-PTS1_FIGURES = tuple(f for f, spec in _headline.FIGURES.items() if not spec.get("optional"))
-PTS2_COLUMNS = (("cbw", "CBW MaxIOPS (IOPS · ART ms · 99.999 % ms)"),
-                ("dirth", "DIRTH MaxIOPS (IOPS · ART ms · 99.999 % ms)"),
-                ("xsr", "XSR recovery (min into group 3)"), ("hir", "HIR gain per wait state"))
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet._fleet_figures import (
+    FIGURE_LABELS, exit_status, outlier_text)
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet._fleet_junit import render_junit
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet._fleet_md import render_markdown
 
 
 def fresh(drive_dir: str) -> bool:
@@ -184,7 +180,7 @@ def summarize(run_dirs: list[str], out_dir: str, settings: dict | None = None, i
         if record["outliers"] and outliers_fail and record["verdict"] == _verdicts.PASS:
             record["verdict"] = _verdicts.FAIL
             record["label"] = _verdicts.label(_verdicts.FAIL, bool(record.get("quick_profile")))
-            record["reasons"] = [_outlier_text(o) for o in record["outliers"]]
+            record["reasons"] = [outlier_text(o) for o in record["outliers"]]
     counts = {v: sum(1 for r in records if r["verdict"] == v) for v in _verdicts.VERDICTS}
     summary = {
         "schema": _results.SCHEMA, "runs": [os.path.basename(d) for d in run_dirs], "generated_at": _results.now_iso(),
@@ -222,7 +218,7 @@ def summarize(run_dirs: list[str], out_dir: str, settings: dict | None = None, i
     # Then each drive report's history comparison: its model's drives in this run against the run that tested that
     # model and firmware last before it (the link is in the report already; here its page is written).
     if not summary["history"].get("error"):
-        summary["history"]["comparisons"] = _compare.previous_comparisons(run_dirs)
+        summary["history"]["comparisons"] = _compare_report.previous_comparisons(run_dirs)
     return summary
 
 
@@ -231,12 +227,6 @@ def _footer(summary: dict) -> str:
     tested = [d["tested"] for d in summary["drives"] if d.get("tested")]
     when = f" · tested {min(t['from'] for t in tested)[:10]} – {max(t['to'] for t in tested)[:10]}" if tested else ""
     return f"Fleet summary · run {', '.join(summary['runs'])} · {md.plural(len(summary['drives']), 'drive')}{when}"
-
-
-def _outlier_text(outlier: dict) -> str:
-    label, digits = FIGURE_LABELS[outlier["figure"]]
-    return (f"{label} {outlier['value']:,.{digits}f} is {outlier['deviation_pct']:.0f} % from its cohort's median "
-            f"{outlier['median']:,.{digits}f} (robust z {outlier['robust_z']:+.1f}, {outlier['cohort_size']} drives)")
 
 
 def _cohort_plots(summary: dict, out_dir: str) -> dict:
@@ -259,300 +249,5 @@ def _cohort_plots(summary: dict, out_dir: str) -> dict:
         if panels:
             path = os.path.join(out_dir, "plots", f"cohort-{index:02d}.png")
             title = md.plot_label(f"Cohort {name}: {len(drives)} drive(s)")
-            paths[name] = os.path.relpath(_plots.cohort(path, title, panels), out_dir)
+            paths[name] = os.path.relpath(_charts.cohort(path, title, panels), out_dir)
     return paths
-
-
-def exit_status(drives: list[dict], fail_on: list[str], errors: list[dict] | None = None) -> dict:
-    """Whether the run's exit status fails, and the line that says why: every reason to fail the run is decided here
-    and nowhere else, and ansible-playbook's exit code is this. Never a 0 for a drive that was not tested: a run error
-    (a host whose drives were not tested, results not published) and an INCOMPLETE drive always fail the run;
-    pts_fleet_fail_on decides about FAIL (and outliers' FAIL)."""
-    why = []
-    if errors:
-        why.append(f"{md.plural(len(errors), 'run error')} (a host whose drives were not tested, results not "
-                   "published)")
-    incomplete = [d for d in drives if d["verdict"] == _verdicts.INCOMPLETE]
-    if incomplete:
-        why.append(f"{md.plural(len(incomplete), 'drive')} INCOMPLETE (not every planned test finished)")
-    failing = [d for d in drives if d["verdict"] in fail_on and d["verdict"] != _verdicts.INCOMPLETE]
-    if failing:
-        why.append(f"{md.plural(len(failing), 'drive')} with a verdict in `pts_fleet_fail_on` ({', '.join(fail_on)})")
-    if why:
-        return {"failed": True, "line": f"Exit status: **fails** — {'; '.join(why)}."}
-    if not fail_on or fail_on == [_verdicts.INCOMPLETE]:
-        return {"failed": False, "line": "Exit status: **passes** — every drive finished its tests, and "
-                                         "`pts_fleet_fail_on` names no other verdict that fails the run (the verdicts "
-                                         "above still stand)."}
-    return {"failed": False, "line": f"Exit status: **passes** — every drive finished its tests, and none has a "
-                                     f"verdict in `pts_fleet_fail_on` ({', '.join(fail_on)})."}
-
-
-def _exit_line(summary: dict) -> str:
-    return exit_status(summary["drives"], summary["fail_on"], summary.get("errors"))["line"]
-
-
-def _errors_lines(summary: dict) -> list[str]:
-    lines = []
-    if summary.get("errors"):
-        lines += ["## Run errors", ""]
-        lines += [f"- **{md.text(e['host'])}**: {md.text(e.get('task') or 'a step')} failed — {md.text(e['msg'])}"
-                  for e in summary["errors"]]
-        lines.append("")
-    if summary.get("in_progress"):
-        lines += ["## Still running", "",
-                  "Hosts of this run that another ansible-playbook (a job slice) is still testing: not judged here; the "
-                  "last slice to finish, or `playbooks/fleet_summary.yml` afterwards, judges them.", ""]
-        lines += [f"- **{md.text(e['host'])}** ({md.text(e['run'])}): {md.text(e.get('by') or 'another process')}"
-                  for e in summary["in_progress"]]
-        lines.append("")
-    return lines
-
-
-def _counts_line(summary: dict) -> str:
-    drives = summary["drives"]
-    parts = []
-    for verdict in _verdicts.VERDICTS:
-        quick = sum(1 for d in drives if d["verdict"] == verdict and d.get("quick_profile"))
-        full = sum(1 for d in drives if d["verdict"] == verdict and not d.get("quick_profile"))
-        if full or not quick:
-            parts.append(f"{full} {verdict}")
-        if quick:
-            parts.append(f"{quick} {_verdicts.label(verdict, True)}")
-    return f"**{' · '.join(parts)}** of {md.plural(len(drives), 'drive')}."
-
-
-def _quick_line(summary: dict) -> list[str]:
-    drives = summary["drives"]
-    quick = sum(1 for d in drives if d.get("quick_profile"))
-    if not quick:
-        return []
-    who = "every drive" if quick == len(drives) else f"{quick} of {len(drives)} drives"
-    return [f"> **Quick profile — not a qualification**: {who} ran the quick profile (seconds per run, a few "
-            "rounds). Their verdicts say whether the harness works, not whether a drive qualifies.", ""]
-
-
-def _outputs_lines(summary: dict) -> list[str]:
-    missing = (summary.get("outputs") or {}).get("not_produced") or {}
-    made = [f"[fleet.{kind}](fleet.{kind})" for kind in ("html", "pdf") if kind not in missing]
-    lines = [f"This summary: [fleet.md](fleet.md) · {' · '.join(made)}."] if made else []
-    lines += [f"> **fleet.{kind} was not produced**: {md.text(reason)}" for kind, reason in missing.items()]
-    return lines + [""] if lines else []
-
-
-def _dates_line(summary: dict) -> list[str]:
-    """When the drives were tested (UTC, from their round files)."""
-    tested = [d["tested"] for d in summary["drives"] if d.get("tested")]
-    if not tested:
-        return ["Tested: no drive finished a round.", ""]
-    first, last = min(t["from"] for t in tested), max(t["to"] for t in tested)
-    return [f"Tested {first[:16].replace('T', ' ')} – {last[:16].replace('T', ' ')} UTC (the first test's purge to the "
-            "last round, over every drive).", ""]
-
-
-def _rules_line(summary: dict) -> list[str]:
-    """Which drives no acceptance rule (pts_acceptance) matched: they are judged on their tests alone."""
-    identified = [d for d in summary["drives"] if d.get("model")]
-    unruled = [d for d in identified if not d.get("rule")]
-    if not unruled:
-        return []
-    models = ", ".join(sorted({md.text(d["model"]) for d in unruled}))
-    if len(unruled) == len(identified):
-        return [f"No acceptance rule matched: no drive's model and firmware matches a rule of `pts_acceptance` "
-                f"({models}); every drive is judged on its tests alone (each finished, steady where the PTS asks "
-                "for it).", ""]
-    return [f"No acceptance rule matched {md.plural(len(unruled), 'drive')} of {len(identified)} ({models}): "
-            f"{'they are' if len(unruled) > 1 else 'it is'} judged on the tests alone (each finished, steady where "
-            "the PTS asks for it).", ""]
-
-
-def _pts2_cell(drive: dict, test: str) -> str:
-    """A PTS 2.0 test's key figures of one drive in fleet.md's table; italic when its test was not steady."""
-    figures = drive.get("headline") or {}
-    steady = drive.get("headline_steady") or {}
-    if test not in (drive.get("tests_run") or []):
-        return md.DASH
-    if test in ("cbw", "dirth"):
-        iops = figures.get(f"{test}_max_iops")
-        if iops is None:
-            return "not measured"
-        point = (drive.get("maxiops_points") or {}).get(test)
-        text = " · ".join(md.fmt(float(v), digits) if v is not None else md.DASH for v, digits in (
-            (iops, 0), (figures.get(f"{test}_max_art_ms"), 3), (figures.get(f"{test}_max_p99999_ms"), 3)))
-        text += f" ({md.text(point)})" if point else ""
-        return text if steady.get(f"{test}_max_iops") else f"*{text}*"
-    if test == "xsr":
-        minutes = figures.get("xsr_recovery_min")
-        return md.fmt(float(minutes), 1) if minutes is not None else "not recovered"
-    measured = [f"hir_gain_ws{state}" for state in _headline.HIR_WAIT_STATES
-                if figures.get(f"hir_gain_ws{state}") is not None]
-    if not measured:
-        return "not measured"
-    text = " · ".join(f"WS{figure[len('hir_gain_ws'):]} ×{figures[figure]:.2f}" for figure in measured)
-    # Every wait state's gain is over the same preconditioning: steady or not together.
-    return text if steady.get(measured[0]) else f"*{text}*"
-
-
-def _pts2_table(summary: dict) -> list[str]:
-    columns = [(test, header) for test, header in PTS2_COLUMNS
-               if any(test in (d.get("tests_run") or []) for d in summary["drives"])]
-    if not columns:
-        return []
-    drives = [d for d in summary["drives"] if any(t in (d.get("tests_run") or []) for t, dummy in columns)]
-    rows = [[md.text(d["host"]), md.text(d["drive"])] + [_pts2_cell(d, test) for test, dummy in columns] for d in drives]
-    return (["## PTS 2.0 tests", "",
-             "Each test's key figures: CBW's and DIRTH's MaxIOPS point as measured after its pre-write (IOPS, mean "
-             "response time, the 99.999 % of all its IOs from fio's histogram; the point's TC/QD), XSR's recovery "
-             "(minutes into group 3 until its throughput is back at group 1's mean less the tolerance) and HIR's gain "
-             "per wait state (mean burst IOPS ÷ the preconditioning's window average). *Italic*: from a test that was "
-             "not steady.", ""]
-            + md.table(["Host", "Drive"] + [header for dummy, header in columns], rows, numeric=False) + [""])
-
-
-def render_markdown(summary: dict, plots: dict, models: dict | None = None) -> str:
-    lines = [f"# Fleet summary — {', '.join(md.text(r) for r in summary['runs'])}", "",
-             _counts_line(summary) + " " + _exit_line(summary), ""]
-    lines += _dates_line(summary)
-    lines += _quick_line(summary) + _outputs_lines(summary) + _errors_lines(summary)
-    lines += _rules_line(summary)
-    # The PTS-E 1.1 figure columns some drive has (a PTS 2.0 run alone has none of them).
-    figures = [f for f in PTS1_FIGURES if any((d.get("headline") or {}).get(f) is not None for d in summary["drives"])]
-    saturated = any(d.get("wsat") for d in summary["drives"])
-    headers = ["Host", "Drive", "Serial", "Model", "Firmware", "Verdict"] + \
-        [FIGURE_LABELS[f][0] for f in figures] + (["Write saturation"] if saturated else []) + ["Test time", "Report"]
-    rows = []
-    for drive in summary["drives"]:
-        verdict = f"**{drive.get('label') or drive['verdict']}**" + (" ⚑" if drive["outliers"] else "")
-        cells = [_figure_cell(drive, f) for f in figures]
-        link = f"[report]({drive['report']})" if drive["report"] else md.DASH
-        wsat = drive.get("wsat")
-        wsat_cell = md.DASH if not wsat else md.text(
-            f"{wsat['status']}, {wsat['capacity_written']:.2f} ×" if wsat.get("capacity_written") is not None
-            else wsat["status"])
-        rows.append([md.text(drive["host"]), md.text(drive["drive"]), md.text(drive.get("serial") or None),
-                     md.text(drive.get("model") or None), md.text(drive.get("firmware") or None), verdict] + cells
-                    + ([wsat_cell] if saturated else []) + [_headline.duration(drive.get("time_s")), link])
-    lines += md.table(headers, rows, numeric=False)
-    lines += ["", ("Figures are measurement-window averages (MB/s = 10⁶ bytes/s); *italic* ones come from a window that "
-                   "was not steady (the test stopped, failed or reached its round limit). " if figures else "")
-              + "⚑ marks a cohort outlier. "
-              + (f"\\* p99.99: {_headline.P9999_NOTE}. " if "latency_4k_write_p9999_ms" in figures else "")
-              + ("Write saturation: how it ended and the user capacity written (× capacity). " if saturated else "")
-              + "Test time: the drive's tests' wall times added up.", ""]
-    lines += _pts2_table(summary)
-    problems = [d for d in summary["drives"] if d["verdict"] != "PASS"]
-    if problems:
-        lines += ["## Why not PASS", ""]
-        for drive in problems:
-            lines.append(f"- **{md.text(drive['id'])}** {md.text(drive.get('label') or drive['verdict'])}: "
-                         + "; ".join(md.text(r) for r in drive["reasons"]))
-        lines.append("")
-    if models:
-        lines += ["## Drives by model", "",
-                  "Every drive of a model on one plot per headline figure: the IOPS, throughput and latency DVs round "
-                  "by round, and write saturation's IOPS against the capacity written. Round 1's reads of a drive "
-                  "purged just before them (no WIPC) are drawn hollow, out of the scale (▲ on the frame: above it).",
-                  ""]
-        for name, path in models.items():
-            lines += md.image(path, f"Model {name}: each drive's DV per round, one colour per drive.")
-    outliers = [d for d in summary["drives"] if d["outliers"]]
-    settings = summary["outlier_settings"]
-    lines += ["## Cohorts", "",
-              f"Drives of one model and firmware are compared with their cohort's median: a figure is flagged when "
-              f"its robust z-score (0.6745 × deviation / median absolute deviation) exceeds {settings['robust_z']:g} "
-              f"and it is more than {settings['min_deviation_pct']:g} % from the median, in cohorts of at least "
-              f"{settings['min_cohort']} drives. Outliers {'fail' if settings['fail'] else 'are flagged, not failed'}.",
-              ""]
-    lines += _cohort_sizes(summary)
-    for drive in outliers:
-        for outlier in drive["outliers"]:
-            lines.append(f"- ⚑ **{md.text(drive['id'])}**: {md.text(_outlier_text(outlier))}")
-    if outliers:
-        lines.append("")
-    for name, path in plots.items():
-        lines += md.image(path, f"Cohort {name}: every drive's figure, the cohort median, outliers in red.")
-    return "\n".join(lines).rstrip() + "\n"
-
-
-def _cohort_sizes(summary: dict) -> list[str]:
-    """How big the cohorts were, and that none was compared when none had enough drives with a steady figure."""
-    settings = summary["outlier_settings"]
-    cohorts: dict = {}
-    for drive in summary["drives"]:
-        if drive.get("model"):
-            cohorts.setdefault((drive["model"], drive.get("firmware")), []).append(drive)
-    compared = []
-    for key, drives in cohorts.items():
-        steady = max((sum(1 for d in drives if (d.get("headline") or {}).get(f) is not None
-                          and (d.get("headline_steady") or {}).get(f, True)) for f in _verdicts.HEADLINES), default=0)
-        if steady >= settings["min_cohort"]:
-            compared.append(key)
-    sizes = ", ".join(f"{md.text(model)} / {md.text(firmware or '—')}: {md.plural(len(drives), 'drive')}"
-                      for (model, firmware), drives in sorted(cohorts.items(), key=lambda item: str(item[0])))
-    if not cohorts:
-        return ["No drive reported a model: there is no cohort to compare.", ""]
-    if not compared:
-        return [f"**No cohort was compared**: none had {settings['min_cohort']} drives or more with a steady figure "
-                f"(`pts_fleet_outlier_min_cohort`). Cohorts: {sizes}.", ""]
-    return [f"Cohorts: {sizes}; compared: {len(compared)} of {len(cohorts)}.", ""]
-
-
-def _figure_cell(drive: dict, figure: str) -> str:
-    value = drive["headline"].get(figure)
-    if value is None:
-        return md.DASH
-    text = md.fmt(float(value), FIGURE_LABELS[figure][1])
-    return text if (drive.get("headline_steady") or {}).get(figure) else f"*{text}*"
-
-
-def _case(suite, classname: str, name: str, passed: bool | None, text: str, seconds: float | None):
-    """A test case: passed (system-out), failed (failure) or not judged (error: it did not finish)."""
-    case = ElementTree.SubElement(suite, "testcase", classname=classname, name=name,
-                                  time=f"{seconds:.3f}" if seconds is not None else "0")
-    if passed is None:
-        ElementTree.SubElement(case, "error", message=text).text = text
-    elif not passed:
-        ElementTree.SubElement(case, "failure", message=text).text = text
-    else:
-        ElementTree.SubElement(case, "system-out").text = text
-    return case
-
-
-def render_junit(summary: dict) -> str:
-    """One test case per drive and criterion (each PTS test's own - steady state, write saturation - with the test's
-    wall time), per cohort outlier, and the drive's verdict with its total test time; the suite's time is the sum."""
-    suite = ElementTree.Element("testsuite", name="fleetqual.pts", timestamp=summary["generated_at"])
-    counts = {"tests": 0, "failures": 0, "errors": 0}
-    total = 0.0
-    for drive in summary["drives"]:
-        classname = md.plain(f"pts.{drive['host']}.{drive['drive']}")
-        times = drive.get("test_times") or {}
-        # XML 1.0 cannot carry control characters at all: drive strings reach junit.xml as plain text.
-        cases = [(c["criterion"], c["passed"], md.plain(c["text"]), times.get(c.get("test")) if "figure" not in c
-                  else None) for c in drive["checks"]]
-        cases += [(f"cohort {o['figure']}", not summary["outlier_settings"]["fail"], md.plain(_outlier_text(o)), None)
-                  for o in drive["outliers"]]
-        label = drive.get("label") or drive["verdict"]
-        text = md.plain(f"{label}: " + "; ".join(drive["reasons"]) if drive["reasons"] else label)
-        outcome = {"PASS": True, "FAIL": False}.get(drive["verdict"])
-        cases.append(("verdict", outcome, text, drive.get("time_s")))
-        for name, passed, message, seconds in cases:
-            case = _case(suite, classname, name, passed, message, seconds)
-            counts["tests"] += 1
-            counts["failures"] += passed is False
-            counts["errors"] += passed is None
-            if name == "verdict" and drive.get("quick_profile"):
-                properties = ElementTree.SubElement(case, "properties")
-                ElementTree.SubElement(properties, "property", name="profile", value="quick (not a qualification)")
-        total += drive.get("time_s") or 0.0
-    for error in summary.get("errors") or []:
-        # A run error is no drive's: one error case per host (or results host) it concerns.
-        _case(suite, md.plain(f"pts.{error['host']}"), md.plain(error.get("task") or "run"), None,
-              md.plain(error["msg"]), None)
-        counts["tests"] += 1
-        counts["errors"] += 1
-    for key, value in counts.items():
-        suite.set(key, str(value))
-    suite.set("time", f"{total:.3f}")
-    ElementTree.indent(suite)
-    return ElementTree.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"

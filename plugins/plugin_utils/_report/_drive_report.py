@@ -12,39 +12,50 @@ from __future__ import annotations
 import json
 import os
 import shlex
+from types import SimpleNamespace
 
 import yaml
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _health
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _wear
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._spec import PTS2_TESTS, PTS_TESTS, TESTS, TITLES
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._pts2 import SPEC_NAMES
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sweeps import CHARACTERISATION, HDD
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import format_bytes
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _characterisation, _hdd, _health_plots, _hir
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _identity, _judge
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _html, _intensity, _iops, _latency
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import (
+    _hir_md, _hir_plots, _intensity_md, _intensity_plots)
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _xsr_md, _xsr_plots
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _plots, _previous, _split
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections, _summary, _tests, _throughput
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _summary, _throughput
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _wsat, _xsr
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._setup_section import (
+    device_rows, health_table, raid_model, setup_rows, tests_table)
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._wear_section import (
+    estimate, wear_model, wear_section)
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._health_section import (
+    health_entries, health_section)
 
 QUICK_BANNER = "quick profile — not a qualification"
 # The PTS 2.0 tests with a steady-state phase (a preconditioning, a TC × QD loop).
 STEADY_PHASES = ("hir", "cbw", "dirth")
 DASH = md.DASH
+# A test's report in its parts when it has more than one file: the model (build), the figures (plots), the section.
+_INTENSITY = SimpleNamespace(build=_intensity.build, plots=_intensity_plots.plots, section=_intensity_md.section)
+_HIR = SimpleNamespace(build=_hir.build, plots=_hir_plots.plots, section=_hir_md.section)
+_XSR = SimpleNamespace(build=_xsr.build, plots=_xsr_plots.plots, section=_xsr_md.section)
 TEST_MODULES = dict({"iops": _iops, "throughput": _throughput, "latency": _latency, "wsat": _wsat},
                     **{name: _characterisation for name in _characterisation.SECTIONS},
-                    hdd_iops=_hdd, hdd_throughput=_hdd, hir=_hir, xsr=_xsr, cbw=_intensity, dirth=_intensity)
+                    hdd_iops=_hdd, hdd_throughput=_hdd, hir=_HIR, xsr=_XSR, cbw=_INTENSITY, dirth=_INTENSITY)
 
 
 def build_model(drive_dir: str) -> dict:
     """Everything the report shows, computed from the files on disk."""
     loaded = _results.load_drive(drive_dir)
     identity = loaded["identity"]
-    raid = _raid_model(drive_dir, loaded.get("raid"))
+    raid = raid_model(drive_dir, loaded.get("raid"))
     drive = identity.get("drive") or {}
     if raid and not drive.get("model"):
         # An md array has no model of its own: name it by its layout, so the fleet summary groups like arrays.
@@ -84,6 +95,13 @@ def build_model(drive_dir: str) -> dict:
     model["verdict"] = _judge.judge(drive_dir, model, recorded)
     model["wear"] = wear_model(loaded, drive, (recorded or {}).get("plan"), model["drive_key"])
     return model
+
+
+def footer(model: dict) -> str:
+    """The running footer of every PDF page (OakGate's): model, serial, firmware, run and date."""
+    drive = model["drive"]
+    return (f"{drive.get('model') or 'no model'} · serial {drive.get('serial') or '—'} · firmware "
+            f"{drive.get('firmware') or '—'} · run {model['run_id']} · {model.get('report_date')}")
 
 
 def report_date(tests: dict, identity: dict) -> str:
@@ -133,442 +151,6 @@ def people(command: dict | None, plan: dict | None) -> dict:
     given = _extra_vars((command or {}).get("extra_vars") or [])
     variables = (plan or {}).get("variables") or {}
     return {who: (str(given.get(name) or variables.get(name) or "").strip() or None) for who, name in PEOPLE.items()}
-
-
-def estimate(plan: dict | None, key: str) -> dict:
-    """The plan's estimate of the drive's wall time per test (min, max seconds), as it was made before the first
-    write; empty without a plan for the drive."""
-    own = next((d for d in (plan or {}).get("drives") or [] if d.get("key") == key), None)
-    return {t["test"]: {"min_s": t.get("min_s"), "max_s": t.get("max_s")} for t in (own or {}).get("tests") or []
-            if t.get("test") and t.get("min_s") is not None}
-
-
-def footer(model: dict) -> str:
-    """The running footer of every PDF page (OakGate's): model, serial, firmware, run and date."""
-    drive = model["drive"]
-    return (f"{drive.get('model') or 'no model'} · serial {drive.get('serial') or '—'} · firmware "
-            f"{drive.get('firmware') or '—'} · run {model['run_id']} · {model.get('report_date')}")
-
-
-def _written(record: dict | None) -> int:
-    """fio's write bytes in one round or preconditioning record (all its jobs)."""
-    jobs = ((record or {}).get("fio") or {}).get("jobs") or []
-    return sum(int((job.get("write") or {}).get("io_bytes") or 0) for job in jobs)
-
-
-def _readings(record: dict) -> tuple[dict | None, dict | None]:
-    """The drive's health readings just before and just after one round (none for rounds of older runs)."""
-    entry = (record.get("fio") or {}).get("health")
-    entry = entry if isinstance(entry, dict) else {}
-    return entry.get("before"), entry.get("after")
-
-
-def wear_model(loaded: dict, drive: dict, plan: dict | None, key: str) -> dict:
-    """What the run wrote to the drive, per test and in all - the host's bytes from fio's records, the drive's own
-    counters from its health readings - and the plan's estimate of it before the first write."""
-    per_test = []
-    for name in TESTS:
-        test = loaded["tests"].get(name)
-        if not test:
-            continue
-        segments = test.get("segments") or {}
-        # A test's preconditioning is filed with the test (wipc.json), or with each segment it runs before.
-        preconditions = [test.get("wipc")] + [seg.get("wipc") for seg_name, seg in segments.items() if seg_name]
-        per_test.append({
-            "test": name,
-            "precondition_bytes": sum(_written(p) for p in preconditions if p),
-            "rounds_bytes": sum(_written(r) for seg in segments.values() for r in seg.get("rounds") or []),
-            "segments": [[_readings(r) for r in seg.get("rounds") or []] for seg in segments.values()],
-        })
-    wear = _wear.measured(per_test, drive.get("health"), loaded.get("health_after"))
-    own = next((d for d in (plan or {}).get("drives") or [] if d.get("key") == key), None)
-    wear["estimate"] = (own or {}).get("wear")
-    return wear
-
-
-def wear_section(model: dict, number: int) -> list[str]:
-    """Bytes written per test and in all, by the host and by the drive's own counter, beside the plan's estimate."""
-    wear = model.get("wear") or {}
-
-    def size(value) -> str:
-        return DASH if value is None else format_bytes(value)
-
-    lines = [f"## {number} Wear", ""]
-    counter = wear.get("counter")
-    lines += ["Bytes written to the drive: by the host as fio counted them (each preconditioning and round), and as "
-              "the drive's own host-writes counter counted them"
-              + (f" ({md.text(counter)}: over each test's rounds, and from identification to after the tests for the "
-                 "run)" if counter else " (**the drive reports no write counter**)") + ".", ""]
-    rows = [[md.text(TITLES.get(t["test"], t["test"])), size(t["precondition_bytes"]), size(t["rounds_bytes"]),
-             size(t["drive_bytes_written"]), md.fmt(t["write_amplification"], 2)] for t in wear.get("tests") or []]
-    rows.append(["**Run**", "", f"**{size(wear.get('host_bytes_written'))}** (all)",
-                 f"**{size(wear.get('drive_bytes_written'))}**", md.fmt(wear.get("write_amplification"), 2)])
-    lines += md.table(["Test", "Preconditioning (host)", "Rounds (host)", "Drive's counter", "Write amplification"],
-                      rows, numeric=False)
-    if not counter and wear.get("nand_note"):
-        why = "none: the device reports no write counters."
-    elif wear.get("nand_note"):
-        why = md.text(wear["nand_note"]) + "."
-    else:
-        why = "the growth of the drive's NAND-writes counter over that of its host-writes counter."
-    lines += ["", f"Write amplification: {why}"]
-    estimate = wear.get("estimate")
-    if estimate:
-        lines += ["", f"Before the first write the plan estimated (an upper bound): {md.text(estimate.get('text'))}."]
-    return lines + [""]
-
-
-def health_entries(loaded_tests: dict) -> list[tuple[str, str, int, dict]]:
-    """Every round's health entry (test, segment, round, entry) in test order, as pts_segment filed it with the round
-    (its fio record's ``health``); rounds of older runs have none."""
-    entries = []
-    for name in TESTS:
-        for segment, loaded in ((loaded_tests.get(name) or {}).get("segments") or {}).items():
-            for record in loaded.get("rounds") or []:
-                entry = (record.get("fio") or {}).get("health")
-                if isinstance(entry, dict) and record.get("round") is not None:
-                    entries.append((name, segment, int(record["round"]), entry))
-    return entries
-
-
-def health_section(model: dict, plots: dict, number: int) -> list[str]:
-    """The drive's health per round: how it was read, the rounds it throttled, ran hot or counted errors in, and
-    each test's temperature plot."""
-    health = model.get("round_health") or {}
-    lines = [f"## {number} Drive health per round", ""]
-    lines += [f"Read on the host with {md.text(', '.join(health.get('tools') or []) or None)} just before each round's "
-              "fio started and just after it ended, so the reading is outside fio's measuring time: the temperature "
-              "after a round is the closest to its peak. A round is marked **throttled** when a thermal-management "
-              "transition counter (or its time) grew during it, **warning** when the warning or critical "
-              "temperature time grew, the critical warning's temperature bit was set, or a reading reached the "
-              "drive's warning threshold, and **errors** when an error counter grew.", ""]
-    lines += _summary.round_health_lines(health)
-    marked = health.get("marked") or []
-    if marked:
-        rows = [[md.text(TITLES.get(m["test"], m["test"])), md.text(m["segment"] or DASH), str(m["round"]),
-                 ", ".join(m["kinds"]), md.text("; ".join(m["why"]))] for m in marked]
-        shown, note = _sections.sampled(rows)
-        lines += md.table(["Test", "Segment", "Round", "Marked", "Evidence (before → after the round)"], shown,
-                          numeric=False) + (["", note] if note else []) + [""]
-    drawn = {name: (plots.get(name) or {}).get("temperature") for name in health.get("tests") or {}}
-    lines += _sections.images({k: v for k, v in drawn.items() if v}, {
-        name: f"{TITLES.get(name, name)}: the drive's temperature before (hollow) and after (filled) each round, its "
-              "thresholds dashed; rounds at or past the warning temperature shaded, throttled rounds crossed."
-        for name in drawn})
-    return lines
-
-
-def _raid_model(drive_dir: str, raid: dict | None) -> dict | None:
-    """An md array's record with its members' identities, read from their own drive directories."""
-    if not raid:
-        return None
-    members = []
-    for key in raid.get("members") or []:
-        path = os.path.join(os.path.dirname(drive_dir), key, "drive.json")
-        identity = (_results.read_json(path).get("drive") or {}) if os.path.exists(path) else {}
-        members.append({"key": key, **{k: identity.get(k) for k in ("resolved", "vendor", "model", "serial", "firmware")}})
-    return dict(raid, member_drives=members)
-
-
-def _purge_methods(model: dict) -> str:
-    methods = set()
-    for result in model["tests"].values():
-        purges = [result.get("purge")] + [s.get("purge") for s in result.get("segments") or []]
-        for purge in filter(None, purges):
-            note = (purge.get("note") or "").replace(": not a secure purge", "")
-            label = f"`{purge['method']}`" + (f" ({note})" if note else "")
-            methods.add(label + ("" if purge.get("secure") else " — **not a secure purge**"))
-    return ", ".join(sorted(methods)) or "not run"
-
-
-def _member_caches(events: list[dict]) -> str:
-    """RAID mode: each member's cache as set before the array was built and restored after it was taken down."""
-    parts = []
-    for member in dict.fromkeys(e["member"] for e in events):
-        own = [e for e in events if e["member"] == member]
-        text = f"{md.text(member)}: {md.text(own[0].get('note') or None)}"
-        restored = [e for e in own if e.get("phase") == "restore"]
-        if restored:
-            text += "; restored after the array was taken down" + (
-                " **failed**: " + md.text(restored[-1].get("msg")) if restored[-1].get("failed") else "")
-        parts.append(text)
-    return "; ".join(parts)
-
-
-def _write_cache(model: dict) -> str:
-    drive = model["drive"]
-    events = (model.get("write_cache") or {}).get("events") or []
-    members = [e for e in events if e.get("member")]
-    if members:
-        return _member_caches(members)
-    kernel = f"kernel queue mode: {md.text(drive.get('write_cache') or 'not reported')}"
-    if not events:
-        state = {True: "enabled", False: "disabled"}.get(drive.get("device_write_cache"), "not read")
-        return f"{state} before the run, not set by it ({kernel})"
-    text = md.text(events[0].get("note") or None)
-    restored = [e for e in events if e.get("phase") == "restore"]
-    if restored:
-        text += "; restored after the tests" + (" **failed**: " + md.text(restored[-1].get("msg"))
-                                                if restored[-1].get("failed") else "")
-    text = text if "kernel queue mode" in text else f"{text} ({kernel})"
-    if model.get("raid"):
-        text += "; **the members' own volatile write caches were not set in this run**"
-    return text
-
-
-HEALTH_ROWS = (("passed", "SMART overall assessment"), ("critical_warning", "Critical warning"),
-               ("temperature_c", "Temperature (°C)"), ("percentage_used", "Percentage used (%)"),
-               ("available_spare_pct", "Available spare (%)"), ("media_errors", "Media errors"),
-               ("error_log_entries", "Error log entries"), ("reallocated_sectors", "Reallocated sectors"),
-               ("pending_sectors", "Pending sectors"), ("offline_uncorrectable", "Offline uncorrectable"),
-               ("power_on_hours", "Power-on hours"), ("unsafe_shutdowns", "Unsafe shutdowns"),
-               ("bytes_written", "Bytes written"), ("bytes_read", "Bytes read"))
-
-
-def _health_table(model: dict) -> list[str]:
-    before, after = model["drive"].get("health") or {}, model.get("health_after") or {}
-    if not before and not after:
-        return []
-
-    def shown(key: str, value) -> str:
-        if value is None:
-            return DASH
-        if key.startswith("bytes_"):
-            return f"{value:,} ({format_bytes(value)})"
-        if isinstance(value, bool):
-            return "passed" if value else "**FAILED**"
-        return f"{value:,}" if isinstance(value, int) else md.text(value)
-
-    rows = [[label, shown(key, before.get(key)), shown(key, after.get(key))] for key, label in HEALTH_ROWS
-            if before.get(key) is not None or after.get(key) is not None]
-    tool = md.text(before.get("tool") or after.get("tool") or None)
-    lines = ["", f"Drive health as the drive reports it ({tool}), before and after this run:", ""]
-    return lines + md.table(["Item", "Before", "After"], rows, numeric=False)
-
-
-def _identity_cell(drive: dict, key: str) -> str:
-    value = drive.get(key)
-    if _identity.placeholder(drive, key):
-        return f"{md.text(value)} (a placeholder: a {md.text(drive.get('interface') or 'virtual')} device has none)"
-    return md.text(value or None)
-
-
-def _device_path(drive: dict) -> str:
-    path, resolved = drive.get("path"), drive.get("resolved")
-    if not resolved or resolved == path:
-        return md.code(path or resolved or DASH)
-    return f"{md.code(path or DASH)} → {md.code(resolved)}"
-
-
-def _media(drive: dict) -> str:
-    """Media type as far as the drive and kernel tell it (PTS common reporting: media type, e.g. MLC NAND)."""
-    if drive.get("media_type"):
-        return md.text(drive["media_type"])
-    if drive.get("interface") in ("loop", "zram"):
-        return f"not a drive (a {md.text(drive['interface'])} device over {'a file' if drive.get('backing_file') else 'memory'})"
-    kind = "rotating (HDD)" if drive.get("rotational") else "solid state"
-    return f"{kind}, as the kernel's rotational flag says; NAND type not reported by the drive"
-
-
-def _device_rows(model: dict) -> list[list[str]]:
-    drive = model["drive"]
-    size = drive.get("size_bytes")
-    interface = md.text(drive.get("interface") or None)
-    if drive.get("backing_file"):
-        interface += f" (backing file {md.code(drive['backing_file'])}, direct I/O {'on' if drive.get('direct_io') else 'off'})"
-    controller = drive.get("controller") or {}
-    rows = [
-        ["Vendor", _identity_cell(drive, "vendor")],
-        ["Model", _identity_cell(drive, "model")],
-        ["Serial number", md.text(drive.get("serial") or None)],
-        ["WWN", md.text(drive.get("wwn") or None)],
-        ["Firmware", md.text(drive.get("firmware") or None)],
-        ["User capacity", f"{size:,} bytes ({format_bytes(size)})" if size else DASH],
-        ["Interface", interface],
-        ["Link speed", md.text(drive.get("link_speed") or "not reported by the drive")],
-        ["Form factor", md.text(drive.get("form_factor") or "not reported by the drive")],
-        ["Media type", _media(drive)],
-        ["Host bus adapter", ", ".join(f"{md.text(k)} {md.text(v)}" for k, v in controller.items() if v) or "not visible"],
-        ["Device", _device_path(drive)],
-        ["Logical / physical sector", f"{md.text(drive.get('logical_block_size', DASH))} / "
-                                      f"{md.text(drive.get('physical_block_size', DASH))} bytes"],
-        ["Rotational (as the kernel reports it)", "yes" if drive.get("rotational") else "no"],
-        ["Volatile write cache", _write_cache(model)],
-        ["Purge method", _purge_methods(model)],
-        ["Purge methods the drive supports", ", ".join(f"`{m}`" for m in drive.get("purge_methods") or []) or DASH],
-    ]
-    if drive.get("described"):
-        rows.append(["From the description file", ", ".join(md.text(f) for f in drive["described"])])
-    if drive.get("notes"):
-        rows.append(["Notes (description file)", md.text(drive["notes"])])
-    return rows + _raid_rows(model)
-
-
-def _data_pattern(options: dict) -> str:
-    """The data pattern as the job files set it (PTS: random data, reported)."""
-    shaping = [f"{k}={options[k]}" for k in ("buffer_pattern", "buffer_compress_percentage", "zero_buffers")
-               if options.get(k)]
-    if shaping:
-        return "non-random: " + ", ".join(shaping)
-    flags = [f"{k}={options[k]}" for k in ("refill_buffers", "randrepeat", "norandommap") if k in options]
-    return "random (fio's default buffers)" + (", " + ", ".join(flags) if flags else "")
-
-
-def _active_range(options: dict) -> str:
-    if not options.get("offset") and not options.get("size"):
-        return "0–100 % of the LBA space"
-    return f"offset={options.get('offset', '0')}, size={options.get('size', 'rest of the device')}"
-
-
-def _versions(model: dict) -> str:
-    recorded = sorted({t["collection_version"] for t in model["tests"].values() if t.get("collection_version")})
-    shown = ", ".join(recorded) or "unknown"
-    if recorded != [_results.collection_version()]:
-        shown += f" (report rendered by {_results.collection_version()})"
-    return shown
-
-
-def _specifications(tests: dict) -> str:
-    spec = _tests.spec_of(tests)
-    pts = ((SPEC_NAMES["2.0"], PTS_TESTS + PTS2_TESTS),) if spec == "2.0" else \
-        ((SPEC_NAMES["1.1"], PTS_TESTS), (SPEC_NAMES["2.0"], PTS2_TESTS))
-    groups = pts + (("Myce/OakGate characterisation", CHARACTERISATION), ("TKperf HDD mode", HDD))
-    parts = []
-    for label, names in groups:
-        titles = [t["title"] for name, t in tests.items() if name in names]
-        if titles:
-            parts.append(f"{label} ({', '.join(titles)})")
-    return "; ".join(parts)
-
-
-def _raid_rows(model: dict) -> list[list[str]]:
-    """An md array's layout as mdadm reported it, or the operator's description of a hardware RAID volume."""
-    drive = model["drive"]
-    record = model.get("raid") or {}
-    raid = record.get("array") or {}
-    rows = []
-    if raid:
-        chunk = f", chunk {raid['chunk_kib']} KiB" if raid.get("chunk_kib") else ""
-        rows.append(["RAID layout", f"Linux md {md.code(raid.get('path'))} ({md.text(raid.get('resolved'))}): "
-                                    f"{md.text(raid.get('level'))}, {md.text(raid.get('raid_devices'))} members{chunk}, "
-                                    f"metadata {md.text(raid.get('metadata'))}, "
-                                    f"bitmap {md.text(raid.get('bitmap') or 'none')}, built with "
-                                    f"{'--assume-clean (no initial resync)' if raid.get('assume_clean') else 'a resync'}"])
-        for index, member in enumerate(record.get("member_drives") or [], 1):
-            rows.append([f"RAID member {index}", f"{md.text(member['key'])}: {md.code(member.get('resolved'))} "
-                                                 f"{md.text(member.get('vendor') or '')} {md.text(member.get('model') or '')}, "
-                                                 f"serial {md.text(member.get('serial') or None)}, "
-                                                 f"firmware {md.text(member.get('firmware') or None)}"])
-        teardown = record.get("teardown")
-        if not teardown:
-            done = "not recorded (the run stopped before it)"
-        elif teardown.get("failed"):
-            done = f"failed: {md.text(teardown.get('msg'))}"
-        else:
-            done = (f"stopped {', '.join(md.text(a) for a in teardown.get('stopped') or []) or 'nothing'}; superblocks "
-                    f"zeroed on {', '.join(md.text(m) for m in teardown.get('zeroed') or []) or 'no member'}"
-                    + "".join(f"; skipped {md.text(s)}" for s in teardown.get("skipped") or [])
-                    + f" ({md.text(teardown.get('recorded_at'))})")
-        rows.append(["RAID teardown", done])
-    controller = (drive.get("spec") or {}).get("raid_controller")
-    if controller:
-        rows.append(["Hardware RAID (as the operator describes it)", md.text(controller)])
-    return rows
-
-
-def _host_cell(model: dict) -> str:
-    hostname = model["host_info"].get("hostname")
-    if not hostname or hostname == model["host"]:
-        return md.text(model["host"])
-    return f"{md.text(model['host'])} (inventory name); hostname {md.text(hostname)}"
-
-
-def _cpu_cell(host: dict) -> str:
-    count = host.get("cpu_count")
-    return md.text(host.get("cpu_model") or None) + (f", {md.plural(int(count), 'logical CPU')}" if count else "")
-
-
-def _system_cell(host: dict) -> str:
-    """Test system manufacturer and model (PTS common reporting), from DMI where the host records it."""
-    parts = [host.get(k) for k in ("system_vendor", "system_model") if host.get(k)]
-    if parts:
-        return md.text(" ".join(parts))
-    if "dmi" not in host:
-        return "not recorded (results from a version that did not read DMI)"
-    return "not reported (the host's DMI names none)" if host["dmi"] else "not reported (the host has no DMI tables)"
-
-
-def _command_cell(model: dict) -> str:
-    command = model.get("command") or {}
-    argv = command.get("argv")
-    if not argv:
-        return "not recorded"
-    shown = [md.code(" ".join(str(a) for a in argv))]
-    extra = command.get("extra_vars") or []
-    if extra:
-        shown.append("extra variables " + ", ".join(md.code(e) for e in extra))
-    return "; ".join(shown) + f" (the command that wrote the plan, {md.text(command.get('recorded_at'))})"
-
-
-def _profile_cell(model: dict, settings: dict) -> str:
-    profile = settings.get("profile", DASH)
-    if model["quick_profile"]:
-        return f"{md.text(profile)} (**not a qualification**: seconds per run, a few rounds)"
-    return md.text(profile)
-
-
-def _setup_rows(model: dict) -> list[list[str]]:
-    host = model["host_info"]
-    memory = host.get("memory_bytes")
-    who = model.get("people") or {}
-    missing = "not recorded (give -e pts_report_{0}=NAME to ansible-playbook)"
-    rows = [
-        ["Run", md.code(model["run_id"])],
-        ["Report date", md.text(model.get("report_date")) + " (when the last result shown was recorded)"],
-        ["Test operator", md.text(who["operator"]) if who.get("operator") else missing.format("operator")],
-        ["Auditor", md.text(who["auditor"]) if who.get("auditor") else missing.format("auditor")],
-        ["Command line", _command_cell(model)],
-        ["Host", _host_cell(model)],
-        ["Test system (manufacturer / model)", _system_cell(host)],
-        ["Operating system", f"{md.text(host.get('os') or None)}, kernel {md.text(host.get('kernel') or None)} "
-                             f"({md.text(host.get('architecture') or None)})"],
-        ["CPU", _cpu_cell(host)],
-        ["Memory (DRAM)", format_bytes(memory) if memory else DASH],
-    ]
-    tests = model["tests"]
-    if not tests:
-        return rows + [["fio", md.text(host.get("fio_version") or None)]]
-    fio = next((t.get("fio_version") for t in tests.values() if t.get("fio_version")), None)
-    options = next((t.get("fio_options") for t in tests.values() if t.get("fio_options")), {}) or {}
-    settings = next((t.get("settings") for t in tests.values() if t.get("settings")), {}) or {}
-    started = [t["started_at"] for t in tests.values() if t.get("started_at")]
-    finished = [t["finished_at"] for t in tests.values() if t.get("finished_at")]
-    return rows + [
-        ["Test software", f"fleetqual.pts {md.text(_versions(model))}, {md.text(fio or host.get('fio_version') or 'fio')}"],
-        ["Test specification", _specifications(tests)],
-        ["Test mode", next((t["settings"]["mode_reason"] for t in tests.values()
-                            if (t.get("settings") or {}).get("mode_reason")), "SSD")],
-        ["Test dates (UTC)", f"{min(started) if started else DASH} – {max(finished) if finished else DASH}"],
-        ["I/O engine", f"{options.get('ioengine', DASH)}, direct={options.get('direct', '0')}"],
-        ["Data pattern", _data_pattern(options)],
-        ["Active range", _active_range(options)],
-        ["Profile", _profile_cell(model, settings)],
-    ]
-
-
-def _tests_table(model: dict) -> list[str]:
-    """Per test: OIO, time per run, verdict and how long it took (PTS: report OIO per test)."""
-    rows = []
-    for result in model["tests"].values():
-        settings = result.get("settings") or {}
-        numjobs, iodepth = settings.get("numjobs"), settings.get("iodepth")
-        depths = (settings.get("sweep") or {}).get("queue_depths")
-        oio = f"{numjobs} × {iodepth} = {numjobs * iodepth}" if numjobs and iodepth else DASH
-        if depths:
-            oio = f"{numjobs} × {min(depths)}–{max(depths)} (swept)"
-        rows.append([result["title"], oio, f"{settings.get('round_seconds', DASH)} s", _sections.rounds_text(result),
-                     result["status"], _headline.duration(result.get("wall_s"))])
-    return md.table(["Test", "Threads × QD = OIO", "Per run", "Rounds", "Result", "Wall time"], rows, numeric=False)
 
 
 def failed_step_text(test: str, failure: dict) -> str:
@@ -672,13 +254,13 @@ def render_markdown(model: dict, plots: dict, outputs: dict | None = None) -> st
     for number, title in enumerate(sections, 1):
         lines.append(f"{number}. [{title}](#{md.anchor(f'{number} {title}')})")
     lines += ["", "## 1 Device information", ""]
-    lines += md.table(["Item", "Value"], _device_rows(model), numeric=False)
-    lines += _health_table(model)
+    lines += md.table(["Item", "Value"], device_rows(model), numeric=False)
+    lines += health_table(model)
     lines += ["", "## 2 Setup information", ""]
-    lines += md.table(["Item", "Value"], _setup_rows(model), numeric=False)
+    lines += md.table(["Item", "Value"], setup_rows(model), numeric=False)
     if model["tests"]:
         lines += ["", "Tests run, in order:", ""]
-        lines += _tests_table(model)
+        lines += tests_table(model)
     settings = next((t.get("settings") for t in model["tests"].values() if t.get("settings")), {}) or {}
     window = settings.get("window", 5)
     lines += [] if not steady_rule else [

@@ -19,6 +19,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _spec
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _plots, _sections, _sweep_plots, _tests
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
 
 
 def dv_definitions(settings: dict) -> list[dict]:
@@ -141,18 +142,18 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
         # Every block size at the DV's R/W mix, the DV bold; then the DV against its stop rule.
         own = ("STEADY" if dv["steady"] else "NOT STEADY") + (f" from round {dv['steady_round']}" if dv["steady"]
                                                               else f" in {result['rounds_run']} rounds")
-        drawn[convergence] = _plots.convergence(
+        drawn[convergence] = _charts.convergence(
             os.path.join(plot_dir, convergence_png), title, iops_label(dv["mix"]),
             {"": result["convergence_by_mix"][str(dv["mix"])] if "convergence_by_mix" in result else
              result["convergence"]}, highlight=dv["bs"], window_rounds=result["window_rounds"],
             legend_title="Block size", subtitle=subtitle, verdicts={"": (f"DV {own}", dv["steady"])},
             times=result.get("round_end_s"))
-        drawn[verification] = _plots.verification(
+        drawn[verification] = _charts.verification(
             os.path.join(plot_dir, verification_png),
             f"{prefix} — IOPS steady-state verification, DV {dv['bs']} {mix}"
             + (f" ({index + 1} of {len(dvs)})" if len(dvs) > 1 else ""),
             "IOPS", dv["values"], dv["window"], subtitle=subtitle)
-    drawn["measurement"] = _plots.measurement_2d(
+    drawn["measurement"] = _charts.measurement_2d(
         os.path.join(plot_dir, "iops-measurement.png"),
         f"{prefix} — IOPS window average vs block size",
         "IOPS (read + write)", result["block_sizes"], result["tables"]["iops"], result["mixes"], subtitle=subtitle,

@@ -24,6 +24,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import PER
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _iops, _plots, _sections, _tests, _wsat
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
 
 MS = 1e6  # ns per ms
 FIVE_NINES = "99.999"
@@ -172,27 +173,27 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
            f"DV NOT STEADY in {result['rounds_run']} rounds")
     stamped = _iops.window_stamp(result)
     return {
-        "convergence": _plots.convergence(
+        "convergence": _charts.convergence(
             os.path.join(plot_dir, "latency-convergence.png"),
             f"{prefix} — latency steady-state convergence, mean latency per R/W mix",
             "mean latency (ms)", result["convergence"], highlight=dv["bs"], highlight_panel=dv_panel,
             window_rounds=result["window_rounds"], legend_title="Block size", subtitle=subtitle,
             verdicts={dv_panel: (own, dv["steady"])}, times=result.get("round_end_s")),
-        "verification": _plots.verification(
+        "verification": _charts.verification(
             os.path.join(plot_dir, "latency-verification.png"),
             f"{prefix} — latency steady-state verification, DV {dv['bs']} {md.mix(dv['mix'])} mean latency",
             "mean latency (ms)", [v / MS for v in dv["values"]], verdict, subtitle=subtitle),
-        "measurement": _plots.measurement_2d(
+        "measurement": _charts.measurement_2d(
             os.path.join(plot_dir, "latency-measurement.png"),
             f"{prefix} — mean latency window average vs block size",
             "mean latency (ms)", result["block_sizes"], result["tables"]["mean_ms"], result["mixes"], subtitle=subtitle,
             verdict=stamped),
-        "max": _plots.measurement_2d(
+        "max": _charts.measurement_2d(
             os.path.join(plot_dir, "latency-max.png"),
             f"{prefix} — maximum latency in the window vs block size",
             "max latency (ms)", result["block_sizes"], result["tables"]["max_ms"], result["mixes"], subtitle=subtitle,
             verdict=stamped),
-        "percentiles": _plots.percentiles(
+        "percentiles": _charts.percentiles(
             os.path.join(plot_dir, "latency-percentiles.png"),
             f"{prefix} — latency percentiles per block size (window)", _percentile_panels(result), subtitle=subtitle),
         "heatmap": _heatmap(result, plot_dir, prefix, subtitle),

@@ -10,7 +10,7 @@ model and firmware, and where the comparison of the two runs (that model's drive
 
 The index (``<results root>/pts-history.sqlite``, _fleet/_history.py) is read here only, read-only and by plain SQL:
 the drive report stands below the fleet code. The fleet summary writes the comparison the link points at
-(_fleet/_compare.previous_comparisons) right after it indexes the run; a report rebuilt later finds both."""
+(_fleet/_compare_report.previous_comparisons) right after it indexes the run; a report rebuilt later finds both."""
 
 from __future__ import annotations
 

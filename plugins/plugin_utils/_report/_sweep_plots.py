@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._plots import (
-    MIX_COLORS, _finish, _log_y, _spans_decades, _thousands, bs_color, by_block_size)
+    MIX_COLORS, finish_figure, log_y, spans_decades, thousands_tick, bs_color, by_block_size)
 
 try:
     import matplotlib.pyplot as plt
@@ -35,7 +35,7 @@ def _two_five(value, dummy):
     if value <= 0:
         return ""
     mantissa = value / 10 ** math.floor(math.log10(value))
-    return _thousands(value, dummy) if round(mantissa, 6) in (2.0, 5.0) else ""
+    return thousands_tick(value, dummy) if round(mantissa, 6) in (2.0, 5.0) else ""
 
 
 def heatmaps(path: str, title: str, xlabel: str, ylabel: str, xticks: list[str], yticks: list[str],
@@ -58,7 +58,7 @@ def heatmaps(path: str, title: str, xlabel: str, ylabel: str, xticks: list[str],
         data = [[math.nan if v is None else v for v in row] for row in grid]
         norm = LogNorm(min(values), max(values)) if values and max(values) / min(values) > 10 else None
         image = ax.imshow(data, cmap="viridis", aspect="auto", origin="lower", norm=norm)
-        scale = fig.colorbar(image, ax=ax, shrink=0.85, format=FuncFormatter(_thousands),
+        scale = fig.colorbar(image, ax=ax, shrink=0.85, format=FuncFormatter(thousands_tick),
                              label="log colour scale" if norm else None)
         scale.ax.yaxis.set_minor_formatter(FuncFormatter(_two_five))
         scale.ax.tick_params(which="minor", labelsize=7)
@@ -77,7 +77,7 @@ def heatmaps(path: str, title: str, xlabel: str, ylabel: str, xticks: list[str],
         ax.set_ylabel(ylabel)
         ax.set_title(panel, fontsize=10)
     fig.suptitle(title)
-    return _finish(fig, path, subtitle)
+    return finish_figure(fig, path, subtitle)
 
 
 def _series_color(legend_title: str | None, label: str, index: int, count: int):
@@ -107,11 +107,11 @@ def line_panels(path: str, title: str, panels: list[tuple], xticks: list[str] | 
                     color=_series_color(legend_title, label, index, len(series)), label=label)
         values = every if share else values
         ax.set_ylabel(ylabel)
-        if _spans_decades(values):
-            _log_y(ax, values)
+        if spans_decades(values):
+            log_y(ax, values)
         else:
             ax.set_ylim(bottom=0, top=max(values or [1]) * 1.08)
-            ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
+            ax.yaxis.set_major_formatter(FuncFormatter(thousands_tick))
         if xticks:
             step = max(1, math.ceil(len(xticks) / 12))
             ax.set_xticks(range(0, len(xticks), step), xticks[::step])
@@ -120,7 +120,7 @@ def line_panels(path: str, title: str, panels: list[tuple], xticks: list[str] | 
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8, title=legend_title, title_fontsize=8)
     fig.suptitle(title)
-    return _finish(fig, path, subtitle)
+    return finish_figure(fig, path, subtitle)
 
 
 def demand(path: str, title: str, ramps: list[dict], subtitle: str | None = None) -> str:
@@ -151,16 +151,16 @@ def demand(path: str, title: str, ramps: list[dict], subtitle: str | None = None
     left.set_xlim(left=0)
     left.set_ylim(bottom=0)
     for ax in (left, right):
-        ax.xaxis.set_major_formatter(FuncFormatter(_thousands))
+        ax.xaxis.set_major_formatter(FuncFormatter(thousands_tick))
         ax.set_xlabel("Offered IOPS (fio rate_iops)")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
-    left.yaxis.set_major_formatter(FuncFormatter(_thousands))
+    left.yaxis.set_major_formatter(FuncFormatter(thousands_tick))
     left.set_ylabel("Achieved IOPS")
     left.set_title("Achieved against offered IOPS", fontsize=10)
     right.set_ylabel("Latency (ms)")
     right.set_title("Mean and maximum latency against offered IOPS", fontsize=10)
     if latencies:
-        _log_y(right, latencies)
+        log_y(right, latencies)
     fig.suptitle(title)
-    return _finish(fig, path, subtitle)
+    return finish_figure(fig, path, subtitle)

@@ -20,7 +20,8 @@ import os
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label, format_bytes
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import parse_block_size
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _plots, _sections, _tests
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections, _tests
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
 
 DIRECTIONS = (("read", 100), ("write", 0))
 
@@ -163,15 +164,15 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
     title = f"{prefix} — throughput steady-state convergence (write top, read below)"
     # Round 1's reads of a block size purged just before them (no WIPC): a hollow point off the line and off the
     # scale, so the reads that count are not flattened by it.
-    convergence = _plots.convergence(path, title, "MB/s (10⁶ B/s)", panels, legend_title="Block size",
-                                     subtitle=subtitle, steady_at=stars, hollow=hollow, hollow_label=PURGED_LABEL,
-                                     verdicts=_stamps(measured), times=_median_times(measured),
-                                     time_label="Time at the round's end since its block size's first round, median",
-                                     **window_args)
+    convergence = _charts.convergence(path, title, "MB/s (10⁶ B/s)", panels, legend_title="Block size",
+                                      subtitle=subtitle, steady_at=stars, hollow=hollow, hollow_label=PURGED_LABEL,
+                                      verdicts=_stamps(measured), times=_median_times(measured),
+                                      time_label="Time at the round's end since its block size's first round, median",
+                                      **window_args)
     steady = result["status"] == "steady"
     drawn = {
         "convergence": convergence,
-        "measurement": _plots.grouped_bars(
+        "measurement": _charts.grouped_bars(
             os.path.join(plot_dir, "throughput-measurement.png"),
             f"{prefix} — throughput window average per block size",
             "MB/s (10⁶ B/s)", [s["name"] for s in measured], bars, subtitle=subtitle,
@@ -181,7 +182,7 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
     # tall figure of every block size would print its text at half size on A4).
     for seg in measured:
         names = [f"{seg['name']} {direction}" for direction, dummy in DIRECTIONS]
-        drawn[f"verification-{seg['name']}"] = _plots.verification_panels(
+        drawn[f"verification-{seg['name']}"] = _charts.verification_panels(
             os.path.join(plot_dir, f"throughput-verification-{seg['name']}.png"),
             f"{prefix} — throughput steady-state verification, {seg['name']} sequential read and write",
             "MB/s (10⁶ B/s)",

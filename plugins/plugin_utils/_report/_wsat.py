@@ -21,7 +21,8 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogr
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._spec import WSAT_BLOCK_SIZE
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _plots, _sections, _tests
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections, _tests
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._results import live_verdicts
 
 GB = 1e9
@@ -119,11 +120,11 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
     lat = {"mean": [r["lat_mean_ms"] for r in rows], "max": [r["lat_max_ms"] for r in rows]}
     marks = list(_capacity_marks(result))
     drawn = {
-        "iops": _plots.xy_panels(
+        "iops": _charts.xy_panels(
             os.path.join(plot_dir, "wsat-iops.png"), f"{prefix} — write saturation, 4k random write IOPS",
             [("Round", "IOPS", rounds, iops, False), ("GB written (10⁹ bytes)", "IOPS", gigabytes, iops, False)],
             subtitle=subtitle, markers=marks),
-        "latency": _plots.xy_panels(
+        "latency": _charts.xy_panels(
             os.path.join(plot_dir, "wsat-latency.png"), f"{prefix} — write saturation, 4k random write latency",
             [("Round", "latency (ms)", rounds, lat, True), ("GB written (10⁹ bytes)", "latency (ms)", gigabytes, lat, True)],
             subtitle=subtitle, markers=marks),
@@ -135,7 +136,7 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
     # times whenever asked for (pts_run_wsat_latency_plots, under PTS-E 1.1 too).
     whole = [[(float(n), f"{n} ×") for n in range(1, int(fills[-1]) + 1)]]
     if result.get("spec") == "2.0":
-        drawn["fills"] = _plots.xy_panels(
+        drawn["fills"] = _charts.xy_panels(
             os.path.join(plot_dir, "wsat-fills.png"), f"{prefix}\nwrite saturation: 4k random write IOPS vs drive fills",
             [(FILLS_LABEL, "IOPS", fills, iops, False)], subtitle=subtitle, markers=whole)
     if result.get("latency_plots"):
@@ -143,7 +144,7 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
                  "max": [r["lat_max_ms"] for r in rows]}
         # A series no round measured (99.999 % of results recorded before it was asked of fio) is left out.
         times = {k: v for k, v in times.items() if any(x is not None for x in v)}
-        drawn["response"] = _plots.xy_panels(
+        drawn["response"] = _charts.xy_panels(
             os.path.join(plot_dir, "wsat-response.png"),
             f"{prefix}\nwrite saturation: 4k random write response times vs drive fills",
             [(FILLS_LABEL, "response time (ms)", fills, times, True)], subtitle=subtitle, markers=whole)

@@ -12,7 +12,7 @@ import os
 import pytest
 from test__history import make_run
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _compare, _history
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _compare, _compare_report, _history
 
 IOPS, LAT, TP_READ = "iops_4k_write", "latency_4k_write_mean_ms", "throughput_1024k_read_mb_s"
 
@@ -245,7 +245,7 @@ def test_outputs_markdown_json_and_exit_line(index, tmp_path):
     result = _compare.build(conn, _compare.select(conn, ["base"], ["cand"], None, None, None))
     conn.close()
     out = str(tmp_path / "out")
-    written = _compare.write(result, out, fail_on_regression=True, root=index.root)
+    written = _compare_report.write(result, out, fail_on_regression=True, root=index.root)
     assert written["failed"] is True
     with open(os.path.join(out, "compare.md"), encoding="utf-8") as handle:
         markdown = handle.read()
@@ -263,7 +263,7 @@ def test_outputs_markdown_json_and_exit_line(index, tmp_path):
     assert saved["definitions"]["spread_over_drives"] == _compare.SPREAD_TEXT
     assert os.path.exists(os.path.join(out, "compare.html"))
     assert sorted(os.listdir(os.path.join(out, "plots"))) == ["figures-01.png", "history.png"]  # no rounds: no DVs
-    written = _compare.write(result, out, fail_on_regression=False, html=False)
+    written = _compare_report.write(result, out, fail_on_regression=False, html=False)
     assert written["failed"] is False
     with open(os.path.join(out, "compare.md"), encoding="utf-8") as handle:
         assert "Exit status: **passes** — `pts_compare_fail_on_regression` is false (1 figure regressed)." in handle.read()

@@ -13,7 +13,7 @@ import pytest
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _setup_section
 
 PNG = b"\x89PNG\r\n\x1a\n"
 # FOB-like first rounds, then five within limits.
@@ -304,4 +304,4 @@ def test_a_purge_that_failed_before_any_round_is_shown_with_its_reason(tmp_path)
     ({}, "not recorded (results from a version that did not read DMI)"),
 ])
 def test_the_test_system_cell_says_why_a_make_and_model_is_missing(host, cell):
-    assert _drive_report._system_cell(host) == cell
+    assert _setup_section._system_cell(host) == cell

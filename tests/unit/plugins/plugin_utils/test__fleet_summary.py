@@ -12,7 +12,7 @@ import pytest
 from conftest import write_drive, write_segment
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_summary
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_figures, _fleet_md, _fleet_summary
 
 
 def _plan(run_dir, host, listed, acceptance):
@@ -225,7 +225,7 @@ def _drives(*verdicts: str) -> list[dict]:
 def test_the_exit_line_says_what_fails_the_run(fail_on, verdicts, errors, line):
     summary = {"fail_on": fail_on, "drives": _drives(*verdicts),
                "errors": [{"host": f"h{i}", "msg": "x"} for i in range(errors)]}
-    assert _fleet_summary._exit_line(summary) == line
+    assert _fleet_md._exit_line(summary) == line
 
 
 def _host_failure(run_dir, host_dir, **record):
@@ -325,6 +325,6 @@ def test_fleet_md_says_when_no_rule_matched_no_cohort_was_compared_and_when_the_
     # The exit status and its line come from one function (every reason to fail the run decided there).
     line = ("Exit status: **passes** — every drive finished its tests, and none has a verdict in "
             "`pts_fleet_fail_on` (FAIL).")
-    assert _fleet_summary.exit_status(summary["drives"], ["FAIL"]) == {"failed": False, "line": line}
-    assert _fleet_summary.exit_status([{"verdict": "FAIL"}], ["FAIL"])["failed"] is True
+    assert _fleet_figures.exit_status(summary["drives"], ["FAIL"]) == {"failed": False, "line": line}
+    assert _fleet_figures.exit_status([{"verdict": "FAIL"}], ["FAIL"])["failed"] is True
     assert line in markdown

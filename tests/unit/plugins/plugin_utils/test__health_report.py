@@ -14,6 +14,7 @@ from conftest import SETTINGS, scaled_round, write_drive, write_wipc
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _verdicts
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
 
 FACTORS = [1.6, 1.3, 1.02, 0.98, 1.0, 1.01, 0.99]
 THRESHOLDS = {"warning_c": 75, "critical_c": 85}
@@ -168,8 +169,8 @@ def test_convergence_plots_are_unchanged_without_marks_and_marked_with_them(tmp_
     panels = {"": {"4k": [100.0, 90.0, 95.0, 94.0, 96.0], "64k": [50.0, 45.0, 47.0, 48.0, 46.0]}}
 
     def draw(name: str, **kwargs) -> bytes:
-        path = _plots.convergence(str(tmp_path / name), "t", "IOPS", panels, highlight="4k", window_rounds=[1, 5],
-                                  **kwargs)
+        path = _charts.convergence(str(tmp_path / name), "t", "IOPS", panels, highlight="4k", window_rounds=[1, 5],
+                                   **kwargs)
         with open(path, "rb") as handle:
             return handle.read()
 

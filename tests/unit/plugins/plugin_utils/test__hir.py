@@ -13,7 +13,7 @@ import time
 import pytest
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _hir, _plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _hir, _hir_md, _hir_plots, _plots
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "hir", "fio-3.33-quick-loop-device", "hir")
 T0 = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
@@ -190,7 +190,7 @@ def test_real_quick_run_from_its_round_files():
 def test_section_says_what_ran_and_the_choices():
     result = _hir.build(_results.load_test(FIXTURE))
     plots = {k: f"plots/hir-{k}.png" for k in ("convergence", "verification", "timeline", "detail", "recovery")}
-    lines = _hir.section(result, plots, 7, 0)
+    lines = _hir_md.section(result, plots, 7, 0)
     text = "\n".join(lines)
     assert lines[0] == "## 7 Host Idle Recovery"
     assert "**Steady**: preconditioning steady at round 2; 2 wait states run, each with its bursts and its return " \
@@ -213,11 +213,11 @@ def test_section_says_what_ran_and_the_choices():
 
 def test_section_names_what_is_missing():
     result = _hir.build(make_test(QUICK, STEADY_PC, [1, 2], FLAT, {1: BASE[1]}, planned=[1, 2, 5]))
-    lines = _hir.section(result, {}, 4, 0)
+    lines = _hir_md.section(result, {}, 4, 0)
     assert ("**Incomplete**: preconditioning steady at round 3; 1 wait state run; WS2 lacks its return to baseline; "
             "WS5 lacks its bursts and return to baseline.") in lines
     assert "| WS5 bursts | **not run** | — |" in lines
-    assert _hir.section(_hir.build(make_test(QUICK, [], [], {}, {})), {}, 4, 0)[-2] == \
+    assert _hir_md.section(_hir.build(make_test(QUICK, [], [], {}, {})), {}, 4, 0)[-2] == \
         "No round finished; nothing was measured."
 
 
@@ -227,13 +227,13 @@ needs_matplotlib = pytest.mark.skipif(not _plots.available(), reason="matplotlib
 @needs_matplotlib
 def test_plots_are_drawn(tmp_path):
     result = _hir.build(_results.load_test(FIXTURE))
-    drawn = _hir.plots(result, str(tmp_path), "d1 (loop device)", "quick profile")
+    drawn = _hir_plots.plots(result, str(tmp_path), "d1 (loop device)", "quick profile")
     assert set(drawn) == {"convergence", "verification", "timeline", "detail", "recovery"}
     for path in drawn.values():
         assert os.path.getsize(path) > 10000 and os.path.basename(path).startswith("hir-")
     # Preconditioning only: its two plots, nothing against time.
     only_pc = _hir.build(make_test(QUICK, [1000.0, 2000.0], [], {}, {}, planned=[1]))
-    assert set(_hir.plots(only_pc, str(tmp_path / "pc"), "d1", "")) == {"convergence", "verification"}
+    assert set(_hir_plots.plots(only_pc, str(tmp_path / "pc"), "d1", "")) == {"convergence", "verification"}
 
 
 @needs_matplotlib
@@ -246,7 +246,7 @@ def test_a_standard_hir_builds_and_draws_quickly(tmp_path):
     test = make_test(STANDARD, pc, states, bursts, baselines)
     started = time.monotonic()
     result = _hir.build(test)
-    drawn = _hir.plots(result, str(tmp_path), "d1", "run standard")
+    drawn = _hir_plots.plots(result, str(tmp_path), "d1", "run standard")
     elapsed = time.monotonic() - started
     assert elapsed < 10, elapsed
     assert result["status"] == "steady" and result["rounds_run"] == 25 + 2 * len(states)
@@ -343,5 +343,5 @@ def test_a_captured_wait_states_timeline_bursts_and_baseline_are_what_fio_logged
     idle = entry["idle"]
     assert idle["bursts_logged"] == 3 and 0.5 <= idle["between_bursts"]["min"] <= idle["between_bursts"]["max"] <= 0.75
     assert idle["baseline_idle_ms"] == 0.0 and idle["baseline_gaps"] == 0
-    text = "\n".join(_hir.section(result, {}, 4, 1 << 30))
+    text = "\n".join(_hir_md.section(result, {}, 4, 1 << 30))
     assert "The wait states' figures are what fio logged" in text and "| WS2 | 0.60 | 3 |" in text

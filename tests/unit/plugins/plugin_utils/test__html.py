@@ -85,7 +85,7 @@ def test_a_pdf_engine_that_fails_leaves_the_html_and_says_so(make_run, monkeypat
 def test_log_axes_end_on_labelled_ticks_and_say_they_are_log():
     fig, ax = _plots.plt.subplots()
     ax.set_ylabel("latency (ms)")
-    _plots._log_y(ax, [21.0, 38.0, 1.3])
+    _plots.log_y(ax, [21.0, 38.0, 1.3])
     assert ax.get_ylim() == (1.0, 50.0)  # the 38 ms maximum lies below a labelled tick (50), not above the last (20)
     assert ax.get_ylabel() == "latency (ms) (log scale)"
     _plots.plt.close(fig)

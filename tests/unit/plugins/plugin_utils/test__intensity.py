@@ -17,8 +17,10 @@ import time
 import pytest
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram, _pts2
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _pts2_segments
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _intensity, _plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _intensity, _intensity_md, _intensity_plots, _plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
 
 RUN = os.path.join(os.path.dirname(__file__), "fixtures", "intensity", "fio-3.33-quick-loop-device")
 PLOTS = {"pc_convergence", "pc_verification", "loop_prewrite", "loop_convergence", "loop_verification",
@@ -82,7 +84,7 @@ def test_a_real_dirth_run_whose_preconditioning_hit_its_round_limit_is_not_stead
 
 def test_the_cbw_section_states_the_choices_and_shows_every_table():
     result = _intensity.build(_results.load_test(os.path.join(RUN, "cbw")))
-    lines = _intensity.section(result, {"histograms": "plots/cbw-histograms.png"}, 7, 64 * 2 ** 20)
+    lines = _intensity_md.section(result, {"histograms": "plots/cbw-histograms.png"}, 7, 64 * 2 ** 20)
     text = "\n".join(lines)
     assert lines[0] == "## 7 Composite Block Size Workload"
     for heading in ("### 7.1 Preconditioning", "### 7.2 TC × QD loop", "### 7.3 Demand variation and demand intensity",
@@ -117,7 +119,7 @@ def test_a_recorded_choice_that_differs_from_the_loops_window_is_flagged(tmp_pat
     result = _intensity.build(_results.load_test(path))
     assert result["choice_checks"] == ["MidIOPS: recorded as TC1/QD4 (24,281 IOPS) when its round started; the loop's "
                                        "window gives TC2/QD1 (15,304 IOPS, ART 0.126 ms)"]
-    text = "\n".join(_intensity.section(result, {}, 3, 0))
+    text = "\n".join(_intensity_md.section(result, {}, 3, 0))
     assert "> **Warning**: recomputed from the loop's window rounds" in text
 
 
@@ -142,7 +144,7 @@ def test_a_measurement_without_a_histogram_is_flagged_not_guessed(tmp_path):
     result = _intensity.build(_results.load_test(path))
     assert result["points"][2]["measure"]["percentiles_ms"] == {}
     assert "MinIOPS: read: fio printed no latency histogram (json+)" in result["choice_checks"]
-    text = "\n".join(_intensity.section(result, {}, 3, 0))
+    text = "\n".join(_intensity_md.section(result, {}, 3, 0))
     assert "|  | *all IOs* | 11,332 | 11,320.7 | 0.086 | — | — | — | — | 5.101 |" in text
 
 
@@ -162,13 +164,13 @@ def test_a_missing_phase_or_point_makes_the_test_incomplete(tmp_path, drop, stat
     result = _intensity.build(_results.load_test(path))
     assert result["status"] == status and result["steady_text"] == text
     json.dumps(result)
-    lines = _intensity.section(result, {}, 3, 0)
+    lines = _intensity_md.section(result, {}, 3, 0)
     assert lines[0] == "## 3 Composite Block Size Workload" and f"**Incomplete**: {text}." in lines
     if not result["loop"]["rounds_run"]:
         assert "TC × QD loop: no round finished." in lines
         assert "No operating point: the TC × QD loop measured no grid point: no operating point can be chosen." in lines
     if _plots.available():
-        assert set(_intensity.plots(result, str(tmp_path / "plots"), "d1", "")) <= PLOTS
+        assert set(_intensity_plots.plots(result, str(tmp_path / "plots"), "d1", "")) <= PLOTS
 
 
 def test_a_failure_or_no_round_at_all(tmp_path):
@@ -181,7 +183,7 @@ def test_a_failure_or_no_round_at_all(tmp_path):
     shutil.copy(os.path.join(RUN, "dirth", "purge.json"), str(empty / "purge.json"))
     result = _intensity.build(_results.load_test(str(empty)))
     assert result["status"] == "no rounds" and result["rounds_run"] == 0 and result["headline"] is None
-    assert _intensity.section(result, {}, 4, 0)[-2] == "No round finished; nothing was measured."
+    assert _intensity_md.section(result, {}, 4, 0)[-2] == "No round finished; nothing was measured."
 
 
 def test_a_loop_that_hit_its_round_limit_is_not_steady(tmp_path):
@@ -204,7 +206,7 @@ def test_a_loop_that_hit_its_round_limit_is_not_steady(tmp_path):
 @pytest.mark.parametrize("name, extra", [("cbw", set()), ("dirth", {"confidence"})])
 def test_every_plot_of_a_real_run_is_drawn(tmp_path, name, extra):
     result = _intensity.build(_results.load_test(os.path.join(RUN, name)))
-    drawn = _intensity.plots(result, str(tmp_path), "d1 (loop device)", "quick profile")
+    drawn = _intensity_plots.plots(result, str(tmp_path), "d1 (loop device)", "quick profile")
     assert set(drawn) == PLOTS | extra
     for key, path in drawn.items():
         assert os.path.basename(path).startswith(f"{name}-") and os.path.getsize(path) > 5000, key
@@ -218,9 +220,9 @@ def test_a_loop_round_the_drive_throttled_in_is_shaded_on_the_loop_plots_only(tm
     def convergence(path, *args, **kwargs):
         seen[os.path.basename(path)] = kwargs.get("marks")
         return path
-    monkeypatch.setattr(_plots, "convergence", convergence)
+    monkeypatch.setattr(_charts, "convergence", convergence)
     with _plots.round_marks([{"round": 2, "kind": "throttled", "series": "loop"}]):
-        _intensity.plots(result, str(tmp_path), "d1", "quick profile")
+        _intensity_plots.plots(result, str(tmp_path), "d1", "quick profile")
     assert seen == {"cbw-pc-convergence.png": [],
                     "cbw-loop-prewrite.png": [{"round": 2, "kind": "throttled", "series": None}],
                     "cbw-loop-convergence.png": [{"round": 2, "kind": "throttled", "series": None}]}
@@ -331,10 +333,10 @@ def synthetic(rounds: int = 25, steady: bool = False, tcs=tuple(GRID), qds=tuple
                 iops, art = _model(tc, qd, settle * (1 + rng.uniform(-0.02, 0.02)))
                 if (tc, qd) == (tcs[0], qds[0]):
                     iops = 300_000.0 if steady and number > 3 else iops * (1.3 if number % 2 else 1.0)
-                jobs.append(_job(_pts2.grid_name("dirth", tc, qd), 65, tc, qd, iops, art, 60))
+                jobs.append(_job(_pts2_segments.grid_name("dirth", tc, qd), 65, tc, qd, iops, art, 60))
         loop.append(record(number, jobs))
     test = dict(params, name="dirth", block_sizes=[8192])
-    points = _pts2.operating_points(_pts2.window_grid([r["fio"]["jobs"] for r in loop[-5:]], test), test)
+    points = _pts2_segments.operating_points(_pts2_segments.window_grid([r["fio"]["jobs"] for r in loop[-5:]], test), test)
     points["window_rounds"] = list(range(rounds - 4, rounds + 1))
     rows = []
     for number, point in enumerate(_pts2.POINTS, 1):
@@ -359,7 +361,7 @@ def test_the_standard_grid_of_7_x_7_points_over_25_rounds_builds_and_reads_well(
     assert result["choice_checks"] == []
     assert all(len(p["prewrite"]) == 60 for p in result["points"])
     assert result["headline"]["min_point"] == "TC1/QD1"
-    lines = _intensity.section(result, {}, 5, 2 * 10 ** 12)
+    lines = _intensity_md.section(result, {}, 5, 2 * 10 ** 12)
     assert "| TC ↓ / QD → | 32 | 16 | 8 | 6 | 4 | 2 | 1 |" in lines
     assert sum(1 for line in lines if line.startswith("| **32** |")) == 3
     assert "it is the slowest bucket" not in "\n".join(lines)  # millions of IOs resolve five nines
@@ -376,7 +378,7 @@ def test_a_synthetic_loop_steady_within_its_window():
 def test_the_standard_scale_plots_are_drawn_in_seconds(tmp_path):
     result = _intensity.build(synthetic())
     start = time.monotonic()
-    drawn = _intensity.plots(copy.deepcopy(result), str(tmp_path), "d1 (SAMSUNG MZQL23T8HCLS-00A07)", "run r1")
+    drawn = _intensity_plots.plots(copy.deepcopy(result), str(tmp_path), "d1 (SAMSUNG MZQL23T8HCLS-00A07)", "run r1")
     assert set(drawn) == PLOTS | {"confidence"}
     assert time.monotonic() - start < 20  # about 3 s on one core; generous for a shared CI runner
 
@@ -384,7 +386,7 @@ def test_the_standard_scale_plots_are_drawn_in_seconds(tmp_path):
 @needs_matplotlib
 def test_the_histograms_of_a_figure_share_one_bin_width(tmp_path, monkeypatch):
     widths = []
-    finish = _plots._finish
+    finish = _plots.finish_figure
 
     def keep(fig, path, subtitle):
         if path.endswith("histograms.png"):
@@ -392,10 +394,10 @@ def test_the_histograms_of_a_figure_share_one_bin_width(tmp_path, monkeypatch):
                           if text.get_text().startswith("IOs per "))
         return finish(fig, path, subtitle)
 
-    monkeypatch.setattr(_plots, "_finish", keep)
-    monkeypatch.setattr(_intensity, "_finish", keep)
+    monkeypatch.setattr(_plots, "finish_figure", keep)
+    monkeypatch.setattr(_intensity_plots, "finish_figure", keep)
     for name in ("cbw", "dirth"):
         result = _intensity.build(_results.load_test(_copy(tmp_path, name)))
         before = len(widths)
-        _intensity.plots(result, str(tmp_path / f"plots-{name}"), name, "")
+        _intensity_plots.plots(result, str(tmp_path / f"plots-{name}"), name, "")
         assert len(widths) - before == 3 and len(set(widths[before:])) == 1, widths[before:]

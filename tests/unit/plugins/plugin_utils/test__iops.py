@@ -154,14 +154,14 @@ def test_three_dvs_over_many_rounds_plot_quickly(tmp_path):
 
 def test_convergence_plots_say_what_their_iops_are_carry_the_verdict_and_a_time_axis(make_run, monkeypatch):
     seen = {}
-    finish = _plots._finish
+    finish = _plots.finish_figure
 
     def keep(fig, path, subtitle):
         seen[os.path.basename(path)] = [(ax.get_ylabel(), ax.get_title("right"),
                                          [child.get_xlabel() for child in ax.child_axes]) for ax in fig.axes]
         return finish(fig, path, subtitle)
 
-    monkeypatch.setattr(_plots, "_finish", keep)
+    monkeypatch.setattr(_plots, "finish_figure", keep)
     written = _drive_report.write_drive_report(make_run([1.6, 1.3, 1.02, 0.98, 1.0, 1.01, 0.99]))
     (ylabel, stamp, top), = seen["iops-convergence.png"]
     assert ylabel.startswith("IOPS (write)") and "read + write" not in ylabel  # the DV's mix is 0/100

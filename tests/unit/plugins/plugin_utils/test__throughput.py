@@ -12,6 +12,7 @@ import pytest
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _plots, _throughput
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
 
 from conftest import CAPACITY, SETTINGS, scaled_round, write_drive, write_segment
 
@@ -131,7 +132,7 @@ def test_the_convergence_plot_draws_round_1s_purged_reads_hollow_with_windows_st
               "Sequential read": {"1024k": [7000.0, 1200.0, 1210.0], "64k": [7400.0, 1100.0, None]}}
     marks = [{"round": 2, "kind": "throttled", "series": "1024k"}, {"round": 3, "kind": "warning"}]
     with _plots.round_marks(marks):
-        path = _plots.convergence(
+        path = _charts.convergence(
             str(tmp_path / "c.png"), "t", "MB/s", panels,
             hollow={("Sequential read", "1024k"): 1, ("Sequential read", "64k"): 1},
             hollow_label=_throughput.PURGED_LABEL,
@@ -165,7 +166,7 @@ def figures(monkeypatch):
     """Every figure a plot function finishes, looked at before it is closed: per file its axes' y limits, titles
     (left and right: the verdict stamp) and texts."""
     seen = {}
-    finish = _plots._finish
+    finish = _plots.finish_figure
 
     def keep(fig, path, subtitle):
         seen[os.path.basename(path)] = [{"ylim": ax.get_ylim(), "left": ax.get_title("left"),
@@ -173,7 +174,7 @@ def figures(monkeypatch):
                                          "texts": [t.get_text() for t in ax.texts]} for ax in fig.axes]
         return finish(fig, path, subtitle)
 
-    monkeypatch.setattr(_plots, "_finish", keep)
+    monkeypatch.setattr(_plots, "finish_figure", keep)
     return seen
 
 

@@ -17,7 +17,7 @@ import time
 import pytest
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _plots, _xsr
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _plots, _xsr, _xsr_md, _xsr_plots
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "xsr")
 START = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
@@ -120,8 +120,8 @@ def test_the_real_quick_run_gives_every_sample_and_the_transitions_its_files_imp
     assert result["headline"] == {"recovery_min": recovery["minutes"],
                                   "settle_min": result["transitions"]["settle"]["minutes"],
                                   "group_means_mb_s": [g["mean_mb_s"] for g in result["groups"]]}
-    lines = _xsr.section(result, {"throughput": "plots/xsr-throughput.png", "panels": "plots/xsr-panels.png"}, 8,
-                         67108864)
+    lines = _xsr_md.section(result, {"throughput": "plots/xsr-throughput.png", "panels": "plots/xsr-panels.png"}, 8,
+                            67108864)
     text = "\n".join(lines)
     assert lines[0] == "## 8 Cross Stimulus Recovery"
     assert "| **1** SEQ 1024k write | 6 of 6 | 0.13 | 2,644.7 | 2,403.2 (1) | 2,522 | 12.377 | 14.047 | 41.571 |" \
@@ -181,7 +181,7 @@ def test_recovery_is_the_first_group3_sample_that_reaches_the_group1_mean_less_t
     else:
         # Tolerance 0 is ADATA's definition: one figure, said once.
         assert "recovery_at_mean" not in result["transitions"]
-    text = "\n".join(_xsr.section(result, {}, 5, 0))
+    text = "\n".join(_xsr_md.section(result, {}, 5, 0))
     assert (f"reaches the group-1 mean less {tolerance:g} %" if tolerance else "reaches the group-1 mean itself") \
         in text
     assert "counts the first minute that reaches the group-1 mean itself (tolerance 0)" in text
@@ -207,7 +207,7 @@ def test_minutes_are_real_time_with_the_controller_gaps_and_writing_time_without
     assert recovery["stimulus_min"] == pytest.approx(2.0) and result["mean_gap_s"] == pytest.approx(3.0)
     assert result["groups"][2]["start_min"] == pytest.approx(6 + 6 * 3 / 60)
     assert result["groups"][0]["duration_min"] == pytest.approx(3.1)
-    text = "\n".join(_xsr.section(result, {}, 5, 0))
+    text = "\n".join(_xsr_md.section(result, {}, 5, 0))
     assert "between two samples the drive was idle for 3.00 s on average" in text
 
 
@@ -217,7 +217,7 @@ def test_without_recorded_times_samples_are_laid_end_to_end_by_fio_time():
     assert result["time_base"] == "fio" and result["mean_gap_s"] is None
     assert [s["t_min"] for s in result["samples"]] == pytest.approx(list(range(1, 10)))
     assert result["transitions"]["recovery"]["minutes"] == pytest.approx(2.0)
-    assert "fio time: the round files carry no usable recorded_at" in "\n".join(_xsr.section(result, {}, 5, 0))
+    assert "fio time: the round files carry no usable recorded_at" in "\n".join(_xsr_md.section(result, {}, 5, 0))
 
 
 @pytest.mark.parametrize("samples, final", [(480, 48), (360, 36), (15, 2), (10, 1), (6, 1), (1, 1), (0, 0)])
@@ -256,7 +256,7 @@ def test_status(series, minutes, failure, status):
     result = _xsr.build(make_test(series, minutes=minutes, failure=failure))
     json.dumps(result)
     assert result["status"] == status and result["steady"] is False and result["steady_text"] is None
-    text = "\n".join(_xsr.section(result, {}, 6, 0))
+    text = "\n".join(_xsr_md.section(result, {}, 6, 0))
     assert {"complete": "**Complete**", "incomplete": "**Incomplete**", "failed": "**Failed**",
             "no rounds": "**No sample finished**"}[status] in text
 
@@ -289,8 +289,8 @@ def test_a_full_run_builds_and_renders_fast_with_a_sampled_table():
     series = realistic()
     started = time.perf_counter()
     result = _xsr.build(make_test(series, gap_s=1.0))
-    lines = _xsr.section(result, {"throughput": "plots/xsr-throughput.png", "panels": "plots/xsr-panels.png"}, 4,
-                         3840755982336)
+    lines = _xsr_md.section(result, {"throughput": "plots/xsr-throughput.png", "panels": "plots/xsr-panels.png"}, 4,
+                            3840755982336)
     elapsed = time.perf_counter() - started
     assert result["status"] == "complete" and result["rounds_run"] == 1320 and elapsed < 5
     assert [g["final_samples"] for g in result["groups"]] == [48, 36, 48]
@@ -315,7 +315,7 @@ def test_a_full_run_builds_and_renders_fast_with_a_sampled_table():
 def test_plots_of_a_full_run_are_drawn_quickly(tmp_path):
     result = _xsr.build(make_test(realistic(), gap_s=1.0))
     started = time.perf_counter()
-    drawn = _xsr.plots(result, str(tmp_path), "drive (model)", "run test")
+    drawn = _xsr_plots.plots(result, str(tmp_path), "drive (model)", "run test")
     elapsed = time.perf_counter() - started
     assert sorted(drawn) == ["panels", "throughput"]
     assert [os.path.basename(p) for p in (drawn["throughput"], drawn["panels"])] == [
@@ -328,8 +328,8 @@ def test_plots_of_a_full_run_are_drawn_quickly(tmp_path):
 @pytest.mark.skipif(not _plots.available(), reason="matplotlib is not installed")
 def test_plots_of_a_partial_run_and_of_none(tmp_path):
     partial = _xsr.build(make_test({"group1": [1000] * 3, "group2": [300] * 1}, minutes=[3, 3, 3]))
-    assert sorted(_xsr.plots(partial, str(tmp_path), "drive", "run")) == ["panels", "throughput"]
-    assert _xsr.plots(_xsr.build(make_test({}, minutes=[3, 3, 3])), str(tmp_path), "drive", "run") == {}
+    assert sorted(_xsr_plots.plots(partial, str(tmp_path), "drive", "run")) == ["panels", "throughput"]
+    assert _xsr_plots.plots(_xsr.build(make_test({}, minutes=[3, 3, 3])), str(tmp_path), "drive", "run") == {}
 
 
 # A group run as one fio (fio 3.33 on a loop device: 1.5 s of 1 MiB sequential writes, json+ status dumps every 0.5 s,
@@ -398,7 +398,7 @@ def test_a_continuous_groups_samples_are_the_figures_fio_logged(tmp_path):
     # No idle between the samples: every 100-ms interval had IO.
     idle = result["idle"]
     assert idle["interval_ms"] == 100 and idle["within_ms"] == 0.0 and idle["longest_idle_ms"] < 100
-    text = "\n".join(_xsr.section(result, {}, 3, 1 << 30))
+    text = "\n".join(_xsr_md.section(result, {}, 3, 1 << 30))
     assert "below fio's logging granularity" in text and "what fio logged for it" in text
     assert "| Test minute | Sample | Lines | Seconds | MB/s |" in text
 
