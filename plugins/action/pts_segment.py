@@ -2,6 +2,9 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
+# Over 500 lines: one action and its round loop - a round, an XSR group's samples as fio's status dumps come, the
+# health reads around fio - which share the loop's state; the pure parts are in module_utils/_pts/_rounds.py.
+
 from __future__ import annotations
 
 import os
