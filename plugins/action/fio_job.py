@@ -86,6 +86,19 @@ def outcome(started: dict, text: str, job_text: str | None, timeout: int) -> dic
     return {"changed": wrote, "pts_fio": parsed, "pts_fio_raw": body}
 
 
+def _connection_lost(since: float | None, reconnect: float, exc: Exception, doing: str, job_file: str,
+                     detail: str = "") -> tuple[float, dict | None]:
+    """A connection lost while fio runs on the host: when it was first lost, and the drive's result once it has been
+    away for ``reconnect`` seconds (None before: a warning, and the caller tries again)."""
+    since = since or time.monotonic()
+    if time.monotonic() - since >= reconnect:
+        return since, {"unreachable": True, "pts_lost": True,
+                       "msg": f"fio_job: no connection to the host for {reconnect:g} s while {doing} fio "
+                              f"({job_file}{detail}, which may still run there): {exc}"}
+    display.warning(f"fio_job: lost the connection while {doing} {job_file}, retrying: {exc}")
+    return since, None
+
+
 class ActionModule(ActionBase):
     """Run one fio job file on the host: the fio_job module writes it, re-checks the guard and starts fio detached
     (a dropped connection does not stop it); the controller then waits, checking sparsely until a second before fio is
@@ -232,12 +245,9 @@ class ActionModule(ActionBase):
                     f"if [ -s {status} ]; then head -n 1 {status}; else echo running; fi; "
                     f"tail -c +{offset + 1} {output} 2>/dev/null; exit 0")
             except AnsibleConnectionFailure as exc:
-                lost_since = lost_since or time.monotonic()
-                if time.monotonic() - lost_since >= reconnect:
-                    return {"unreachable": True, "pts_lost": True,
-                            "msg": f"fio_job: no connection to the host for {reconnect:g} s while following fio "
-                                   f"({started['job_file']}, which may still run there): {exc}"}
-                display.warning(f"fio_job: lost the connection while following {started['job_file']}, retrying: {exc}")
+                lost_since, gone = _connection_lost(lost_since, reconnect, exc, "following", started["job_file"])
+                if gone:
+                    return gone
                 continue
             lost_since = None
             if res.get("rc") == _GONE:
@@ -347,12 +357,10 @@ class ActionModule(ActionBase):
                 found = self._check(started, step, span)
             except AnsibleConnectionFailure as exc:
                 # fio goes on on the host; look again at the next check, unless the host stays away too long.
-                lost_since = lost_since or time.monotonic()
-                if time.monotonic() - lost_since >= reconnect:
-                    return {"unreachable": True, "pts_lost": True,
-                            "msg": f"fio_job: no connection to the host for {reconnect:g} s while waiting for fio "
-                                   f"({started['job_file']}, PID {started['pid']}, which may still run there): {exc}"}
-                display.warning(f"fio_job: lost the connection while waiting for {started['job_file']}, retrying: {exc}")
+                lost_since, gone = _connection_lost(lost_since, reconnect, exc, "waiting for", started["job_file"],
+                                                    f", PID {started['pid']}")
+                if gone:
+                    return gone
                 time.sleep(1.0)
                 continue
             lost_since = None

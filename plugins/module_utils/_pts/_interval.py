@@ -319,6 +319,24 @@ def log_origin(series: list[list[float]], interval_ms: float, start_ms: float | 
     return float(first - number * interval_ms)
 
 
+def _grouped(series: list[list[float]], key: str, number_of) -> list[dict]:
+    """The ticks of ``series`` grouped by ``number_of(time_ms)``, in order: per group {key: its number, "lines",
+    "first_ms", "last_ms", "mean"} (the mean of its ticks' values)."""
+    found: dict = {}
+    for time_ms, value in series:
+        number = number_of(time_ms)
+        entry = found.setdefault(number, {key: number, "lines": 0, "sum": 0.0, "first_ms": time_ms, "last_ms": time_ms})
+        entry["lines"] += 1
+        entry["sum"] += value
+        entry["last_ms"] = time_ms
+    out = []
+    for number in sorted(found):
+        entry = found[number]
+        entry["mean"] = entry.pop("sum") / entry["lines"]
+        out.append(entry)
+    return out
+
+
 def log_samples(series: list[list[float]], interval_ms: float, sample_ms: float, origin_ms: float,
                 latency: list[list[float]] | None = None) -> list[dict]:
     """A continuous run's samples as fio logged them: each tick of ``series`` (a bw or iops log, its threads added up)
@@ -326,24 +344,14 @@ def log_samples(series: list[list[float]], interval_ms: float, sample_ms: float,
     "from_ms"/"to_ms" (its span on the run's clock: (k - 1) x sample to k x sample from the origin, the last one cut
     at its last tick), "mean" (the mean of its ticks: the value fio logged per interval, averaged)} and, with
     ``latency`` (a lat log's series), "lat_mean" (the mean of the lat lines logged in its span) and "lat_lines"."""
-    found: dict = {}
-    for time_ms, value in series:
-        number = sample_of(time_ms, origin_ms, interval_ms, sample_ms)
-        entry = found.setdefault(number, {"sample": number, "lines": 0, "sum": 0.0, "first_ms": time_ms,
-                                          "last_ms": time_ms})
-        entry["lines"] += 1
-        entry["sum"] += value
-        entry["last_ms"] = time_ms
-    out = []
-    for number in sorted(found):
-        entry = found[number]
-        mean = entry.pop("sum") / entry["lines"]
-        entry.update(mean=mean, from_ms=origin_ms + (number - 1) * sample_ms,
+    out = _grouped(series, "sample", lambda time_ms: sample_of(time_ms, origin_ms, interval_ms, sample_ms))
+    for entry in out:
+        number = entry["sample"]
+        entry.update(from_ms=origin_ms + (number - 1) * sample_ms,
                      to_ms=min(origin_ms + number * sample_ms, max(entry["last_ms"], origin_ms + (number - 1) * sample_ms)))
         if latency is not None:
             values = [v for t, v in latency if sample_of(t, origin_ms, interval_ms, sample_ms) == number]
             entry.update(lat_mean=sum(values) / len(values) if values else None, lat_lines=len(values))
-        out.append(entry)
     return out
 
 
@@ -354,20 +362,9 @@ def by_period(series: list[list[float]], interval_ms: float, period_ms: float, f
     when a burst's start moves by fio's set-up of its job (the first burst's, up to a logging interval or so, moves
     the whole count). Per burst {"burst", "lines", "first_ms", "last_ms", "from_ms" (the start of its first
     interval), "mean"}."""
-    found: dict = {}
-    for time_ms, value in series:
-        number = max(1, int((time_ms - first_ms + period_ms / 4) // period_ms) + 1)
-        entry = found.setdefault(number, {"burst": number, "lines": 0, "sum": 0.0, "first_ms": time_ms,
-                                          "last_ms": time_ms})
-        entry["lines"] += 1
-        entry["sum"] += value
-        entry["last_ms"] = time_ms
-    out = []
-    for number in sorted(found):
-        entry = found[number]
-        entry["mean"] = entry.pop("sum") / entry["lines"]
+    out = _grouped(series, "burst", lambda time_ms: max(1, int((time_ms - first_ms + period_ms / 4) // period_ms) + 1))
+    for entry in out:
         entry["from_ms"] = entry["first_ms"] - interval_ms
-        out.append(entry)
     return out
 
 
