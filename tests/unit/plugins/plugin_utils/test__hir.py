@@ -221,10 +221,6 @@ def test_section_names_what_is_missing():
         "No round finished; nothing was measured."
 
 
-needs_matplotlib = pytest.mark.skipif(not _plots.available(), reason="matplotlib is not installed")
-
-
-@needs_matplotlib
 def test_plots_are_drawn(tmp_path):
     result = _hir.build(_results.load_test(FIXTURE))
     drawn = _hir_plots.plots(result, str(tmp_path), "d1 (loop device)", "quick profile")
@@ -236,7 +232,6 @@ def test_plots_are_drawn(tmp_path):
     assert set(_hir_plots.plots(only_pc, str(tmp_path / "pc"), "d1", "")) == {"convergence", "verification"}
 
 
-@needs_matplotlib
 def test_a_standard_hir_builds_and_draws_quickly(tmp_path):
     """Five wait states of 360 bursts and 360 baseline sections each, 25 preconditioning rounds."""
     states = [1, 2, 3, 5, 10]

@@ -25,7 +25,6 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _char
 RUN = os.path.join(os.path.dirname(__file__), "fixtures", "intensity", "fio-3.33-quick-loop-device")
 PLOTS = {"pc_convergence", "pc_verification", "loop_prewrite", "loop_convergence", "loop_verification",
          "demand_variation", "demand_intensity", "outstanding", "cpu", "point_prewrites", "histograms"}
-needs_matplotlib = pytest.mark.skipif(not _plots.available(), reason="matplotlib is not installed")
 
 
 def _copy(tmp_path, name: str) -> str:
@@ -202,7 +201,6 @@ def test_a_loop_that_hit_its_round_limit_is_not_steady(tmp_path):
     assert result["not_steady_text"] == "not reached by the TC × QD loop in 2 rounds (limit 2)"
 
 
-@needs_matplotlib
 @pytest.mark.parametrize("name, extra", [("cbw", set()), ("dirth", {"confidence"})])
 def test_every_plot_of_a_real_run_is_drawn(tmp_path, name, extra):
     result = _intensity.build(_results.load_test(os.path.join(RUN, name)))
@@ -212,7 +210,6 @@ def test_every_plot_of_a_real_run_is_drawn(tmp_path, name, extra):
         assert os.path.basename(path).startswith(f"{name}-") and os.path.getsize(path) > 5000, key
 
 
-@needs_matplotlib
 def test_a_loop_round_the_drive_throttled_in_is_shaded_on_the_loop_plots_only(tmp_path, monkeypatch):
     result = _intensity.build(_results.load_test(os.path.join(RUN, "cbw")))
     seen = {}
@@ -374,7 +371,6 @@ def test_a_synthetic_loop_steady_within_its_window():
     assert result["loop"]["window_rounds"] == [4, 5, 6, 7, 8]
 
 
-@needs_matplotlib
 def test_the_standard_scale_plots_are_drawn_in_seconds(tmp_path):
     result = _intensity.build(synthetic())
     start = time.monotonic()
@@ -383,7 +379,6 @@ def test_the_standard_scale_plots_are_drawn_in_seconds(tmp_path):
     assert time.monotonic() - start < 20  # about 3 s on one core; generous for a shared CI runner
 
 
-@needs_matplotlib
 def test_the_histograms_of_a_figure_share_one_bin_width(tmp_path, monkeypatch):
     widths = []
     finish = _plots.finish_figure

@@ -128,7 +128,6 @@ def test_plot_keys_keep_the_first_dvs_names():
         "verification-1024k-100": "iops-verification-1024k-100.png"}
 
 
-@pytest.mark.skipif(not _plots.available(), reason="matplotlib is not installed")
 def test_three_dvs_over_many_rounds_plot_quickly(tmp_path):
     """A long IOPS run (an operator who lets it go on past 25 rounds): thin plots, sampled round table."""
     rounds = 200

@@ -126,7 +126,6 @@ def test_a_window_that_holds_round_one_says_so(tmp_path):
     assert re.search(r"^\| \*\*1024k\*\* \| ([\d,.]+) \| ([\d,.]+) \|", section, re.M)
 
 
-@pytest.mark.skipif(not _plots.available(), reason="matplotlib is not installed")
 def test_the_convergence_plot_draws_round_1s_purged_reads_hollow_with_windows_stars_and_health_marks(tmp_path):
     panels = {"Sequential write": {"1024k": [2000.0, 1900.0, 1950.0], "64k": [1500.0, 1400.0, 1450.0]},
               "Sequential read": {"1024k": [7000.0, 1200.0, 1210.0], "64k": [7400.0, 1100.0, None]}}

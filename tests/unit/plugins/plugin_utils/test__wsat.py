@@ -111,7 +111,6 @@ def test_pts11_keeps_tkperfs_plots_and_tables(tmp_path):
     assert "| Round | IOPS | MB/s | Mean latency (ms) | Max latency (ms) | Written (GB) |" in section
 
 
-@pytest.mark.skipif(not _plots.available(), reason="matplotlib is not installed")
 def test_a_1500_round_pts2_write_saturation_plots_fast_and_samples_its_tables(tmp_path):
     """Built in memory: 1,500 round records sharing one fio job, a drop after the first fill."""
     base = _round(1, 1.0, True)

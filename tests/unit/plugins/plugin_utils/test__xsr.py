@@ -17,7 +17,7 @@ import time
 import pytest
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _plots, _xsr, _xsr_md, _xsr_plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _xsr, _xsr_md, _xsr_plots
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "xsr")
 START = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
@@ -311,7 +311,6 @@ def test_a_full_run_builds_and_renders_fast_with_a_sampled_table():
     assert result["transitions"]["settle"]["sample"] is not None
 
 
-@pytest.mark.skipif(not _plots.available(), reason="matplotlib is not installed")
 def test_plots_of_a_full_run_are_drawn_quickly(tmp_path):
     result = _xsr.build(make_test(realistic(), gap_s=1.0))
     started = time.perf_counter()
@@ -325,7 +324,6 @@ def test_plots_of_a_full_run_are_drawn_quickly(tmp_path):
     assert elapsed < 15
 
 
-@pytest.mark.skipif(not _plots.available(), reason="matplotlib is not installed")
 def test_plots_of_a_partial_run_and_of_none(tmp_path):
     partial = _xsr.build(make_test({"group1": [1000] * 3, "group2": [300] * 1}, minutes=[3, 3, 3]))
     assert sorted(_xsr_plots.plots(partial, str(tmp_path), "drive", "run")) == ["panels", "throughput"]
