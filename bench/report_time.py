@@ -40,7 +40,8 @@ if os.environ.get("PTS_BENCH_COLLECTION"):
     sys.path.remove(os.environ["PTS_BENCH_COLLECTION"])
     sys.path.insert(0, os.environ["PTS_BENCH_COLLECTION"])
 # pylint: disable=wrong-import-position
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _spec  # noqa: E402
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label, parse_block_size  # noqa: E402
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import iops, latency  # noqa: E402
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results  # noqa: E402
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_summary  # noqa: E402
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _html  # noqa: E402
@@ -87,17 +88,17 @@ def write_drive(run_dir: str, host: str, drive: str, seed: int) -> str:
                         "logical_block_size": 512, "physical_block_size": 4096, "interface": "NVMe",
                         "vendor": "ACME", "model": "ACME X1 3.84TB", "firmware": "2.1", "serial": f"S{seed:08d}"}],
         "pts_host": {"hostname": host, "kernel": "6.1.0", "os": "Debian GNU/Linux 12 (bookworm)"}})
-    sizes = [_spec.parse_block_size(b) for b in _spec.IOPS_BLOCK_SIZES]
+    sizes = [parse_block_size(b) for b in iops.BLOCK_SIZES]
     plans = {
-        "iops": (dict(settings, mixes=list(_spec.IOPS_MIXES), block_sizes=sizes, dv=dict(_spec.IOPS_DV)),
+        "iops": (dict(settings, mixes=list(iops.MIXES), block_sizes=sizes, dv=dict(iops.DV)),
                  [("", ROUNDS, lambda: [_job(f"iops-r{m}-{b}", "randrw", m, b, _iops_level(m, b), rng)
-                                        for m in _spec.IOPS_MIXES for b in sizes])]),
+                                        for m in iops.MIXES for b in sizes])]),
         "throughput": (dict(settings, numjobs=1, iodepth=32, mixes=[100, 0], block_sizes=sizes[:5], wipc=None),
-                       [(_spec.block_size_label(b), ROUNDS // 5, lambda b=b: [
+                       [(block_size_label(b), ROUNDS // 5, lambda b=b: [
                            _job(f"tp-read-{b}", "read", 100, b, 3.5e9 / b, rng, 1, 32),
                            _job(f"tp-write-{b}", "write", 0, b, 2.5e9 / b, rng, 1, 32)]) for b in sizes[:5]]),
         "latency": (dict(settings, numjobs=1, iodepth=1, mixes=[100, 65, 0], block_sizes=[8192, 4096, 512],
-                         dv=dict(_spec.LATENCY_DV)),
+                         dv=dict(latency.DV)),
                     [("", ROUNDS, lambda: [_job(f"latency-r{m}-{b}", "randrw", m, b, 12000.0, rng, 1, 1)
                                            for m in (100, 65, 0) for b in (8192, 4096, 512)])]),
         "wsat": (dict(settings, mixes=[0], block_sizes=[4096],

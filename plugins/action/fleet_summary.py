@@ -13,7 +13,7 @@ from ansible.utils.display import Display
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError, run_id
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _run, _run_lock
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_summary
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._verdicts import VERDICTS
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._acceptance import VERDICTS
 
 display = Display()
 

@@ -14,12 +14,12 @@ from ansible.utils.vars import load_extra_vars
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _wear
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _inputs
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._spec import build_plan
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._plan import build_plan
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import (_concurrency, _progress, _resume, _results,
                                                                     _role_inputs, _run, _run_lock)
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._raid import validate_arrays
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._verdicts import matching_rule
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._verdicts import validate_rules
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._acceptance import matching_rule
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._acceptance import validate_rules
 
 display = Display()
 

@@ -17,7 +17,8 @@ from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _health
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _interval, _pts2_segments, _rounds
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _interval, _rounds
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import _intensity
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _progress, _results
 
 try:
@@ -411,9 +412,9 @@ class ActionModule(ActionBase):
         rounds = [_results.read_json(path) for path in _results.round_files(loop_dir)[-window:]]
         if not rounds:
             raise ValueError(f"the TC x QD loop's rounds are not on disk in {loop_dir}: no operating point can be chosen")
-        points = _pts2_segments.operating_points(_pts2_segments.window_grid([r["fio"]["jobs"] for r in rounds], params), params)
+        points = _intensity.operating_points(_intensity.window_grid([r["fio"]["jobs"] for r in rounds], params), params)
         points["window_rounds"] = [r.get("round") for r in rounds]
-        return _pts2_segments.point_row(params, row, points)
+        return _intensity.point_row(params, row, points)
 
     def _health_probe(self, args: dict, context: dict, task_vars: dict) -> tuple[dict, dict | None, str | None]:
         """The segment's first health read: how to read the drive (kept in the state), and the reading.

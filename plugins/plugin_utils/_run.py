@@ -35,7 +35,7 @@ from ansible.plugins.loader import callback_loader
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import number_text
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._verdicts import FAIL, INCOMPLETE, VERDICTS
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._acceptance import FAIL, INCOMPLETE, VERDICTS
 
 CALLBACK = "fleetqual.pts.pts_report"
 FLEET_DEFAULTS = {"fail_on": [FAIL, INCOMPLETE], "outlier_robust_z": 3.5, "outlier_min_deviation_pct": 10.0,

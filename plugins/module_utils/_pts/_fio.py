@@ -225,6 +225,11 @@ def forbidden_options(text: str) -> list[str]:
     return found
 
 
+def random_rw(mix: int) -> str:
+    """fio's rw for random IO at a read percentage."""
+    return "randread" if mix == 100 else "randwrite" if mix == 0 else "randrw"
+
+
 def find_named(jobs: list[dict], name: str) -> dict:
     """The job of one named section (what a job file with several sections of one mix and block size needs)."""
     matches = [job for job in jobs if job["name"] == name]

@@ -87,6 +87,22 @@ def parse_block_sizes(variable: str, sizes: object) -> list[int]:
     return parsed
 
 
+def mix(variable: str, value: object) -> int:
+    """One read percentage, also as ``-e`` gives it (a string of digits)."""
+    if isinstance(value, str) and isinstance(number_text(value), int):
+        value = number_text(value)
+    return parse_mixes(variable, [value])[0]
+
+
+def percentage(variable: str, value: object) -> float:
+    """A percentage from 0 to below 100, also as ``-e`` gives it."""
+    number = number_text(value) if isinstance(value, str) else value
+    if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number) \
+            or not 0 <= number < 100:
+        raise fail(variable, value, "must be a percentage from 0 to below 100")
+    return float(number)
+
+
 def positive(variable: str, value: object, kind: type) -> float:
     if isinstance(value, str):
         # Extra variables given as -e name=value arrive as strings.

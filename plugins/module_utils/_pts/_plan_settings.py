@@ -7,12 +7,11 @@
 
 """What a run plan records of its inputs: the variables that change what each test measures (a resumed run compares
 them with the first attempt's, as they are canonicalised here) and the settings of the steps around the tests (the
-plan itself: _spec.build_plan).
+plan itself: _plan.build_plan).
 """
 
 from __future__ import annotations
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _pts2, _sweeps
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._drive_actions import WRITE_CACHE_MODES
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._drive_tools import (
     PURGE_METHODS as _DRIVE_PURGE_METHODS)
@@ -20,32 +19,14 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import fail as _fail, positive as _positive
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import no_control, number_text
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import parse_block_size
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import _registry
 
 
 PURGE_METHODS = ("auto",) + tuple(sorted(_DRIVE_PURGE_METHODS))
 
-# The variables that change what a test measures, by test; a resumed run compares them with the first attempt's.
-# Timeouts (and the preconditioning's minimum rate, a timeout), the remote directory, pts_allow_destroy and the
-# fleet's judging are left out: they change no figure.
-_TEST_VARIABLES = {
-    "iops": {"pts_run_iops_mixes": "mixes", "pts_run_iops_block_sizes": "block_sizes", "pts_run_iops_dvs": "dvs"},
-    "throughput": {"pts_run_throughput_block_sizes": "block_sizes", "pts_run_throughput_numjobs": "numjobs",
-                   "pts_run_throughput_iodepth": "iodepth", "pts_run_throughput_wipc": "segment_wipc",
-                   "pts_run_throughput_wipc_block_size": "wipc_block_size"},
-    "latency": {"pts_run_latency_mixes": "mixes", "pts_run_latency_block_sizes": "block_sizes"},
-    "wsat": {"pts_run_wsat_round_seconds": "round_seconds", "pts_run_wsat_capacity_multiple": "capacity_multiple",
-             "pts_run_wsat_max_hours": "max_hours", "pts_run_wsat_latency_plots": "latency_plots"},
-}
-_PRECONDITION = ("sweep_precondition_seconds",)
-_SWEEP_VARIABLES = {
-    "latency_demand": _PRECONDITION + ("demand_workloads", "demand_iodepth", "demand_start_iops", "demand_step_iops",
-                                       "demand_max_iops", "demand_seconds", "demand_tolerance_pct", "demand_misses"),
-    "rw_sweep": _PRECONDITION + ("sweep_seconds", "sweep_workloads", "sweep_queue_depths", "sweep_block_sizes"),
-    "mixed_sweep": _PRECONDITION + ("sweep_seconds", "mixed_mixes", "mixed_queue_depths", "mixed_block_size"),
-    "entropy_sweep": _PRECONDITION + ("sweep_seconds", "entropy_percents", "entropy_mixes", "entropy_queue_depths"),
-    "hdd_iops": ("hdd_zones", "hdd_iops_mixes", "hdd_iops_block_sizes"),
-    "hdd_throughput": ("hdd_zones", "hdd_throughput_block_sizes"),
-}
+# The variables that change what a test measures are each test's (_tests/); a resumed run compares them with the first
+# attempt's. Timeouts (and the preconditioning's minimum rate, a timeout), the remote directory, pts_allow_destroy and
+# the fleet's judging are left out: they change no figure.
 _WIPC_VARIABLES = ("pts_precondition_block_size", "pts_precondition_capacity_multiple", "pts_precondition_iodepth")
 
 
@@ -71,12 +52,11 @@ def measurement_variables(params: dict, tests: list[str], every: dict, common: d
         for name in _WIPC_VARIABLES:
             out.pop(name)
     for name in tests:
-        for variable, field in _TEST_VARIABLES.get(name, {}).items():
+        test = _registry.BY_NAME[name]
+        for variable, field in test.variables.items():
             out[variable] = every[name][field]
-        for key in _SWEEP_VARIABLES.get(name, ()):
-            out["pts_run_" + key] = _canonical(key, _sweeps.effective(params, common["pts_run_profile"], key))
-        for key in _pts2.VARIABLES.get(name, ()):
-            out["pts_run_" + key] = _canonical(key, _pts2.effective(params, common["pts_run_profile"], key))
+        for key in test.raw_variables:
+            out["pts_run_" + key] = _canonical(key, test.effective(params, common["pts_run_profile"], key))
     return out
 
 

@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import math
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _spec, _steady_state, _sweeps
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _dv, _steady_state, _sweeps
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import parse_block_size
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import wsat
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import find_job
 
 RULES = ("steady", "written", "sweep", "demand", "samples")
@@ -145,12 +147,12 @@ def _judge_steady(state: dict, rule: dict, jobs: list[dict], number: int) -> dic
     kept, judged = {}, []
     for dv in rule["dvs"]:
         dv = dict(dv, metric=dv.get("metric") or "iops")
-        dv["name"] = dv.get("name") or _spec.dv_name(dict(dv, bs=_spec.parse_block_size(dv["bs"])))
+        dv["name"] = dv.get("name") or _dv.dv_name(dict(dv, bs=parse_block_size(dv["bs"])))
         previous = [float(v) for v in (state["window"].get(dv["name"]) or [])]
         if len(previous) != min(number - 1, window - 1):
             raise ValueError(f"the round state holds {len(previous)} earlier values of {dv['name']} before round "
                              f"{number}; the window needs {min(number - 1, window - 1)}")
-        values = previous + [_spec.dv_value(jobs, dv["mix"], dv["bs"], dv["metric"], dv.get("job"))]
+        values = previous + [_dv.dv_value(jobs, dv["mix"], dv["bs"], dv["metric"], dv.get("job"))]
         verdict = _steady_state.evaluate(values, window, data_pct, slope_pct, first_round=number - len(values) + 1)
         judged.append(dict(verdict.as_dict(), **dv, dv_value=values[-1]))
         # Only the window's worth: the next round's verdict needs no more.
@@ -169,10 +171,10 @@ def _judge_steady(state: dict, rule: dict, jobs: list[dict], number: int) -> dic
 
 
 def _judge_written(state: dict, rule: dict, jobs: list[dict], number: int, elapsed_s: float) -> dict:
-    this_round = _spec.written_bytes(jobs)
-    job = find_job(jobs, 0, _spec.WSAT_BLOCK_SIZE)
+    this_round = wsat.written_bytes(jobs)
+    job = find_job(jobs, 0, wsat.BLOCK_SIZE)
     state["written"] = int(state["written"]) + this_round
-    stop, reason = _spec.wsat_stop(state["written"], int(rule["target_bytes"]), elapsed_s, float(rule["max_seconds"]))
+    stop, reason = wsat.stop(state["written"], int(rule["target_bytes"]), elapsed_s, float(rule["max_seconds"]))
     return {"round": number, "stop": stop, "reason": reason, "written": state["written"], "round_written": this_round,
             "target_bytes": int(rule["target_bytes"]), "elapsed_s": round(elapsed_s, 3),
             "iops": job["total"]["iops"], "lat_mean_ns": job["total"]["lat_ns"]["mean"],

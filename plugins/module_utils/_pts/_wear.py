@@ -36,7 +36,7 @@ model's rated sequential write, MB/s, from its data sheet) where given, else the
 interface (INTERFACE_BYTES_PER_S), the fastest any drive on that link can write; a drive on an interface without a
 known bound is taken at the fastest (a PCIe 5.0 x4 NVMe link). ``pts_run_rate_iops`` and a demand step's offered IOPS
 cap a combination's rate further (rate_iops x numjobs x block size). The plan's time estimate uses slower, typical
-rates (module_utils/_pts/_spec.py); those would make this bound a guess, not a bound.
+rates (module_utils/_pts/_plan.py); those would make this bound a guess, not a bound.
 
 Rated endurance comes from the matching acceptance rule: ``endurance_tbw`` (terabytes written, decimal: 10^12 bytes)
 or ``dwpd`` x capacity x 365 x ``warranty_years`` (capacity as the drive reports it); given both, the smaller. The
@@ -245,7 +245,7 @@ def test_bytes(test: dict, capacity: float, rate: float, run: dict, purge: str |
     numjobs = int(test.get("numjobs") or 1)
     seconds = float(test["round_seconds"])
     rate_iops = int(run.get("rate_iops") or 0)
-    if test["test"] == "wsat":
+    if test.get("stop") == "written":
         per_round = _round_bytes(segments[0]["combinations"], seconds, numjobs, rate, rate_iops)
         by_target = float(test["target_bytes"]) + per_round
         by_time = (float(test["max_seconds"]) + seconds) / seconds * per_round

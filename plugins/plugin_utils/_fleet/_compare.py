@@ -26,9 +26,9 @@ import json
 import math
 import statistics
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _history
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _verdicts
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _acceptance
 
 REGRESSION, IMPROVEMENT, SAME, NOT_COMPARED = "REGRESSION", "IMPROVEMENT", "SAME", "NOT COMPARED"
 VERDICTS = (REGRESSION, IMPROVEMENT, SAME, NOT_COMPARED)
@@ -48,10 +48,10 @@ class CompareError(ValueError):
 def better(figure: str) -> str:
     """"higher" or "lower": from the acceptance criteria's direction (min_* is higher-is-better, max_* lower), else
     from the unit (a time is lower-is-better)."""
-    for dummy, (name, direction, dummy2) in _verdicts.CRITERIA.items():
+    for dummy, (name, direction, dummy2) in _acceptance.CRITERIA.items():
         if name == figure:
             return "higher" if direction == "min" else "lower"
-    unit = (_headline.FIGURES.get(figure) or {}).get("unit")
+    unit = (_headline_figures.FIGURES.get(figure) or {}).get("unit")
     return "lower" if unit in ("ms", "us", "s", "min") else "higher"
 
 
@@ -269,7 +269,7 @@ def compare(selection: dict, cohort_rows: list[dict], tolerance_pct: float | Non
         cohort = [r for r in cohort_rows if _model(r) == model and (r.get("firmware") or "") in base_firmware
                   and _settings_key(r) in base_settings]
         rows, unmeasured = [], []
-        for figure, spec in _headline.FIGURES.items():
+        for figure, spec in _headline_figures.FIGURES.items():
             b = side_stats([r for r in base if r["figure"] == figure])
             c = side_stats([r for r in cand if r["figure"] == figure])
             spread = run_to_run([r for r in cohort if r["figure"] == figure], selection["candidate_runs"])
@@ -358,7 +358,7 @@ def history(rows: list[dict], serials: list[str], min_tolerance_pct: float = MIN
                             "quick_profile": bool(first.get("quick_profile")),
                             "figures": {r["figure"]: r["value"] for r in mine if r["run_id"] == run}})
         trend = {}
-        for figure in _headline.FIGURES:
+        for figure in _headline_figures.FIGURES:
             points = [e["figures"].get(figure) for e in entries if e["figures"].get(figure) is not None]
             if len(points) >= 2 and points[0] != 0:
                 delta = (points[-1] - points[0]) / abs(points[0]) * 100.0

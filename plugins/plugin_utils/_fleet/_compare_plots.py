@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline, _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures, _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_plots
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _plots
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
@@ -145,7 +145,7 @@ def history(path: str, title: str, entries: list[dict]) -> str | None:
         for run in entry["runs"]:
             started[run["run"]] = min(started.get(run["run"], "~"), run.get("run_time") or "")
     runs.sort(key=lambda r: (started[r], r))
-    figures_shown = [f for f in _headline.FIGURES if any(e["figures"].get(f) is not None for x in entries
+    figures_shown = [f for f in _headline_figures.FIGURES if any(e["figures"].get(f) is not None for x in entries
                                                          for e in x["runs"])]
     if not figures_shown or len(runs) < 2:
         return None
@@ -165,7 +165,7 @@ def history(path: str, title: str, entries: list[dict]) -> str | None:
                 values += [y for dummy, y in points]
                 ax.plot([x for x, dummy in points], [y for dummy, y in points], marker="o", markersize=4,
                         color=cmap(index % 10), label=md.plot_label(entry["serial"]))
-        spec = _headline.FIGURES[figure]
+        spec = _headline_figures.FIGURES[figure]
         ax.set_title(spec["short"], fontsize=9, loc="left")
         _plots.scale_axes([ax], values, spec["unit"])  # pylint: disable=protected-access  # the collection's own scale
         ax.set_xticks(range(len(runs)), labels, rotation=30, ha="right", fontsize=7)

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import os
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _compare_plots, _history
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _html, _previous
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _verdicts
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _acceptance
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet._compare import (
     IMPROVEMENT, NOT_COMPARED, REGRESSION, RUN_SPREAD_TEXT, SAME, SPREAD_TEXT, CompareError, build, select)
@@ -127,7 +127,7 @@ def render_markdown(result: dict, plots: dict, fail_on_regression: bool) -> str:
         lines += md.table(headers, rows, numeric=False) + [""]
         if group["not_measured"]:
             lines += ["Not measured on either side (the test did not run): "
-                      + ", ".join(md.text(_headline.FIGURES[f]["label"]) for f in group["not_measured"]) + ".", ""]
+                      + ", ".join(md.text(_headline_figures.FIGURES[f]["label"]) for f in group["not_measured"]) + ".", ""]
         spreads = [f"{md.text(r['short'])} {_pct(r['run_to_run_spread_pct'])} over {len(r['run_to_run_runs'])} runs"
                    for r in group["figures"] if r["run_to_run_spread_pct"] is not None]
         given = result["tolerance"]["given_pct"] is not None
@@ -150,12 +150,12 @@ def render_markdown(result: dict, plots: dict, fail_on_regression: bool) -> str:
                   f"is its last run against its first, judged with the minimum tolerance ({result['tolerance']['min_pct']:g} %).",
                   ""]
         for entry in result["history"]:
-            figures = [f for f in _headline.FIGURES if any(e["figures"].get(f) is not None for e in entry["runs"])]
-            headers_h = ["Run", "Started", "Firmware", "Verdict"] + [md.text(_headline.FIGURES[f]["short"])
+            figures = [f for f in _headline_figures.FIGURES if any(e["figures"].get(f) is not None for e in entry["runs"])]
+            headers_h = ["Run", "Started", "Firmware", "Verdict"] + [md.text(_headline_figures.FIGURES[f]["short"])
                                                                      for f in figures]
             rows_h = [[md.text(e["run"]), md.text(_when(e.get("run_time"))), md.text(e.get("firmware") or None),
-                       md.text(_verdicts.label(e["verdict"], e.get("quick_profile")) if e.get("verdict") else None)]
-                      + [_value(e["figures"].get(f), _headline.FIGURES[f]["digits"]) for f in figures]
+                       md.text(_acceptance.label(e["verdict"], e.get("quick_profile")) if e.get("verdict") else None)]
+                      + [_value(e["figures"].get(f), _headline_figures.FIGURES[f]["digits"]) for f in figures]
                       for e in entry["runs"]]
             trend_row = ["**change**", md.DASH, md.DASH, md.DASH]
             for figure in figures:
@@ -173,7 +173,7 @@ def render_markdown(result: dict, plots: dict, fail_on_regression: bool) -> str:
               "- **Verdict**: worse than the baseline by more than the tolerance is a REGRESSION, better by more an "
               "IMPROVEMENT, anything within it SAME. Better is *higher* for IOPS and MB/s and *lower* for latency. "
               "NOT COMPARED: a side has no value (the test did not run or did not finish).",
-              f"- \\* p99.99: {_headline.P9999_NOTE}.", ""]
+              f"- \\* p99.99: {_headline_figures.P9999_NOTE}.", ""]
     return "\n".join(lines).rstrip() + "\n"
 
 

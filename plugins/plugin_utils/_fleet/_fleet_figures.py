@@ -12,14 +12,14 @@ run's exit status (every reason to fail the run is decided in exit_status).
 from __future__ import annotations
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _verdicts
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _acceptance
 
 
-FIGURE_LABELS = {figure: (spec["short"], spec["digits"]) for figure, spec in _headline.FIGURES.items()}
+FIGURE_LABELS = {figure: (spec["short"], spec["digits"]) for figure, spec in _headline_figures.FIGURES.items()}
 # The PTS-E 1.1 figures, a column each in the drives table (the columns no drive has are left out); PTS 2.0's go in a
 # table of their own, a column per test.
-PTS1_FIGURES = tuple(f for f, spec in _headline.FIGURES.items() if not spec.get("optional"))
+PTS1_FIGURES = tuple(f for f, spec in _headline_figures.FIGURES.items() if not spec.get("optional"))
 PTS2_COLUMNS = (("cbw", "CBW MaxIOPS (IOPS · ART ms · 99.999 % ms)"),
                 ("dirth", "DIRTH MaxIOPS (IOPS · ART ms · 99.999 % ms)"),
                 ("xsr", "XSR recovery (min into group 3)"), ("hir", "HIR gain per wait state"))
@@ -40,15 +40,15 @@ def exit_status(drives: list[dict], fail_on: list[str], errors: list[dict] | Non
     if errors:
         why.append(f"{md.plural(len(errors), 'run error')} (a host whose drives were not tested, results not "
                    "published)")
-    incomplete = [d for d in drives if d["verdict"] == _verdicts.INCOMPLETE]
+    incomplete = [d for d in drives if d["verdict"] == _acceptance.INCOMPLETE]
     if incomplete:
         why.append(f"{md.plural(len(incomplete), 'drive')} INCOMPLETE (not every planned test finished)")
-    failing = [d for d in drives if d["verdict"] in fail_on and d["verdict"] != _verdicts.INCOMPLETE]
+    failing = [d for d in drives if d["verdict"] in fail_on and d["verdict"] != _acceptance.INCOMPLETE]
     if failing:
         why.append(f"{md.plural(len(failing), 'drive')} with a verdict in `pts_fleet_fail_on` ({', '.join(fail_on)})")
     if why:
         return {"failed": True, "line": f"Exit status: **fails** — {'; '.join(why)}."}
-    if not fail_on or fail_on == [_verdicts.INCOMPLETE]:
+    if not fail_on or fail_on == [_acceptance.INCOMPLETE]:
         return {"failed": False, "line": "Exit status: **passes** — every drive finished its tests, and "
                                          "`pts_fleet_fail_on` names no other verdict that fails the run (the verdicts "
                                          "above still stand)."}

@@ -12,8 +12,8 @@ outliers.
 from __future__ import annotations
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _verdicts
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _acceptance
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet._fleet_figures import (
     FIGURE_LABELS, PTS1_FIGURES, PTS2_COLUMNS, exit_status, outlier_text)
 
@@ -42,13 +42,13 @@ def _errors_lines(summary: dict) -> list[str]:
 def _counts_line(summary: dict) -> str:
     drives = summary["drives"]
     parts = []
-    for verdict in _verdicts.VERDICTS:
+    for verdict in _acceptance.VERDICTS:
         quick = sum(1 for d in drives if d["verdict"] == verdict and d.get("quick_profile"))
         full = sum(1 for d in drives if d["verdict"] == verdict and not d.get("quick_profile"))
         if full or not quick:
             parts.append(f"{full} {verdict}")
         if quick:
-            parts.append(f"{quick} {_verdicts.label(verdict, True)}")
+            parts.append(f"{quick} {_acceptance.label(verdict, True)}")
     return f"**{' · '.join(parts)}** of {md.plural(len(drives), 'drive')}."
 
 
@@ -114,7 +114,7 @@ def _pts2_cell(drive: dict, test: str) -> str:
     if test == "xsr":
         minutes = figures.get("xsr_recovery_min")
         return md.fmt(float(minutes), 1) if minutes is not None else "not recovered"
-    measured = [f"hir_gain_ws{state}" for state in _headline.HIR_WAIT_STATES
+    measured = [f"hir_gain_ws{state}" for state in _headline_figures.HIR_WAIT_STATES
                 if figures.get(f"hir_gain_ws{state}") is not None]
     if not measured:
         return "not measured"
@@ -161,12 +161,12 @@ def render_markdown(summary: dict, plots: dict, models: dict | None = None) -> s
             else wsat["status"])
         rows.append([md.text(drive["host"]), md.text(drive["drive"]), md.text(drive.get("serial") or None),
                      md.text(drive.get("model") or None), md.text(drive.get("firmware") or None), verdict] + cells
-                    + ([wsat_cell] if saturated else []) + [_headline.duration(drive.get("time_s")), link])
+                    + ([wsat_cell] if saturated else []) + [_headline_figures.duration(drive.get("time_s")), link])
     lines += md.table(headers, rows, numeric=False)
     lines += ["", ("Figures are measurement-window averages (MB/s = 10⁶ bytes/s); *italic* ones come from a window that "
                    "was not steady (the test stopped, failed or reached its round limit). " if figures else "")
               + "⚑ marks a cohort outlier. "
-              + (f"\\* p99.99: {_headline.P9999_NOTE}. " if "latency_4k_write_p9999_ms" in figures else "")
+              + (f"\\* p99.99: {_headline_figures.P9999_NOTE}. " if "latency_4k_write_p9999_ms" in figures else "")
               + ("Write saturation: how it ended and the user capacity written (× capacity). " if saturated else "")
               + "Test time: the drive's tests' wall times added up.", ""]
     lines += _pts2_table(summary)
@@ -214,7 +214,7 @@ def _cohort_sizes(summary: dict) -> list[str]:
     compared = []
     for key, drives in cohorts.items():
         steady = max((sum(1 for d in drives if (d.get("headline") or {}).get(f) is not None
-                          and (d.get("headline_steady") or {}).get(f, True)) for f in _verdicts.HEADLINES), default=0)
+                          and (d.get("headline_steady") or {}).get(f, True)) for f in _acceptance.HEADLINES), default=0)
         if steady >= settings["min_cohort"]:
             compared.append(key)
     sizes = ", ".join(f"{md.text(model)} / {md.text(firmware or '—')}: {md.plural(len(drives), 'drive')}"

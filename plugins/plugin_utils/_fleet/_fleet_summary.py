@@ -13,11 +13,11 @@ from __future__ import annotations
 import os
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline, _judge
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures, _drive_verdict
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_plots
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _html, _plots
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run, _verdicts
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run, _acceptance
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _compare_report, _history
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet._fleet_figures import (
@@ -97,12 +97,12 @@ def collect(run_dirs: list[str], skip: set | None = None) -> list[dict]:
             host_dir = os.path.join(run_dir, host)
             if (run_dir, host) in (skip or set()) or not os.path.isdir(host_dir):
                 continue
-            recorded = _judge.plan(host_dir)
+            recorded = _drive_verdict.plan(host_dir)
             if recorded is None and host_failure(host_dir) is None:
                 continue
             plan = (recorded or {}).get("plan") or {}
             planned = [t["name"] for t in plan.get("tests") or []]
-            host_lost = _judge.lost(host_dir)
+            host_lost = _drive_verdict.lost(host_dir)
             seen_paths = set()
             for drive_dir in sorted(d for d in (os.path.join(host_dir, e) for e in os.listdir(host_dir))
                                     if os.path.exists(os.path.join(d, "drive.json"))):
@@ -111,7 +111,7 @@ def collect(run_dirs: list[str], skip: set | None = None) -> list[dict]:
                 seen_paths.add((drive.get("spec") or {}).get("path") or drive.get("path"))
                 if model.get("raid_member") and not model.get("tests"):
                     continue  # judged as part of its md array (RAID mode)
-                judged = _judge.judge(drive_dir, model, recorded)
+                judged = _drive_verdict.judge(drive_dir, model, recorded)
                 records.append({
                     "id": f"{host}/{os.path.basename(drive_dir)}", "host": host, "drive": os.path.basename(drive_dir),
                     "run": os.path.basename(run_dir), "model": drive.get("model"), "firmware": drive.get("firmware"),
@@ -119,9 +119,9 @@ def collect(run_dirs: list[str], skip: set | None = None) -> list[dict]:
                     "report": _report_link(drive_dir), "time_s": _drive_time(model),
                     "test_times": {name: t.get("wall_s") for name, t in (model.get("tests") or {}).items()},
                     "tested": _tested(model), "tests_run": list((model.get("tests") or {}).keys()),
-                    "maxiops_points": {name: _headline.maxiops_point(model, name) for name in ("cbw", "dirth")
-                                       if _headline.maxiops_point(model, name)},
-                    "wsat": _headline.wsat_end(model), "_series": _fleet_plots.series(model), **judged,
+                    "maxiops_points": {name: _headline_figures.maxiops_point(model, name) for name in ("cbw", "dirth")
+                                       if _headline_figures.maxiops_point(model, name)},
+                    "wsat": _headline_figures.wsat_end(model), "_series": _fleet_plots.series(model), **judged,
                 })
             seen_names = set(os.listdir(host_dir))
             for spec in plan.get("listed") or []:
@@ -130,12 +130,12 @@ def collect(run_dirs: list[str], skip: set | None = None) -> list[dict]:
                 # A drive listed by serial or WWN alone has a results directory named after it, but no listed path.
                 if (spec.get("path") and spec["path"] in seen_paths) or name in seen_names:
                     continue
-                judged = _verdicts.verdict(None, planned, None, lost=host_lost)
+                judged = _acceptance.verdict(None, planned, None, lost=host_lost)
                 records.append({"id": f"{host}/{name}", "host": host, "drive": name, "run": os.path.basename(run_dir),
                                 "model": None, "firmware": None, "serial": spec.get("serial"), "report": None,
                                 "time_s": None, "test_times": {}, "tested": None, "tests_run": [],
                                 "maxiops_points": {}, "wsat": None, "_series": {},
-                                "headline": dict.fromkeys(_verdicts.HEADLINES), **judged})
+                                "headline": dict.fromkeys(_acceptance.HEADLINES), **judged})
     return records
 
 
@@ -173,15 +173,15 @@ def summarize(run_dirs: list[str], out_dir: str, settings: dict | None = None, i
     given = [{"host": str(e.get("host") or ""), "task": e.get("task"), "msg": str(e.get("msg") or "failed")}
              for e in errors or []]
     errors = run_errors(run_dirs, busy) + given
-    flagged = _verdicts.cohort_outliers([r for r in records if r.get("model")], outlier_threshold,
+    flagged = _acceptance.cohort_outliers([r for r in records if r.get("model")], outlier_threshold,
                                         outlier_min_deviation_pct, outlier_min_cohort)
     for record in records:
         record["outliers"] = flagged.get(record["id"], [])
-        if record["outliers"] and outliers_fail and record["verdict"] == _verdicts.PASS:
-            record["verdict"] = _verdicts.FAIL
-            record["label"] = _verdicts.label(_verdicts.FAIL, bool(record.get("quick_profile")))
+        if record["outliers"] and outliers_fail and record["verdict"] == _acceptance.PASS:
+            record["verdict"] = _acceptance.FAIL
+            record["label"] = _acceptance.label(_acceptance.FAIL, bool(record.get("quick_profile")))
             record["reasons"] = [outlier_text(o) for o in record["outliers"]]
-    counts = {v: sum(1 for r in records if r["verdict"] == v) for v in _verdicts.VERDICTS}
+    counts = {v: sum(1 for r in records if r["verdict"] == v) for v in _acceptance.VERDICTS}
     summary = {
         "schema": _results.SCHEMA, "runs": [os.path.basename(d) for d in run_dirs], "generated_at": _results.now_iso(),
         "counts": counts, "fail_on": fail_on, "errors": errors,

@@ -27,7 +27,7 @@ import pathlib
 import sqlite3
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import RUN_ID_RE
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline, _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures, _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _previous
 
 # The drive report reads the index too (its previous run, _report/_previous.py): one name for both.
@@ -303,7 +303,7 @@ def run_rows(run_dir: str, fleet_json: str | None = None) -> list[dict]:
             **_health(drive, result), **_wear(drive, result),
         }
         ran = set((result.get("tests") or {}).keys())
-        for figure, spec in _headline.FIGURES.items():
+        for figure, spec in _headline_figures.FIGURES.items():
             if spec.get("optional") and spec["test"] not in ran:
                 continue  # a PTS 2.0 figure of a test the drive did not run: no row (the PTS-E 1.1 ones always have)
             entry = headline.get(figure) if isinstance(headline.get(figure), dict) else {}

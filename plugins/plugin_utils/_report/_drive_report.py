@@ -17,11 +17,12 @@ from types import SimpleNamespace
 import yaml
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _health
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._spec import PTS2_TESTS, PTS_TESTS, TESTS, TITLES
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sweeps import CHARACTERISATION, HDD
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import _registry
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import CHARACTERISATION, HDD, PTS2_TESTS, PTS_TESTS, TITLES
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import NAMES as TESTS
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _characterisation, _hdd, _health_plots, _hir
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _identity, _judge
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _identity, _drive_verdict
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _html, _intensity, _iops, _latency
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import (
     _hir_md, _hir_plots, _intensity_md, _intensity_plots)
@@ -42,13 +43,16 @@ QUICK_BANNER = "quick profile — not a qualification"
 # The PTS 2.0 tests with a steady-state phase (a preconditioning, a TC × QD loop).
 STEADY_PHASES = ("hir", "cbw", "dirth")
 DASH = md.DASH
-# A test's report in its parts when it has more than one file: the model (build), the figures (plots), the section.
-_INTENSITY = SimpleNamespace(build=_intensity.build, plots=_intensity_plots.plots, section=_intensity_md.section)
-_HIR = SimpleNamespace(build=_hir.build, plots=_hir_plots.plots, section=_hir_md.section)
-_XSR = SimpleNamespace(build=_xsr.build, plots=_xsr_plots.plots, section=_xsr_md.section)
-TEST_MODULES = dict({"iops": _iops, "throughput": _throughput, "latency": _latency, "wsat": _wsat},
-                    **{name: _characterisation for name in _characterisation.SECTIONS},
-                    hdd_iops=_hdd, hdd_throughput=_hdd, hir=_HIR, xsr=_XSR, cbw=_INTENSITY, dirth=_INTENSITY)
+# Each report kind (a test's ``report`` in module_utils/_pts/_tests/) and what draws it: the model (build), the figures
+# (plots), the Markdown section - one module, or its parts when it has more than one file.
+REPORTS = {
+    "iops": _iops, "throughput": _throughput, "latency": _latency, "wsat": _wsat,
+    "hir": SimpleNamespace(build=_hir.build, plots=_hir_plots.plots, section=_hir_md.section),
+    "xsr": SimpleNamespace(build=_xsr.build, plots=_xsr_plots.plots, section=_xsr_md.section),
+    "intensity": SimpleNamespace(build=_intensity.build, plots=_intensity_plots.plots, section=_intensity_md.section),
+    "characterisation": _characterisation, "hdd": _hdd,
+}
+TEST_MODULES = {test.name: REPORTS[test.report] for test in _registry.TESTS}
 
 
 def build_model(drive_dir: str) -> dict:
@@ -66,7 +70,7 @@ def build_model(drive_dir: str) -> dict:
     tests = {name: TEST_MODULES[name].build(loaded["tests"][name]) for name in TESTS if name in loaded["tests"]}
     round_health = _health.summarize(health_entries(loaded["tests"]))
     quick = any((t.get("settings") or {}).get("profile") == "quick" for t in tests.values())
-    recorded = _judge.plan(os.path.dirname(drive_dir))
+    recorded = _drive_verdict.plan(os.path.dirname(drive_dir))
     model = {
         "schema": _results.SCHEMA,
         "host": identity.get("host") or os.path.basename(os.path.dirname(drive_dir)),
@@ -91,8 +95,8 @@ def build_model(drive_dir: str) -> dict:
         "estimate": estimate((recorded or {}).get("plan"), os.path.basename(drive_dir)),
     }
     model["previous"] = _previous.find(drive_dir, model)
-    model["headline"] = _headline.block(model)
-    model["verdict"] = _judge.judge(drive_dir, model, recorded)
+    model["headline"] = _headline_figures.block(model)
+    model["verdict"] = _drive_verdict.judge(drive_dir, model, recorded)
     model["wear"] = wear_model(loaded, drive, (recorded or {}).get("plan"), model["drive_key"])
     return model
 

@@ -11,7 +11,7 @@ its plots (_health_plots.py).
 
 from __future__ import annotations
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._spec import TESTS, TITLES
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import NAMES as TESTS, TITLES
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections, _summary
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 

@@ -8,7 +8,7 @@
 """Host Idle Recovery (SNIA PTS 2.0 HIR): its result from its round files (the figures: _hir_plots.py; the report
 section: _hir_md.py).
 
-The run (module_utils/_pts/_pts2_segments.py ``_hir``): a purge; segment ``precondition``, 4k random write rounds of one fio
+The run (module_utils/_pts/_tests/hir.py): a purge; segment ``precondition``, 4k random write rounds of one fio
 section each (``hir-pc``) to steady state; then per wait state N a segment ``wsN`` of two rounds: the bursts (row
 phase "bursts": one fio run, sections ``hir-wsN-burst-NNNN`` each a burst long, its own reporting group, started on a
 fixed schedule from fio's start) and the return to baseline (row phase "baseline": one fio section of continuous
@@ -23,14 +23,15 @@ import os
 import re
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _interval
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._pts2 import HIR_BLOCK_SIZE, SECTION_S
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import hir
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._sections import SECTION_S
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _tests
 
 
 PC_SEGMENT = "precondition"
-# The preconditioning's tracking variable, as the segment plan names it (_pts2_segments._hir).
-PC_DV = {"name": "4k 0/100 IOPS", "job": "hir-pc", "mix": 0, "bs": HIR_BLOCK_SIZE, "metric": "iops"}
+# The preconditioning's tracking variable, as the segment plan names it.
+PC_DV = hir.PC_DV
 PHASES = ("bursts", "baseline")
 _WS_RE = re.compile(r"^ws(\d+)$")
 _SECTION_RE = re.compile(r"-(?:burst|base)-(\d+)$")

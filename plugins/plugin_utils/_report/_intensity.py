@@ -8,7 +8,7 @@
 """The thread count x queue depth tests of SNIA PTS 2.0: CBW (composite block size workload, PTS-E 1.1's ECW) and
 DIRTH (demand intensity / response time histogram), from their round files alone.
 
-Both run as three segments after one purge and WIPC (module_utils/_pts/_pts2_segments.py ``_intensity``): ``precondition`` (100 %
+Both run as three segments after one purge and WIPC (module_utils/_pts/_tests/_intensity.py ``segments``): ``precondition`` (100 %
 writes at the tracking point, the highest TC x highest QD, to steady state), ``loop`` (per round a pre-write at the
 tracking point, then every TC × QD point at the test's R/W mix; steady state on the tracking point's IOPS) and
 ``points`` (MaxIOPS, MidIOPS, MinIOPS, each chosen from the loop's measurement window when its round started: a
@@ -22,8 +22,9 @@ This file: their result from the round files; the figures: _intensity_plots.py; 
 from __future__ import annotations
 
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram, _pts2
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _pts2_segments
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import _intensity, cbw
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import TITLES
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label, parse_block_size
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _tests
@@ -31,8 +32,8 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _test
 
 MS = 1e6  # ns per ms
 PHASES = ("precondition", "loop", "points")
-POINTS = _pts2.POINTS
-POINT_WORDS = _pts2.POINT_WORDS
+POINTS = _intensity.POINTS
+POINT_WORDS = _intensity.POINT_WORDS
 PERCENTILES = ("99", "99.9", "99.99", "99.999")
 NINES = (("3 nines", "99.9"), ("4 nines", "99.99"), ("5 nines", "99.999"))
 POINT_COLORS = {"max": "#c62828", "mid": "#ef6c00", "min": "#1565c0"}
@@ -54,7 +55,7 @@ def point_name(tc: int, qd: int) -> str:
 
 
 def parameters(name: str, settings: dict) -> dict:
-    """The test's own inputs as _pts2 takes them (what pts_segment gives operating_points): settings.parameters with
+    """The test's own inputs as _tests/_intensity.py takes them (what pts_segment gives operating_points): settings.parameters with
     the test's name and block size, the grid from high to low."""
     params = dict(settings.get("parameters") or {})
     missing = [key for key in ("thread_counts", "queue_depths", "mix", "max_art_ms") if params.get(key) is None]
@@ -70,14 +71,14 @@ def parameters(name: str, settings: dict) -> dict:
 
 
 def dvs(params: dict) -> dict:
-    """The DVs the run tracked (as _pts2 defines them): each phase's named section's IOPS."""
+    """The DVs the run tracked (as _tests/_intensity.py defines them): each phase's named section's IOPS."""
     name, bs, mix = params["name"], params["block_sizes"][0], params["mix"]
     tc, qd = params["thread_counts"][0], params["queue_depths"][0]
     what = "CBW" if name == "cbw" else block_size_label(bs)
     return {
         "precondition": {"name": f"{what} 0/100 TC{tc}/QD{qd} IOPS", "job": f"{name}-pc", "mix": 0, "bs": bs,
                          "metric": "iops"},
-        "loop": {"name": f"{what} {md.mix(mix)} TC{tc}/QD{qd} IOPS", "job": _pts2_segments.grid_name(name, tc, qd),
+        "loop": {"name": f"{what} {md.mix(mix)} TC{tc}/QD{qd} IOPS", "job": _intensity.grid_name(name, tc, qd),
                  "mix": mix, "bs": bs, "metric": "iops"},
     }
 
@@ -113,31 +114,31 @@ def _iops(jobs: list[dict], name: str) -> float | None:
 
 def _loop(segment: dict, dv: dict, params: dict) -> dict:
     """The TC × QD loop: the steady-state phase, the pre-writes, the tracking thread count per QD, and the window
-    averages of every grid point (IOPS, ART as _pts2_segments.window_grid takes them, fio's CPU use)."""
+    averages of every grid point (IOPS, ART as _intensity.window_grid takes them, fio's CPU use)."""
     phase = _steady_phase(segment, dv)
     rounds = segment["rounds"]
     name, tcs, qds = params["name"], params["thread_counts"], params["queue_depths"]
     jobs = [r["fio"]["jobs"] for r in rounds]
     in_window = [r["fio"]["jobs"] for r in rounds if int(r["round"]) in phase["window_rounds"]]
-    grid = _pts2_segments.window_grid(in_window, params)
+    grid = _intensity.window_grid(in_window, params)
     cells = []
     for tc in tcs:
         for qd in qds:
             if (tc, qd) not in grid:
                 continue
             cpu = [j["cpu"]["usr_pct"] + j["cpu"]["sys_pct"] for r in in_window
-                   if (j := _named(r, _pts2_segments.grid_name(name, tc, qd))) and j.get("cpu")]
+                   if (j := _named(r, _intensity.grid_name(name, tc, qd))) and j.get("cpu")]
             cells.append(dict(grid[(tc, qd)], tc=tc, qd=qd, oio=tc * qd,
                               cpu_pct=sum(cpu) / len(cpu) if cpu else None))
     try:
-        recomputed = _pts2_segments.operating_points(grid, params)
+        recomputed = _intensity.operating_points(grid, params)
         recomputed["window_rounds"] = phase["window_rounds"]
         choice_error = None
     except ValueError as exc:
         recomputed, choice_error = None, str(exc).replace("TC x QD", "TC × QD")
     return dict(phase, prewrite_iops=[_iops(j, f"{name}-prewrite") for j in jobs],
                 tracking={"tc": tcs[0], "qd": qds[0],
-                          "iops": {str(qd): [_iops(j, _pts2_segments.grid_name(name, tcs[0], qd)) for j in jobs] for qd in qds}},
+                          "iops": {str(qd): [_iops(j, _intensity.grid_name(name, tcs[0], qd)) for j in jobs] for qd in qds}},
                 grid=cells, recomputed=recomputed, choice_error=choice_error)
 
 
@@ -295,7 +296,7 @@ def build(test: dict) -> dict:
     name = test["name"]
     segments = {p: test["segments"].get(p) or {"rounds": [], "purge": None, "failure": None} for p in PHASES}
     result = _tests.common(test, [segments[p] for p in PHASES])
-    result["title"] = _pts2.TITLES.get(name, name)
+    result["title"] = TITLES.get(name, name)
     rounds_run = sum(len(s["rounds"]) for s in segments.values())
     if not rounds_run:
         return dict(result, status="failed" if result["failure"] else "no rounds", rounds_run=0, steady=False,
@@ -351,7 +352,7 @@ def _workload(params: dict) -> dict:
     """What the test writes and reads: CBW's block size mix over LBA hot spots, or DIRTH's one block size."""
     bs = params["block_sizes"][0]
     if params.get("bssplit"):
-        dummy, pairs = _pts2.bssplit(params["bssplit"], "bssplit")
+        dummy, pairs = cbw.bssplit(params["bssplit"], "bssplit")
         return {"label": "CBW", "bssplit": params["bssplit"], "distribution": params.get("distribution"),
                 "split": [[block_size_label(size), pct] for size, pct in pairs]}
     return {"label": f"random {block_size_label(bs)}", "block_size": block_size_label(bs), "bssplit": None,

@@ -10,7 +10,8 @@
 
 from __future__ import annotations
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram, _pts2
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import TITLES
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._intensity import (
@@ -145,8 +146,9 @@ def _points_lines(result: dict, number: str, plots_rel: dict) -> list[str]:
     if recomputed is None:
         lines += [f"> Warning: the choice could not be recomputed: {md.text(loop.get('choice_error'))}", ""]
     elif result["choice_checks"]:
-        lines += ["> **Warning**: recomputed from the loop's window rounds with the same rule (_pts2.window_grid and "
-                  "operating_points), or checked against fio's own figures, these differ from what the run recorded:",
+        lines += ["> **Warning**: recomputed from the loop's window rounds with the same rule (window_grid and "
+                  "operating_points in module_utils/_pts/_tests/_intensity.py), or checked against fio's own figures, "
+                  "these differ from what the run recorded:",
                   ""] + [f"> - {md.text(c)}" for c in result["choice_checks"]] + [""]
     else:
         lines += ["Recomputed here from the loop's window rounds with the same rule, the choice is the one the run "
@@ -198,7 +200,7 @@ def _points_lines(result: dict, number: str, plots_rel: dict) -> list[str]:
 
 
 def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[str]:
-    title = result.get("title") or _pts2.TITLES.get(result["test"], result["test"])
+    title = result.get("title") or TITLES.get(result["test"], result["test"])
     if not result.get("rounds_run"):
         return [f"## {number} {title}", "", *_sections.status_notes(result), "No round finished; nothing was measured.",
                 ""]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _spec
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import iops
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _plots, _sections, _sweep_plots, _tests
@@ -24,7 +24,7 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _char
 
 def dv_definitions(settings: dict) -> list[dict]:
     """The tracking variables the run judged: settings "dvs" (PTS 2.0 and later runs), else its one "dv"."""
-    return list(settings.get("dvs") or [settings.get("dv") or _spec.IOPS_DV])
+    return list(settings.get("dvs") or [settings.get("dv") or iops.DV])
 
 
 def all_steady_round(dvs: list[dict]) -> int | None:

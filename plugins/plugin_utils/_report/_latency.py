@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import os
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram, _spec
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import latency
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import PERCENTILES
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
@@ -57,8 +58,8 @@ def build(test: dict) -> dict:
         return result
     settings = result["settings"]
     window, max_rounds, dummy, dummy2 = _tests.limits(settings)
-    dv = _tests.dv_series(rounds, settings.get("dv") or _spec.LATENCY_DV)
-    mixes = [int(m) for m in settings.get("mixes") or _spec.LATENCY_MIXES]
+    dv = _tests.dv_series(rounds, settings.get("dv") or latency.DV)
+    mixes = [int(m) for m in settings.get("mixes") or latency.MIXES]
     sizes = sorted(int(s) for s in settings.get("block_sizes") or {j["bs"] for j in rounds[-1]["fio"]["jobs"]})
     in_window = _tests.window_rounds(rounds, window)
     grid = _tests.window_grid

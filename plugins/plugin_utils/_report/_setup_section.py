@@ -12,11 +12,10 @@ RAID members, host, command line, profile and the tests that ran (assembled by _
 from __future__ import annotations
 
 import os
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._spec import PTS2_TESTS, PTS_TESTS
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._pts2 import SPEC_NAMES
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sweeps import CHARACTERISATION, HDD
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._pts_versions import SPEC_NAMES
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import CHARACTERISATION, HDD, PTS2_TESTS, PTS_TESTS
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import format_bytes
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _identity
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections, _tests
@@ -334,5 +333,5 @@ def tests_table(model: dict) -> list[str]:
         if depths:
             oio = f"{numjobs} × {min(depths)}–{max(depths)} (swept)"
         rows.append([result["title"], oio, f"{settings.get('round_seconds', DASH)} s", _sections.rounds_text(result),
-                     result["status"], _headline.duration(result.get("wall_s"))])
+                     result["status"], _headline_figures.duration(result.get("wall_s"))])
     return md.table(["Test", "Threads × QD = OIO", "Per run", "Rounds", "Result", "Wall time"], rows, numeric=False)

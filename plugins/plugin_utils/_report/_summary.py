@@ -13,9 +13,9 @@ from __future__ import annotations
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _health
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import format_bytes
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._spec import PTS2_TESTS, PTS_TESTS
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._pts2 import SPEC_NAMES
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline, _identity
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._pts_versions import SPEC_NAMES
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import PTS2_TESTS, PTS_TESTS
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures, _identity
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections, _tests
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 
@@ -63,7 +63,7 @@ def _verdict_lines(model: dict) -> list[str]:
 
 
 def _shown(value, figure: str, item: dict | None = None) -> str:
-    spec = _headline.FIGURES[figure]
+    spec = _headline_figures.FIGURES[figure]
     if value is None and (item or {}).get("unresolved"):
         found = item["unresolved"]
         return f"n/r: {found['ios']:,} IOs, {found['needed']:,} needed"
@@ -83,7 +83,7 @@ def _pts2_rows(model: dict, block: dict) -> list[list[str]]:
             continue
         iops = block.get(f"{name}_max_iops") or {}
         art, nines = block.get(f"{name}_max_art_ms") or {}, block.get(f"{name}_max_p99999_ms") or {}
-        point = _headline.maxiops_point(model, name)
+        point = _headline_figures.maxiops_point(model, name)
         if iops.get("value") is None:
             shown = "not measured (the MaxIOPS point did not run)"
         else:
@@ -118,11 +118,11 @@ def _pts2_rows(model: dict, block: dict) -> list[list[str]]:
 def _headline_rows(model: dict) -> tuple[list[list[str]], list[str]]:
     """The headline figures of the tests the drive ran or was to run: PTS-E 1.1's (window averages), write
     saturation's end, PTS 2.0's key figures. A test neither run nor planned has no row."""
-    block = model.get("headline") or _headline.block(model)
+    block = model.get("headline") or _headline_figures.block(model)
     tests = model.get("tests") or {}
     wanted = set(tests) | set((model.get("verdict") or {}).get("planned") or [])
     rows, notes = [], []
-    for figure, spec in _headline.FIGURES.items():
+    for figure, spec in _headline_figures.FIGURES.items():
         if spec.get("optional") or spec["test"] not in wanted:
             continue
         item = block.get(figure) or {}
@@ -132,7 +132,7 @@ def _headline_rows(model: dict) -> tuple[list[list[str]], list[str]]:
             ios = f" ({item['ios']:,} IOs)" if item.get("ios") is not None else ""
             notes.append(f"\\* p99.99: {spec['note']}{ios}; n/r: fewer than 10 / (1 − p) IOs, too few to resolve it.")
     if "wsat" in wanted:
-        rows.append(["Write saturation", md.text(_headline.wsat_text(block.get("wsat"))),
+        rows.append(["Write saturation", md.text(_headline_figures.wsat_text(block.get("wsat"))),
                      "no steady state (by design)" if block.get("wsat") else md.DASH])
     if rows:
         notes.append("IOPS, throughput and latency: averages over each test's measurement window (its last rounds).")
@@ -150,21 +150,21 @@ def _estimate_text(model: dict, names: list[str]) -> str:
     if not found or None in found:
         return md.DASH
     low, high = sum(e["min_s"] for e in found), sum(e["max_s"] or e["min_s"] for e in found)
-    return _headline.duration(low) if abs(high - low) < 0.5 else \
-        f"{_headline.duration(low)} – {_headline.duration(high)}"
+    return _headline_figures.duration(low) if abs(high - low) < 0.5 else \
+        f"{_headline_figures.duration(low)} – {_headline_figures.duration(high)}"
 
 
 def _tests_rows(model: dict) -> list[list[str]]:
     rows = []
     for name, result in model["tests"].items():
         rows.append([result["title"], md.text(result.get("status")), _sections.rounds_text(result),
-                     _estimate_text(model, [name]), _headline.duration(result.get("wall_s")),
-                     _headline.duration(result.get("fio_io_s")) if result.get("fio_io_s") else md.DASH,
-                     _headline.duration(result.get("fio_s"))])
+                     _estimate_text(model, [name]), _headline_figures.duration(result.get("wall_s")),
+                     _headline_figures.duration(result.get("fio_io_s")) if result.get("fio_io_s") else md.DASH,
+                     _headline_figures.duration(result.get("fio_s"))])
     walls = [t["wall_s"] for t in model["tests"].values() if t.get("wall_s") is not None]
     if len(walls) > 1:
         rows.append(["**All tests**", "", "", _estimate_text(model, list(model["tests"])),
-                     f"**{_headline.duration(sum(walls))}**", "", ""])
+                     f"**{_headline_figures.duration(sum(walls))}**", "", ""])
     return rows
 
 

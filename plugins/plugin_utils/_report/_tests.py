@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import datetime
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _spec, _steady_state
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _dv, _steady_state
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import TITLES
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import find_job
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label, parse_block_size
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._results import live_verdicts
@@ -52,10 +53,10 @@ def dv_series(rounds: list[dict], dv: dict) -> dict:
     """One DV over all rounds with the verdict after each round, as the stop rule saw it."""
     window, max_rounds, data_pct, slope_pct = limits(settings_of(rounds))
     bs = parse_block_size(dv["bs"])
-    values = [_spec.dv_value(r["fio"]["jobs"], dv["mix"], bs, dv.get("metric", "iops"), dv.get("job")) for r in rounds]
+    values = [_dv.dv_value(r["fio"]["jobs"], dv["mix"], bs, dv.get("metric", "iops"), dv.get("job")) for r in rounds]
     verdicts = _steady_state.history(values, window, data_pct, slope_pct)
     return {
-        "name": dv.get("name") or _spec.dv_name(dict(dv, bs=bs)),
+        "name": dv.get("name") or _dv.dv_name(dict(dv, bs=bs)),
         "mix": int(dv["mix"]), "bs": block_size_label(bs), "metric": dv.get("metric", "iops"), "job": dv.get("job"),
         "values": values,
         "verdicts": [dict(v.as_dict(), round=i + 1) for i, v in enumerate(verdicts)],
@@ -187,7 +188,7 @@ def common(test: dict, segments: list[dict]) -> dict:
     last = rounds[-1] if rounds else {}
     return {
         "test": test["name"],
-        "title": _spec.TITLES.get(test["name"], test["name"]),
+        "title": TITLES.get(test["name"], test["name"]),
         "settings": settings_of(rounds),
         "notes": settings_of(rounds).get("notes") or [],
         "fio_version": (rounds[0].get("fio") or {}).get("fio_version") if rounds else None,

@@ -12,7 +12,7 @@ made before the first write.
 from __future__ import annotations
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _wear
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._spec import TESTS, TITLES
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import NAMES as TESTS, TITLES
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import format_bytes
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 

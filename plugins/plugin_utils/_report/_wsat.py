@@ -18,9 +18,9 @@ from __future__ import annotations
 import os
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._spec import WSAT_BLOCK_SIZE
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests.wsat import BLOCK_SIZE as WSAT_BLOCK_SIZE
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections, _tests
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._results import live_verdicts
@@ -214,7 +214,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     lines = [f"## {number} Write Saturation", "", *_sections.status_notes(result),
              "Purge, then rounds of:", "", "```",
              f"While less than {result.get('capacity_multiple'):g} × user capacity written and less than "
-             f"{_headline.hours(result.get('max_hours'))} passed",
+             f"{_headline_figures.hours(result.get('max_hours'))} passed",
              f"  4k random write (0/100) for {settings.get('round_seconds')} s", "```", ""]
     if spec2:
         lines += [f"Each round uses direct I/O, random data, {md.plural(numjobs, 'thread')} × queue depth {iodepth} = "
@@ -230,7 +230,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     verdict = {
         "complete": f"**Complete**: {result['written_bytes']:,} bytes written, the target of "
                     f"{result['target_bytes']:,} bytes ({result.get('capacity_multiple'):g} × user capacity) reached.",
-        "time limit": f"**Time limit reached** ({_headline.hours(result.get('max_hours'))}) with {result['written_bytes']:,} of "
+        "time limit": f"**Time limit reached** ({_headline_figures.hours(result.get('max_hours'))}) with {result['written_bytes']:,} of "
                       f"{result['target_bytes']:,} bytes written.",
         "incomplete": f"**Incomplete**: the test stopped with {result['written_bytes']:,} of "
                       f"{result['target_bytes']:,} bytes written.",

@@ -22,16 +22,16 @@ from __future__ import annotations
 import datetime
 import os
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _interval, _pts2
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _pts2_segments
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _interval
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import xsr
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _tests
 
 
-GROUPS = tuple(name for name, dummy in _pts2_segments.XSR_GROUPS)
-ACCESS = dict(_pts2_segments.XSR_GROUPS)
-STANDARD = _pts2.PROFILE_DEFAULTS["standard"]
+GROUPS = tuple(name for name, dummy in xsr.GROUPS)
+ACCESS = dict(xsr.GROUPS)
+STANDARD = xsr.TEST.profile["standard"]
 # Group 1 and group 3 run the same stimulus; each group keeps its own colour in both plots.
 GROUP_COLORS = {"group1": "#1f77b4", "group2": "#d62728", "group3": "#2ca02c"}
 # A group's final level: the mean of its last tenth of samples (at least one).
@@ -63,7 +63,7 @@ def planned_samples(settings: dict) -> list[int]:
     """Each group's number of samples as the run planned them (pts_run_xsr_group_minutes / sample seconds)."""
     minutes = (settings.get("parameters") or {}).get("group_minutes") or STANDARD["xsr_group_minutes"]
     seconds = float(settings.get("round_seconds") or STANDARD["xsr_sample_seconds"])
-    return [_pts2.group_samples(float(m), seconds) for m in minutes]
+    return [xsr.group_samples(float(m), seconds) for m in minutes]
 
 
 def tolerance_pct(settings: dict) -> float:

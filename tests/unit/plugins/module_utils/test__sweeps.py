@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _inputs, _spec, _sweeps
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _inputs, _plan, _sweeps
 
 GOOD = {
     "pts_run_profile": "standard", "pts_run_round_seconds": 60, "pts_run_max_rounds": 25, "pts_run_window": 5,
@@ -18,7 +18,7 @@ HDD = {"key": "h1", "size_bytes": 10 * 2 ** 30, "logical_block_size": 512, "rota
 
 
 def _drive(tests, device=None, **extra):
-    plan = _spec.build_plan(dict(GOOD, pts_run_tests=tests, **extra), [device or SSD])
+    plan = _plan.build_plan(dict(GOOD, pts_run_tests=tests, **extra), [device or SSD])
     return plan["drives"][0]
 
 
@@ -94,7 +94,7 @@ def test_quick_profile_values_and_operator_values_win():
 def test_bad_sweep_input_names_the_variable(extra, message):
     # Checked whether or not the test is selected: a typo is a mistake either way.
     with pytest.raises(_inputs.PlanError) as caught:
-        _spec.build_plan(dict(GOOD, pts_run_tests=["iops"], **extra), [SSD])
+        _plan.build_plan(dict(GOOD, pts_run_tests=["iops"], **extra), [SSD])
     assert message in str(caught.value)
 
 
@@ -137,7 +137,7 @@ def test_a_4kn_drive_drops_small_block_sizes_with_a_note():
 
 def test_a_drive_too_small_for_its_zones_is_refused():
     with pytest.raises(_inputs.PlanError, match="too small for 10 zones"):
-        _spec.build_plan(dict(GOOD, pts_run_tests=["hdd_iops"]), [dict(HDD, size_bytes=5 * 2 ** 20)])
+        _plan.build_plan(dict(GOOD, pts_run_tests=["hdd_iops"]), [dict(HDD, size_bytes=5 * 2 ** 20)])
 
 
 def test_the_demand_ramp_stops_after_misses_and_its_knee_is_the_last_step_delivered_before_them():
@@ -158,10 +158,10 @@ def test_estimates_count_preconditioning_and_rows():
     drive = _drive(["mixed_sweep"], pts_run_sweep_seconds=10, pts_run_sweep_precondition_seconds=100,
                    pts_run_mixed_queue_depths=[4, 8])
     (test,) = drive["tests"]
-    row = 7 * (10 + _spec.JOB_SWITCH_S) + _spec.FIO_START_S
+    row = 7 * (10 + _plan.JOB_SWITCH_S) + _plan.FIO_START_S
     assert test["min_s"] == pytest.approx(100 + 2 * row) and test["max_s"] == pytest.approx(100 + 2 * row)
     demand = _drive(["latency_demand"], pts_run_demand_seconds=10, pts_run_sweep_precondition_seconds=100)["tests"][0]
-    step = 10 + _spec.JOB_SWITCH_S + _spec.FIO_START_S
+    step = 10 + _plan.JOB_SWITCH_S + _plan.FIO_START_S
     # Two ramps, each purged and preconditioned; the shortest ramp ends after two missed steps.
     assert demand["min_s"] == pytest.approx(200 + 2 * 2 * step)
     assert demand["max_s"] == pytest.approx(200 + 2 * 120 * step)
@@ -173,5 +173,5 @@ def test_estimates_count_preconditioning_and_rows():
 def test_sweep_run_times_below_fios_resolution_or_not_finite_are_refused(variable, value, why):
     params = {"pts_run_tests": ["latency_demand", "rw_sweep"], variable: value}
     with pytest.raises(_inputs.PlanError) as caught:
-        _spec.build_plan(dict(GOOD, **params))
+        _plan.build_plan(dict(GOOD, **params))
     assert str(caught.value).startswith(f"{variable}={value!r}: {why}")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _wear
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _inputs, _spec
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _inputs, _plan
 
 TB = 10**12
 # The SNIA PTS as the standard profile runs it: 60 s per combination, 25 rounds.
@@ -23,7 +23,7 @@ NVME = {"key": "bay1", "size_bytes": 3840 * 10**9, "logical_block_size": 512, "i
 
 def planned(variables: dict, device: dict) -> tuple[dict, dict]:
     """(the drive's plan, the run settings the wear estimate reads) as pts_plan passes them."""
-    plan = _spec.build_plan(variables, [device])
+    plan = _plan.build_plan(variables, [device])
     run = {"max_rounds": plan["max_rounds"], "wipc_capacity_multiple": plan["wipc"]["capacity_multiple"],
            "purge_method": plan["settings"]["purge_method"], "rate_iops": plan["settings"]["rate_iops"]}
     return plan["drives"][0], run

@@ -12,7 +12,7 @@ import os
 import pytest
 from conftest import SETTINGS, scaled_round, write_drive, write_wipc
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _verdicts
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _acceptance
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _plots
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
 
@@ -142,8 +142,8 @@ def test_a_loop_device_says_it_reports_none_once_and_nothing_else(tmp_path):
 ])
 def test_health_criteria_are_validated_with_the_plan(rule, error):
     with pytest.raises(ValueError, match=error):
-        _verdicts.validate_rules([rule])
-    assert _verdicts.validate_rules([{"model": "x", "max_temperature_c": 70.5, "allow_throttling": True}])
+        _acceptance.validate_rules([rule])
+    assert _acceptance.validate_rules([{"model": "x", "max_temperature_c": 70.5, "allow_throttling": True}])
 
 
 @pytest.mark.parametrize("health, rule, checks, unjudged", [
@@ -160,7 +160,7 @@ def test_health_criteria_are_validated_with_the_plan(rule, error):
       "throttle_counters": True}, {}, [], []),
 ])
 def test_health_checks(health, rule, checks, unjudged):
-    found, incomplete = _verdicts.health_checks({"round_health": health}, rule)
+    found, incomplete = _acceptance.health_checks({"round_health": health}, rule)
     assert [(c["criterion"], c["passed"]) for c in found] == checks
     assert [i[:len(u)] for i, u in zip(incomplete, unjudged)] == unjudged and len(incomplete) == len(unjudged)
 

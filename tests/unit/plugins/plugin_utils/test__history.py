@@ -15,7 +15,7 @@ import sqlite3
 import pytest
 from conftest import write_run
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline, _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures, _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_summary, _history
 
 SETTINGS = {"pts_run_tests": ["iops"], "pts_run_round_seconds": 0.5, "pts_run_rate_iops": 0}
@@ -31,9 +31,9 @@ def drive_files(run_dir: str, host: str, drive: str, figures: dict, serial: str 
                 "interface": "nvme", "health": health}
     headline = {f: {"value": figures.get(f), "unit": spec["unit"], "steady": steady and figures.get(f) is not None,
                     "state": ("steady" if steady else "not steady") if figures.get(f) is not None else "not run"}
-                for f, spec in _headline.FIGURES.items()}
+                for f, spec in _headline_figures.FIGURES.items()}
     result = {"drive": identity, "headline": headline, "quick_profile": False, "health_after": health_after,
-              "tests": {spec["test"]: {} for f, spec in _headline.FIGURES.items() if figures.get(f) is not None},
+              "tests": {spec["test"]: {} for f, spec in _headline_figures.FIGURES.items() if figures.get(f) is not None},
               "verdict": {"verdict": verdict}}
     if wear:
         result["wear"] = wear
@@ -230,7 +230,7 @@ def test_two_writers_at_once_both_land(tmp_path):
     assert [w.exitcode for w in workers] == [0, 0, 0, 0]
     rows = dump(_history.db_path(root))
     # PTS-E 1.1's figures always have a row, PTS 2.0's only for a drive that ran the test (these did not).
-    assert len(rows) == 4 * 5 * len([f for f, spec in _headline.FIGURES.items() if not spec.get("optional")])
+    assert len(rows) == 4 * 5 * len([f for f, spec in _headline_figures.FIGURES.items() if not spec.get("optional")])
     assert {r[0] for r in rows} == set(runs)
 
 

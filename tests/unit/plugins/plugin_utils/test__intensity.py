@@ -16,8 +16,8 @@ import time
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram, _pts2
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _pts2_segments
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import _intensity as _intensity_test
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _intensity, _intensity_md, _intensity_plots, _plots
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
@@ -120,6 +120,9 @@ def test_a_recorded_choice_that_differs_from_the_loops_window_is_flagged(tmp_pat
                                        "window gives TC2/QD1 (15,304 IOPS, ART 0.126 ms)"]
     text = "\n".join(_intensity_md.section(result, {}, 3, 0))
     assert "> **Warning**: recomputed from the loop's window rounds" in text
+    # The warning names where the rule is, and the rule is there.
+    assert "(window_grid and operating_points in module_utils/_pts/_tests/_intensity.py)" in text.replace("\n", " ")
+    assert callable(_intensity_test.window_grid) and callable(_intensity_test.operating_points)
 
 
 def test_a_point_that_ran_elsewhere_than_its_round_file_says_is_flagged(tmp_path):
@@ -330,13 +333,13 @@ def synthetic(rounds: int = 25, steady: bool = False, tcs=tuple(GRID), qds=tuple
                 iops, art = _model(tc, qd, settle * (1 + rng.uniform(-0.02, 0.02)))
                 if (tc, qd) == (tcs[0], qds[0]):
                     iops = 300_000.0 if steady and number > 3 else iops * (1.3 if number % 2 else 1.0)
-                jobs.append(_job(_pts2_segments.grid_name("dirth", tc, qd), 65, tc, qd, iops, art, 60))
+                jobs.append(_job(_intensity_test.grid_name("dirth", tc, qd), 65, tc, qd, iops, art, 60))
         loop.append(record(number, jobs))
     test = dict(params, name="dirth", block_sizes=[8192])
-    points = _pts2_segments.operating_points(_pts2_segments.window_grid([r["fio"]["jobs"] for r in loop[-5:]], test), test)
+    points = _intensity_test.operating_points(_intensity_test.window_grid([r["fio"]["jobs"] for r in loop[-5:]], test), test)
     points["window_rounds"] = list(range(rounds - 4, rounds + 1))
     rows = []
-    for number, point in enumerate(_pts2.POINTS, 1):
+    for number, point in enumerate(_intensity_test.POINTS, 1):
         at = points[point]
         row = {"point": point, "tc": at["tc"], "qd": at["qd"], "chosen": points, "label": f"{point} operating point"}
         jobs = [_job(f"dirth-{point}-pre-{i:03d}", 0, at["tc"], at["qd"], at["iops"] * (0.8 + 0.2 * i / samples),

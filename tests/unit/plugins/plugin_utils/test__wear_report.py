@@ -11,13 +11,13 @@ import os
 
 from conftest import SETTINGS, scaled_round, write_drive, write_wipc
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _spec
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import wsat
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import format_bytes
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _history
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
 
-ROUND_BYTES = _spec.written_bytes(scaled_round("fio-3.33-iops-round.json", 1.0)["jobs"])
+ROUND_BYTES = wsat.written_bytes(scaled_round("fio-3.33-iops-round.json", 1.0)["jobs"])
 WIPC_BYTES = sum(j["write"]["io_bytes"] for j in scaled_round("fio-3.33-throughput-1048576.json", 1.0)["jobs"]
                  if j["mix"] == 0)
 ESTIMATE = {"judged": True, "refused": False, "estimated_bytes": 48 * 10**9, "use_pct": 0.96, "budget_pct": 5.0,

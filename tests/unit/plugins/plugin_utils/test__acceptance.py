@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _verdicts as v
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _acceptance as v
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._run import FLEET_DEFAULTS
 
 # The fleet summary's defaults: robust z 3.5, 10 % from the median, cohorts of 3 or more.

@@ -5,10 +5,8 @@
 # Note that this module util is **PRIVATE** to the collection. It can have breaking changes at any time.
 # Do not use this from other collections or standalone plugins/modules!
 
-"""The SNIA PTS tests as data (matrices, dependent variables, stop rules) and the validated run plan.
-
-Sources: SNIA SSS PTS Enterprise 1.1 as TKperf and the Myce/OakGate lab run it, and PTS 2.0.2 (pts_spec: "2.0"; its
-own tests are in _pts2.py); see docs/snia_mapping.md.
+"""The validated run plan: every input checked together before any drive is touched, and per drive the tests it runs,
+their segments, time and the record every round file keeps of how it was run. The tests themselves are in _tests/.
 """
 
 from __future__ import annotations
@@ -16,41 +14,15 @@ from __future__ import annotations
 import math
 import re
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _pts2, _steady_state, _sweeps
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _pts2_segments
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import find_job, find_named
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import (
-    boolean as _boolean, parse_block_sizes, parse_mixes)
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _pts_versions, _steady_state, _sweeps
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import fail as _fail, positive as _positive
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import seconds as _seconds
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label, drop_small
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import parse_block_size
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._plan_settings import (
     measurement_variables, step_settings)
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import _registry
 
-# PTS order (PTS 2.0's own tests after PTS-E 1.1's), then the characterisation and HDD tests: the order tests run
-# in, whatever order they are listed in.
-PTS_TESTS = ("iops", "throughput", "latency", "wsat")
-PTS2_TESTS = _pts2.PTS2_TESTS
-TESTS = PTS_TESTS + PTS2_TESTS + _sweeps.CHARACTERISATION + _sweeps.HDD
-TITLES = dict({"iops": "IOPS", "throughput": "Throughput", "latency": "Latency", "wsat": "Write Saturation"},
-              **_pts2.TITLES, **_sweeps.TITLES)
-PROFILES = ("standard", "quick")
-
-# IOPS: random R/W mixes x block sizes per round; DV 4k 0/100 IOPS.
-IOPS_MIXES = (100, 95, 65, 50, 35, 5, 0)
-IOPS_BLOCK_SIZES = ("1024k", "128k", "64k", "32k", "16k", "8k", "4k", "512")
-IOPS_DV = {"mix": 0, "bs": 4096, "metric": "iops"}
-# Throughput: per block size (purged before each), sequential read then write; DVs per bs and direction. Its
-# block sizes per spec are _pts2.SPEC_DEFAULTS' throughput_block_sizes.
-# Latency: 1 thread x QD 1 as the PTS requires; DV 4k 0/100 mean latency.
-LATENCY_MIXES = (100, 65, 0)
-LATENCY_BLOCK_SIZES = ("8k", "4k", "512")
-LATENCY_DV = {"mix": 0, "bs": 4096, "metric": "lat_mean_ns"}
-# Write saturation: 4k random write rounds until capacity_multiple x capacity written or max_hours pass.
-WSAT_BLOCK_SIZE = 4096
-
-DV_METRICS = ("iops", "bw_bytes", "lat_mean_ns")
 # fio start-up per process and per job section, measured on the reference machine (docs/performance.md).
 FIO_START_S = 0.3
 JOB_SWITCH_S = 0.4
@@ -58,10 +30,6 @@ ASSUMED_WIPC_BYTES_PER_S = 500e6
 ASSUMED_WSAT_BYTES_PER_S = 200e6
 
 _IOENGINE_RE = re.compile(r"[a-z0-9_]+", re.ASCII)
-
-
-def dv_name(dv: dict) -> str:
-    return f"{block_size_label(dv['bs'])} {dv['mix']}/{100 - dv['mix']} {dv['metric']}"
 
 
 def round_seconds(combinations: list[dict], default_s: float) -> float:
@@ -74,110 +42,6 @@ def round_seconds(combinations: list[dict], default_s: float) -> float:
     return elapsed + FIO_START_S
 
 
-def _random_combinations(test: str, mixes: list[int], sizes: list[int]) -> list[dict]:
-    # PTS loop order: R/W mix outer, block size inner.
-    return [{"name": f"{test}-r{mix}-{bs}", "rw": "randrw", "mix": mix, "bs": bs} for mix in mixes for bs in sizes]
-
-
-def _segments(test: dict, logical_block_size: int) -> tuple[list[dict], list[str]]:
-    """The purge-to-stop units of one test on one drive: one for most tests, one per block size for throughput."""
-    name = test["name"]
-    if name == "wsat":
-        if WSAT_BLOCK_SIZE < logical_block_size:
-            return [], [f"4k dropped: the drive's logical block size is {logical_block_size} bytes"]
-        combos = [{"name": "wsat-4096", "rw": "randwrite", "mix": 0, "bs": WSAT_BLOCK_SIZE}]
-        segment = {"name": "", "combinations": combos, "dvs": []}
-        if test.get("latency_plots") or test.get("spec") == "2.0":
-            # Its 99.999 % response times over several rounds are of all their IOs: the rounds' histograms merged.
-            segment["output_format"] = "json+"
-        return [segment], []
-    sizes, notes = drop_small(test["block_sizes"], logical_block_size)
-    if name == "throughput":
-        segments = []
-        for bs in sizes:
-            combos = [{"name": f"tp-read-{bs}", "rw": "read", "mix": 100, "bs": bs},
-                      {"name": f"tp-write-{bs}", "rw": "write", "mix": 0, "bs": bs}]
-            dvs = [{"name": f"{block_size_label(bs)} read", "mix": 100, "bs": bs, "metric": "bw_bytes"},
-                   {"name": f"{block_size_label(bs)} write", "mix": 0, "bs": bs, "metric": "bw_bytes"}]
-            segment = {"name": block_size_label(bs), "combinations": combos, "dvs": dvs}
-            if test.get("segment_wipc"):
-                # WIPC after this block size's own purge: at the block size under test ([A]) or the one set.
-                wipc_bs = bs if test["wipc_block_size"] == "segment" else test["wipc_block_size"]
-                if wipc_bs < logical_block_size or wipc_bs % logical_block_size:
-                    raise ValueError(f"pts_run_throughput_wipc_block_size={block_size_label(wipc_bs)}: below or not a "
-                                     f"multiple of the drive's logical block size of {logical_block_size} bytes")
-                segment["wipc_block_size"] = wipc_bs
-            segments.append(segment)
-        return segments, notes
-    dvs = []
-    for dv in test.get("dvs") or [test["dv"]]:
-        dv = dict(dv)
-        if dv["bs"] not in sizes:
-            raise ValueError(f"the DV block size {block_size_label(dv['bs'])} is below the drive's "
-                             f"logical block size {logical_block_size}: the {name} test cannot run")
-        dv["name"] = dv_name(dv)
-        dvs.append(dv)
-    segment = {"name": "", "combinations": _random_combinations(name, test["mixes"], sizes), "dvs": dvs}
-    if name == "latency":
-        # The window's percentiles are of all its IOs: each round's latency histograms (json+), merged in the report.
-        segment["output_format"] = "json+"
-    return [segment], notes
-
-
-def _test_inputs(name: str, params: dict, profile: dict) -> dict:
-    """Validate one test's own variables; ``profile`` holds the validated common ones and the spec."""
-    if name in _sweeps.SWEEP_TESTS:
-        return dict(_sweeps.inputs(name, params, profile["profile"], profile), wipc=False)
-    if name in PTS2_TESTS:
-        return _pts2.inputs(name, params, profile["profile"], profile)
-    chosen = profile["spec"]
-    if name == "iops":
-        mixes = parse_mixes("pts_run_iops_mixes", params.get("pts_run_iops_mixes", list(IOPS_MIXES)))
-        sizes = parse_block_sizes("pts_run_iops_block_sizes", params.get("pts_run_iops_block_sizes", list(IOPS_BLOCK_SIZES)))
-        if params.get("pts_run_iops_dvs") is None:
-            # The spec's tracking variables: a matrix without one of them is the matrix variable's mistake.
-            for dv in _pts2.SPEC_DEFAULTS[chosen]["iops_dvs"]:
-                name = f"{dv['bs']} {dv['mix']}/{100 - dv['mix']}"
-                what = "the IOPS DV is 4k 0/100" if chosen == "1.1" else \
-                    f"PTS {chosen}'s IOPS tracking variable {name} needs it (or set pts_run_iops_dvs)"
-                if dv["mix"] not in mixes:
-                    raise _fail("pts_run_iops_mixes", mixes, f"must include {dv['mix']}"
-                                f"{' (100 % write)' if dv['mix'] == 0 else ''}: {what}")
-                if parse_block_size(dv["bs"]) not in sizes:
-                    raise _fail("pts_run_iops_block_sizes", params.get("pts_run_iops_block_sizes"),
-                                f"must include {dv['bs']}: {what}")
-        dvs = _pts2.iops_dvs(_pts2.spec_value(params, chosen, "iops_dvs"), mixes, sizes)
-        return {"mixes": mixes, "block_sizes": sizes, "dv": dict(dvs[0]), "dvs": dvs, "wipc": True,
-                "numjobs": profile["numjobs"], "iodepth": profile["iodepth"]}
-    if name == "throughput":
-        sizes = parse_block_sizes("pts_run_throughput_block_sizes",
-                                  _pts2.spec_value(params, chosen, "throughput_block_sizes"))
-        return dict(_pts2.throughput_wipc(params, chosen, profile["profile"]), mixes=[100, 0], block_sizes=sizes,
-                    wipc=False,
-                    numjobs=int(_positive("pts_run_throughput_numjobs", params.get("pts_run_throughput_numjobs", 1), int)),
-                    iodepth=int(_positive("pts_run_throughput_iodepth", params.get("pts_run_throughput_iodepth", 32), int)))
-    if name == "latency":
-        mixes = parse_mixes("pts_run_latency_mixes", params.get("pts_run_latency_mixes", list(LATENCY_MIXES)))
-        sizes = parse_block_sizes("pts_run_latency_block_sizes",
-                                  params.get("pts_run_latency_block_sizes", list(LATENCY_BLOCK_SIZES)))
-        if LATENCY_DV["mix"] not in mixes:
-            raise _fail("pts_run_latency_mixes", mixes, "must include 0: the latency DV is 4k 0/100 mean latency")
-        if LATENCY_DV["bs"] not in sizes:
-            raise _fail("pts_run_latency_block_sizes", params.get("pts_run_latency_block_sizes"),
-                        "must include 4k: the latency DV is 4k 0/100 mean latency")
-        # The PTS latency test runs one thread at queue depth 1; not a variable.
-        return {"mixes": mixes, "block_sizes": sizes, "dv": dict(LATENCY_DV), "wipc": True, "numjobs": 1, "iodepth": 1}
-    return {
-        "mixes": [0], "block_sizes": [WSAT_BLOCK_SIZE], "wipc": False,
-        "numjobs": profile["numjobs"], "iodepth": profile["iodepth"],
-        "round_seconds": _seconds("pts_run_wsat_round_seconds", params.get("pts_run_wsat_round_seconds", 60)),
-        "capacity_multiple": _positive("pts_run_wsat_capacity_multiple",
-                                       params.get("pts_run_wsat_capacity_multiple", 4), float),
-        "max_hours": _positive("pts_run_wsat_max_hours", params.get("pts_run_wsat_max_hours", 24), float),
-        "latency_plots": _boolean("pts_run_wsat_latency_plots", _pts2.spec_value(params, chosen, "wsat_latency_plots")),
-    }
-
-
 def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
     """Validate every run input together and return the plan; raise PlanError naming the variable.
 
@@ -186,20 +50,20 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
     """
     tests = params.get("pts_run_tests")
     if not isinstance(tests, (list, tuple)) or not tests:
-        raise _fail("pts_run_tests", tests, f"must be a non-empty list of {', '.join(TESTS)}")
+        raise _fail("pts_run_tests", tests, f"must be a non-empty list of {', '.join(_registry.NAMES)}")
     for test in tests:
-        if test not in TESTS:
-            raise _fail("pts_run_tests", test, f"unknown test; known: {', '.join(TESTS)}")
+        if test not in _registry.NAMES:
+            raise _fail("pts_run_tests", test, f"unknown test; known: {', '.join(_registry.NAMES)}")
     profile_name = params.get("pts_run_profile", "standard")
-    if profile_name not in PROFILES:
-        raise _fail("pts_run_profile", profile_name, f"unknown profile; known: {', '.join(PROFILES)}")
-    chosen = _pts2.spec("1.1" if params.get("pts_run_spec") is None else params["pts_run_spec"])
+    if profile_name not in _registry.PROFILES:
+        raise _fail("pts_run_profile", profile_name, f"unknown profile; known: {', '.join(_registry.PROFILES)}")
+    chosen = _pts_versions.spec("1.1" if params.get("pts_run_spec") is None else params["pts_run_spec"])
 
-    round_seconds = _seconds("pts_run_round_seconds", params.get("pts_run_round_seconds"))
-    max_rounds = int(_positive("pts_run_max_rounds", params.get("pts_run_max_rounds"), int))
+    round_seconds = _seconds("pts_run_round_seconds", _registry.common_value(params, profile_name, "round_seconds"))
+    max_rounds = int(_positive("pts_run_max_rounds", _registry.common_value(params, profile_name, "max_rounds"), int))
     window = int(_positive("pts_run_window", params.get("pts_run_window"), int))
-    numjobs = int(_positive("pts_run_numjobs", _pts2.spec_value(params, chosen, "numjobs"), int))
-    iodepth = int(_positive("pts_run_iodepth", _pts2.spec_value(params, chosen, "iodepth"), int))
+    numjobs = int(_positive("pts_run_numjobs", _pts_versions.spec_value(params, chosen, "numjobs"), int))
+    iodepth = int(_positive("pts_run_iodepth", _pts_versions.spec_value(params, chosen, "iodepth"), int))
     data_pct = _positive("pts_run_max_data_excursion_pct", params.get("pts_run_max_data_excursion_pct"), float)
     slope_pct = _positive("pts_run_max_slope_excursion_pct", params.get("pts_run_max_slope_excursion_pct"), float)
     for variable, value in (("pts_run_max_data_excursion_pct", data_pct), ("pts_run_max_slope_excursion_pct", slope_pct)):
@@ -227,18 +91,20 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
     common = {"numjobs": numjobs, "iodepth": iodepth, "round_seconds": round_seconds, "profile": profile_name,
               "spec": chosen}
     every = {}
-    for name in TESTS:
+    for test in _registry.TESTS:
         # Every test's variables are checked, selected or not: a typo is a mistake either way.
-        inputs = _test_inputs(name, params, common)
-        inputs.update(name=name, title=TITLES[name])
+        inputs = test.inputs(params, common)
+        inputs.setdefault("wipc", False)
+        inputs.update(name=test.name, title=test.title)
         inputs.setdefault("round_seconds", round_seconds)
-        inputs.setdefault("purge", "segment" if name == "throughput" else "test")
+        inputs.setdefault("purge", test.purge)
         inputs["spec"] = chosen
-        inputs.setdefault("stop", "written" if name == "wsat" else "steady")
-        every[name] = inputs
-        if name == "throughput":
+        inputs.setdefault("stop", test.stop)
+        every[test.name] = inputs
+        if test.name == "throughput":
+            # The HDD throughput test's stream runs at the throughput test's queue depth.
             common["throughput_iodepth"] = inputs["iodepth"]
-    plan_tests = [every[name] for name in TESTS if name in tests]
+    plan_tests = [every[name] for name in _registry.NAMES if name in tests]
     requested_mode = params.get("pts_run_drive_mode", "auto")
     if requested_mode not in _sweeps.DRIVE_MODES:
         raise _fail("pts_run_drive_mode", requested_mode, f"unknown drive mode; known: {', '.join(_sweeps.DRIVE_MODES)}")
@@ -246,8 +112,8 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
     drives = []
     for device in devices or []:
         mode, why = _sweeps.drive_mode(requested_mode, device)
-        names, skipped = _sweeps.drive_tests([t for t in TESTS if t in tests], mode)
-        chosen_tests = [every[name] for name in TESTS if name in names]
+        names, skipped = _registry.drive_tests([t for t in _registry.NAMES if t in tests], mode)
+        chosen_tests = [every[name] for name in _registry.NAMES if name in names]
         _fits(device, chosen_tests, params, given_wipc_bs)
         drive = _drive_plan(device, chosen_tests, max_rounds, window, wipc_multiple, timeout)
         # A selected test with nothing left to run on this drive stays in its plan, so its verdict is INCOMPLETE.
@@ -256,10 +122,10 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
             test["notes"] = test["notes"] + skipped
         drive.update(mode=mode, mode_reason=why, skipped=skipped)
         drives.append(drive)
-    return {
+    plan = {
         "profile": profile_name,
         "spec": chosen,
-        "spec_name": _pts2.SPEC_NAMES[chosen],
+        "spec_name": _pts_versions.SPEC_NAMES[chosen],
         "variables": measurement_variables(params, [t["name"] for t in plan_tests], every, dict(
             pts_run_spec=chosen,
             pts_run_profile=profile_name, pts_run_round_seconds=round_seconds, pts_run_max_rounds=max_rounds,
@@ -286,23 +152,27 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
             f"{ASSUMED_WIPC_BYTES_PER_S / 1e6:.0f} MB/s; WSAT at an assumed {ASSUMED_WSAT_BYTES_PER_S / 1e6:.0f} MB/s"
         ),
     }
+    for drive in drives:
+        for test in drive["tests"]:
+            test["settings"] = round_settings(plan, drive, test)
+    return plan
 
 
-# Each test's block sizes (a field of its validated inputs) by the variable that sets them.
-_SIZE_FIELDS = {
-    "iops": (("pts_run_iops_block_sizes", "block_sizes"),),
-    "throughput": (("pts_run_throughput_block_sizes", "block_sizes"),
-                   ("pts_run_throughput_wipc_block_size", "wipc_block_size")),
-    "latency": (("pts_run_latency_block_sizes", "block_sizes"),),
-    "xsr": (("pts_run_xsr_sequential_block_size", "sequential_block_size"),
-            ("pts_run_xsr_random_block_size", "random_block_size")),
-    "cbw": (("pts_run_cbw_bssplit", "bssplit_sizes"),),
-    "dirth": (("pts_run_dirth_block_size", "block_sizes"),),
-    "rw_sweep": (("pts_run_sweep_block_sizes", "block_sizes"),),
-    "mixed_sweep": (("pts_run_mixed_block_size", "block_sizes"),),
-    "hdd_iops": (("pts_run_hdd_iops_block_sizes", "block_sizes"),),
-    "hdd_throughput": (("pts_run_hdd_throughput_block_sizes", "block_sizes"),),
-}
+def round_settings(plan: dict, drive: dict, test: dict) -> dict:
+    """What every round file of one test on one drive records about how it was run."""
+    return {
+        "profile": plan["profile"], "round_seconds": test["round_seconds"], "max_rounds": plan["max_rounds"],
+        "window": plan["window"], "max_data_excursion_pct": plan["max_data_excursion_pct"],
+        "max_slope_excursion_pct": plan["max_slope_excursion_pct"], "numjobs": test["numjobs"],
+        "iodepth": test["iodepth"], "ioengine": plan["settings"]["ioengine"], "mixes": test["mixes"],
+        "block_sizes": test["block_sizes"], "dv": test.get("dv"), "dvs": test.get("dvs"), "spec": plan["spec"],
+        "segment_wipc": test.get("segment_wipc", False), "parameters": test.get("parameters"), "notes": test["notes"],
+        "wipc": plan["wipc"] if test["wipc"] else None, "purge": test["purge"], "precondition": test.get("precondition"),
+        "sweep": test.get("sweep"), "mode": drive.get("mode") or "ssd", "mode_reason": drive.get("mode_reason"),
+        "wsat": ({"target_bytes": test["target_bytes"], "capacity_multiple": test["capacity_multiple"],
+                  "max_hours": test["max_hours"], "latency_plots": test["latency_plots"]}
+                 if test["stop"] == "written" else None),
+    }
 
 
 def _fits(device: dict, tests: list[dict], params: dict, wipc_bs: object) -> None:
@@ -320,12 +190,12 @@ def _fits(device: dict, tests: list[dict], params: dict, wipc_bs: object) -> Non
         part, what = capacity, "the drive"
         if test["name"] == "throughput" and test["numjobs"] > 1:
             part, what = capacity // test["numjobs"], f"each of its {test['numjobs']} streams' slice of the drive"
-        elif test["name"] in _sweeps.HDD:
+        elif test["name"] in _registry.HDD:
             try:
                 part, what = min(z["size"] for z in _sweeps.zones(capacity, test["zones"])), "the smallest LBA zone"
             except ValueError:
                 continue  # a drive too small for its zones: _sweeps.segments names it
-        for variable, field in _SIZE_FIELDS.get(test["name"], ()):
+        for variable, field in _registry.BY_NAME[test["name"]].size_fields:
             value = test.get(field)
             checks += [(variable, size, part, what) for size in (value if isinstance(value, list) else [value])
                        if isinstance(size, int)]
@@ -366,12 +236,7 @@ def _drive_plan(device: dict, plan_tests: list[dict], max_rounds: int, window: i
     for test in plan_tests:
         sweep = test["stop"] in ("sweep", "demand")
         try:
-            if sweep:
-                segments, notes = _sweeps.segments(test, lbs, int(capacity))
-            elif test["stop"] == "phases":
-                segments, notes = _pts2_segments.segments(test, lbs)
-            else:
-                segments, notes = _segments(test, lbs)
+            segments, notes = _registry.BY_NAME[test["name"]].segments(test, lbs, int(capacity))
         except ValueError as exc:
             raise _fail("pts_devices", device.get("key"), str(exc)) from exc
         for segment in segments:
@@ -400,7 +265,7 @@ def _drive_plan(device: dict, plan_tests: list[dict], max_rounds: int, window: i
             "segments": segments, "notes": notes, "done": False,
             "combinations": sum(len(r["combinations"]) for s in segments for r in s.get("rounds") or [s]),
         }
-        if test["name"] == "wsat":
+        if test["stop"] == "written":
             target = test["capacity_multiple"] * capacity
             max_seconds = test["max_hours"] * 3600
             entry.update(target_bytes=int(target), max_seconds=max_seconds, latency_plots=test["latency_plots"],
@@ -439,29 +304,3 @@ def _drive_plan(device: dict, plan_tests: list[dict], max_rounds: int, window: i
         "min_s": sum(t["min_s"] for t in per_test),
         "max_s": sum(t["max_s"] for t in per_test),
     }
-
-
-def dv_value(jobs: list[dict], mix: int, bs: object, metric: str = "iops", job: str | None = None) -> float:
-    """The dependent variable of one round, found by (mix, block size) among the round's fio jobs - or by its
-    section's name (``job``) where several sections share a mix and block size."""
-    if metric not in DV_METRICS:
-        raise ValueError(f"unknown DV metric {metric!r}; known: {', '.join(DV_METRICS)}")
-    total = (find_named(jobs, job) if job else find_job(jobs, int(mix), parse_block_size(bs)))["total"]
-    value = total["lat_ns"]["mean"] if metric == "lat_mean_ns" else total[metric]
-    if value is None:
-        raise ValueError(f"the {block_size_label(parse_block_size(bs))} {mix}/{100 - int(mix)} run completed no IO")
-    return float(value)
-
-
-def written_bytes(jobs: list[dict]) -> int:
-    """Bytes fio wrote in one round (all jobs)."""
-    return sum(int(job["write"]["io_bytes"]) for job in jobs)
-
-
-def wsat_stop(written: int, target: int, elapsed_s: float, max_seconds: float) -> tuple[bool, str]:
-    """Write saturation stops once capacity_multiple x capacity is written or max_hours have passed."""
-    if written >= target:
-        return True, f"{written:,} bytes written, target {target:,} reached"
-    if elapsed_s >= max_seconds:
-        return True, f"time limit of {max_seconds / 3600:g} h reached with {written:,} of {target:,} bytes written"
-    return False, f"{written:,} of {target:,} bytes written ({100.0 * written / target:.1f} %)" if target else "no target"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _verdicts
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _acceptance
 
 
 def plan(host_dir: str) -> dict | None:
@@ -51,7 +51,7 @@ def judge(drive_dir: str, model: dict, recorded: dict | None = None) -> dict:
         recorded = plan(host_dir)
     run_plan = (recorded or {}).get("plan") or {}
     drive = model.get("drive") or {}
-    rule = _verdicts.matching_rule(run_plan.get("acceptance") or [], drive.get("model"), drive.get("firmware"))
+    rule = _acceptance.matching_rule(run_plan.get("acceptance") or [], drive.get("model"), drive.get("firmware"))
     tests = planned_tests(recorded, os.path.basename(drive_dir), model)
     why = lost(drive_dir) or lost(host_dir)
     planned = any(d.get("key") == os.path.basename(drive_dir) for d in run_plan.get("drives") or [])
@@ -59,7 +59,7 @@ def judge(drive_dir: str, model: dict, recorded: dict | None = None) -> dict:
         # Planned, guarded and held, yet nothing of its tests is on disk: no drive worker ran it.
         why = ("none of its tests started: no drive worker ran it (a host limit that left the run's workers out, or "
                "a run stopped before its drives)")
-    judged = _verdicts.verdict(model, tests, rule, lost=why)
+    judged = _acceptance.verdict(model, tests, rule, lost=why)
     judged["planned"] = tests
     judged["plan_recorded"] = recorded is not None
     return judged

@@ -15,8 +15,8 @@ import math
 import statistics
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _wear
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _spec
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import BY_NAME
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
 
 PASS, FAIL, INCOMPLETE = "PASS", "FAIL", "INCOMPLETE"
 VERDICTS = (PASS, FAIL, INCOMPLETE)
@@ -37,7 +37,7 @@ CRITERIA = {
     "max_latency_4k_write_mean_ms": ("latency_4k_write_mean_ms", "max", "ms"),
     "max_latency_4k_write_p9999_ms": ("latency_4k_write_p9999_ms", "max", "ms"),
 }
-HEADLINES = _headline.HEADLINES
+HEADLINES = _headline_figures.HEADLINES
 # Criteria on the drive's own health per round (read before and after every round, see _health): the highest
 # temperature read, and whether a thermal-management transition counter may grow during a round.
 HEALTH_CRITERIA = ("max_temperature_c", "allow_throttling")
@@ -101,14 +101,11 @@ def validate_rules(rules: object) -> list[dict]:
     return rules
 
 
-# A test as the verdict's reasons and checks name it: the reports' words, never the internal id ("iops:"); the PTS 2.0
-# tests by their usual abbreviations.
-SHORT_NAMES = {"wsat": "Write saturation", "hir": "HIR", "xsr": "XSR", "cbw": "CBW", "dirth": "DIRTH"}
-
-
 def test_name(name: str) -> str:
-    """IOPS, Throughput, Latency, Write saturation, HIR, XSR, CBW, DIRTH (else the test's title)."""
-    return SHORT_NAMES.get(name) or _spec.TITLES.get(name, name)
+    """A test as the verdict's reasons and checks name it: the reports' words, never the internal id ("iops:") - IOPS,
+    Throughput, Latency, Write saturation, HIR, XSR, CBW, DIRTH, else the test's title."""
+    test = BY_NAME.get(name)
+    return test.short if test else name
 
 
 def _where(item: dict) -> str:
@@ -160,12 +157,12 @@ def matching_rule(rules: list[dict], model: str | None, firmware: str | None) ->
 
 def headline(model: dict) -> dict:
     """The figures verdicts and cohorts look at, from the drive's report model (window averages)."""
-    return _headline.values(model)
+    return _headline_figures.values(model)
 
 
 def headline_steady(model: dict) -> dict:
     """Per headline figure, whether it comes from a steady measurement window."""
-    return _headline.steady(model)
+    return _headline_figures.steady(model)
 
 
 def _not_steady_text(name: str, result: dict) -> str:
@@ -194,7 +191,7 @@ def _xsr_text(result: dict) -> str:
 
 
 def _criterion_text(figure: str, measured: float, passed: bool, sign: str, limit: float) -> str:
-    spec = _headline.FIGURES[figure]
+    spec = _headline_figures.FIGURES[figure]
     note = f" ({spec['note']})" if spec.get("note") else ""
     return (f"{spec['label']} {measured:,.{max(spec['digits'], 1)}f} {spec['unit']}{note} "
             f"{'meets' if passed else 'misses'} {sign} {limit:,} {spec['unit']} ({figure})")
@@ -262,12 +259,12 @@ def verdict(model: dict | None, planned: list[str], rule: dict | None, lost: str
         elif status in ("complete", "time limit") and name == "wsat":
             # The PTS's end of a write saturation: the capacity multiple written, or the time limit, whichever first.
             checks.append({"criterion": "wsat: write saturation", "passed": True, "test": name, "seconds": seconds,
-                           "text": f"{test_name('wsat')}: {_headline.wsat_text(_headline.wsat_end(model))}"})
+                           "text": f"{test_name('wsat')}: {_headline_figures.wsat_text(_headline_figures.wsat_end(model))}"})
         elif status == "complete" and name == "xsr":
             checks.append({"criterion": "xsr: every sample", "passed": True, "test": name, "seconds": seconds,
                            "text": f"{test_name('xsr')}: {_xsr_text(result)}"})
     figures = headline(model)
-    missing = _headline.unresolved(model)
+    missing = _headline_figures.unresolved(model)
     not_judged = []
     for key, (figure, direction, unit) in CRITERIA.items():
         limit = (rule or {}).get(key)
@@ -284,7 +281,7 @@ def verdict(model: dict | None, planned: list[str], rule: dict | None, lost: str
         passed = measured >= limit if direction == "min" else measured <= limit
         sign = "≥" if direction == "min" else "≤"
         checks.append({"criterion": key, "passed": passed, "measured": measured, "limit": limit, "unit": unit,
-                       "figure": figure, "test": _headline.FIGURES[figure]["test"],
+                       "figure": figure, "test": _headline_figures.FIGURES[figure]["test"],
                        "text": _criterion_text(figure, measured, passed, sign, limit)})
     health, unjudged = health_checks(model, rule)
     checks += health
@@ -307,7 +304,7 @@ def limits(rule: dict | None) -> list[dict]:
     out = []
     for key, (figure, direction, unit) in CRITERIA.items():
         if (rule or {}).get(key) is not None:
-            spec = _headline.FIGURES[figure]
+            spec = _headline_figures.FIGURES[figure]
             out.append({"criterion": key, "figure": figure, "limit": rule[key], "unit": unit,
                         "text": f"{spec['label']} {'≥' if direction == 'min' else '≤'} {rule[key]:,} {unit}"
                                 + (f" ({spec['note']})" if spec.get("note") else "")})

@@ -8,8 +8,9 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _wear
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _inputs, _pts2, _rounds, _spec
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _pts2_segments
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _inputs, _plan, _pts_versions, _rounds
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import _intensity
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests.cbw import BSSPLIT as CBW_BSSPLIT
 
 BASE = {
     "pts_run_tests": ["iops"],
@@ -24,7 +25,7 @@ DRIVE = {"key": "d1", "size_bytes": 3_840_000_000_000, "logical_block_size": 512
 
 
 def plan(tests, drive=None, **params):
-    return _spec.build_plan(dict(BASE, pts_run_tests=tests, **params), [dict(drive or DRIVE)])
+    return _plan.build_plan(dict(BASE, pts_run_tests=tests, **params), [dict(drive or DRIVE)])
 
 
 def entry(tests, name, **params):
@@ -36,7 +37,7 @@ def test_the_spec_is_one_of_two_versions_however_yaml_spells_it(given, chosen):
     params = {} if given is None else {"pts_run_spec": given}
     found = plan(["iops"], **params)
     assert found["spec"] == chosen and found["variables"]["pts_run_spec"] == chosen
-    assert found["spec_name"] == _pts2.SPEC_NAMES[chosen]
+    assert found["spec_name"] == _pts_versions.SPEC_NAMES[chosen]
 
 
 @pytest.mark.parametrize("value", ["2.1", "1.0", True, "latest", 2, "2.0.2"])
@@ -160,7 +161,7 @@ def test_hir_precondition_then_each_wait_state_on_a_fixed_schedule():
     # Both rounds keep fio's interval logs, a line per second (a fifth of a 5-s burst).
     assert ws5["log_ms"] == 1000
     # The round lasts the schedule (the last burst starts at 10,770 s), not the sum of its sections.
-    assert bursts["round_s"] == pytest.approx(359 * 30 + 5 + _spec.JOB_SWITCH_S + _spec.FIO_START_S)
+    assert bursts["round_s"] == pytest.approx(359 * 30 + 5 + _plan.JOB_SWITCH_S + _plan.FIO_START_S)
     # The plan's time: 5 to 25 preconditioning rounds, then every wait state and baseline.
     rows = sum(r["round_s"] for s in states for r in s["rounds"])
     assert hir["min_s"] == pytest.approx(5 * pc["round_s"] + rows)
@@ -180,7 +181,7 @@ def test_xsr_three_groups_each_one_continuous_fio_run_cut_into_samples():
     assert [g["round_limit"] for g in groups] == [481, 361, 481] and xsr["combinations"] == 3
     assert {g["log_ms"] for g in groups} == {1000} and {g["output_format"] for g in groups} == {"json+"}
     assert (xsr["numjobs"], xsr["iodepth"]) == (1, 32)
-    assert xsr["min_s"] == xsr["max_s"] == pytest.approx(1320 * 60 + 3 * (_spec.JOB_SWITCH_S + _spec.FIO_START_S))
+    assert xsr["min_s"] == xsr["max_s"] == pytest.approx(1320 * 60 + 3 * (_plan.JOB_SWITCH_S + _plan.FIO_START_S))
 
 
 def test_the_samples_rule_files_each_sample_and_stops_at_fios_end():
@@ -206,7 +207,7 @@ def test_cbw_precondition_then_tc_qd_loop_then_operating_points():
     assert cbw["wipc"] and cbw["purge"] == "test"
     pc, loop, points = cbw["segments"]
     assert pc["dvs"][0]["job"] == "cbw-pc" and pc["combinations"][0]["options"]["numjobs"] == 32
-    assert pc["combinations"][0]["options"]["bssplit"] == _pts2.CBW_BSSPLIT
+    assert pc["combinations"][0]["options"]["bssplit"] == CBW_BSSPLIT
     assert pc["combinations"][0]["options"]["random_distribution"] == "zoned:50/5:30/15:20/80"
     prewrite, *grid = loop["combinations"]
     assert prewrite["name"] == "cbw-prewrite" and prewrite["mix"] == 0 and prewrite["seconds"] == 300
@@ -252,7 +253,7 @@ TEST = {"name": "cbw", "thread_counts": [4, 2, 1], "queue_depths": [8, 1], "max_
 def test_operating_points_max_under_the_ceiling_min_lowest_mid_closest_to_halfway():
     grid = _grid({(4, 8): (90_000, 6.0), (4, 1): (40_000, 0.4), (2, 8): (80_000, 4.0), (2, 1): (20_000, 0.2),
                   (1, 8): (50_000, 2.0), (1, 1): (10_000, 0.1)})
-    points = _pts2_segments.operating_points(grid, TEST)
+    points = _intensity.operating_points(grid, TEST)
     # TC4/QD8 has the most IOPS but a 6 ms ART: MaxIOPS is TC2/QD8.
     assert (points["max"]["tc"], points["max"]["qd"], points["max"]["iops"]) == (2, 8, 80_000)
     assert (points["min"]["tc"], points["min"]["qd"]) == (1, 1)
@@ -263,13 +264,13 @@ def test_operating_points_max_under_the_ceiling_min_lowest_mid_closest_to_halfwa
 def test_operating_points_ties_go_to_fewer_outstanding_ios_and_no_point_under_the_ceiling_is_said():
     grid = _grid({(4, 8): (50_000, 1.0), (2, 8): (50_000, 1.0), (1, 1): (10_000, 0.1), (4, 1): (30_000, 0.5),
                   (2, 1): (30_000, 0.5), (1, 8): (5_000, 1.0)})
-    points = _pts2_segments.operating_points(grid, TEST)
+    points = _intensity.operating_points(grid, TEST)
     assert (points["max"]["tc"], points["max"]["qd"]) == (2, 8) and (points["mid"]["tc"], points["mid"]["qd"]) == (2, 1)
     slow = _grid({key: (value["iops"], 9.0) for key, value in grid.items()})
-    points = _pts2_segments.operating_points(slow, TEST)
+    points = _intensity.operating_points(slow, TEST)
     assert points["max"] == points["min"] and "no grid point had a mean response time below 5 ms" in points["notes"][0]
     with pytest.raises(ValueError, match="did not measure TC1/QD1"):
-        _pts2_segments.operating_points(_grid({(4, 8): (1, 1)}), TEST)
+        _intensity.operating_points(_grid({(4, 8): (1, 1)}), TEST)
 
 
 def _job(name, iops, lat_ms):
@@ -279,7 +280,7 @@ def _job(name, iops, lat_ms):
 def test_the_window_grid_averages_each_point_over_the_loops_last_rounds():
     rounds = [[_job("cbw-tc4-qd8", 100, 2.0), _job("cbw-tc1-qd1", 10, 0.1), _job("cbw-prewrite", 999, 9)],
               [_job("cbw-tc4-qd8", 200, 4.0), _job("cbw-tc1-qd1", 30, 0.3)]]
-    grid = _pts2_segments.window_grid(rounds, TEST)
+    grid = _intensity.window_grid(rounds, TEST)
     assert grid[(4, 8)] == {"iops": 150.0, "art_ms": 3.0, "rounds": 2}
     assert grid[(1, 1)] == pytest.approx({"iops": 20.0, "art_ms": 0.2, "rounds": 2})
     assert (2, 1) not in grid
@@ -289,7 +290,7 @@ def test_a_point_row_runs_the_chosen_tc_and_qd_and_says_why():
     test = dict(TEST, block_sizes=[8192], mix=65, point_prewrite_seconds=120, sample_seconds=60,
                 point_measure_seconds=600, bssplit=None, distribution=None, name="dirth")
     points = {"max": {"tc": 2, "qd": 8, "iops": 80_000.0, "art_ms": 4.0}}
-    row = _pts2_segments.point_row(test, {"label": "MaxIOPS operating point", "point": "max", "combinations": []}, points)
+    row = _intensity.point_row(test, {"label": "MaxIOPS operating point", "point": "max", "combinations": []}, points)
     assert row["label"] == "MaxIOPS operating point: TC2/QD8 (80,000 IOPS, ART 4.000 ms in the loop's window)"
     assert [c["name"] for c in row["combinations"]] == ["dirth-max-pre-001", "dirth-max-pre-002", "dirth-max-measure"]
     assert [(c["mix"], c["options"]["numjobs"], c["options"]["iodepth"]) for c in row["combinations"]] == [
@@ -395,7 +396,7 @@ def test_what_cbw_hands_fio_is_the_parsed_workload_not_the_text_as_given():
                 pts_run_cbw_distribution=" zoned:50/5:50/95 ")
     options = cbw["segments"][0]["combinations"][0]["options"]
     assert (options["bssplit"], options["random_distribution"]) == ("4k/50:8k/25:1024k/25", "zoned:50/5:50/95")
-    assert entry(["cbw"], "cbw")["segments"][0]["combinations"][0]["options"]["bssplit"] == _pts2.CBW_BSSPLIT
+    assert entry(["cbw"], "cbw")["segments"][0]["combinations"][0]["options"]["bssplit"] == CBW_BSSPLIT
 
 
 SMALL = {"key": "victim", "size_bytes": 64 * 1024 * 1024, "logical_block_size": 512}
@@ -422,7 +423,7 @@ def test_a_block_size_larger_than_the_drive_is_refused_by_the_plan_naming_it(tes
     assert f"is larger than {part}: fio cannot run it; give a smaller one" in str(caught.value)
     # The same input fits a larger drive; and no drive, no drive to judge it against.
     assert plan(tests, None, **{variable: value}, **extra)["drives"][0]["tests"]
-    assert _spec.build_plan(dict(BASE, pts_run_tests=tests, **{variable: value}, **extra))["tests"]
+    assert _plan.build_plan(dict(BASE, pts_run_tests=tests, **{variable: value}, **extra))["tests"]
 
 
 def test_a_block_size_larger_than_an_hdd_zone_is_refused():

@@ -9,7 +9,8 @@ import os
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _inputs, _spec
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _dv, _fio, _inputs, _plan
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import wsat
 
 GOOD = {
     "pts_run_tests": ["iops"],
@@ -27,7 +28,7 @@ GOOD = {
 
 
 def test_the_pts_iops_matrix():
-    plan = _spec.build_plan(GOOD, [{"key": "d1", "size_bytes": 10**9, "logical_block_size": 512}])
+    plan = _plan.build_plan(GOOD, [{"key": "d1", "size_bytes": 10**9, "logical_block_size": 512}])
     (test,) = plan["tests"]
     assert test["mixes"] == [100, 95, 65, 50, 35, 5, 0]
     assert test["block_sizes"] == [1048576, 131072, 65536, 32768, 16384, 8192, 4096, 512]
@@ -39,24 +40,24 @@ def test_the_pts_iops_matrix():
     # PTS loop order: mix outer, block size inner
     assert [(c["mix"], c["bs"]) for c in segment["combinations"][:2]] == [(100, 1048576), (100, 131072)]
     assert segment["dvs"] == [{"mix": 0, "bs": 4096, "metric": "iops", "name": "4k 0/100 iops"}]
-    round_s = 56 * (60 + _spec.JOB_SWITCH_S) + _spec.FIO_START_S
+    round_s = 56 * (60 + _plan.JOB_SWITCH_S) + _plan.FIO_START_S
     assert segment["round_s"] == pytest.approx(round_s)
     assert drive["min_s"] == pytest.approx(4 + 5 * round_s)
     assert drive["max_s"] == pytest.approx(4 + 25 * round_s)
 
 
-def _plan(tests, lbs=512, **extra):
+def _planned(tests, lbs=512, **extra):
     params = dict(GOOD, pts_run_tests=tests, **extra)
-    return _spec.build_plan(params, [{"key": "d1", "size_bytes": 10**9, "logical_block_size": lbs}])
+    return _plan.build_plan(params, [{"key": "d1", "size_bytes": 10**9, "logical_block_size": lbs}])
 
 
 def test_tests_run_in_pts_order_whatever_the_order_given():
-    plan = _plan(["wsat", "latency", "iops", "throughput"])
+    plan = _planned(["wsat", "latency", "iops", "throughput"])
     assert [t["name"] for t in plan["tests"]] == ["iops", "throughput", "latency", "wsat"]
 
 
 def test_throughput_is_purged_and_judged_per_block_size_and_direction():
-    (tp,) = _plan(["throughput"])["drives"][0]["tests"]
+    (tp,) = _planned(["throughput"])["drives"][0]["tests"]
     assert tp["purge"] == "segment" and not tp["wipc"] and tp["numjobs"] == 1 and tp["iodepth"] == 32
     assert [s["name"] for s in tp["segments"]] == ["1024k", "64k", "8k", "4k", "512"]
     first = tp["segments"][0]
@@ -64,12 +65,12 @@ def test_throughput_is_purged_and_judged_per_block_size_and_direction():
     assert combinations == [("read", 100, 1048576), ("write", 0, 1048576)]
     dvs = [(d["name"], d["mix"], d["metric"]) for d in first["dvs"]]
     assert dvs == [("1024k read", 100, "bw_bytes"), ("1024k write", 0, "bw_bytes")]
-    pts2 = _plan(["throughput"], pts_run_throughput_block_sizes=["128k", "1024k"])["drives"][0]["tests"][0]
+    pts2 = _planned(["throughput"], pts_run_throughput_block_sizes=["128k", "1024k"])["drives"][0]["tests"][0]
     assert [s["name"] for s in pts2["segments"]] == ["128k", "1024k"]
 
 
 def test_latency_runs_one_thread_at_queue_depth_one():
-    (lat,) = _plan(["latency"], pts_run_numjobs=8, pts_run_iodepth=64)["drives"][0]["tests"]
+    (lat,) = _planned(["latency"], pts_run_numjobs=8, pts_run_iodepth=64)["drives"][0]["tests"]
     assert lat["numjobs"] == 1 and lat["iodepth"] == 1 and lat["wipc"]
     (segment,) = lat["segments"]
     assert len(segment["combinations"]) == 9
@@ -77,7 +78,7 @@ def test_latency_runs_one_thread_at_queue_depth_one():
 
 
 def test_wsat_stops_on_bytes_written_or_time():
-    (wsat,) = _plan(["wsat"], pts_run_wsat_capacity_multiple=4, pts_run_wsat_max_hours=24)["drives"][0]["tests"]
+    (wsat,) = _planned(["wsat"], pts_run_wsat_capacity_multiple=4, pts_run_wsat_max_hours=24)["drives"][0]["tests"]
     assert wsat["stop"] == "written" and wsat["target_bytes"] == 4 * 10**9 and wsat["max_seconds"] == 86400
     (segment,) = wsat["segments"]
     assert segment["combinations"] == [{"name": "wsat-4096", "rw": "randwrite", "mix": 0, "bs": 4096}]
@@ -93,12 +94,12 @@ def test_wsat_stops_on_bytes_written_or_time():
     ],
 )
 def test_wsat_stop_rule(written, elapsed, stop, reason):
-    decided, why = _spec.wsat_stop(written, 4 * 10**9, elapsed, 86400)
+    decided, why = wsat.stop(written, 4 * 10**9, elapsed, 86400)
     assert decided is stop and reason in why
 
 
 def test_a_4kn_drive_drops_512_everywhere_and_keeps_the_4k_dvs():
-    plan = _plan(["iops", "throughput", "latency", "wsat"], lbs=4096)
+    plan = _planned(["iops", "throughput", "latency", "wsat"], lbs=4096)
     iops, tp, lat, wsat = plan["drives"][0]["tests"]
     for test in (iops, tp, lat):
         assert test["notes"] == ["512 dropped: the drive's logical block size is 4096 bytes"]
@@ -110,17 +111,17 @@ def test_a_4kn_drive_drops_512_everywhere_and_keeps_the_4k_dvs():
 
 def test_a_drive_whose_sectors_exceed_the_dv_block_size_is_refused_before_any_write():
     with pytest.raises(_inputs.PlanError, match="pts_devices='big': the DV block size 4k is below the drive's logical"):
-        _spec.build_plan(GOOD, [{"key": "big", "size_bytes": 10**9, "logical_block_size": 8192}])
+        _plan.build_plan(GOOD, [{"key": "big", "size_bytes": 10**9, "logical_block_size": 8192}])
 
 
 @pytest.mark.parametrize("given, label", [("128KiB", "128k"), ("1m", "1024k"), (131072, "128k"), ("512", "512")])
 def test_the_preconditioning_gets_the_parsed_block_size(given, label):
-    plan = _spec.build_plan(dict(GOOD, pts_precondition_block_size=given))
+    plan = _plan.build_plan(dict(GOOD, pts_precondition_block_size=given))
     assert plan["settings"]["wipc_block_size"] == label and plan["wipc"]["block_size"] == label
 
 
 def test_strings_from_extra_vars_are_numbers():
-    plan = _spec.build_plan(dict(GOOD, pts_run_max_rounds="8", pts_run_round_seconds="0.5"))
+    plan = _plan.build_plan(dict(GOOD, pts_run_max_rounds="8", pts_run_round_seconds="0.5"))
     assert plan["max_rounds"] == 8 and plan["round_seconds"] == 0.5
 
 
@@ -162,7 +163,7 @@ def test_strings_from_extra_vars_are_numbers():
 )
 def test_bad_input_names_the_variable_and_value(variable, value, message):
     with pytest.raises(_inputs.PlanError) as caught:
-        _spec.build_plan(dict(GOOD, **{variable: value}))
+        _plan.build_plan(dict(GOOD, **{variable: value}))
     assert message in str(caught.value)
 
 
@@ -172,9 +173,9 @@ def test_dv_value_finds_4k_write_by_value():
         raw = json.load(handle)
     jobs = _fio.parse(json.dumps(raw))["jobs"]
     expected = next(j for j in raw["jobs"] if j["jobname"] == "iops-r0-4096")["write"]["iops"]
-    assert _spec.dv_value(list(reversed(jobs)), 0, "4k") == expected
+    assert _dv.dv_value(list(reversed(jobs)), 0, "4k") == expected
     with pytest.raises(ValueError, match="unknown DV metric"):
-        _spec.dv_value(jobs, 0, "4k", "speed")
+        _dv.dv_value(jobs, 0, "4k", "speed")
 
 
 @pytest.mark.parametrize("variable, value, message", [
@@ -192,19 +193,19 @@ def test_dv_value_finds_4k_write_by_value():
 ])
 def test_non_finite_too_short_and_non_boolean_inputs_are_refused(variable, value, message):
     with pytest.raises(_inputs.PlanError) as caught:
-        _spec.build_plan(dict(GOOD, **{variable: value}))
+        _plan.build_plan(dict(GOOD, **{variable: value}))
     assert str(caught.value).startswith(message), str(caught.value)
     assert caught.value.variable == variable
 
 
 @pytest.mark.parametrize("allow", [True, False])
 def test_a_boolean_allow_destroy_reaches_the_settings_unchanged(allow):
-    assert _spec.build_plan(dict(GOOD, pts_allow_destroy=allow))["settings"]["allow_destroy"] is allow
+    assert _plan.build_plan(dict(GOOD, pts_allow_destroy=allow))["settings"]["allow_destroy"] is allow
 
 
 def test_the_plan_records_the_measurement_variables_of_the_selected_tests_in_one_spelling():
-    spelled = _spec.build_plan(dict(GOOD, pts_run_iops_block_sizes=["4096", "1m"], pts_run_round_seconds="60"))
-    plain = _spec.build_plan(dict(GOOD, pts_run_iops_block_sizes=["4k", "1024k"], pts_run_round_seconds=60.0))
+    spelled = _plan.build_plan(dict(GOOD, pts_run_iops_block_sizes=["4096", "1m"], pts_run_round_seconds="60"))
+    plain = _plan.build_plan(dict(GOOD, pts_run_iops_block_sizes=["4k", "1024k"], pts_run_round_seconds=60.0))
     assert spelled["variables"] == plain["variables"]
     variables = plain["variables"]
     assert variables["pts_run_tests"] == ["iops"] and variables["pts_run_iops_block_sizes"] == [4096, 1048576]
@@ -212,7 +213,7 @@ def test_the_plan_records_the_measurement_variables_of_the_selected_tests_in_one
     # Unselected tests and what changes no figure are left out.
     assert "pts_run_latency_mixes" not in variables and "pts_run_remote_dir" not in variables
     assert "pts_run_round_timeout_s" not in variables and "pts_allow_destroy" not in variables
-    sweep = _spec.build_plan(dict(GOOD, pts_run_tests=["rw_sweep"], pts_run_profile="quick",
+    sweep = _plan.build_plan(dict(GOOD, pts_run_tests=["rw_sweep"], pts_run_profile="quick",
                                   pts_run_sweep_block_sizes=["4k"]))["variables"]
     assert sweep["pts_run_sweep_block_sizes"] == [4096] and sweep["pts_run_sweep_seconds"] == 0.5
     assert "pts_precondition_block_size" not in sweep and "pts_run_iops_mixes" not in sweep

@@ -1,0 +1,118 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The registry of tests (module_utils/_pts/_tests/) is the one list of them: the role's argument spec, its defaults,
+the docs, the plan and the report are held to it here."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+import yaml
+
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _plan
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import _descriptor, _registry
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+DRIVE = {"key": "d1", "size_bytes": 64 * 2 ** 30, "logical_block_size": 512}
+
+
+def _read(*parts: str) -> str:
+    with open(os.path.join(ROOT, *parts), encoding="utf-8") as handle:
+        return handle.read()
+
+
+def _run_options() -> dict:
+    specs = yaml.safe_load(_read("roles", "pts_run", "meta", "argument_specs.yml"))["argument_specs"]
+    return specs["main"]["options"]
+
+
+def test_the_argument_spec_offers_every_test_in_the_order_they_run():
+    assert _run_options()["pts_run_tests"]["choices"] == list(_registry.NAMES)
+
+
+def test_the_default_tests_are_known_and_the_same_in_the_spec_and_the_defaults():
+    default = _run_options()["pts_run_tests"]["default"]
+    assert set(default) <= set(_registry.NAMES)
+    assert f"default({default!r})".replace(" ", "") in _read("roles", "pts_run", "defaults", "main.yml").replace(" ", "")
+
+
+def test_the_variables_page_lists_every_test_in_the_order_they_run():
+    line = next(line for line in _read("docs", "docsite", "rst", "variables.rst").splitlines()
+                if line.startswith("``pts_tests``"))
+    default, rest = re.match(r"``pts_tests``\s+``\[([^]]*)\]``(.*)$", line).groups()
+    default = [name.strip() for name in default.split(",")]
+    assert default == _run_options()["pts_run_tests"]["default"]
+    # The default's tests, then every other in the order they run.
+    assert re.findall(r"``([a-z0-9_]+)``", rest) == [name for name in _registry.NAMES if name not in default]
+
+
+@pytest.mark.parametrize("test", _registry.TESTS, ids=_registry.NAMES)
+def test_every_test_is_described_on_the_tests_page_and_has_a_report(test):
+    assert f"``{test.name}``" in _read("docs", "docsite", "rst", "tests.rst")
+    drawn = _drive_report.TEST_MODULES[test.name]
+    assert drawn is _drive_report.REPORTS[test.report]
+    assert all(callable(getattr(drawn, part)) for part in ("build", "plots", "section"))
+
+
+@pytest.mark.parametrize("test", _registry.TESTS, ids=_registry.NAMES)
+def test_every_variable_a_test_names_is_an_option_of_the_role(test):
+    options = _run_options()
+    named = list(test.variables) + [variable for variable, dummy in test.size_fields]
+    named += ["pts_run_" + key for key in test.raw_variables]
+    named += ["pts_run_" + key for values in test.profile.values() for key in values]
+    assert [variable for variable in named if variable not in options] == []
+    # A quick value has a standard one to fall back on; raw variables all have a value in the standard profile.
+    for values in test.profile.values():
+        assert set(values) <= set(test.profile["standard"])
+    assert set(test.raw_variables) <= set(test.profile["standard"])
+
+
+def test_tests_that_share_a_variable_give_it_the_same_profile_values():
+    seen = {}
+    for test in _registry.TESTS:
+        for profile, values in test.profile.items():
+            for key, value in values.items():
+                assert seen.setdefault((profile, key), value) == value, f"{test.name}: {profile} {key}"
+
+
+@pytest.mark.parametrize("spec", ("1.1", "2.0"))
+@pytest.mark.parametrize("profile", _registry.PROFILES)
+def test_the_plan_runs_each_test_by_its_descriptor(spec, profile):
+    plan = _plan.build_plan({"pts_run_tests": list(_registry.NAMES), "pts_run_spec": spec, "pts_run_profile": profile,
+                             "pts_run_window": 5, "pts_run_max_data_excursion_pct": 20,
+                             "pts_run_max_slope_excursion_pct": 10}, [DRIVE])
+    assert [t["name"] for t in plan["tests"]] == list(_registry.NAMES)
+    for entry in plan["tests"]:
+        test = _registry.BY_NAME[entry["name"]]
+        assert (entry["stop"], entry["purge"], entry["title"]) == (test.stop, test.purge, test.title)
+        assert test.stop in _descriptor.STOPS and test.family in _descriptor.FAMILIES
+    # The round length and limit are the profile's when the operator sets none.
+    assert plan["round_seconds"] == _registry.COMMON_PROFILE[profile]["round_seconds"]
+    assert plan["max_rounds"] == _registry.COMMON_PROFILE[profile]["max_rounds"]
+    wsat = next(t for t in plan["tests"] if t["name"] == "wsat")
+    assert wsat["round_seconds"] == _registry.BY_NAME["wsat"].effective({}, profile, "wsat_round_seconds")
+    # The SSD drive runs every SSD test; the HDD tests are noted as not run.
+    ran = [t["test"] for t in plan["drives"][0]["tests"]]
+    assert ran == [name for name in _registry.NAMES if name not in _registry.HDD]
+
+
+def test_an_hdd_runs_the_hdd_form_of_a_test_that_has_one():
+    names, notes = _registry.drive_tests(["iops", "throughput", "latency", "hdd_iops"], "hdd")
+    assert names == ["hdd_iops", "hdd_throughput"]
+    assert notes == ["latency not run: an SSD test, and the drive runs in HDD mode"]
+    assert _registry.drive_tests(["iops", "hdd_throughput"], "ssd") == (
+        ["iops"], ["hdd_throughput not run: an HDD test, and the drive runs in SSD mode"])
+
+
+def test_a_descriptor_refuses_an_unknown_stop_rule_or_family():
+    with pytest.raises(ValueError, match="unknown stop rule 'forever'"):
+        _descriptor.Test(name="x", title="X", family="pts", stop="forever", purge="test", report="iops",
+                         inputs=None, segments=None)
+    with pytest.raises(ValueError, match="unknown family 'nvme'"):
+        _descriptor.Test(name="x", title="X", family="nvme", stop="steady", purge="test", report="iops",
+                         inputs=None, segments=None)
