@@ -9,14 +9,13 @@ import os
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
-from ansible.utils.vars import load_extra_vars
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _wear
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _inputs
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._plan import build_plan
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import (_concurrency, _progress, _resume, _results,
-                                                                    _role_inputs, _run, _run_lock)
+                                                                    _role_inputs, _run, _run_steps)
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._raid import validate_arrays
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._acceptance import matching_rule
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._acceptance import validate_rules
@@ -34,12 +33,8 @@ ALIASES = {
     "pts_run_wear_budget_pct": "pts_wear_budget_pct",
 }
 
-
-def _setting(name: str):
-    try:
-        return _run.callback_option(name)
-    except ValueError:
-        return None
+# pts_plan's steps that have actions of their own now: run with a deprecation warning until 3.0.0.
+MOVED = {"fix_run": "fleetqual.pts.pts_run_start", "lock": "fleetqual.pts.pts_run_lock"}
 
 
 class ActionModule(ActionBase):
@@ -67,19 +62,18 @@ class ActionModule(ActionBase):
                 context=dict(type="dict", default={}),
             ),
         )
+        for option, action in MOVED.items():
+            if args[option]:
+                display.deprecated(f"pts_plan's {option} option: use the {action} action instead", version="3.0.0",
+                                   collection_name="fleetqual.pts")
         if args["fix_run"]:
-            # Once per run, before any host: the run id and the results directory every host's results go under.
-            run_id = self._run_id(_run.run_id_in_force(self._templar.template(task_vars.get("pts_run_id")),
-                                                       os.environ.get("PTS_RUN_ID"), _setting("run_id"),
-                                                       awx_job_id=task_vars.get("awx_job_id")))
             try:
-                root = _run.results_root(None, self._templar.template(task_vars.get("pts_results_dir")))
-            except ValueError as exc:
-                raise AnsibleActionFail(f"pts_plan: {exc}; nothing was written") from None
-            run_dir = os.path.join(root, run_id)
+                fixed = _run_steps.start(task_vars, self._templar.template, self._loader)
+            except _run_steps.StepRefused as exc:
+                raise AnsibleActionFail(f"pts_plan: {exc}") from None
             check = " (--check writes nothing)" if self._task.check_mode else ""
-            display.display(f"PTS run {run_id}: results in {run_dir}{check}")
-            result.update(changed=False, pts_run_id=run_id, pts_run_dir=run_dir)
+            display.display(f"PTS run {fixed['pts_run_id']}: results in {fixed['pts_run_dir']}{check}")
+            result.update(changed=False, **fixed)
             return result
         # Unless given, every input the task sees: the options of the pts_run role's argument spec.
         variables = args["variables"] if args["variables"] is not None else \
@@ -98,16 +92,20 @@ class ActionModule(ActionBase):
             raise AnsibleActionFail(f"pts_plan: {exc}; nothing was written") from None
         plan["listed"] = [{k: v for k, v in spec.items() if k in ("path", "name", "serial", "wwn")} for spec in listed]
         resume = args["resume"] or {}
-        run_id = self._run_id(resume.get("run_id") or (args["context"] or {}).get("run_id") or _setting("run_id"))
         try:
-            results_dir = _run.results_root(resume.get("results_dir"),
-                                            self._templar.template(task_vars.get("pts_results_dir")))
-        except ValueError as exc:
-            raise AnsibleActionFail(f"pts_plan: {exc}; nothing was written") from None
-        if run_id and args["lock"]:
-            self._one_directory_per_host(resume.get("host"), task_vars.get("ansible_play_hosts_all") or [],
-                                         os.path.join(results_dir, run_id))
-            self._lock(os.path.join(results_dir, run_id), run_id, resume.get("host"), result)
+            given = resume.get("run_id") or (args["context"] or {}).get("run_id") or _run_steps.setting("run_id")
+            run_id = _run_steps.checked_run_id(given, self._loader)
+            results_dir = _run_steps.results_root(resume.get("results_dir"), task_vars, self._templar.template)
+            if run_id and args["lock"]:
+                taken = _run_steps.lock(os.path.join(results_dir, run_id), run_id, resume.get("host"),
+                                        task_vars.get("ansible_play_hosts_all") or [], bool(self._task.check_mode))
+                if taken.get("pts_run_lock_note"):
+                    display.warning(f"pts_plan: {taken['pts_run_lock_note']}")
+                if taken.get("pts_run_leftovers_text"):
+                    display.display(f"pts_plan: {taken.pop('pts_run_leftovers_text')}")
+                result.update(taken)
+        except _run_steps.StepRefused as exc:
+            raise AnsibleActionFail(f"pts_plan: {exc}") from None
         if resume and run_id and results_dir:
             try:
                 self._resume(plan, results_dir, run_id, resume, args["devices"], listed)
@@ -169,59 +167,6 @@ class ActionModule(ActionBase):
         if alias and alias in task_vars and task_vars[alias] == variables.get(exc.variable) and text.startswith(exc.variable):
             return alias + text[len(exc.variable):]
         return text
-
-    def _run_id(self, effective) -> str | None:
-        """The run id in force, refused (naming where it was set) unless it is one safe directory name."""
-        candidates = _run.run_id_candidates(effective, load_extra_vars(self._loader).get("pts_run_id"),
-                                            os.environ.get("PTS_RUN_ID"), _setting("run_id"))
-        try:
-            for name, value in candidates:
-                _run.same_directory(name, _inputs.run_id(name, value))
-        except ValueError as exc:
-            raise AnsibleActionFail(f"pts_plan: {exc}; nothing was written") from None
-        return str(effective) if effective not in (None, "") else None
-
-    @staticmethod
-    def _one_directory_per_host(host: str | None, play_hosts: list, run_dir: str) -> None:
-        """Two inventory hosts whose names make one results directory (``2001:db8::12:1`` and ``2001:db8:12::1`` both
-        become ``2001_db8_12_1``) would file their drives' rounds into one another's: refused before anything is
-        written, naming both."""
-        if not host:
-            return
-        same = sorted(str(other) for other in play_hosts
-                      if str(other) != host and _results.safe_name(other) == _results.safe_name(host))
-        if same:
-            raise AnsibleActionFail(
-                f"pts_plan: hosts {', '.join([host] + same)} would all keep their results in "
-                f"{os.path.join(run_dir, _results.safe_name(host))}: give them inventory names that differ in letters, "
-                "digits, '.', '_' or '-' (the address can stay in ansible_host); nothing was written")
-
-    def _lock(self, run_dir: str, run_id: str, host: str | None, result: dict) -> None:
-        # Actions run in a worker process forked from the ansible-playbook process: that parent owns the run's host.
-        try:
-            taken = _run_lock.acquire(run_dir, run_id, os.getppid(), check_only=bool(self._task.check_mode), host=host)
-        except _run_lock.RunLocked as exc:
-            raise AnsibleActionFail(f"pts_plan: {exc}") from None
-        except OSError as exc:
-            raise AnsibleActionFail(f"pts_plan: cannot lock run {run_id} in {run_dir}: {exc}; nothing was written") from None
-        if taken["message"]:
-            display.warning(f"pts_plan: {taken['message']}")
-            result["pts_run_lock_note"] = taken["message"]
-        if taken.get("leftovers"):
-            shown = ", ".join(os.path.relpath(path, run_dir) for path in taken["leftovers"])
-            display.display(f"pts_plan: removed {len(taken['leftovers'])} temporary file(s) of writes killed in an "
-                            f"earlier attempt of run {run_id}: {shown}")
-            result["pts_run_leftovers_removed"] = taken["leftovers"]
-        result["pts_run_token"] = taken["token"]
-        # Other live ansible-playbook processes of this run (job slices): none of their drives may be taken over.
-        result["pts_run_concurrent"] = [
-            _run_lock.describe(record) for name, record in sorted(_run_lock.host_locks(run_dir).items())
-            if not _run_lock.same_owner(record, os.getppid()) and _run_lock.liveness(record)[0]]
-        if host and not self._task.check_mode:
-            # This attempt at the host starts afresh: an earlier attempt's failure no longer stands for it.
-            stale = os.path.join(run_dir, _results.safe_name(host), "host-failure.json")
-            if os.path.exists(stale):
-                os.replace(stale, stale + ".earlier")
 
     @staticmethod
     def _resume(plan: dict, results_dir: str, run_id: str, resume: dict, devices: list[dict], listed: list[dict]) -> None:

@@ -74,7 +74,7 @@ class CallbackModule(CallbackBase):
         self._run_dirs: set[str] = set()
 
     def v2_runner_on_ok(self, result):
-        # The run fixes its directory once, before any host is touched (pts_plan fix_run).
+        # The run fixes its directory once, before any host is touched (pts_run_start).
         run_dir = _payload(result).get("pts_run_dir")
         if isinstance(run_dir, str) and run_dir:
             self._run_dirs.add(run_dir)

@@ -23,10 +23,6 @@ description:
   - Refuses a run id that is not one directory name (see O(resume.run_id)) - a control character, a trailing newline
     included, or anything that would make its results directory another one than the one it locks - naming where it
     was set - C(-e pts_run_id), the C(PTS_RUN_ID) environment variable or the report callback's C(run_id) setting.
-  - With O(lock=true), takes the lock on the run's results directory for this C(ansible-playbook) process, so a second
-    live run of the same run id refuses before anything, naming the first's PID and controller. A run directory that is
-    a symbolic link (or not a directory) is refused before anything is written. A new owner of the lock removes the
-    temporary files of result writes killed in an earlier attempt of the run, and says so.
   - Resuming a run (a run id with results already) refuses a drive whose identity (serial, WWN, model, firmware,
     size, sector size, backing file) is not the one the run recorded under its name, and test settings other than the
     ones the run recorded, naming each change, unless O(resume.allow_changed_settings=true).
@@ -50,10 +46,8 @@ attributes:
 options:
   fix_run:
     description:
-      - Only fix the run's id, once for every host - the C(pts_run_id) variable (C(-e) or the inventory), else the
-        C(PTS_RUN_ID) environment variable, else the P(fleetqual.pts.pts_report#callback) callback's C(run_id),
-        else the UTC time now (C(YYYYMMDDTHHMMSSZ)) - refused unless it is one directory name, and return it as
-        RV(pts_run_id). Nothing else is validated or planned.
+      - Deprecated, to be removed in 3.0.0 - use M(fleetqual.pts.pts_run_start), which this runs (with a deprecation
+        warning) and returns as it does. Nothing else is validated or planned.
     type: bool
     default: false
     version_added: 2.0.0
@@ -124,9 +118,8 @@ options:
         default: false
   lock:
     description:
-      - Take (or, in check mode, only check) the lock on the run's results directory for the C(ansible-playbook)
-        process running this task. Another live run holding it is a refusal; a lock whose process has ended (or
-        whose PID now belongs to another process) is taken over with a warning.
+      - Deprecated, to be removed in 3.0.0 - use M(fleetqual.pts.pts_run_lock), which this runs (with a deprecation
+        warning) for O(resume.host) after validating, and returns as it does.
     type: bool
     default: false
   context:
@@ -194,7 +187,7 @@ pts_plan:
       type: list
       elements: dict
 pts_run_id:
-  description: The run's id (O(fix_run=true)).
+  description: The run's id (O(fix_run=true), deprecated).
   returned: with O(fix_run=true)
   type: str
   version_added: 2.0.0
@@ -208,7 +201,7 @@ pts_run_token:
       carry it beside the run id (O(fleetqual.pts.pts_drive_hold#module:run_token)), so another run that chose the
       same run id never takes over or releases this run's holds. Null under C(--check) before the run directory
       exists.
-  returned: with O(lock=true)
+  returned: with O(lock=true) (deprecated)
   type: str
 pts_context:
   description: The O(context) given, unchanged.

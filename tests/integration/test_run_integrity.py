@@ -93,7 +93,7 @@ def test_a_second_live_run_of_the_same_id_refuses_and_a_resume_keeps_the_setting
         second = run(command, env, tmp_path, "second")
         assert first.poll() is None, "the first run ended before the second was judged; the test proves nothing"
         assert second.returncode != 0
-        assert f"pts_plan: host localhost of run same-id is in use by ansible-playbook PID {first.pid} on " \
+        assert f"pts_run_lock: host localhost of run same-id is in use by ansible-playbook PID {first.pid} on " \
             in second.stdout, second.stdout[-3000:]
         assert AFTER_VALIDATION not in second.stdout and "PTS plan" not in second.stdout
         assert json.loads(lock.read_text())["pid"] == first.pid  # not taken over
@@ -182,7 +182,7 @@ def test_a_run_id_that_is_not_one_directory_name_is_refused_before_anything(loop
     proc = run(command, env, tmp_path, "bad-id")
     assert proc.returncode != 0
     name = "pts_run_id" if where == "extra" else "PTS_RUN_ID (environment)"
-    assert f"pts_plan: {name}={bad!r}: a run id is one directory name" in proc.stdout, proc.stdout[-3000:]
+    assert f"pts_run_start: {name}={bad!r}: a run id is one directory name" in proc.stdout, proc.stdout[-3000:]
     assert AFTER_VALIDATION not in proc.stdout
     assert not results.exists() and not os.path.exists(escaped)
     assert device.checksum() == before

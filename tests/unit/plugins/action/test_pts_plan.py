@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from unittest.mock import MagicMock
@@ -14,8 +13,8 @@ from unittest.mock import MagicMock
 import pytest
 from ansible.errors import AnsibleActionFail
 
-from ansible_collections.fleetqual.pts.plugins.action import pts_plan
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _resume, _run, _run_lock
+from ansible_collections.fleetqual.pts.plugins.action import pts_plan, pts_run_lock
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _resume, _run, _run_lock, _run_steps
 
 VARIABLES = {
     "pts_run_tests": ["iops"], "pts_run_profile": "quick", "pts_run_round_seconds": 0.5, "pts_run_max_rounds": 6,
@@ -32,7 +31,7 @@ def settings(monkeypatch, tmp_path):
     """The callback's settings and the command line's extra variables, as the action sees them."""
     values = {"output_dir": str(tmp_path / "results"), "run_id": None, "extra": {}}
     monkeypatch.setattr(_run, "callback_option", lambda name: values[name])
-    monkeypatch.setattr(pts_plan, "load_extra_vars", lambda loader: values["extra"])
+    monkeypatch.setattr(_run_steps, "load_extra_vars", lambda loader: values["extra"])
     monkeypatch.delenv("PTS_RUN_ID", raising=False)
     return values
 
@@ -44,15 +43,15 @@ class Templar:
         return value
 
 
-def run(args, task_vars=None, check=False):
+def run(args, task_vars=None, check=False, action=pts_plan):
     task = MagicMock()
     task.async_val = 0
     task.check_mode = check
     task.args = args
     connection = MagicMock()
     connection._shell.tmpdir = "/unused"
-    action = pts_plan.ActionModule(task, connection, MagicMock(), MagicMock(), Templar(), MagicMock())
-    return action.run(task_vars=task_vars or {})
+    plugin = action.ActionModule(task, connection, MagicMock(), MagicMock(), Templar(), MagicMock())
+    return plugin.run(task_vars=task_vars or {})
 
 
 @pytest.fixture
@@ -64,15 +63,20 @@ def said(monkeypatch):
 
 
 def plan_args(**extra):
-    args = {"variables": dict(VARIABLES), "listed": [{"path": "/dev/loop5", "name": "victim"}], "lock": True,
+    args = {"variables": dict(VARIABLES), "listed": [{"path": "/dev/loop5", "name": "victim"}],
             "resume": {"run_id": "it-1", "host": "h1"}, "context": {"host": "h1", "run_id": "it-1"}}
     args.update(extra)
     return args
 
 
-def fail_message(args, task_vars=None, check=False) -> str:
+def lock(host="h1", task_vars=None, check=False):
+    """The role's lock step (fleetqual.pts.pts_run_lock), as it runs after pts_plan has validated."""
+    return run({"run_id": "it-1", "host": host}, task_vars, check, action=pts_run_lock)
+
+
+def fail_message(args, task_vars=None, check=False, action=pts_plan) -> str:
     with pytest.raises(AnsibleActionFail) as caught:
-        run(args, task_vars, check)
+        run(args, task_vars, check, action)
     return str(caught.value)
 
 
@@ -127,136 +131,6 @@ def test_a_bad_run_id_is_refused_naming_where_it_was_set(settings, monkeypatch, 
     assert not os.path.exists(tmp_path / "results")
 
 
-def test_each_host_of_the_run_takes_its_own_lock_for_the_playbook(settings, tmp_path):
-    run_dir = str(tmp_path / "results" / "it-1")
-    result = run(plan_args())
-    assert result["pts_plan"]["run_id"] == "it-1"
-    record = _run_lock.read(run_dir, host="h1")
-    assert record["pid"] == os.getppid() and record["run_id"] == "it-1"
-    assert os.path.exists(os.path.join(run_dir, ".pts-host-h1.lock"))
-    assert not os.path.exists(_run_lock.lock_path(run_dir))  # no lock of the whole run
-    assert run(plan_args(resume={"run_id": "it-1", "host": "h2"}))["pts_plan"]["run_id"] == "it-1"
-    assert sorted(_run_lock.host_locks(run_dir)) == ["h1", "h2"]
-    # The run's token is made once and every host's plan carries it.
-    assert run(plan_args())["pts_run_token"] == result["pts_run_token"] and len(result["pts_run_token"]) == 32
-
-
-def test_two_hosts_whose_names_make_one_results_directory_are_refused_before_anything_is_written(settings, tmp_path):
-    hosts = {"ansible_play_hosts_all": ["2001:db8::12:1", "2001:db8:12::1", "stor-1"]}
-    message = fail_message(plan_args(resume={"run_id": "it-1", "host": "2001:db8:12::1"}), hosts)
-    assert message == (f"pts_plan: hosts 2001:db8:12::1, 2001:db8::12:1 would all keep their results in "
-                       f"{tmp_path}/results/it-1/2001_db8_12_1: give them inventory names that differ in letters, "
-                       "digits, '.', '_' or '-' (the address can stay in ansible_host); nothing was written")
-    assert not os.path.exists(tmp_path / "results" / "it-1")
-    assert run(plan_args(resume={"run_id": "it-1", "host": "stor-1"}), hosts)["pts_plan"]["run_id"] == "it-1"
-
-
-def test_a_second_live_run_of_a_host_is_refused_naming_the_first(settings, tmp_path):
-    run_dir = str(tmp_path / "results" / "it-1")
-    _run_lock.acquire(run_dir, "it-1", os.getpid(), host="h1")  # this test process stands for the first, live, run
-    for check in (False, True):
-        message = fail_message(plan_args(), check=check)
-        assert message.startswith(f"pts_plan: host h1 of run it-1 is in use by ansible-playbook PID {os.getpid()} on ")
-        assert f"delete {run_dir}/.pts-host-h1.lock" in message
-    assert _run_lock.read(run_dir, host="h1")["pid"] == os.getpid()
-    # A job slice with other hosts shares the run id and its results tree.
-    assert run(plan_args(resume={"run_id": "it-1", "host": "h2"}))["pts_plan"]["run_id"] == "it-1"
-
-
-def test_a_run_directory_planted_as_a_symbolic_link_is_refused_before_anything_is_written(settings, tmp_path):
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    (tmp_path / "results").mkdir()
-    (tmp_path / "results" / "it-1").symlink_to(elsewhere)
-    for check in (False, True):
-        message = fail_message(plan_args(), check=check)
-        assert message.startswith(f"pts_plan: the run directory of run it-1, {tmp_path / 'results' / 'it-1'}, is a "
-                                  f"symbolic link (to {str(elsewhere)!r}): refused")
-        assert message.endswith("Nothing was written")
-    assert os.listdir(elsewhere) == []
-
-
-def test_the_other_live_playbooks_of_the_run_are_named_so_their_drives_are_not_taken_over(settings, tmp_path):
-    run_dir = str(tmp_path / "results" / "it-1")
-    assert run(plan_args())["pts_run_concurrent"] == []  # this ansible-playbook's own lock is not another's
-    other = _run_lock.acquire(run_dir, "it-1", os.getpid(), host="h2")["owner"]  # a live job slice
-    found = run(plan_args())["pts_run_concurrent"]
-    assert found == [_run_lock.describe(other)] and found[0].startswith(f"ansible-playbook PID {os.getpid()} on ")
-
-
-def test_check_mode_judges_the_lock_and_takes_none(settings, tmp_path):
-    result = run(plan_args(), check=True)
-    assert result["pts_plan"]["run_id"] == "it-1" and result["pts_run_token"] is None
-    assert not os.path.exists(tmp_path / "results")
-
-
-def test_an_earlier_attempts_host_failure_is_moved_aside_when_the_host_starts_again(settings, tmp_path):
-    host_dir = tmp_path / "results" / "it-1" / "h1"
-    host_dir.mkdir(parents=True)
-    (host_dir / "host-failure.json").write_text('{"msg": "the guard refused every drive"}')
-    run(plan_args(), check=True)  # --check changes nothing
-    assert sorted(os.listdir(host_dir)) == ["host-failure.json"]
-    run(plan_args())
-    assert sorted(os.listdir(host_dir)) == ["host-failure.json.earlier"]
-    assert json.loads((host_dir / "host-failure.json.earlier").read_text())["msg"] == "the guard refused every drive"
-
-
-# --- fixing the run: its id and directory, once per run ---------------------------------------------------------------
-
-RUN_ID_RE = r"^\d{8}T\d{6}Z-"
-
-
-@pytest.mark.parametrize("task_vars, expected", [
-    ({}, RUN_ID_RE + r"[0-9a-f]{6}$"),
-    ({"awx_job_id": 4711}, RUN_ID_RE + r"awx4711$"),
-    ({"awx_job_id": "4711"}, RUN_ID_RE + r"awx4711$"),
-    # Not a job id AWX gives: a random suffix, never a name made from it.
-    ({"awx_job_id": "../x"}, RUN_ID_RE + r"[0-9a-f]{6}$"),
-    ({"pts_run_id": "lab-7", "awx_job_id": 4711}, r"^lab-7$"),
-])
-def test_fix_run_names_a_run_nobody_named_after_the_time_and_the_awx_job(settings, tmp_path, task_vars, expected):
-    result = run({"fix_run": True}, task_vars)
-    assert re.match(expected, result["pts_run_id"]), result["pts_run_id"]
-    assert result["pts_run_dir"] == os.path.join(str(tmp_path / "results"), result["pts_run_id"])
-    assert result["changed"] is False and not os.path.exists(tmp_path / "results")  # nothing written yet
-
-
-def test_two_runs_nobody_named_in_the_same_second_get_two_ids(settings):
-    assert run({"fix_run": True})["pts_run_id"] != run({"fix_run": True})["pts_run_id"]
-
-
-@pytest.mark.parametrize("source", ["variable", "environment", "setting"])
-def test_fix_run_takes_the_run_id_in_force(settings, monkeypatch, source):
-    task_vars = {}
-    if source == "variable":
-        task_vars["pts_run_id"] = "from-var"
-        monkeypatch.setenv("PTS_RUN_ID", "from-env")
-    elif source == "environment":
-        monkeypatch.setenv("PTS_RUN_ID", "from-env")
-        settings["run_id"] = "from-cfg"
-    else:
-        settings["run_id"] = "from-cfg"
-    expected = {"variable": "from-var", "environment": "from-env", "setting": "from-cfg"}[source]
-    assert run({"fix_run": True}, task_vars)["pts_run_id"] == expected
-
-
-def test_fix_run_makes_the_results_root_absolute(settings, tmp_path, monkeypatch, said):
-    monkeypatch.chdir(tmp_path)
-    settings["output_dir"] = "results"  # ansible.cfg's relative default
-    result = run({"fix_run": True}, {"pts_run_id": "r1"})
-    assert result["pts_run_dir"] == os.path.join(str(tmp_path), "results", "r1")
-    assert said() == [f"PTS run r1: results in {tmp_path}/results/r1"]
-    # The pts_results_dir variable wins over the setting.
-    result = run({"fix_run": True}, {"pts_run_id": "r1", "pts_results_dir": "lab/out"}, check=True)
-    assert result["pts_run_dir"] == os.path.join(str(tmp_path), "lab", "out", "r1")
-    assert said()[-1] == f"PTS run r1: results in {tmp_path}/lab/out/r1 (--check writes nothing)"
-
-
-def test_a_results_dir_that_is_no_path_is_refused(settings):
-    message = fail_message({"fix_run": True}, {"pts_results_dir": ["a", "b"]})
-    assert message == "pts_plan: pts_results_dir=['a', 'b']: must be a directory path; nothing was written"
-
-
 # --- the plan on disk and on the console ------------------------------------------------------------------------------
 
 def test_the_plan_is_filed_under_its_host_before_any_write_and_said(settings, tmp_path, said):
@@ -289,6 +163,8 @@ def test_without_a_run_directory_nothing_is_filed(settings, tmp_path):
 def _first_attempt(tmp_path, **variables):
     """What a first attempt leaves: its plan (filed by pts_plan itself) and the drive it tested, with a round."""
     run_dir = str(tmp_path / "results" / "it-1")
+    run(plan_args(variables=dict(VARIABLES, **variables)))
+    lock()
     run(plan_args(variables=dict(VARIABLES, **variables), devices=[LOOP]), {"pts_run_dir": run_dir})
     assert os.path.exists(os.path.join(run_dir, "h1", "plan.json"))
     _results.file_payload(run_dir, "h1", {"pts_drives": [LOOP]})
@@ -316,7 +192,8 @@ def test_a_resume_removes_what_a_killed_write_left_and_its_purge_supersedes_noth
                    env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
     (leftover,) = os.listdir(test_dir)
     assert leftover.startswith(".purge.json.")
-    result = run(plan_args())
+    run(plan_args())
+    result = lock()
     _results.file_payload(run_dir, "h1", {"pts_purge": {"method": "discard"},
                                           "pts_context": {"drive": "victim", "test": "iops"}})
     assert sorted(os.listdir(os.path.join(run_dir, "h1", "victim"))) == ["drive.json", "iops"]

@@ -1,0 +1,46 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+import os
+
+from ansible.errors import AnsibleActionFail
+from ansible.plugins.action import ActionBase
+from ansible.utils.display import Display
+
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _run_steps
+
+display = Display()
+
+
+class ActionModule(ActionBase):
+    TRANSFERS_FILES = False
+    _requires_connection = False  # the lock is in the results tree on the controller
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        task_vars = task_vars or {}
+        dummy, args = self.validate_argument_spec(argument_spec=dict(
+            run_id=dict(type="str"),
+            results_dir=dict(type="path"),
+            host=dict(type="str", required=True),
+        ))
+        try:
+            run_id = _run_steps.checked_run_id(args["run_id"] or _run_steps.setting("run_id"), self._loader)
+            root = _run_steps.results_root(args["results_dir"], task_vars, self._templar.template)
+            if not run_id:
+                # A role run outside playbooks/pts.yml without a run: no results tree to lock.
+                result.update(changed=False, pts_run_token=None, pts_run_concurrent=[])
+                return result
+            taken = _run_steps.lock(os.path.join(root, run_id), run_id, args["host"],
+                                    task_vars.get("ansible_play_hosts_all") or [], bool(self._task.check_mode))
+        except _run_steps.StepRefused as exc:
+            raise AnsibleActionFail(f"pts_run_lock: {exc}") from None
+        if taken.get("pts_run_lock_note"):
+            display.warning(f"pts_run_lock: {taken['pts_run_lock_note']}")
+        if taken.get("pts_run_leftovers_text"):
+            display.display(f"pts_run_lock: {taken.pop('pts_run_leftovers_text')}")
+        result.update(changed=False, **taken)
+        return result

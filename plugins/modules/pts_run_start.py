@@ -1,0 +1,61 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: pts_run_start
+short_description: Fix a PTS run's id and results directory, once for every host
+version_added: 2.1.0
+description:
+  - The first step of a run, once, before any host - the run's id is the C(pts_run_id) variable (C(-e) or the
+    inventory), else the C(PTS_RUN_ID) environment variable, else the P(fleetqual.pts.pts_report#callback) callback's
+    C(run_id), else a new one no other run takes (the UTC time now and AWX's job id, C(YYYYMMDDTHHMMSSZ-awx<id>), or a
+    random suffix outside AWX).
+  - Refuses a run id that is not one directory name - letters, digits, C(.), C(_) and C(-), at most 128, starting and
+    ending with a letter or digit, no control character or trailing newline - naming where it was set.
+  - The results root is the C(pts_results_dir) variable, else the C(PTS_RESULTS_DIR) environment variable, else the
+    callback's C(output_dir), else C(results) in the directory C(ansible-playbook) runs in, made absolute here.
+  - "Prints C(PTS run <id>: results in <dir>) before anything is written, and writes nothing."
+  - Runs on the controller only. The P(fleetqual.pts.pts_run#role) role's first task.
+author:
+  - fleetqual.pts contributors (@fleetqual)
+extends_documentation_fragment:
+  - fleetqual.pts._attributes
+  - fleetqual.pts._attributes.ACTION
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: none
+options: {}
+seealso:
+  - module: fleetqual.pts.pts_run_lock
+  - module: fleetqual.pts.pts_plan
+"""
+
+EXAMPLES = r"""
+- name: Fix this run's id and results directory
+  fleetqual.pts.pts_run_start:
+  run_once: true
+  register: fixed
+
+- name: Give every host the run's id and results directory
+  ansible.builtin.set_fact:
+    pts_run_id: "{{ fixed.pts_run_id }}"
+    pts_run_dir: "{{ fixed.pts_run_dir }}"
+"""
+
+RETURN = r"""
+pts_run_id:
+  description: The run's id.
+  returned: success
+  type: str
+  sample: 20261126T083300Z-awx4711
+pts_run_dir:
+  description: The run's results directory, absolute (the results root and the run id).
+  returned: success
+  type: str
+  sample: /srv/pts-results/20261126T083300Z-awx4711
+"""

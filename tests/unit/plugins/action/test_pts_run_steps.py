@@ -1,0 +1,234 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The run's steps before its plan: fleetqual.pts.pts_run_start (its id and results directory, once) and
+fleetqual.pts.pts_run_lock (one host's part of its results, for this ansible-playbook); and pts_plan's deprecated
+options that run them."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from unittest.mock import MagicMock
+
+import pytest
+from ansible.errors import AnsibleActionFail
+
+from ansible_collections.fleetqual.pts.plugins.action import pts_plan, pts_run_lock, pts_run_start
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _run, _run_lock, _run_steps
+
+
+@pytest.fixture
+def settings(monkeypatch, tmp_path):
+    """The callback's settings and the command line's extra variables, as the actions see them."""
+    values = {"output_dir": str(tmp_path / "results"), "run_id": None, "extra": {}}
+    monkeypatch.setattr(_run, "callback_option", lambda name: values[name])
+    monkeypatch.setattr(_run_steps, "load_extra_vars", lambda loader: values["extra"])
+    monkeypatch.delenv("PTS_RUN_ID", raising=False)
+    return values
+
+
+class Templar:
+    """The task's variables are already plain values here: templating them gives them back."""
+
+    def template(self, value, **kwargs):
+        return value
+
+
+def run(args, task_vars=None, check=False, action=pts_run_lock):
+    task = MagicMock()
+    task.async_val = 0
+    task.check_mode = check
+    task.args = args
+    connection = MagicMock()
+    connection._shell.tmpdir = "/unused"
+    plugin = action.ActionModule(task, connection, MagicMock(), MagicMock(), Templar(), MagicMock())
+    return plugin.run(task_vars=task_vars or {})
+
+
+def lock(host="h1", task_vars=None, check=False):
+    return run({"run_id": "it-1", "host": host}, task_vars, check)
+
+
+def start(task_vars=None, check=False):
+    return run({}, task_vars, check, action=pts_run_start)
+
+
+def fail_message(args, task_vars=None, check=False, action=pts_run_lock) -> str:
+    with pytest.raises(AnsibleActionFail) as caught:
+        run(args, task_vars, check, action)
+    return str(caught.value)
+
+
+@pytest.fixture
+def said(monkeypatch):
+    """The lines pts_run_start says through ansible-core's display."""
+    display = MagicMock()
+    monkeypatch.setattr(pts_run_start, "display", display)
+    return lambda: [c.args[0] for c in display.display.call_args_list]
+
+
+# --- locking one host's part of the run ------------------------------------------------------------------------------
+
+def test_each_host_of_the_run_takes_its_own_lock_for_the_playbook(settings, tmp_path):
+    run_dir = str(tmp_path / "results" / "it-1")
+    result = lock()
+    record = _run_lock.read(run_dir, host="h1")
+    assert record["pid"] == os.getppid() and record["run_id"] == "it-1"
+    assert os.path.exists(os.path.join(run_dir, ".pts-host-h1.lock"))
+    assert not os.path.exists(_run_lock.lock_path(run_dir))  # no lock of the whole run
+    assert lock("h2")["pts_run_token"] == result["pts_run_token"]
+    assert sorted(_run_lock.host_locks(run_dir)) == ["h1", "h2"]
+    # The run's token is made once and every host's lock returns it.
+    assert lock()["pts_run_token"] == result["pts_run_token"] and len(result["pts_run_token"]) == 32
+
+
+def test_two_hosts_whose_names_make_one_results_directory_are_refused_before_anything_is_written(settings, tmp_path):
+    hosts = {"ansible_play_hosts_all": ["2001:db8::12:1", "2001:db8:12::1", "stor-1"]}
+    message = fail_message({"run_id": "it-1", "host": "2001:db8:12::1"}, hosts)
+    assert message == (f"pts_run_lock: hosts 2001:db8:12::1, 2001:db8::12:1 would all keep their results in "
+                       f"{tmp_path}/results/it-1/2001_db8_12_1: give them inventory names that differ in letters, "
+                       "digits, '.', '_' or '-' (the address can stay in ansible_host); nothing was written")
+    assert not os.path.exists(tmp_path / "results" / "it-1")
+    assert len(lock("stor-1", hosts)["pts_run_token"]) == 32
+
+
+def test_a_second_live_run_of_a_host_is_refused_naming_the_first(settings, tmp_path):
+    run_dir = str(tmp_path / "results" / "it-1")
+    _run_lock.acquire(run_dir, "it-1", os.getpid(), host="h1")  # this test process stands for the first, live, run
+    for check in (False, True):
+        message = fail_message({"run_id": "it-1", "host": "h1"}, check=check)
+        assert message.startswith(f"pts_run_lock: host h1 of run it-1 is in use by ansible-playbook PID {os.getpid()} on ")
+        assert f"delete {run_dir}/.pts-host-h1.lock" in message
+    assert _run_lock.read(run_dir, host="h1")["pid"] == os.getpid()
+    # A job slice with other hosts shares the run id and its results tree.
+    assert len(lock("h2")["pts_run_token"]) == 32
+
+
+def test_a_run_directory_planted_as_a_symbolic_link_is_refused_before_anything_is_written(settings, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "it-1").symlink_to(elsewhere)
+    for check in (False, True):
+        message = fail_message({"run_id": "it-1", "host": "h1"}, check=check)
+        assert message.startswith(f"pts_run_lock: the run directory of run it-1, {tmp_path / 'results' / 'it-1'}, is a "
+                                  f"symbolic link (to {str(elsewhere)!r}): refused")
+        assert message.endswith("Nothing was written")
+    assert os.listdir(elsewhere) == []
+
+
+def test_the_other_live_playbooks_of_the_run_are_named_so_their_drives_are_not_taken_over(settings, tmp_path):
+    run_dir = str(tmp_path / "results" / "it-1")
+    assert lock()["pts_run_concurrent"] == []  # this ansible-playbook's own lock is not another's
+    other = _run_lock.acquire(run_dir, "it-1", os.getpid(), host="h2")["owner"]  # a live job slice
+    found = lock()["pts_run_concurrent"]
+    assert found == [_run_lock.describe(other)] and found[0].startswith(f"ansible-playbook PID {os.getpid()} on ")
+
+
+def test_check_mode_judges_the_lock_and_takes_none(settings, tmp_path):
+    result = lock(check=True)
+    assert result["pts_run_token"] is None and result["changed"] is False
+    assert not os.path.exists(tmp_path / "results")
+
+
+def test_an_earlier_attempts_host_failure_is_moved_aside_when_the_host_starts_again(settings, tmp_path):
+    host_dir = tmp_path / "results" / "it-1" / "h1"
+    host_dir.mkdir(parents=True)
+    (host_dir / "host-failure.json").write_text('{"msg": "the guard refused every drive"}')
+    lock(check=True)  # --check changes nothing
+    assert sorted(os.listdir(host_dir)) == ["host-failure.json"]
+    lock()
+    assert sorted(os.listdir(host_dir)) == ["host-failure.json.earlier"]
+    assert json.loads((host_dir / "host-failure.json.earlier").read_text())["msg"] == "the guard refused every drive"
+
+
+# --- fixing the run: its id and directory, once per run ---------------------------------------------------------------
+
+RUN_ID_RE = r"^\d{8}T\d{6}Z-"
+
+
+@pytest.mark.parametrize("task_vars, expected", [
+    ({}, RUN_ID_RE + r"[0-9a-f]{6}$"),
+    ({"awx_job_id": 4711}, RUN_ID_RE + r"awx4711$"),
+    ({"awx_job_id": "4711"}, RUN_ID_RE + r"awx4711$"),
+    # Not a job id AWX gives: a random suffix, never a name made from it.
+    ({"awx_job_id": "../x"}, RUN_ID_RE + r"[0-9a-f]{6}$"),
+    ({"pts_run_id": "lab-7", "awx_job_id": 4711}, r"^lab-7$"),
+])
+def test_start_names_a_run_nobody_named_after_the_time_and_the_awx_job(settings, tmp_path, task_vars, expected):
+    result = start(task_vars)
+    assert re.match(expected, result["pts_run_id"]), result["pts_run_id"]
+    assert result["pts_run_dir"] == os.path.join(str(tmp_path / "results"), result["pts_run_id"])
+    assert result["changed"] is False and not os.path.exists(tmp_path / "results")  # nothing written yet
+
+
+def test_two_runs_nobody_named_in_the_same_second_get_two_ids(settings):
+    assert start()["pts_run_id"] != start()["pts_run_id"]
+
+
+@pytest.mark.parametrize("source", ["variable", "environment", "setting"])
+def test_start_takes_the_run_id_in_force(settings, monkeypatch, source):
+    task_vars = {}
+    if source == "variable":
+        task_vars["pts_run_id"] = "from-var"
+        monkeypatch.setenv("PTS_RUN_ID", "from-env")
+    elif source == "environment":
+        monkeypatch.setenv("PTS_RUN_ID", "from-env")
+        settings["run_id"] = "from-cfg"
+    else:
+        settings["run_id"] = "from-cfg"
+    expected = {"variable": "from-var", "environment": "from-env", "setting": "from-cfg"}[source]
+    assert start(task_vars)["pts_run_id"] == expected
+
+
+def test_start_makes_the_results_root_absolute(settings, tmp_path, monkeypatch, said):
+    monkeypatch.chdir(tmp_path)
+    settings["output_dir"] = "results"  # ansible.cfg's relative default
+    result = start({"pts_run_id": "r1"})
+    assert result["pts_run_dir"] == os.path.join(str(tmp_path), "results", "r1")
+    assert said() == [f"PTS run r1: results in {tmp_path}/results/r1"]
+    # The pts_results_dir variable wins over the setting.
+    result = start({"pts_run_id": "r1", "pts_results_dir": "lab/out"}, check=True)
+    assert result["pts_run_dir"] == os.path.join(str(tmp_path), "lab", "out", "r1")
+    assert said()[-1] == f"PTS run r1: results in {tmp_path}/lab/out/r1 (--check writes nothing)"
+
+
+def test_a_results_dir_that_is_no_path_is_refused(settings):
+    message = fail_message({}, {"pts_results_dir": ["a", "b"]}, action=pts_run_start)
+    assert message == "pts_run_start: pts_results_dir=['a', 'b']: must be a directory path; nothing was written"
+
+
+def test_without_a_run_id_there_is_nothing_to_lock(settings, tmp_path):
+    assert run({"host": "h1"}) == {"changed": False, "pts_run_token": None, "pts_run_concurrent": []}
+    assert not os.path.exists(tmp_path / "results")
+
+
+@pytest.mark.parametrize("value", ["/tmp/x", "R1nl\n", "a b"])
+def test_lock_and_start_refuse_a_run_id_that_is_not_one_directory_name(settings, tmp_path, value):
+    message = fail_message({"run_id": value, "host": "h1"})
+    assert message.startswith(f"pts_run_lock: run_id={value!r}: a run id is one directory name") or \
+        message.startswith(f"pts_run_lock: pts_run_id={value!r}: a run id is one directory name"), message
+    assert fail_message({}, {"pts_run_id": value}, action=pts_run_start).startswith(f"pts_run_start: pts_run_id={value!r}")
+    assert not os.path.exists(tmp_path / "results")
+
+
+# --- pts_plan's deprecated options ------------------------------------------------------------------------------------
+
+def test_pts_plans_deprecated_options_still_fix_and_lock_the_run_with_a_warning(settings, tmp_path, monkeypatch):
+    display = MagicMock()
+    monkeypatch.setattr(pts_plan, "display", display)
+    fixed = run({"fix_run": True}, {"pts_run_id": "it-1"}, action=pts_plan)
+    assert fixed["pts_run_dir"] == str(tmp_path / "results" / "it-1")
+    variables = {"pts_run_tests": ["iops"], "pts_run_profile": "quick", "pts_run_window": 5,
+                 "pts_run_max_data_excursion_pct": 20, "pts_run_max_slope_excursion_pct": 10}
+    locked = run({"variables": variables, "lock": True, "resume": {"run_id": "it-1", "host": "h1"}}, action=pts_plan)
+    assert len(locked["pts_run_token"]) == 32 and locked["pts_plan"]["run_id"] == "it-1"
+    assert _run_lock.read(str(tmp_path / "results" / "it-1"), host="h1")["pid"] == os.getppid()
+    warned = [c.args[0] for c in display.deprecated.call_args_list]
+    assert warned == ["pts_plan's fix_run option: use the fleetqual.pts.pts_run_start action instead",
+                      "pts_plan's lock option: use the fleetqual.pts.pts_run_lock action instead"]
+    assert all(c.kwargs == {"version": "3.0.0", "collection_name": "fleetqual.pts"}
+               for c in display.deprecated.call_args_list)
