@@ -145,8 +145,8 @@ def history(path: str, title: str, entries: list[dict]) -> str | None:
         for run in entry["runs"]:
             started[run["run"]] = min(started.get(run["run"], "~"), run.get("run_time") or "")
     runs.sort(key=lambda r: (started[r], r))
-    figures_shown = [f for f in _headline_figures.FIGURES if any(e["figures"].get(f) is not None for x in entries
-                                                         for e in x["runs"])]
+    figures_shown = [f for f in _headline_figures.FIGURES
+                     if any(e["figures"].get(f) is not None for x in entries for e in x["runs"])]
     if not figures_shown or len(runs) < 2:
         return None
     labels = []

@@ -174,7 +174,7 @@ def summarize(run_dirs: list[str], out_dir: str, settings: dict | None = None, i
              for e in errors or []]
     errors = run_errors(run_dirs, busy) + given
     flagged = _acceptance.cohort_outliers([r for r in records if r.get("model")], outlier_threshold,
-                                        outlier_min_deviation_pct, outlier_min_cohort)
+                                          outlier_min_deviation_pct, outlier_min_cohort)
     for record in records:
         record["outliers"] = flagged.get(record["id"], [])
         if record["outliers"] and outliers_fail and record["verdict"] == _acceptance.PASS:
