@@ -23,7 +23,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts._plan_settings 
     measurement_variables, step_settings)
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import _registry
 
-# fio start-up per process and per job section, measured on the reference machine (docs/performance.md).
+# fio start-up per process and per job section, measured on the reference machine (docs/docsite/rst/performance.rst).
 FIO_START_S = 0.3
 JOB_SWITCH_S = 0.4
 ASSUMED_WIPC_BYTES_PER_S = 500e6

@@ -12,7 +12,7 @@ access groups of writes back to back - sequential (1024k), random (8k), sequenti
 against time, a table per group, and per transition how long the drive took: to settle on the random writes (group
 1 -> 2) and to recover its sequential throughput (group 2 -> 3).
 
-The PTS 2.0 sources differ (docs/snia_mapping.md): ADATA's port counts recovery as the first group-3
+The PTS 2.0 sources differ (docs/docsite/rst/snia_mapping.rst): ADATA's port counts recovery as the first group-3
 minute whose throughput reaches the group-1 mean; here that mean less a tolerance
 (``pts_run_xsr_recovery_tolerance_pct``, 5 % by default), and ADATA's figure (tolerance 0) beside it. No steady
 state: every group runs its samples once."""

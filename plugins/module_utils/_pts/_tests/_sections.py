@@ -13,7 +13,7 @@ from __future__ import annotations
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import fail
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label
 
-# fio's own floor per stonewalled job section (docs/performance.md): the idle time between two stonewalled sections -
+# fio's own floor per stonewalled job section (docs/docsite/rst/performance.rst): the idle time between two stonewalled sections -
 # which is why HIR's bursts are not stonewalled and its returns to baseline and XSR's groups are one section each.
 SECTION_S = 0.3
 # fio refuses a job file whose sections' threads (numjobs clones) add up to more.
