@@ -41,7 +41,14 @@ if os.environ.get("PTS_BENCH_COLLECTION"):
     sys.path.insert(0, os.environ["PTS_BENCH_COLLECTION"])
 # pylint: disable=wrong-import-position
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label, parse_block_size  # noqa: E402
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import iops, latency  # noqa: E402
+try:
+    from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import iops, latency  # noqa: E402
+except ImportError:  # a checkout before the test registry (2.0.0), measured as PTS_BENCH_COLLECTION
+    from types import SimpleNamespace
+
+    from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _spec  # noqa: E402
+    iops = SimpleNamespace(BLOCK_SIZES=_spec.IOPS_BLOCK_SIZES, MIXES=_spec.IOPS_MIXES, DV=_spec.IOPS_DV)
+    latency = SimpleNamespace(DV=_spec.LATENCY_DV)
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results  # noqa: E402
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_summary  # noqa: E402
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _html  # noqa: E402

@@ -25,7 +25,7 @@ class ActionModule(ActionBase):
         dummy, args = self.validate_argument_spec(argument_spec=dict(
             run_id=dict(type="str"),
             results_dir=dict(type="path"),
-            host=dict(type="str", required=True),
+            host=dict(type="str"),
         ))
         try:
             run_id = _run_steps.checked_run_id(args["run_id"] or _run_steps.setting("run_id"), self._loader)

@@ -307,8 +307,8 @@ def main() -> None:
     # Under --check nothing is held or released, and a run that has not started has no token yet: nothing to warn of.
     if not module.params["run_token"] and not held.get("token") and not module.check_mode:
         module.warn(f"pts_drive_hold: run {run_id} has no run_token, so another run that chose the same run id would "
-                    "count as this one (take over or release this hold); playbooks/pts.yml passes the token pts_plan "
-                    "keeps in the run's results directory")
+                    "count as this one (take over or release this hold); playbooks/pts.yml passes the token "
+                    "pts_run_lock keeps in the run's results directory")
     if module.params["state"] == "present":
         _present(module, module.params["path"], run_id, module.params["run_token"] or "", module.params["expect"])
     _absent(module, module.params["path"], run_id, module.params["run_token"] or "", module.params["expect"])

@@ -21,8 +21,9 @@ description:
     size of a test the drive runs that is larger than the drive (a throughput stream's slice of it, an HDD test's
     smallest LBA zone) - what fio would refuse only after the purge.
   - Refuses a run id that is not one directory name (see O(resume.run_id)) - a control character, a trailing newline
-    included, or anything that would make its results directory another one than the one it locks - naming where it
-    was set - C(-e pts_run_id), the C(PTS_RUN_ID) environment variable or the report callback's C(run_id) setting.
+    included, or anything that would make its results directory another one than the one
+    M(fleetqual.pts.pts_run_lock) locks - naming where it was set - C(-e pts_run_id), the C(PTS_RUN_ID) environment
+    variable or the report callback's C(run_id) setting.
   - Resuming a run (a run id with results already) refuses a drive whose identity (serial, WWN, model, firmware,
     size, sector size, backing file) is not the one the run recorded under its name, and test settings other than the
     ones the run recorded, naming each change, unless O(resume.allow_changed_settings=true).
@@ -166,7 +167,8 @@ pts_plan:
     drives:
       description:
         - Per drive and test, the segments (purge-to-stop units) with their combinations and DVs, notes, whether
-          the run already finished the test (C(done)), and the estimated wall time (min/max s).
+          the run already finished the test (C(done)), the estimated wall time (min/max s), and the record every
+          round file of the test keeps of how it was run (C(round_settings), since 2.1.0).
         - Per drive, C(wear) - the upper bound of the bytes the run writes (C(estimated_bytes), per test by part -
           purge, precondition, rounds), the rate bound and its source, and C(judged). When judged, the rated
           endurance and its basis, the percentage used and its source, the remaining life, C(use_pct) (the share of

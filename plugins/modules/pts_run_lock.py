@@ -39,9 +39,11 @@ options:
     description: Root of the results tree; defaults to C(pts_results_dir), then as M(fleetqual.pts.pts_run_start) says.
     type: path
   host:
-    description: The inventory name of the host whose part is locked.
+    description:
+      - The inventory name of the host whose part is locked.
+      - Without it, the whole run is locked (C(.pts-run.lock)) for this C(ansible-playbook), as a run outside
+        P(fleetqual.pts.pts_run#role)'s entry points may want.
     type: str
-    required: true
 seealso:
   - module: fleetqual.pts.pts_run_start
   - module: fleetqual.pts.pts_release

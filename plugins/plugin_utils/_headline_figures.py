@@ -12,6 +12,7 @@ end state."""
 from __future__ import annotations
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import BY_NAME, OPERATING_POINT_TESTS
 
 # The window's p99.99 is of all its IOs: the rounds' fio latency histograms (json+) merged. Too few IOs to resolve it
 # (fewer than 10 / (1 - p)) leave it unjudged, never a number.
@@ -34,7 +35,7 @@ FIGURES = {
 # PTS 2.0's tests, as OakGate's summary page gives them: CBW's and DIRTH's MaxIOPS point measured (IOPS, mean response
 # time, the 99.999 % of all its IOs from fio's merged histogram), XSR's recovery time and HIR's gain per wait state.
 # Each is optional: a drive that did not run the test has no such figure (no history row, no fleet column).
-for _name, _title in (("cbw", "CBW"), ("dirth", "DIRTH")):
+for _name, _title in ((name, BY_NAME[name].short) for name in OPERATING_POINT_TESTS):
     FIGURES[f"{_name}_max_iops"] = {"label": f"{_title} MaxIOPS", "short": f"{_title} MaxIOPS", "unit": "IOPS",
                                     "digits": 0, "test": _name, "optional": True}
     FIGURES[f"{_name}_max_art_ms"] = {"label": f"{_title} MaxIOPS mean response time", "short": f"{_title} ART ms",
@@ -74,7 +75,7 @@ def values(model: dict) -> dict:
     latency = tests.get("latency") or {}
     figures["latency_4k_write_mean_ms"] = ((latency.get("tables") or {}).get("mean_ms") or {}).get("4k", {}).get("0")
     figures["latency_4k_write_p9999_ms"] = ((latency.get("percentiles_ms") or {}).get("4k 0/100 write") or {}).get("99.99")
-    for name in ("cbw", "dirth"):
+    for name in OPERATING_POINT_TESTS:
         point = (tests.get(name) or {}).get("headline") or {}
         figures[f"{name}_max_iops"] = point.get("max_measured_iops")
         figures[f"{name}_max_art_ms"] = point.get("max_measured_art_ms")

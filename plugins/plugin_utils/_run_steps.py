@@ -77,8 +77,9 @@ def one_directory_per_host(host: str | None, play_hosts: list, run_dir: str) -> 
 
 
 def lock(run_dir: str, run_id: str, host: str | None, play_hosts: list, check_mode: bool) -> dict:
-    """Take (under --check only judge) this host's lock in the run's results directory for the ansible-playbook
-    process running the task; return the run's token, the other live processes of the run and what was noted."""
+    """Take (under --check only judge) ``host``'s lock in the run's results directory - the whole run's without a
+    host - for the ansible-playbook process running the task; return the run's token, the other live processes of
+    the run and what was noted."""
     one_directory_per_host(host, play_hosts, run_dir)
     # Actions run in a worker process forked from the ansible-playbook process: that parent owns the run's host.
     try:

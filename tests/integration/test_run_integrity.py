@@ -88,6 +88,13 @@ def test_a_second_live_run_of_the_same_id_refuses_and_a_resume_keeps_the_setting
             time.sleep(0.1)
         assert lock.exists(), "the first run never locked its results directory"
         assert json.loads(lock.read_text())["pid"] == first.pid
+        # Once the first run's plan is on disk, a second process with other settings would also differ from it: the
+        # lock is what refuses it, not a settings check read before the lock.
+        plan = run_dir / "localhost" / "plan.json"
+        deadline = time.monotonic() + 120
+        while not plan.exists() and first.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert plan.exists(), "the first run never filed its plan"
         # The same host in a second process of the run id: refused at validation, by the host's lock.
         command, env = playbook(tmp_path, {"localhost": host_vars(device)}, "same-id", TINY)
         second = run(command, env, tmp_path, "second")

@@ -154,7 +154,7 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
     }
     for drive in drives:
         for test in drive["tests"]:
-            test["settings"] = round_settings(plan, drive, test)
+            test["round_settings"] = round_settings(plan, drive, test)
     return plan
 
 

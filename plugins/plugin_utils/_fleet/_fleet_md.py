@@ -11,6 +11,7 @@ outliers.
 
 from __future__ import annotations
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import OPERATING_POINT_TESTS
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _acceptance
@@ -102,7 +103,7 @@ def _pts2_cell(drive: dict, test: str) -> str:
     steady = drive.get("headline_steady") or {}
     if test not in (drive.get("tests_run") or []):
         return md.DASH
-    if test in ("cbw", "dirth"):
+    if test in OPERATING_POINT_TESTS:
         iops = figures.get(f"{test}_max_iops")
         if iops is None:
             return "not measured"

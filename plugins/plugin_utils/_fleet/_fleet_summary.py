@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import OPERATING_POINT_TESTS
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures, _drive_verdict
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_plots
@@ -119,7 +120,7 @@ def collect(run_dirs: list[str], skip: set | None = None) -> list[dict]:
                     "report": _report_link(drive_dir), "time_s": _drive_time(model),
                     "test_times": {name: t.get("wall_s") for name, t in (model.get("tests") or {}).items()},
                     "tested": _tested(model), "tests_run": list((model.get("tests") or {}).keys()),
-                    "maxiops_points": {name: _headline_figures.maxiops_point(model, name) for name in ("cbw", "dirth")
+                    "maxiops_points": {name: _headline_figures.maxiops_point(model, name) for name in OPERATING_POINT_TESTS
                                        if _headline_figures.maxiops_point(model, name)},
                     "wsat": _headline_figures.wsat_end(model), "_series": _fleet_plots.series(model), **judged,
                 })

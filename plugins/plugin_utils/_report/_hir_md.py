@@ -30,7 +30,6 @@ def _pseudo_code(result: dict) -> list[str]:
     sections = [s["baseline"] for s in result["wait_states"] if s.get("baseline") and s["baseline"].get("unit") ==
                 "section"]
     if sections:
-        count = max(1, int(round(base_s / burst))) if burst and base_s else None
         baseline = (f"  Round 2: return to baseline, {_secs(base_s)} s of continuous 4k random write"
                     + (f" ({sections[0]['count']} sections of {base_s / sections[0]['count']:g} s back to back)"
                        if base_s and sections[0]["count"] else ""))

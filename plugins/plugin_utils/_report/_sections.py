@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import format_bytes
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import OPERATING_POINT_TESTS
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 
 VERIFICATION_CAPTION = (
@@ -40,7 +41,7 @@ def round_parts(result: dict) -> list[tuple[str, int]]:
     test = result.get("test")
     if test == "throughput":
         return [(s["name"], int(s.get("rounds_run") or 0)) for s in result.get("segments") or []]
-    if test in ("cbw", "dirth") and result.get("precondition"):
+    if test in OPERATING_POINT_TESTS and result.get("precondition"):
         return [("preconditioning", int(result["precondition"].get("rounds_run") or 0)),
                 ("TC × QD loop", int((result.get("loop") or {}).get("rounds_run") or 0)),
                 ("operating points", len(result.get("points") or []))]

@@ -14,7 +14,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _healt
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import format_bytes
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._pts_versions import SPEC_NAMES
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import PTS2_TESTS, PTS_TESTS
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import BY_NAME, OPERATING_POINT_TESTS, PTS2_TESTS, PTS_TESTS
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures, _identity
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections, _tests
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
@@ -78,7 +78,7 @@ def _pts2_rows(model: dict, block: dict) -> list[list[str]]:
     """One row per PTS 2.0 test that ran, its key figures as OakGate's summary page has them."""
     tests = model.get("tests") or {}
     rows = []
-    for name, title in (("cbw", "CBW"), ("dirth", "DIRTH")):
+    for name, title in ((name, BY_NAME[name].short) for name in OPERATING_POINT_TESTS):
         if name not in tests:
             continue
         iops = block.get(f"{name}_max_iops") or {}
@@ -137,7 +137,7 @@ def _headline_rows(model: dict) -> tuple[list[list[str]], list[str]]:
     if rows:
         notes.append("IOPS, throughput and latency: averages over each test's measurement window (its last rounds).")
     rows += _pts2_rows(model, block)
-    if any(name in tests for name in ("cbw", "dirth")):
+    if any(name in tests for name in OPERATING_POINT_TESTS):
         notes.append("CBW and DIRTH: measured at the MaxIOPS point after its pre-write (fio's IOPS and mean response "
                      "time; the 99.999 % of all its IOs from fio's merged latency histogram); the point is chosen from "
                      "the TC × QD loop's window.")

@@ -72,6 +72,19 @@ def test_every_variable_a_test_names_is_an_option_of_the_role(test):
     assert set(test.raw_variables) <= set(test.profile["standard"])
 
 
+@pytest.mark.parametrize("variable, key, owner", [
+    ("pts_run_round_seconds", "round_seconds", None), ("pts_run_max_rounds", "max_rounds", None),
+    ("pts_run_wsat_round_seconds", "wsat_round_seconds", "wsat"), ("pts_run_wsat_max_hours", "wsat_max_hours", "wsat"),
+])
+def test_the_argument_spec_gives_the_profiles_values_the_plan_takes(variable, key, owner):
+    def value(profile):
+        if owner is None:
+            return _registry.COMMON_PROFILE[profile][key]
+        return _registry.BY_NAME[owner].effective({}, profile, key)
+    assert f"(standard {value('standard'):g}, quick {value('quick'):g})" in _run_options()[variable]["description"]
+    assert "default" not in _run_options()[variable]  # unset, the plan takes the profile's
+
+
 def test_tests_that_share_a_variable_give_it_the_same_profile_values():
     seen = {}
     for test in _registry.TESTS:

@@ -5,10 +5,10 @@
 # Note that this module util is **PRIVATE** to the collection. It can have breaking changes at any time.
 # Do not use this from other collections or standalone plugins/modules!
 
-"""What one test is, as every part of the collection reads it: the plan (its inputs, profile values and segments), the
-round action (its stop rule), the resume (the variables that shape its figures), the wear estimate (its stop rule and
-purges), the verdicts (its short name) and the report (its report kind). One file per test in this directory holds
-one ``Test``; _registry.py lists them in the order they run."""
+"""What one test is, as the collection reads it: the plan takes its inputs, profile values, segments, stop rule and
+purge (which the round action and the wear estimate follow, segment by segment), the resume the variables that shape
+its figures, the verdicts its short name and the report its report kind. One file per test in this directory holds one
+``Test``; _registry.py lists them in the order they run."""
 
 from __future__ import annotations
 

@@ -6,9 +6,10 @@
 # Do not use this from other collections or standalone plugins/modules!
 
 """Every test the collection runs, in the order they run whatever order they are selected in: PTS-E 1.1's, PTS 2.0's
-own, the Myce/OakGate characterisation tests, TKperf's HDD tests. The plan, the round action, the resume, the wear
-estimate, the verdicts, the report and the role's argument spec (checked by a unit test) all read this list; adding a
-test is its file here, its report and its row in docs/docsite/rst/tests.rst."""
+own, the Myce/OakGate characterisation tests, TKperf's HDD tests. The plan (inputs, profile values, segments and the
+stop rule of each, which the round action and the wear estimate follow), the resume (the variables that shape its
+figures), the verdicts (short names), the report (report kinds) and the role's argument spec (checked by a unit test)
+read this list; adding a test is its file here, its report and its row in docs/docsite/rst/tests.rst."""
 
 from __future__ import annotations
 
@@ -37,6 +38,8 @@ PTS_TESTS = family("pts")
 PTS2_TESTS = family("pts2")
 CHARACTERISATION = family("characterisation")
 HDD = family("hdd")
+# The tests that choose operating points from a thread count x queue depth loop (CBW, DIRTH): one report kind.
+OPERATING_POINT_TESTS = tuple(test.name for test in TESTS if test.report == "intensity")
 
 # The profiles and the values every test shares (each test's own are in its file). "standard" is the PTS as written:
 # 60 s per combination, at most 25 rounds; "quick" takes seconds, for demos and CI.

@@ -232,3 +232,10 @@ def test_pts_plans_deprecated_options_still_fix_and_lock_the_run_with_a_warning(
                       "pts_plan's lock option: use the fleetqual.pts.pts_run_lock action instead"]
     assert all(c.kwargs == {"version": "3.0.0", "collection_name": "fleetqual.pts"}
                for c in display.deprecated.call_args_list)
+
+
+def test_without_a_host_the_whole_run_is_locked(settings, tmp_path):
+    run_dir = str(tmp_path / "results" / "it-1")
+    result = run({"run_id": "it-1"})
+    assert _run_lock.read(run_dir)["pid"] == os.getppid() and len(result["pts_run_token"]) == 32
+    assert os.path.exists(_run_lock.lock_path(run_dir)) and _run_lock.host_locks(run_dir) == {}
