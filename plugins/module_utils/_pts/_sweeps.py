@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import fail, positive
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import seconds as run_seconds
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import drop_small
 
 DRIVE_MODES = ("auto", "ssd", "hdd")
 WORKLOADS = {"randread": 100, "randwrite": 0, "read": 100, "write": 0}
@@ -44,6 +45,13 @@ def workloads(variable: str, values: object, known: tuple) -> list[str]:
     if len(set(values)) != len(values):
         raise fail(variable, values, "a workload is listed twice")
     return list(values)
+
+
+def timed(get) -> dict:
+    """What every characterisation sweep but the demand ramp shares: one job, rows of pts_run_sweep_seconds, after
+    the timed preconditioning; ``get(key)`` gives a variable's value."""
+    return {"numjobs": 1, "round_seconds": run_seconds("pts_run_sweep_seconds", get("sweep_seconds")),
+            "precondition": precondition(get)}
 
 
 def precondition(get) -> dict:
@@ -97,18 +105,27 @@ def zone_count(get) -> int:
     return zones
 
 
-def zone_row(zone: dict, cells: list[dict]) -> dict:
-    """One HDD test row: the sections of one LBA zone."""
-    return {"label": f"zone {zone['zone']} ({zone['start_pct']:.0f}–{zone['end_pct']:.0f} % of LBAs)",
-            "zone": zone, "combinations": cells}
+def zone_segments(test: dict, capacity: int, cells) -> list[dict]:
+    """An HDD test's one segment: a row per LBA zone, with the sections ``cells(zone)``."""
+    rounds = [{"label": f"zone {zone['zone']} ({zone['start_pct']:.0f}–{zone['end_pct']:.0f} % of LBAs)",
+               "zone": zone, "combinations": cells(zone)} for zone in zones(capacity, test["zones"])]
+    return [{"name": "", "rounds": rounds}]
 
 
-def finish(segments: list[dict], notes: list[str]) -> tuple[list[dict], list[str]]:
-    """Segments of rows run their first row's sections when the plan shows them; a sweep tracks no DV."""
-    for segment in segments:
-        segment["dvs"] = []
-        segment["combinations"] = segment["rounds"][0]["combinations"]
-    return segments, notes
+def segments(parts):
+    """A sweep test's segments function from ``parts(test, sizes, capacity)``, its segments of rows at the block sizes
+    the drive can run: the others are dropped with a note (nothing runs when none is left), a sweep tracks no DV, and
+    a segment shows its first row's sections in the plan."""
+    def build(test: dict, logical_block_size: int, capacity: int) -> tuple[list[dict], list[str]]:
+        sizes, notes = drop_small(test["block_sizes"], logical_block_size)
+        if not sizes:
+            return [], notes
+        found = parts(test, sizes, capacity)
+        for segment in found:
+            segment["dvs"] = []
+            segment["combinations"] = segment["rounds"][0]["combinations"]
+        return found, notes
+    return build
 
 
 def demand_step(offered: int, achieved: float, tolerance_pct: float) -> bool:

@@ -13,8 +13,6 @@ from __future__ import annotations
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _sweeps
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import random_rw
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import fail, parse_mixes, positive_ints
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import seconds
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import drop_small
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._descriptor import Test
 
 
@@ -22,8 +20,7 @@ def _inputs(params: dict, common: dict) -> dict:
     def get(key):
         return TEST.effective(params, common["profile"], key)
 
-    base = {"numjobs": 1, "round_seconds": seconds("pts_run_sweep_seconds", get("sweep_seconds")),
-            "precondition": _sweeps.precondition(get)}
+    base = _sweeps.timed(get)
     percents = positive_ints("pts_run_entropy_percents", get("entropy_percents"), maximum=100)
     mixes = parse_mixes("pts_run_entropy_mixes", get("entropy_mixes"))
     if 100 in mixes:
@@ -33,10 +30,7 @@ def _inputs(params: dict, common: dict) -> dict:
             "block_sizes": [4096], "iodepth": max(qds)}
 
 
-def _segments(test: dict, logical_block_size: int, capacity: int) -> tuple[list[dict], list[str]]:
-    sizes, notes = drop_small(test["block_sizes"], logical_block_size)
-    if not sizes:
-        return [], notes
+def _parts(test: dict, sizes: list[int], capacity: int) -> list[dict]:
     out = []
     for mix in test["mixes"]:
         rounds = [{"label": f"QD {qd}", "iodepth": qd,
@@ -47,12 +41,12 @@ def _segments(test: dict, logical_block_size: int, capacity: int) -> tuple[list[
                                     for entropy in test["percents"]]}
                   for qd in test["queue_depths"]]
         out.append({"name": f"mix-{mix}-{100 - mix}", "rounds": rounds})
-    return _sweeps.finish(out, notes)
+    return out
 
 
 TEST = Test(
     name="entropy_sweep", title="Entropy Sweep", family="characterisation", stop="sweep", purge="segment",
-    report="characterisation", inputs=_inputs, segments=_segments,
+    report="characterisation", inputs=_inputs, segments=_sweeps.segments(_parts),
     profile=_sweeps.profile(("sweep_precondition_seconds", "sweep_seconds"), {
         "standard": {"entropy_percents": list(range(5, 101, 5)), "entropy_mixes": [0, 70],
                      "entropy_queue_depths": _sweeps.QUEUE_DEPTHS},

@@ -13,7 +13,6 @@ from __future__ import annotations
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _sweeps
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import random_rw
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import parse_block_sizes, parse_mixes
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import drop_small
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._descriptor import Test
 
 
@@ -27,22 +26,15 @@ def _inputs(params: dict, common: dict) -> dict:
             "numjobs": common["numjobs"], "iodepth": common["iodepth"], "round_seconds": common["round_seconds"]}
 
 
-def _segments(test: dict, logical_block_size: int, capacity: int) -> tuple[list[dict], list[str]]:
-    sizes, notes = drop_small(test["block_sizes"], logical_block_size)
-    if not sizes:
-        return [], notes
-    rounds = []
-    for zone in _sweeps.zones(capacity, test["zones"]):
-        cells = [_sweeps.cell(f"hdd-r{mix}-{bs}-z{zone['zone']}", random_rw(mix), mix, bs,
-                              offset=zone["offset"], size=zone["size"])
-                 for mix in test["mixes"] for bs in sizes]
-        rounds.append(_sweeps.zone_row(zone, cells))
-    return _sweeps.finish([{"name": "", "rounds": rounds}], notes)
+def _parts(test: dict, sizes: list[int], capacity: int) -> list[dict]:
+    return _sweeps.zone_segments(test, capacity, lambda zone: [
+        _sweeps.cell(f"hdd-r{mix}-{bs}-z{zone['zone']}", random_rw(mix), mix, bs, offset=zone["offset"],
+                     size=zone["size"]) for mix in test["mixes"] for bs in sizes])
 
 
 TEST = Test(
     name="hdd_iops", title="HDD IOPS by Zone", family="hdd", stop="sweep", purge=None, report="hdd",
-    inputs=_inputs, segments=_segments,
+    inputs=_inputs, segments=_sweeps.segments(_parts),
     profile=_sweeps.profile(("hdd_zones",), {
         "standard": {"hdd_iops_mixes": [100, 50, 0], "hdd_iops_block_sizes": ["64k", "16k", "4k"]}}),
     raw_variables=("hdd_zones", "hdd_iops_mixes", "hdd_iops_block_sizes"),

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _sweeps
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import parse_block_sizes
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import drop_small
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._descriptor import Test
 
 
@@ -25,22 +24,15 @@ def _inputs(params: dict, common: dict) -> dict:
             "numjobs": 1, "iodepth": common["throughput_iodepth"], "round_seconds": common["round_seconds"]}
 
 
-def _segments(test: dict, logical_block_size: int, capacity: int) -> tuple[list[dict], list[str]]:
-    sizes, notes = drop_small(test["block_sizes"], logical_block_size)
-    if not sizes:
-        return [], notes
-    rounds = []
-    for zone in _sweeps.zones(capacity, test["zones"]):
-        cells = [_sweeps.cell(f"hdd-{rw}-{bs}-z{zone['zone']}", rw, 100 if rw == "read" else 0, bs,
-                              offset=zone["offset"], size=zone["size"])
-                 for bs in sizes for rw in ("read", "write")]
-        rounds.append(_sweeps.zone_row(zone, cells))
-    return _sweeps.finish([{"name": "", "rounds": rounds}], notes)
+def _parts(test: dict, sizes: list[int], capacity: int) -> list[dict]:
+    return _sweeps.zone_segments(test, capacity, lambda zone: [
+        _sweeps.cell(f"hdd-{rw}-{bs}-z{zone['zone']}", rw, 100 if rw == "read" else 0, bs, offset=zone["offset"],
+                     size=zone["size"]) for bs in sizes for rw in ("read", "write")])
 
 
 TEST = Test(
     name="hdd_throughput", title="HDD Throughput by Zone", family="hdd", stop="sweep", purge=None, report="hdd",
-    inputs=_inputs, segments=_segments,
+    inputs=_inputs, segments=_sweeps.segments(_parts),
     profile=_sweeps.profile(("hdd_zones",), {"standard": {"hdd_throughput_block_sizes": ["1024k", "4k"]}}),
     raw_variables=("hdd_zones", "hdd_throughput_block_sizes"),
     size_fields=(("pts_run_hdd_throughput_block_sizes", "block_sizes"),),

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _sweeps
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import fail, positive, seconds
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import drop_small
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._descriptor import Test
 
 
@@ -42,10 +41,7 @@ def _inputs(params: dict, common: dict) -> dict:
     }
 
 
-def _segments(test: dict, logical_block_size: int, capacity: int) -> tuple[list[dict], list[str]]:
-    sizes, notes = drop_small(test["block_sizes"], logical_block_size)
-    if not sizes:
-        return [], notes
+def _parts(test: dict, sizes: list[int], capacity: int) -> list[dict]:
     out = []
     for workload in test["workloads"]:
         mix = _sweeps.WORKLOADS[workload]
@@ -54,12 +50,12 @@ def _segments(test: dict, logical_block_size: int, capacity: int) -> tuple[list[
                                                  rate_iops=offered)]}
                   for offered in test["steps"]]
         out.append({"name": workload, "rounds": rounds})
-    return _sweeps.finish(out, notes)
+    return out
 
 
 TEST = Test(
     name="latency_demand", title="Latency vs Demand", family="characterisation", stop="demand", purge="segment",
-    report="characterisation", inputs=_inputs, segments=_segments,
+    report="characterisation", inputs=_inputs, segments=_sweeps.segments(_parts),
     profile=_sweeps.profile(("sweep_precondition_seconds",), {
         "standard": {"demand_workloads": list(_sweeps.DEMAND_WORKLOADS), "demand_iodepth": 32,
                      "demand_start_iops": 1000, "demand_step_iops": 1000, "demand_max_iops": 120000,

@@ -12,8 +12,7 @@ from __future__ import annotations
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _sweeps
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import random_rw
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import parse_block_sizes, parse_mixes
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import positive_ints, seconds
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import drop_small
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import positive_ints
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._descriptor import Test
 
 
@@ -21,8 +20,7 @@ def _inputs(params: dict, common: dict) -> dict:
     def get(key):
         return TEST.effective(params, common["profile"], key)
 
-    base = {"numjobs": 1, "round_seconds": seconds("pts_run_sweep_seconds", get("sweep_seconds")),
-            "precondition": _sweeps.precondition(get)}
+    base = _sweeps.timed(get)
     mixes = parse_mixes("pts_run_mixed_mixes", get("mixed_mixes"))
     qds = positive_ints("pts_run_mixed_queue_depths", get("mixed_queue_depths"))
     size = parse_block_sizes("pts_run_mixed_block_size", [get("mixed_block_size")])
@@ -30,21 +28,18 @@ def _inputs(params: dict, common: dict) -> dict:
             "iodepth": max(qds)}
 
 
-def _segments(test: dict, logical_block_size: int, capacity: int) -> tuple[list[dict], list[str]]:
-    sizes, notes = drop_small(test["block_sizes"], logical_block_size)
-    if not sizes:
-        return [], notes
+def _parts(test: dict, sizes: list[int], capacity: int) -> list[dict]:
     bs = sizes[0]
     rounds = [{"label": f"QD {qd}", "iodepth": qd,
                "combinations": [_sweeps.cell(f"mixed-r{mix}-qd{qd}", random_rw(mix), mix, bs, iodepth=qd)
                                 for mix in test["mixes"]]}
               for qd in test["queue_depths"]]
-    return _sweeps.finish([{"name": "", "rounds": rounds}], notes)
+    return [{"name": "", "rounds": rounds}]
 
 
 TEST = Test(
     name="mixed_sweep", title="Mixed Reads/Writes Sweep", family="characterisation", stop="sweep", purge="test",
-    report="characterisation", inputs=_inputs, segments=_segments,
+    report="characterisation", inputs=_inputs, segments=_sweeps.segments(_parts),
     profile=_sweeps.profile(("sweep_precondition_seconds", "sweep_seconds"), {
         "standard": {"mixed_mixes": [100, 99, 95, 90, 70, 50, 0], "mixed_queue_depths": _sweeps.QUEUE_DEPTHS,
                      "mixed_block_size": "4k"},

@@ -11,8 +11,7 @@ each row every block size."""
 from __future__ import annotations
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _sweeps
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import parse_block_sizes, positive_ints, seconds
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import drop_small
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import parse_block_sizes, positive_ints
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._descriptor import Test
 
 
@@ -20,8 +19,7 @@ def _inputs(params: dict, common: dict) -> dict:
     def get(key):
         return TEST.effective(params, common["profile"], key)
 
-    base = {"numjobs": 1, "round_seconds": seconds("pts_run_sweep_seconds", get("sweep_seconds")),
-            "precondition": _sweeps.precondition(get)}
+    base = _sweeps.timed(get)
     qds = positive_ints("pts_run_sweep_queue_depths", get("sweep_queue_depths"))
     sizes = parse_block_sizes("pts_run_sweep_block_sizes", get("sweep_block_sizes"))
     workloads = _sweeps.workloads("pts_run_sweep_workloads", get("sweep_workloads"), tuple(_sweeps.WORKLOADS))
@@ -30,10 +28,7 @@ def _inputs(params: dict, common: dict) -> dict:
             "mixes": sorted({_sweeps.WORKLOADS[w] for w in workloads}, reverse=True)}
 
 
-def _segments(test: dict, logical_block_size: int, capacity: int) -> tuple[list[dict], list[str]]:
-    sizes, notes = drop_small(test["block_sizes"], logical_block_size)
-    if not sizes:
-        return [], notes
+def _parts(test: dict, sizes: list[int], capacity: int) -> list[dict]:
     out = []
     for workload in test["workloads"]:
         rounds = [{"label": f"QD {qd}", "iodepth": qd,
@@ -41,12 +36,12 @@ def _segments(test: dict, logical_block_size: int, capacity: int) -> tuple[list[
                                                  iodepth=qd) for bs in sizes]}
                   for qd in test["queue_depths"]]
         out.append({"name": workload, "rounds": rounds})
-    return _sweeps.finish(out, notes)
+    return out
 
 
 TEST = Test(
     name="rw_sweep", title="Reads and Writes Sweep", family="characterisation", stop="sweep", purge="test",
-    report="characterisation", inputs=_inputs, segments=_segments,
+    report="characterisation", inputs=_inputs, segments=_sweeps.segments(_parts),
     profile=_sweeps.profile(("sweep_precondition_seconds", "sweep_seconds"), {
         "standard": {"sweep_workloads": list(_sweeps.WORKLOADS), "sweep_queue_depths": _sweeps.QUEUE_DEPTHS,
                      "sweep_block_sizes": ["512", "1k", "2k", "4k", "8k", "16k", "32k"]},
