@@ -68,11 +68,9 @@ class ActionModule(ActionBase):
                                    collection_name="fleetqual.pts")
         if args["fix_run"]:
             try:
-                fixed = _run_steps.start(task_vars, self._templar.template, self._loader)
+                fixed = _run_steps.start(task_vars, self._templar.template, self._loader, bool(self._task.check_mode))
             except _run_steps.StepRefused as exc:
                 raise AnsibleActionFail(f"pts_plan: {exc}") from None
-            check = " (--check writes nothing)" if self._task.check_mode else ""
-            display.display(f"PTS run {fixed['pts_run_id']}: results in {fixed['pts_run_dir']}{check}")
             result.update(changed=False, **fixed)
             return result
         # Unless given, every input the task sees: the options of the pts_run role's argument spec.
@@ -98,11 +96,8 @@ class ActionModule(ActionBase):
             results_dir = _run_steps.results_root(resume.get("results_dir"), task_vars, self._templar.template)
             if run_id and args["lock"]:
                 taken = _run_steps.lock(os.path.join(results_dir, run_id), run_id, resume.get("host"),
-                                        task_vars.get("ansible_play_hosts_all") or [], bool(self._task.check_mode))
-                if taken.get("pts_run_lock_note"):
-                    display.warning(f"pts_plan: {taken['pts_run_lock_note']}")
-                if taken.get("pts_run_leftovers_text"):
-                    display.display(f"pts_plan: {taken.pop('pts_run_leftovers_text')}")
+                                        task_vars.get("ansible_play_hosts_all") or [], bool(self._task.check_mode),
+                                        "pts_plan")
                 result.update(taken)
         except _run_steps.StepRefused as exc:
             raise AnsibleActionFail(f"pts_plan: {exc}") from None

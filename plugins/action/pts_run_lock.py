@@ -8,11 +8,8 @@ import os
 
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
-from ansible.utils.display import Display
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _run_steps
-
-display = Display()
 
 
 class ActionModule(ActionBase):
@@ -35,12 +32,9 @@ class ActionModule(ActionBase):
                 result.update(changed=False, pts_run_token=None, pts_run_concurrent=[])
                 return result
             taken = _run_steps.lock(os.path.join(root, run_id), run_id, args["host"],
-                                    task_vars.get("ansible_play_hosts_all") or [], bool(self._task.check_mode))
+                                    task_vars.get("ansible_play_hosts_all") or [], bool(self._task.check_mode),
+                                    "pts_run_lock")
         except _run_steps.StepRefused as exc:
             raise AnsibleActionFail(f"pts_run_lock: {exc}") from None
-        if taken.get("pts_run_lock_note"):
-            display.warning(f"pts_run_lock: {taken['pts_run_lock_note']}")
-        if taken.get("pts_run_leftovers_text"):
-            display.display(f"pts_run_lock: {taken.pop('pts_run_leftovers_text')}")
         result.update(changed=False, **taken)
         return result

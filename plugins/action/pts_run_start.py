@@ -6,11 +6,8 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
-from ansible.utils.display import Display
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _run_steps
-
-display = Display()
 
 
 class ActionModule(ActionBase):
@@ -21,10 +18,8 @@ class ActionModule(ActionBase):
         result = super().run(tmp, task_vars)
         self.validate_argument_spec(argument_spec={})
         try:
-            fixed = _run_steps.start(task_vars or {}, self._templar.template, self._loader)
+            fixed = _run_steps.start(task_vars or {}, self._templar.template, self._loader, bool(self._task.check_mode))
         except _run_steps.StepRefused as exc:
             raise AnsibleActionFail(f"pts_run_start: {exc}") from None
-        check = " (--check writes nothing)" if self._task.check_mode else ""
-        display.display(f"PTS run {fixed['pts_run_id']}: results in {fixed['pts_run_dir']}{check}")
         result.update(changed=False, **fixed)
         return result

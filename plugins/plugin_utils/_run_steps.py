@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import os
 
+from ansible.utils.display import Display
 from ansible.utils.vars import load_extra_vars
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _inputs
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run, _run_lock
+
+display = Display()
 
 
 class StepRefused(Exception):
@@ -43,15 +46,18 @@ def checked_run_id(effective, loader) -> str | None:
     return str(effective) if effective not in (None, "") else None
 
 
-def start(task_vars: dict, template, loader) -> dict:
-    """Once per run, before any host: the run id and the directory every host's results go under (nothing written)."""
+def start(task_vars: dict, template, loader, check_mode: bool) -> dict:
+    """Once per run, before any host: the run id and the directory every host's results go under, said before anything
+    is written (nothing is written here)."""
     run_id = checked_run_id(_run.run_id_in_force(template(task_vars.get("pts_run_id")), os.environ.get("PTS_RUN_ID"),
                                                  setting("run_id"), awx_job_id=task_vars.get("awx_job_id")), loader)
     try:
         root = _run.results_root(None, template(task_vars.get("pts_results_dir")))
     except ValueError as exc:
         raise StepRefused(f"{exc}; nothing was written") from None
-    return {"pts_run_id": run_id, "pts_run_dir": os.path.join(root, run_id)}
+    run_dir = os.path.join(root, run_id)
+    display.display(f"PTS run {run_id}: results in {run_dir}{' (--check writes nothing)' if check_mode else ''}")
+    return {"pts_run_id": run_id, "pts_run_dir": run_dir}
 
 
 def results_root(given: str | None, task_vars: dict, template) -> str:
@@ -76,10 +82,11 @@ def one_directory_per_host(host: str | None, play_hosts: list, run_dir: str) -> 
             "digits, '.', '_' or '-' (the address can stay in ansible_host); nothing was written")
 
 
-def lock(run_dir: str, run_id: str, host: str | None, play_hosts: list, check_mode: bool) -> dict:
+def lock(run_dir: str, run_id: str, host: str | None, play_hosts: list, check_mode: bool, said_by: str) -> dict:
     """Take (under --check only judge) ``host``'s lock in the run's results directory - the whole run's without a
     host - for the ansible-playbook process running the task; return the run's token, the other live processes of
-    the run and what was noted."""
+    the run and what was noted; a stale lock taken over is a warning and removed leftovers a line, both ``said_by``
+    the action."""
     one_directory_per_host(host, play_hosts, run_dir)
     # Actions run in a worker process forked from the ansible-playbook process: that parent owns the run's host.
     try:
@@ -90,12 +97,13 @@ def lock(run_dir: str, run_id: str, host: str | None, play_hosts: list, check_mo
         raise StepRefused(f"cannot lock run {run_id} in {run_dir}: {exc}; nothing was written") from None
     result = {"pts_run_token": taken["token"]}
     if taken["message"]:
+        display.warning(f"{said_by}: {taken['message']}")
         result["pts_run_lock_note"] = taken["message"]
     if taken.get("leftovers"):
+        display.display(f"{said_by}: removed {len(taken['leftovers'])} temporary file(s) of writes killed in an earlier "
+                        f"attempt of run {run_id}: "
+                        f"{', '.join(os.path.relpath(path, run_dir) for path in taken['leftovers'])}")
         result["pts_run_leftovers_removed"] = taken["leftovers"]
-        result["pts_run_leftovers_text"] = (
-            f"removed {len(taken['leftovers'])} temporary file(s) of writes killed in an earlier attempt of run "
-            f"{run_id}: {', '.join(os.path.relpath(path, run_dir) for path in taken['leftovers'])}")
     # Other live ansible-playbook processes of this run (job slices): none of their drives may be taken over.
     result["pts_run_concurrent"] = [
         _run_lock.describe(record) for name, record in sorted(_run_lock.host_locks(run_dir).items())

@@ -14,38 +14,19 @@ import re
 from unittest.mock import MagicMock
 
 import pytest
-from ansible.errors import AnsibleActionFail
 
 from ansible_collections.fleetqual.pts.plugins.action import pts_plan, pts_run_lock, pts_run_start
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _run, _run_lock, _run_steps
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _run_lock, _run_steps
+from ansible_collections.fleetqual.pts.tests.unit.plugins.action._controller_action import failure, run_action, run_settings
 
 
 @pytest.fixture
 def settings(monkeypatch, tmp_path):
-    """The callback's settings and the command line's extra variables, as the actions see them."""
-    values = {"output_dir": str(tmp_path / "results"), "run_id": None, "extra": {}}
-    monkeypatch.setattr(_run, "callback_option", lambda name: values[name])
-    monkeypatch.setattr(_run_steps, "load_extra_vars", lambda loader: values["extra"])
-    monkeypatch.delenv("PTS_RUN_ID", raising=False)
-    return values
-
-
-class Templar:
-    """The task's variables are already plain values here: templating them gives them back."""
-
-    def template(self, value, **kwargs):
-        return value
+    return run_settings(monkeypatch, tmp_path)
 
 
 def run(args, task_vars=None, check=False, action=pts_run_lock):
-    task = MagicMock()
-    task.async_val = 0
-    task.check_mode = check
-    task.args = args
-    connection = MagicMock()
-    connection._shell.tmpdir = "/unused"
-    plugin = action.ActionModule(task, connection, MagicMock(), MagicMock(), Templar(), MagicMock())
-    return plugin.run(task_vars=task_vars or {})
+    return run_action(action, args, task_vars, check)
 
 
 def lock(host="h1", task_vars=None, check=False):
@@ -57,16 +38,14 @@ def start(task_vars=None, check=False):
 
 
 def fail_message(args, task_vars=None, check=False, action=pts_run_lock) -> str:
-    with pytest.raises(AnsibleActionFail) as caught:
-        run(args, task_vars, check, action)
-    return str(caught.value)
+    return failure(action, args, task_vars, check)
 
 
 @pytest.fixture
 def said(monkeypatch):
     """The lines pts_run_start says through ansible-core's display."""
     display = MagicMock()
-    monkeypatch.setattr(pts_run_start, "display", display)
+    monkeypatch.setattr(_run_steps, "display", display)
     return lambda: [c.args[0] for c in display.display.call_args_list]
 
 
