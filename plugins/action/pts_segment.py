@@ -2,13 +2,13 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-# Over 500 lines: one action and its round loop - a round, an XSR group's samples as fio's status dumps come, the
-# health reads around fio - which share the loop's state; the pure parts are in module_utils/_pts/_rounds.py.
+# Over 500 lines: one action and its round loop - the purge and preconditioning before it, a round, an XSR group's
+# samples as fio's status dumps come, the health reads around fio - which share the loop's state; the pure parts are in
+# module_utils/_pts/_rounds.py.
 
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import time
 
@@ -17,19 +17,14 @@ from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _health
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _interval, _rounds
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _interval, _plan, _rounds
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import _intensity
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _progress, _results
-
-try:
-    from ansible.template import trust_as_template
-except ImportError:  # ansible-core before 2.19 trusts every template
-    def trust_as_template(value):
-        return value
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._fio_client import FioClient
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._job_text import JobTextError, round_text, wipc_text
 
 display = Display()
 
-_TEMPLATE_RE = re.compile(r"^[A-Za-z0-9._-]+$")
 # Seconds one health read (nvme smart-log, smartctl) may take before it is killed and recorded as failed.
 _HEALTH_TIMEOUT_S = 60
 # What a failed round leaves in the task's result: the message, cut to this many characters (the whole evidence is in
@@ -40,7 +35,9 @@ ARGUMENT_SPEC = dict(
     test=dict(type="dict", required=True),
     segment=dict(type="dict", required=True),
     limits=dict(type="dict", default={}),
-    template=dict(type="str", default="round.fio.j2"),
+    settings=dict(type="dict", required=True),
+    first=dict(type="bool", default=True),
+    host_dir=dict(type="path", required=True),
     job_dir=dict(type="path", required=True),
     device=dict(type="path", required=True),
     expect=dict(type="dict", required=True),
@@ -92,8 +89,6 @@ class ActionModule(ActionBase):
         result = super().run(tmp, task_vars)
         task_vars = task_vars or {}
         dummy, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
-        if not _TEMPLATE_RE.match(args["template"]):
-            raise AnsibleActionFail(f"pts_segment: template {args['template']!r} must be a file name in the role's templates")
         context = dict(args["context"])
         for key in ("host", "drive", "test"):
             if not context.get(key):
@@ -111,14 +106,20 @@ class ActionModule(ActionBase):
         # The plan's upper bound of what the run writes to the drive, which its wear budget was judged on: a drive that
         # writes faster than the plan assumed stops before it passes it (0: no budget, no bound).
         bound = int(float(args["limits"].get("max_write_bytes") or 0))
-        written = _results.written_by_fio(_results.drive_dir(args["run_dir"], context["host"], context["drive"])) \
-            if bound else 0
         # A worker runs as a child of ansible-playbook; if that dies (SIGKILL), this worker lives on as an orphan and
         # must not run or record another round of a run nobody runs any more.
         self._controller = os.getppid()
-        self._fio = self._fio_action()
+        self._fio = FioClient(self._execute_module, self._low_level_execute_command)
         self._fio.wanted = self._wanted
+        self._budget = {"bound": bound, "written": 0}
         try:
+            failed = self._prepare(args, task_vars, context)
+            if failed:
+                result.update(failed=True, msg=failed["msg"][:_MSG_CHARS], pts_segment={
+                    "dir": segment_dir, "rounds": 0, "stop": True, "reason": failed["msg"][:200], "failed_round": 0,
+                    "lost": bool(failed.get("lost"))})
+                return result
+            written = self._written(args, context)
             while not state["stop"]:
                 number = state["round"]
                 outcome = self._round(args, task_vars, rule, state, dict(context, loop=loop_id), expected)
@@ -132,6 +133,7 @@ class ActionModule(ActionBase):
                 expected = state["last_elapsed_s"] or expected
                 last = outcome["written"]
                 written += last
+                self._budget["written"] = written
                 if bound and not state["stop"] and written + last > bound:
                     msg = (f"pts_segment: {context['drive']} has written {written:,} bytes in this run; another round "
                            f"would pass the {bound:,} bytes the plan's wear estimate allows (the rule's "
@@ -150,6 +152,102 @@ class ActionModule(ActionBase):
             "dir": segment_dir, "rounds": state["round"] - 1, "stop": True, "reason": state["reason"],
             "steady": (payload or {}).get("steady")})
         return result
+
+    def _written(self, args: dict, context: dict) -> int:
+        """What fio has written to the drive in this run, from its files on disk (0 without a wear bound)."""
+        if not self._budget["bound"]:
+            return 0
+        self._budget["written"] = _results.written_by_fio(
+            _results.drive_dir(args["run_dir"], context["host"], context["drive"]))
+        return self._budget["written"]
+
+    def _left(self) -> int:
+        """The bytes the next fio run may still write (its wear bound, handed to the host's runner); 0: no bound. A run
+        with nothing left gets one byte: the runner stops it at its first write."""
+        if not self._budget["bound"]:
+            return 0
+        return max(self._budget["bound"] - self._budget["written"], 1)
+
+    def _prepare(self, args: dict, task_vars: dict, context: dict) -> dict | None:
+        """What the plan runs before the segment's first round, in its order: the test's purge and preconditioning
+        (before its first segment), then the segment's own (a throughput block size, a sweep part). A failure ends the
+        test: the evidence is on disk."""
+        test, segment, settings = args["test"], args["segment"], args["settings"]
+        test_context = {k: v for k, v in context.items() if k != "segment"}
+        steps = []
+        if args["first"]:
+            if test.get("purge") == "test":
+                steps.append(("purge", test_context, None))
+            if test.get("wipc") or (test.get("precondition") and test.get("purge") == "test"):
+                steps.append(("precondition", test_context, settings["wipc_block_size"]))
+        if test.get("purge") == "segment":
+            steps.append(("purge", context, None))
+            if test.get("precondition") or test.get("segment_wipc"):
+                steps.append(("precondition", context, segment.get("wipc_block_size") or settings["wipc_block_size"]))
+        for kind, where, block_size in steps:
+            failed = self._purge(args, task_vars, where) if kind == "purge" else \
+                self._precondition(args, task_vars, where, block_size)
+            if failed:
+                return failed
+        return None
+
+    def _purge(self, args: dict, task_vars: dict, context: dict) -> dict | None:
+        """The drive's purge (fleetqual.pts.pts_purge on the host, which rechecks the guard's record), on record."""
+        settings = args["settings"]
+        module_args = {"path": args["device"], "method": settings["purge_method"],
+                       "allow_destroy": settings["allow_destroy"], "remote_dir": args["host_dir"],
+                       "expect": args["expect"], "context": context}
+        try:
+            found = self._execute_module(module_name="fleetqual.pts.pts_purge", module_args=module_args,
+                                         task_vars=task_vars)
+        except AnsibleConnectionFailure as exc:
+            return self._lost(args, context, exc)
+        recorded = self._file(args, context, dict(found, pts_context=context))
+        if recorded is not None:
+            return {"failed": True, "msg": recorded}
+        if found.get("failed"):
+            return {"failed": True, "msg": str(found.get("msg") or "the purge failed")}
+        return None
+
+    def _precondition(self, args: dict, task_vars: dict, context: dict, block_size: str) -> dict | None:
+        """The preconditioning the plan asks for (SNIA PTS WIPC, or the Myce/OakGate timed random writes), one fio run
+        through the segment's fio server, on record as the test's (or segment's) wipc files."""
+        test, settings = args["test"], args["settings"]
+        precondition = test.get("precondition") or None
+        context = dict(context, phase="wipc")
+        capacity = float(args["limits"].get("capacity") or 0)
+        if precondition:
+            seconds = float(precondition.get("seconds") or 0)
+            expected, timeout = seconds, seconds + 600
+        else:
+            multiple = int(settings["wipc_capacity_multiple"])
+            expected = multiple * capacity / _plan.ASSUMED_WIPC_BYTES_PER_S
+            timeout = multiple * capacity / float(settings["wipc_min_bytes_per_second"]) + 600
+            seconds = 0.0
+        try:
+            job_text = wipc_text("random" if precondition else "wipc", args["device"], settings["ioengine"],
+                                 context["drive"], block_size, int(settings["wipc_capacity_multiple"]),
+                                 int(settings["wipc_iodepth"]), seconds)
+        except JobTextError as exc:
+            return self._fail(args, context, f"pts_segment: the preconditioning job file cannot be written: {exc}")
+        module_args = {"job_file": os.path.join(args["job_dir"], "wipc.fio"), "job_text": job_text,
+                       "device": args["device"], "expect": args["expect"], "expected_seconds": expected,
+                       "reconnect_timeout": args["reconnect_timeout"], "timeout": int(timeout), "context": context,
+                       "max_write_bytes": self._left(), "output_format": "json"}
+        fio = self._fio_round(task_vars, module_args)
+        if fio.get("unreachable") or fio.get("pts_lost"):
+            return self._lost(args, context, fio.get("msg") or "unreachable")
+        if fio.get("failed") or "pts_fio" not in fio:
+            fio.setdefault("msg", "fio_job returned no measurement")
+            self._file(args, context, dict(fio, failed=True, pts_context=context))
+            return {"failed": True, "msg": fio["msg"]}
+        recorded = self._file(args, context, {"pts_fio": fio["pts_fio"], "pts_fio_raw": fio.get("pts_fio_raw"),
+                                              "pts_context": context})
+        if recorded is not None:
+            return {"failed": True, "msg": recorded}
+        self._budget["written"] += sum(int((job.get("write") or {}).get("io_bytes") or 0)
+                                       for job in fio["pts_fio"]["jobs"])
+        return None
 
     def _round(self, args: dict, task_vars: dict, rule: dict, state: dict, context: dict, expected: float) -> dict:
         """One round: its job file, fio, health, the verdict, the round on disk, the progress line. Returns the next
@@ -172,9 +270,10 @@ class ActionModule(ActionBase):
         if segment.get("log_ms"):
             pts_round["log"] = {"prefix": stem, "avg_ms": int(segment["log_ms"])}
         try:
-            job_text = self._render(args["template"], task_vars, pts_round)
-        except AnsibleError as exc:
-            return self._fail(args, context, f"pts_segment: the job file of round {number} cannot be rendered: {exc}")
+            job_text = round_text(args["test"], segment, pts_round, args["device"], args["settings"]["ioengine"],
+                                  args["settings"].get("rate_iops") or 0, context["drive"])
+        except JobTextError as exc:
+            return self._fail(args, context, f"pts_segment: the job file of round {number} cannot be written: {exc}")
         # A continuous stimulus cut into samples at fio's status dumps: an XSR group (each sample filed as a round
         # the moment it ends) or a return to baseline (its samples in its one round).
         sample_s = segment.get("sample_s") if segment.get("stop") == "samples" else \
@@ -201,7 +300,7 @@ class ActionModule(ActionBase):
         module_args = {
             "job_file": job_file, "job_text": job_text, "device": args["device"], "expect": args["expect"],
             "expected_seconds": expected, "reconnect_timeout": args["reconnect_timeout"],
-            "timeout": args["timeout"], "context": context,
+            "timeout": args["timeout"], "context": context, "max_write_bytes": self._left(),
             "output_format": segment.get("output_format") or "json",
             "status_interval_ms": int(round(float(sample_s) * 1000)) if sample_s else 0,
             "logs": stem if segment.get("log_ms") else "",
@@ -470,12 +569,6 @@ class ActionModule(ActionBase):
                                               res.get("stdout") or res.get("stderr") or "")
         return reading, error
 
-    def _render(self, template: str, task_vars: dict, pts_round: dict) -> str:
-        """The role's job template for this round; it sees the round as ``pts_round`` (number, row, state)."""
-        variables = dict(task_vars, pts_round=pts_round, __pts_round_template=template)
-        templar = self._templar.copy_with_new_env(available_variables=variables)
-        return templar.template(trust_as_template("{{ lookup('ansible.builtin.template', __pts_round_template) }}"))
-
     _server: dict | None = None
     _fio = None
     _controller: int | None = None
@@ -483,14 +576,6 @@ class ActionModule(ActionBase):
     def _wanted(self) -> bool:
         """Does the ansible-playbook process that started this worker still run?"""
         return self._controller is None or os.getppid() == self._controller
-
-    def _fio_action(self):
-        """The fio_job action of this segment, on this task's connection: it runs the segment's fio server."""
-        task = self._task.copy(exclude_parent=True, exclude_tasks=True)
-        task._parent = self._task._parent  # pylint: disable=protected-access  # as ansible-core's loop does
-        return self._shared_loader_obj.action_loader.get(
-            "fleetqual.pts.fio_job", task=task, connection=self._connection, play_context=self._play_context,
-            loader=self._loader, templar=self._templar, shared_loader_obj=self._shared_loader_obj)
 
     def _fio_round(self, task_vars: dict, module_args: dict, on_document=None) -> dict:
         """One round's fio through the segment's fio server on the host, started with round 1 (one module run for the
@@ -501,7 +586,7 @@ class ActionModule(ActionBase):
             if self._server is None:
                 # It waits for the next round at least as long as the host may stay away while a round runs.
                 idle = max(600.0, 2 * float(module_args["reconnect_timeout"]))
-                started = self._fio.start_server(dict(task_vars, pts_run_dir=None), module_args, idle)
+                started = self._fio.start_server(task_vars, module_args, idle)
                 if started.get("failed") or "pts_fio_server" not in started:
                     return dict(started, failed=True, msg=started.get("msg") or "the fio server did not start")
                 self._server = started["pts_fio_server"]

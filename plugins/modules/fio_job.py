@@ -48,9 +48,14 @@ options:
       - The job file's content. When given, it is written to O(job_file) (mode 0600, its directory made with mode 0700
         when missing) before fio starts, which saves a separate template task per round; otherwise O(job_file) must
         exist.
+      - Either way the job is checked as fio reads it before anything runs - lines broken at newlines only; no other
+        control character, Unicode line or paragraph separator, format character or C($); no C(include) in any
+        spelling; only the options the collection's own job files set, each with a value of its own kind; every
+        C(filename=) the guarded O(device) - and refused otherwise, before anything is written.
     type: str
   output:
-    description: Where fio writes its JSON output. Defaults to the job file with a C(.json) suffix.
+    description:
+      - Where fio writes its JSON output, in the job file's directory. Defaults to the job file with a C(.json) suffix.
     type: path
   output_format:
     description:
@@ -100,6 +105,14 @@ options:
     type: float
     default: 0
     version_added: 2.0.0
+  max_write_bytes:
+    description:
+      - The most this fio run may write to the device (the run's wear bound, less what it has written already); V(0)
+        for no bound. While fio runs the device's own write counter is watched; past the bound fio is stopped and the
+        task fails - the run is never recorded as a result.
+    type: int
+    default: 0
+    version_added: 2.1.0
   device:
     description:
       - The block device the guard passed. The job is refused unless every C(filename=) in the job file is this
@@ -124,7 +137,11 @@ options:
 requirements:
   - fio 3.x on the managed node
 notes:
-  - The job file decides what is written. Render it only for devices that M(fleetqual.pts.pts_guard) passed.
+  - The job file's directory is opened from C(/) down without following links; each level must be root's (or the run
+    user's) and writable by nobody else, and the levels it makes are 0700. The job file, fio's output and its logs are
+    written and read relative to that directory, never through its path again.
+  - The device must be one M(fleetqual.pts.pts_guard) passed and holds for the run O(expect) names; the guard's record
+    of it on the host decides, not O(expect).
 seealso:
   - module: fleetqual.pts.steady_state
 """
@@ -195,131 +212,63 @@ pts_context:
   type: dict
 """
 
+import json
 import os
-import shlex
+import subprocess
 import time
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _hold, _signatures
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._guard import recheck
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio_server, _remote_dir, _run_io
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import FioOutputError, job_targets, parse
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import forbidden_options, log_targets
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio_runner, _fio_server, _job_check, _remote_dir, _run_io
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import FioOutputError, parse
 
 
-def _job_text(path: str) -> str:
-    with open(path, encoding="utf-8") as handle:
-        return handle.read()
-
-
-def _write_job(path: str, text: str) -> None:
-    # The job directory is the run's own (0700 at every level it makes, root's): made here, so a round needs no task of
-    # its own to make it, and checked from / down, so nobody else can swap a job file between the check and fio.
-    _remote_dir.ensure(os.path.dirname(os.path.abspath(path)))
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
-
-
-def _device_refusal(job_text: str, device: str, expect: dict) -> str | None:
-    resolved = os.path.realpath(device)
-    targets = job_targets(job_text)
-    if not targets:
-        return "the job file names no filename= (fio would write a file named after the job)"
-    strays = [t for t in targets if os.path.realpath(t) != resolved]
-    if strays:
-        return f"the job file writes to {', '.join(strays)}, not to the guarded device {resolved}"
-    forbidden = forbidden_options(job_text)
-    if forbidden:
-        return f"the job file has options a PTS round never uses: {'; '.join(forbidden)}"
-    # fio's interval logs land in its working directory (the segment's job directory), nowhere else.
-    elsewhere = [t for t in log_targets(job_text) if not t or "/" in t or t in (".", "..")]
-    if elsewhere:
-        return f"the job file writes its logs to {', '.join(repr(t) for t in elsewhere)}, not into its own directory"
-    return "; ".join(recheck(resolved, expect)) or None
-
-
-def detached_paths(output: str) -> dict:
-    """Where a detached fio leaves its exit status (``rc start end``, written last) and its own messages."""
-    return {"output": output, "status": output + ".status", "log": output + ".log"}
-
-
-def _detach(command: list[str], output: str, job_file: str) -> dict:
-    """Start fio in a session of its own (a dropped connection or the end of this module does not stop it) and
-    return at once; a shell around it writes fio's exit status and start and end times when it ends."""
-    paths = detached_paths(output)
-    for path in paths.values():
-        if os.path.exists(path):
-            os.unlink(path)
-    script = (f"start=$(date +%s.%N); {shlex.join(command)} >{shlex.quote(paths['log'])} 2>&1; rc=$?; "
-              f"end=$(date +%s.%N); echo \"$rc $start $end\" >{shlex.quote(paths['status'])}.tmp && "
-              f"mv {shlex.quote(paths['status'])}.tmp {shlex.quote(paths['status'])}")
-    reader, writer = os.pipe()
-    if os.fork():
-        os.close(writer)
-        with os.fdopen(reader) as pipe:
-            pid = pipe.read().strip()
-        return dict(paths, pid=int(pid) if pid.isdigit() else None, job_file=job_file, command=command)
-    # The child: a session of its own, then a grandchild that runs the shell (nothing of the module's process stays
-    # attached: no pipe of the connection's, no process group a hang-up reaches).
-    os.close(reader)
+def _tool(argv: list[str]) -> tuple[int, str, str]:
+    """A read-only tool (wipefs) run from the detached server, which has no module to run it."""
     try:
-        os.setsid()
-        if os.fork():
-            os._exit(0)
-        nothing = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(nothing, fd)
-        os.write(writer, f"{os.getpid()}\n".encode())
-        os.close(writer)
-        os.execv("/bin/sh", ["/bin/sh", "-c", script])
-    finally:
-        os._exit(127)
+        # The server runs detached from any module (no AnsibleModule, so no run_command).
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)  # pylint: disable=ansible-bad-function
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return 1, "", str(exc)
+    return done.returncode, done.stdout, done.stderr
 
 
-def _start_server(module, directory: str, device: str, expect: dict, fio: str, timeout_bin: str, idle_s: float) -> dict:
-    """Fork the segment's fio server (module_utils/_pts/_fio_server.py) into a session of its own and return its PID;
-    it checks every round's job file against the guard's record right before fio starts, as this module does."""
-    try:
-        _remote_dir.ensure(directory)
-    except _remote_dir.RemoteDirError as exc:
-        module.fail_json(msg=f"fio_job refused to serve {directory}, nothing was written: {exc}")
-    # An earlier attempt's server of this directory (a run cancelled mid-segment, resumed): one server per directory.
-    _run_io.stop(_run_io.processes([directory]))
-    for name in (_fio_server.REQUEST, _fio_server.STOP):
-        if os.path.exists(os.path.join(directory, name)):
-            os.unlink(os.path.join(directory, name))
+def guard_refusal(device: str, expect: dict, wipefs: str | None):
+    """The check right before every fio: the guard's record of the device on the host, its hold, its identity, and no
+    signature the guard did not see."""
+    def refusal(dummy_text: str) -> str | None:
+        return "; ".join(recheck(device, expect, signatures=lambda info: _signatures.read(info, _tool, wipefs))) or None
+    return refusal
+
+
+def _detached(directory_fd: int, argv_run, pidfile_ids: tuple[str, str]) -> int:
+    """Fork ``argv_run(dirfd)`` into a session of its own, working in the held directory, and return its PID once its
+    pidfile is written. Nothing of the module's process stays attached (no pipe of the connection's, no process group
+    a hang-up reaches)."""
     reader, writer = os.pipe()
     if os.fork():
         os.close(writer)
         with os.fdopen(reader) as pipe:
             pid = pipe.read().strip()
         if not pid.isdigit():
-            module.fail_json(msg=f"the fio server for {directory} did not start: {pid or 'no answer'}")
-        return {"pid": int(pid), "dir": directory, "idle_s": idle_s}
-    # The child: a session of its own, then a grandchild that serves (nothing of the module's process stays attached).
+            raise OSError(f"the fio server did not start: {pid or 'no answer'}")
+        return int(pid)
     os.close(reader)
-    try:
+    try:  # pragma: no cover - runs in the forked children only
         os.setsid()
         if os.fork():
             os._exit(0)
-        # Working in its directory is also how a release of the run finds it (module_utils/_pts/_run_io.py).
-        os.chdir(directory)
+        os.fchdir(directory_fd)
         nothing = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(nothing, fd)
-        with open(os.path.join(directory, _fio_server.PIDFILE), "w", encoding="ascii") as handle:
-            handle.write(f"{os.getpid()}\n")
+        state = _hold.process_state(os.getpid())
+        _fio_server.write_pidfile(directory_fd, os.getpid(), state[1] if state else None, *pidfile_ids)
         os.write(writer, f"{os.getpid()}\n".encode())
         os.close(writer)
-
-        def refusal(job_file: str) -> str | None:
-            try:
-                return _device_refusal(_job_text(job_file), device, expect)
-            except OSError as exc:
-                return f"cannot read {job_file}: {exc.strerror}"
-
-        _fio_server.serve(directory, refusal, fio, timeout_bin, idle_s)
+        argv_run(directory_fd)
     finally:
         os._exit(0)
 
@@ -340,70 +289,107 @@ def main() -> None:
             reconnect_timeout=dict(type="float", default=300),
             detach=dict(type="bool", default=False),
             serve=dict(type="float", default=0),
+            max_write_bytes=dict(type="int", default=0),
         ),
         supports_check_mode=True,
     )
-    job_file = module.params["job_file"]
-    output = module.params["output"] or os.path.splitext(job_file)[0] + ".json"
-    context = module.params["context"]
-    timeout = module.params["timeout"]
-    if timeout < 0:
-        module.fail_json(msg=f"timeout={timeout}: must be 0 (no limit) or a positive number of seconds")
+    params = module.params
+    context = params["context"]
+    job_file = os.path.abspath(params["job_file"])
+    directory, job = os.path.split(job_file)
+    output = params["output"] or os.path.splitext(job_file)[0] + ".json"
+    where = f"fio_job refused {job_file}, nothing was written"
+    if params["timeout"] < 0 or params["max_write_bytes"] < 0 or params["serve"] < 0:
+        module.fail_json(msg=f"{where}: timeout, serve and max_write_bytes must be 0 or more", pts_context=context)
+    if os.path.dirname(os.path.abspath(output)) != directory:
+        module.fail_json(msg=f"{where}: output {output} must be in the job file's directory {directory}",
+                         pts_context=context)
+    device = os.path.realpath(params["device"])
     try:
-        if module.params["job_text"] is not None and not module.check_mode:
-            _write_job(job_file, module.params["job_text"])
-        job_text = module.params["job_text"] if module.params["job_text"] is not None else _job_text(job_file)
-    except _remote_dir.RemoteDirError as exc:
-        module.fail_json(msg=f"fio_job refused {job_file}, nothing was written: {exc}", job_file=job_file,
-                         pts_context=context)
-    except OSError as exc:
-        module.fail_json(msg=f"cannot write or read fio job file {job_file}: {exc.strerror}", pts_context=context)
-
-    refusal = _device_refusal(job_text, module.params["device"], module.params["expect"])
-    if refusal:
-        module.fail_json(msg=f"fio_job refused {job_file}, nothing was written: {refusal}", job_file=job_file,
-                         pts_context=context)
-
+        request = {"job": _fio_runner.bare(job, "job file"), "output": _fio_runner.bare(os.path.basename(output), "output"),
+                   "timeout": params["timeout"], "output_format": params["output_format"], "status_interval_ms": 0,
+                   "logs": "", "max_write_bytes": params["max_write_bytes"]}
+    except ValueError as exc:
+        module.fail_json(msg=f"{where}: {exc}", pts_context=context)
     fio = module.get_bin_path("fio", required=True)
-    if module.params["serve"]:
-        if module.params["serve"] < 0:
-            module.fail_json(msg=f"serve={module.params['serve']}: must be the seconds the server may wait for a round")
-        if module.check_mode:
-            module.exit_json(changed=False, msg="check mode: no fio server started", pts_context=context)
-        module.exit_json(changed=False, pts_fio_server=_start_server(
-            module, os.path.dirname(job_file), module.params["device"], module.params["expect"], fio,
-            module.get_bin_path("timeout", required=True), module.params["serve"]), pts_context=context)
-    command = [fio, f"--output-format={module.params['output_format']}", f"--output={output}", job_file]
-    if timeout:
-        # coreutils timeout: TERM first so fio can finish its output, KILL if it hangs on a dead drive.
-        command = [module.get_bin_path("timeout", required=True), "--kill-after=30", str(timeout)] + command
+    command = _fio_runner.command(fio, dict(request, job=job_file, output=output))
     if module.check_mode:
+        if params["job_text"] is not None:
+            refused = _job_check.refusals(params["job_text"], device)
+            if refused:
+                module.fail_json(msg=f"{where}: {'; '.join(refused)}", pts_context=context)
         module.exit_json(changed=False, msg="check mode: fio not started", command=command, pts_context=context)
-
-    if module.params["detach"]:
-        module.exit_json(changed=True, pts_fio_started=dict(_detach(command, output, job_file), job_text=job_text),
-                         pts_context=context)
-
-    if os.path.exists(output):
-        os.unlink(output)
-    started = time.monotonic()
-    rc, stdout, stderr = module.run_command(command)
-    elapsed = time.monotonic() - started
-    failure = dict(job_file=job_file, job_text=job_text, rc=rc, stdout=stdout, stderr=stderr, pts_context=context)
-    # coreutils timeout exits 124 after TERM, 137 after KILL; 137 also means someone else killed fio.
-    if timeout and (rc == 124 or (rc == 137 and elapsed >= timeout)):
-        module.fail_json(msg=f"fio timed out after {timeout} s running {job_file}", **failure)
-    if rc != 0:
-        detail = (stderr or stdout).strip().splitlines()[-5:]
-        module.fail_json(msg=f"fio exited with rc {rc} running {job_file}: {' | '.join(detail)}", **failure)
+    if params["job_text"] is not None:
+        refused = _job_check.refusals(params["job_text"], device)
+        if refused:
+            module.fail_json(msg=f"{where}: {'; '.join(refused)}", job_file=job_file, pts_context=context)
     try:
-        raw = _job_text(output)
-        parsed = parse(raw)
-    except (OSError, FioOutputError) as exc:
-        module.fail_json(msg=f"unusable fio output for {job_file}: {exc}", **failure)
+        dirfd = _remote_dir.open_dir(directory)
+    except _remote_dir.RemoteDirError as exc:
+        module.fail_json(msg=f"{where}: {exc}", job_file=job_file, pts_context=context)
+    try:
+        job_text = params["job_text"] if params["job_text"] is not None else _fio_runner.read_file(dirfd, job)
+    except (OSError, ValueError) as exc:
+        module.fail_json(msg=f"cannot read fio job file {job_file}: {exc}", pts_context=context)
+    request["job_text"] = job_text
+    refusal = guard_refusal(device, params["expect"], module.get_bin_path("wipefs"))
+    refused = "; ".join(_job_check.refusals(job_text, device)) or refusal(job_text)
+    if refused:
+        module.fail_json(msg=f"{where}: {refused}", job_file=job_file, pts_context=context)
+    hold = params["expect"].get("hold") or {}
+    ids = (str(hold.get("run_id") or ""), str(hold.get("token") or ""))
 
+    if params["serve"] or params["detach"]:
+        # An earlier attempt's server of this directory (a run cancelled mid-segment, resumed): one server per
+        # directory.
+        _run_io.stop(_run_io.processes([directory]))
+        for name in (_fio_server.REQUEST, _fio_server.STOP):
+            _fio_runner.remove(dirfd, name)
+        if params["detach"] and not params["serve"]:
+            _fio_runner.write_file(dirfd, _fio_server.REQUEST, json.dumps(request))
+        idle = params["serve"] or 60.0
+
+        def serving(held: int) -> None:
+            _fio_server.serve(held, device, refusal, fio, idle, once=not params["serve"])
+
+        try:
+            pid = _detached(dirfd, serving, ids)
+        except OSError as exc:
+            module.fail_json(msg=f"the fio server for {directory} did not start: {exc}", pts_context=context)
+        if params["serve"]:
+            module.exit_json(changed=False, pts_fio_server={"pid": pid, "dir": directory, "idle_s": params["serve"]},
+                             pts_context=context)
+        started = {"pid": pid, "output": output, "status": _fio_runner.status_name(output),
+                   "log": _fio_runner.log_name(output), "job_file": job_file, "command": command, "job_text": job_text}
+        module.exit_json(changed=True, pts_fio_started=started, pts_context=context)
+
+    started = time.monotonic()
+    line = _fio_runner.run(dirfd, request, device, refusal, fio)
+    elapsed = time.monotonic() - started
+    rc = int(line.split()[0])
+    failure = dict(job_file=job_file, job_text=job_text, rc=rc, pts_context=context)
+    try:
+        messages = _fio_runner.read_file(dirfd, _fio_runner.log_name(request["output"]))
+    except (OSError, ValueError):
+        messages = ""
+    if rc == _fio_runner.REFUSED:
+        module.fail_json(msg=messages.strip() or f"fio_job refused {job_file}", **failure)
+    if rc == _fio_runner.OVER_BUDGET:
+        module.fail_json(msg=f"fio ran past its wear bound running {job_file}: {messages.strip().splitlines()[-1]}",
+                         **failure)
+    if rc in (_fio_runner.TIMED_OUT, _fio_runner.KILLED) and params["timeout"] and elapsed >= params["timeout"]:
+        module.fail_json(msg=f"fio timed out after {params['timeout']} s running {job_file}", **failure)
+    if rc != 0:
+        detail = messages.strip().splitlines()[-5:]
+        module.fail_json(msg=f"fio exited with rc {rc} running {job_file}: {' | '.join(detail)}", stderr=messages,
+                         **failure)
+    try:
+        raw = _fio_runner.read_file(dirfd, request["output"], 256 << 20)
+        parsed = parse(raw)
+    except (OSError, ValueError, FioOutputError) as exc:
+        module.fail_json(msg=f"unusable fio output for {job_file}: {exc}", **failure)
     parsed.update(job_file=job_file, job_text=job_text, elapsed_s=round(elapsed, 3), command=command)
-    wrote = any(job["write"]["io_bytes"] for job in parsed["jobs"])
+    wrote = any(item["write"]["io_bytes"] for item in parsed["jobs"])
     module.exit_json(changed=wrote, pts_fio=parsed, pts_fio_raw=raw, pts_context=context)
 
 

@@ -33,7 +33,13 @@ description:
   - V(absent) stops this run's holders (of the device at O(path), or every one of O(run_id) and O(run_token) on the
     host without O(path); only the holder of O(expect)'s hold when it has one) and removes their lock files. Holders
     of other runs, and of other runs of the same run id, are left alone and listed in RV(pts_drive_hold.others).
-  - Every later write re-checks the hold (see M(fleetqual.pts.pts_guard)). With the hold in its C(expect), the holder
+  - V(present) holds only a drive the guard passed for this run: the guard's record of the device on the host (see
+    M(fleetqual.pts.pts_guard) with O(fleetqual.pts.pts_guard#module:hold=true), which holds the drives it passes
+    itself) must name this run id and token; the new hold goes into that record. Anything else is refused - a variable
+    cannot name a device to hold.
+  - V(absent) also removes the guard's record of each device whose hold it ends (and of a device of this run whose
+    record is left without a hold, such as an md array's member once the array is down).
+  - Every later write re-checks the hold through the guard's record (see M(fleetqual.pts.pts_guard)): the holder
     must be alive, this run's and holding the device, and is the one opener that does not count.
 author:
   - fleetqual.pts contributors (@fleetqual)
@@ -172,7 +178,7 @@ import stat
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _hold
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _guard_record, _hold
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._text import show
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._usage import openers_of
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError, run_id as valid_run_id
@@ -200,56 +206,33 @@ def _present(module: AnsibleModule, path: str, run_id: str, token: str, expect: 
     if expect.get("devnum") and expect["devnum"] != devnum:
         module.fail_json(msg=f"{where}: it is now device {devnum}, the guard passed {expect['devnum']}: it is not the "
                              "device the guard passed; nothing was held or written")
+    record, why = _guard_record.read(devnum)
+    if record is None or not _guard_record.same_run(record, run_id, token):
+        whose = why if record is None else f"the guard passed it for {_hold.owner_words(record, run_id, token)}"
+        module.fail_json(msg=f"{where}: {whose}: only a drive the guard passed for this run ({run_id}) is held; run "
+                             "fleetqual.pts.pts_guard with hold=true; nothing was held or written")
     result: dict = {"device": path, "devnum": devnum, "run_id": run_id, "token": token, "pid": None, "start_time": None,
-                    "lock": _hold.lock_path(devnum), "since": None, "took_over": None, "removed": []}
-    # A process that only has a holder's command line (anyone can start one) holds nothing: it never blocks a drive.
-    result["ignored"] = [p for p in _hold.pretenders() if p["devnum"] == devnum]
-    for pretender in result["ignored"]:
-        module.warn(f"{where}: process {pretender['pid']} has a drive holder's command line for run "
-                    f"{show(pretender['run_id'])} but does not have the device open: it holds nothing, ignored")
-    mine = []
-    for holder in _hold.holder_processes():
-        if holder["devnum"] != devnum:
-            continue
-        if not _hold.same_run(holder, run_id, token):
-            unproved = _hold.holder_problem(holder["pid"], devnum, holder["run_id"], token=holder.get("token") or "")
-            if unproved:
-                module.fail_json(msg=f"{where}: process {holder['pid']} has it open, with a drive holder's command "
-                                     f"line for run {show(holder['run_id'])}, but it is not one ({unproved}): "
-                                     f"something else uses the drive; nothing was held or written for run {run_id}",
-                                 pts_drive_hold=result)
-            module.fail_json(msg=f"{where}: held for {show(_hold.owner_words(holder, run_id, token))} by its drive "
-                                 f"holder, process "
-                                 f"{holder['pid']} (lock file {show(holder['lock'])}); "
-                                 f"{_hold.release_words(holder['pid'], show(holder['run_id']))}; nothing was held or "
-                                 "written for run " + run_id, pts_drive_hold=result)
-        problem = _hold.holder_problem(holder["pid"], devnum, run_id, token=token)
-        if problem:
-            module.fail_json(msg=f"{where}: a drive holder of this run ({run_id}), process {holder['pid']}, is not "
-                                 f"proved to be this run's: {problem}; release it as root on this host with "
-                                 f"`kill {holder['pid']}`; nothing was held or written", pts_drive_hold=result)
-        mine.append(holder)
-    result["took_over"] = mine[0] if mine else None
+                    "lock": _hold.lock_path(devnum), "since": None, "took_over": None, "removed": [], "ignored": []}
     if module.check_mode:
         result["removed"] = [e for e in _hold.scan_locks() if not e["live"] and e["devnum"] == devnum]
         module.exit_json(changed=True, pts_drive_hold=result, pts_guard_record=expect,
-                         msg=f"check mode: would hold {path} for run {run_id}"
-                             f"{', replacing holder process ' + str(mine[0]['pid']) if mine else ''}")
+                         msg=f"check mode: would hold {path} for run {run_id}")
     try:
-        for holder in mine:
-            _hold.stop(holder["pid"], devnum, timeout=module.params["timeout"])
-        result["removed"] = _hold.remove_stale(devnum=devnum)
-        hold = _hold.start(path, devnum, run_id, timeout=module.params["timeout"], token=token)
+        got = _hold.take(path, devnum, run_id, token, timeout=module.params["timeout"])
+        hold = {k: got["hold"][k] for k in ("pid", "start_time", "run_id", "token", "devnum", "lock")}
+        _guard_record.write(dict(record, hold=hold, state=_guard_record.HELD))
     except _hold.HoldError as exc:
         named = _openers_words(devnum)
         module.fail_json(msg=f"{where}: cannot hold it for run {run_id}: {exc}{'; ' + named if named else ''}; nothing "
                              "was written", pts_drive_hold=result)
-    except OSError as exc:
+    except (_guard_record.RecordError, OSError) as exc:
         module.fail_json(msg=f"{where}: cannot hold it for run {run_id}: {exc}; nothing was written",
                          pts_drive_hold=result)
-    result.update(hold)
-    record = dict(expect, hold={k: hold[k] for k in ("pid", "start_time", "run_id", "token", "devnum", "lock")})
-    module.exit_json(changed=True, pts_drive_hold=result, pts_guard_record=record)
+    for pretender in got["ignored"]:
+        module.warn(f"{where}: process {pretender['pid']} has a drive holder's command line for run "
+                    f"{show(pretender['run_id'])} but does not have the device open: it holds nothing, ignored")
+    result.update(got["hold"], took_over=got["took_over"], removed=got["removed"], ignored=got["ignored"])
+    module.exit_json(changed=True, pts_drive_hold=result, pts_guard_record=dict(expect, hold=hold))
 
 
 def _absent(module: AnsibleModule, path: str | None, run_id: str, token: str, expect: dict) -> None:
@@ -272,6 +255,9 @@ def _absent(module: AnsibleModule, path: str | None, run_id: str, token: str, ex
     except (_hold.HoldError, OSError) as exc:
         module.fail_json(msg=f"pts_drive_hold {show(path or 'every drive')}: cannot release the hold of run {run_id}: "
                              f"{exc}")
+    if not module.check_mode:
+        for devnum_done in {h["devnum"] for h in released["stopped"]} | ({devnum} if devnum else set()):
+            _guard_record.remove(devnum_done, run_id, token)
     result = dict(released, device=path, devnum=devnum, run_id=run_id, token=token)
     result["removed"] = [{k: e[k] for k in ("lock", "devnum", "run_id", "pid", "why")} for e in released["removed"]]
     module.exit_json(changed=bool(released["stopped"] or released["removed"]), pts_drive_hold=result,

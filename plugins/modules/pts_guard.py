@@ -42,6 +42,18 @@ description:
     RV(stale_holds) and as a warning (in check mode only listed).
   - Only reads the drives; the exclusive open is read-only and closed at once, and a listed loop device's backing file
     is read with a read-only C(LOOP_GET_STATUS64) (never on an autoclear loop device, which the close would detach).
+  - With O(hold=true) and a O(run_id), each drive that passes is held for the run (a detached holder process keeps an
+    exclusive open, see M(fleetqual.pts.pts_drive_hold)) and the guard writes its record of the drive on the host,
+    root-only, beside the hold's lock file (C(/run/fleetqual-pts/guard-MAJOR-MINOR.json)): the run, the drive's key, its
+    identity, the signatures it saw and the hold. Every later write (M(fleetqual.pts.pts_purge),
+    M(fleetqual.pts.fio_job), M(fleetqual.pts.pts_write_cache), M(fleetqual.pts.pts_md_array)) looks that record up by
+    the device it is about to write and writes only when it is this run's, for that drive, with its hold alive - no
+    variable can name a device the guard did not pass. When a hold cannot be taken, the holds already taken are
+    released and the guard fails.
+  - With O(remote_dir), the run's directory on the host is checked (made when missing) before anything is held: every
+    level from C(/) down opened without following links, owned by root, writable by nobody else (a sticky C(/tmp) of
+    root's may be on the way). With O(ioengine), the host's fio must load that engine (C(fio --enghelp=ENGINE)).
+    Either failing refuses every drive, before anything is written.
 author:
   - fleetqual.pts contributors (@fleetqual)
 extends_documentation_fragment:
@@ -84,6 +96,26 @@ options:
     type: bool
     default: true
     version_added: 2.0.0
+  hold:
+    description:
+      - Hold each drive that passes for O(run_id) and keep the guard's record of it on the host (see above). Needs
+        O(run_id); every write of the collection needs that record.
+    type: bool
+    default: false
+    version_added: 2.1.0
+  hold_timeout:
+    description: Seconds a holder may take to start or stop.
+    type: float
+    default: 15
+    version_added: 2.1.0
+  remote_dir:
+    description: The run's directory on the host (C(pts_run_remote_dir)), checked and made before anything is held.
+    type: path
+    version_added: 2.1.0
+  ioengine:
+    description: The fio ioengine the run uses (C(pts_run_ioengine)); the host's fio must load it.
+    type: str
+    version_added: 2.1.0
 """
 
 EXAMPLES = r"""
@@ -171,6 +203,12 @@ pts_guard:
       description: Every reason the drive may not be written.
       type: list
       elements: str
+    hold:
+      description:
+        - With O(hold=true), the run's hold on the drive - C(pid), C(start_time), C(run_id), C(token), C(devnum),
+          C(lock) - and C(record), the path of the guard's record on the host.
+      type: dict
+      version_added: 2.1.0
     signatures:
       description: Signatures found on the drive and its partitions (C(wipefs) device, offset, type).
       type: list
@@ -222,40 +260,72 @@ stale_holds:
 
 from ansible.module_utils.basic import AnsibleModule
 
-import json
+import datetime
 import os
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _hold
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _guard_record, _hold, _signatures
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._guard import claim_own_hold, duplicate_refusals, guard_record, mark_concurrent, refusals
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._listing import DEVICE_SPEC, drive_key, entry_label, probe_listed
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._text import has_control, show
-
-
-def signatures(module: AnsibleModule, info: dict) -> list[dict] | None:
-    """What wipefs (read-only without options) finds on the device, its partitions and every other path to it
-    (aliases: the same disk by serial or WWN, loop devices over the same file); None if it cannot tell."""
-    if not info.get("is_block"):
-        return []
-    wipefs = module.get_bin_path("wipefs")
-    if not wipefs:
-        return None
-    found = []
-    nodes = [info["resolved"]] + [os.path.join("/dev", part) for part in info.get("partitions", [])]
-    nodes += [os.path.join("/dev", r["name"]) for r in info.get("related", []) if r["relation"] == "alias"]
-    for node in nodes:
-        rc, out, dummy = module.run_command([wipefs, "--json", node])
-        if rc != 0:
-            return None
-        try:
-            found += [{k: sig.get(k) for k in ("device", "offset", "type")}
-                      for sig in (json.loads(out) if out.strip() else {}).get("signatures", [])]
-        except (ValueError, AttributeError):
-            return None
-    return found
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _job_check, _remote_dir
 
 
 def _node(verdict: dict) -> str:
     return f" ({show(verdict['resolved'])})" if verdict["resolved"] else ""
+
+
+def host_refusal(module: AnsibleModule) -> str | None:
+    """Why nothing may be written on this host whatever the drives: the run's directory or fio's ioengine."""
+    remote = module.params["remote_dir"]
+    if remote:
+        try:
+            # --check makes nothing: a directory still to be made is judged when the run makes it.
+            os.close(_remote_dir.open_dir(remote, below=remote, make=not module.check_mode))
+        except _remote_dir.RemoteDirError as exc:
+            if not (module.check_mode and str(exc).endswith("does not exist")):
+                return f"pts_run_remote_dir {remote!r} cannot hold the run's job files: {exc}"
+    engine = module.params["ioengine"]
+    if engine:
+        if engine not in _job_check.IOENGINES:
+            return (f"pts_run_ioengine {engine!r} is not an ioengine a PTS run may use "
+                    f"({', '.join(_job_check.IOENGINES)})")
+        fio = module.get_bin_path("fio")
+        if not fio:
+            return "fio is not installed on the host"
+        rc, dummy, err = module.run_command([fio, f"--enghelp={engine}"])
+        if rc != 0:
+            return f"pts_run_ioengine {engine!r}: the host's fio cannot load it ({show(err.strip()[-200:])})"
+    return None
+
+
+def hold_passed(module: AnsibleModule, verdicts: list[dict], run_id: str, token: str) -> None:
+    """Hold every drive that passed and write the guard's record of it; on any failure release what was taken and fail
+    (nothing was written to a drive)."""
+    taken = []
+    since = datetime.datetime.now(datetime.timezone.utc).isoformat()
+    try:
+        for verdict in verdicts:
+            if not verdict["passed"]:
+                continue
+            got = _hold.take(verdict["resolved"], verdict["devnum"], run_id, token, module.params["hold_timeout"])
+            for pretender in got["ignored"]:
+                module.warn(f"pts_guard {show(verdict['path'])}: process {pretender['pid']} has a drive holder's "
+                            f"command line for run {show(pretender['run_id'])} but does not have the device open: it "
+                            "holds nothing, ignored")
+            hold = {k: got["hold"][k] for k in ("pid", "start_time", "run_id", "token", "devnum", "lock")}
+            taken.append(hold)
+            record = _guard_record.make(verdict, hold, run_id, token, module.params["allow_signatures"], since)
+            verdict["hold"] = dict(hold, record=_guard_record.write(record))
+    except (_hold.HoldError, _guard_record.RecordError, OSError) as exc:
+        for hold in taken:
+            try:
+                _hold.stop(hold["pid"], hold["devnum"], timeout=module.params["hold_timeout"])
+            except _hold.HoldError as err:
+                module.warn(f"pts_guard: {err}")
+            _guard_record.remove(hold["devnum"], run_id, token)
+        failed = next(v for v in verdicts if v["passed"] and "hold" not in v)
+        module.fail_json(msg=f"pts_guard {show(failed['path'])}{_node(failed)}: cannot hold it for run {run_id}: {exc}; "
+                             "the holds already taken were released, nothing was written", pts_guard=verdicts)
 
 
 def main() -> None:
@@ -267,27 +337,39 @@ def main() -> None:
             run_id=dict(type="str"),
             run_token=dict(type="str", default="", no_log=False),
             takeover=dict(type="bool", default=True),
+            hold=dict(type="bool", default=False),
+            hold_timeout=dict(type="float", default=15),
+            remote_dir=dict(type="path"),
+            ioengine=dict(type="str"),
         ),
         supports_check_mode=True,
     )
     specs = module.params["devices"]
     run_id = module.params["run_id"] or None
     token = module.params["run_token"] or ""
+    if module.params["hold"] and not run_id:
+        module.fail_json(msg="pts_guard: hold=true needs the run_id the drives are held for; nothing was written")
+    if module.params["hold"] and os.geteuid() != 0:
+        module.fail_json(msg="pts_guard: holding drives needs root (an exclusive open, a record in /run)")
     if module.check_mode:
         stale = [e for e in _hold.scan_locks() if not e["live"]]
     else:
         stale = _hold.remove_stale()
+        _guard_record.remove_stale()
     for entry in stale:
         module.warn(f"pts_guard: {'would remove' if module.check_mode else 'removed'} {_hold.stale_words(entry)}")
+    refused_host = host_refusal(module)
     infos = [probe_listed(spec) for spec in specs]
     for info in infos:
         if module.params["takeover"]:
             claim_own_hold(info, run_id, token=token)
         else:
             mark_concurrent(info, run_id, token=token)
+    wipefs = module.get_bin_path("wipefs")
     for info in infos:
         # A path with a newline is refused before wipefs or anything else is handed it.
-        info["signatures"] = [] if has_control(info.get("path")) or has_control(info.get("resolved")) else signatures(module, info)
+        info["signatures"] = [] if has_control(info.get("path")) or has_control(info.get("resolved")) \
+            else _signatures.read(info, module.run_command, wipefs)
     keys = [drive_key(spec, info) for spec, info in zip(specs, infos)]
     labels = [entry_label(index, spec) for index, spec in enumerate(specs)]
     duplicates = duplicate_refusals(infos, keys, labels)
@@ -295,6 +377,8 @@ def main() -> None:
     for spec, info, key, label, duplicate in zip(specs, infos, keys, labels, duplicates):
         reasons = refusals(info, spec, module.params["allow_destroy"], module.params["allow_signatures"],
                            run_id=run_id, token=token) + duplicate
+        if refused_host:
+            reasons.append(refused_host)
         verdicts.append(dict(
             guard_record(info),
             path=info["path"] or spec.get("path") or spec.get("serial") or spec.get("wwn"),
@@ -314,7 +398,10 @@ def main() -> None:
         lines = [f"{v['label']}{_node(v)}: {'; '.join(v['refusals'])}" for v in refused]
         module.fail_json(msg="pts_guard refused, nothing was written: " + " || ".join(lines), pts_guard=verdicts,
                          stale_holds=stale_holds)
-    module.exit_json(changed=bool(stale) and not module.check_mode, pts_guard=verdicts, stale_holds=stale_holds)
+    if module.params["hold"] and not module.check_mode:
+        hold_passed(module, verdicts, run_id, token)
+    module.exit_json(changed=(bool(stale) or module.params["hold"]) and not module.check_mode, pts_guard=verdicts,
+                     stale_holds=stale_holds)
 
 
 if __name__ == "__main__":

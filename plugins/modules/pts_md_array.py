@@ -256,7 +256,7 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _hold
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _guard_record, _hold, _signatures
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._guard import recheck
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._md_raid import (
     CHUNK_LEVELS,
@@ -400,7 +400,8 @@ def _present(module: AnsibleModule, runner: _Runner, mdadm: str, path: str) -> N
         runner.fail(f"expect has {len(expect)} guard records for {len(members)} members: give one per member, "
                     "in the same order")
     for member, record_expected in zip(members, expect):
-        reasons = recheck(member, record_expected or {})
+        reasons = recheck(member, record_expected or {},
+                          signatures=lambda found: _signatures.read(found, module.run_command, module.get_bin_path("wipefs")))
         if reasons:
             refusals.append(f"{member}: {', '.join(reasons)}")
     if refusals:
@@ -448,6 +449,8 @@ def _release_member_holds(runner: _Runner, members: list[str], expect: list[dict
             runner.fail(f"refused, nothing was written: cannot release the run's hold on member {member} before "
                         f"mdadm opens it: {exc}")
         released += [{"member": member, "pid": h["pid"], "run_id": h["run_id"]} for h in done["stopped"]]
+        # md's own claim holds the member from here; its guard record stays, for its write cache once the array is down.
+        _guard_record.mark(devnum, _guard_record.IN_ARRAY, hold["run_id"], hold.get("token") or "", _LOCK_DIR)
     return released
 
 

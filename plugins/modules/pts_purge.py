@@ -123,6 +123,7 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _signatures
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._guard import recheck
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._probe import probe
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._drive_actions import (
@@ -167,11 +168,12 @@ def main() -> None:
     info = probe(path, check_exclusive=False)
     if not info["is_block"]:
         fail("refused, not a block device; nothing was written")
-    reasons = recheck(path, module.params["expect"])
+    reasons = recheck(path, module.params["expect"],
+                      signatures=lambda found: _signatures.read(found, module.run_command, module.get_bin_path("wipefs")))
     if reasons:
         fail(f"refused, nothing was written: {'; '.join(reasons)}")
-    # recheck() has just proved this run's holder alive and holding the device, when the record carries a hold.
-    held = bool(module.params["expect"].get("hold"))
+    # recheck() has just proved this run's holder alive and holding the device (the guard's record on the host).
+    held = True
 
     def run(argv):
         return module.run_command(argv)

@@ -11,9 +11,11 @@ short_description: Free the drives a PTS run holds on a host - its fio stopped, 
 version_added: 2.0.0
 description:
   - For a run that will not go on - a cancelled AWX job, a controller that died, a run nobody will resume - stops,
-    on the host, every process of the run that writes or may write (each fio it started, the shell or C(timeout)
-    around it, a segment's fio server - found by the run's own directory under O(remote_dir)), then releases the run's
-    drive holds (see M(fleetqual.pts.pts_drive_hold)) and removes their lock files.
+    on the host, every process of the run that writes or may write, and nothing else - each fio server of the run
+    (named by its root-only pidfile in one of the run's job directories under O(remote_dir), with the run id and
+    token, and proved to be that very process by its start time and working directory) and everything in its session
+    (the fio it started) - then releases the run's drive holds (see M(fleetqual.pts.pts_drive_hold)), removes their
+    lock files and the guard's records of the drives. An administrator's shell in a job directory is never stopped.
   - Works from the host alone, so it frees the drives even when the run's results directory (and its run token) is
     gone - with O(run_token), only that run of the run id; without, every run of the run id on the host.
   - Holders and processes of other runs are left alone. Returns which drives it freed and what it stopped.
@@ -90,7 +92,7 @@ pts_release:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _hold
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _guard_record, _hold
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _run_io
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError, run_id as valid_run_id
 
@@ -113,7 +115,7 @@ def main() -> None:
     token = module.params["run_token"] or ""
     if module.params["timeout"] <= 0:
         module.fail_json(msg=f"pts_release: timeout={module.params['timeout']}: must be a positive number of seconds")
-    found = _run_io.processes(_run_io.run_dirs(module.params["remote_dir"], run_id, token))
+    found = _run_io.processes(_run_io.run_dirs(module.params["remote_dir"], run_id, token), run_id=run_id, token=token)
 
     def ours(holder: dict) -> bool:
         return holder.get("run_id") == run_id and (not token or holder.get("token") == token)
@@ -139,6 +141,8 @@ def main() -> None:
     except (_hold.HoldError, OSError) as exc:
         module.fail_json(msg=f"pts_release: cannot release a hold of run {run_id}: {exc}",
                          pts_release={"freed": [], "stopped": stopped, "others": others})
+    if module.params["holds"]:
+        _guard_record.remove_run(run_id, token)
     named = "".join(f"; {f['device']} ({f['devnum']})" for f in freed)
     module.exit_json(changed=bool(stopped or freed), pts_release={"freed": freed, "stopped": stopped, "others": others},
                      msg=f"run {run_id}: stopped {len(stopped)} process(es), freed {len(freed)} drive(s){named}")

@@ -126,7 +126,9 @@ def main() -> None:
                              pts_context=context)
         state = "enabled" if done["before"] else "disabled"
     info = probe(path, check_exclusive=False)
-    reasons = recheck(path, module.params["expect"]) if info["is_block"] else ["not a block device"]
+    # Set back after the tests, the hold may be gone: an md array's member whose hold the array took over.
+    reasons = recheck(path, module.params["expect"], need_hold=module.params["state"] != "restore") \
+        if info["is_block"] else ["not a block device"]
     if reasons:
         module.fail_json(msg=f"pts_write_cache refused {path}: {'; '.join(reasons)}", pts_context=context)
     facts = tool_facts(info, module.run_command, module.get_bin_path, with_health=False)

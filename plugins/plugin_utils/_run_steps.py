@@ -17,7 +17,7 @@ from ansible.utils.display import Display
 from ansible.utils.vars import load_extra_vars
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _inputs
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run, _run_lock
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _extra_vars, _results, _run, _run_lock
 
 display = Display()
 
@@ -47,8 +47,11 @@ def checked_run_id(effective, loader) -> str | None:
 
 
 def start(task_vars: dict, template, loader, check_mode: bool) -> dict:
-    """Once per run, before any host: the run id and the directory every host's results go under, said before anything
-    is written (nothing is written here)."""
+    """Once per run, before any host: extra variables that would replace the run's own state are refused; then the run
+    id and the directory every host's results go under, said before anything is written (nothing is written here)."""
+    refused = _extra_vars.refusal(load_extra_vars(loader))
+    if refused:
+        raise StepRefused(refused)
     run_id = checked_run_id(_run.run_id_in_force(template(task_vars.get("pts_run_id")), os.environ.get("PTS_RUN_ID"),
                                                  setting("run_id"), awx_job_id=task_vars.get("awx_job_id")), loader)
     try:

@@ -16,8 +16,9 @@ holder and leaves it out of the drive's users.
 from __future__ import annotations
 
 import os
+import stat
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _hold, _loop, _probe, _sysfs, _text
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _guard_record, _hold, _loop, _probe, _signatures, _sysfs, _text
 
 
 # Mount points that make a disk the system disk, named as such in the refusal.
@@ -220,40 +221,86 @@ def identity_refusals(info: dict, expect: dict) -> list[str]:
     return reasons
 
 
+def devnum_of(path: str) -> str | None:
+    """The major:minor of the block device ``path`` is now, or None."""
+    try:
+        st = _sysfs.node_stat(os.path.realpath(path))
+    except OSError:
+        return None
+    return _sysfs.devnum_of(st.st_rdev) if stat.S_ISBLK(st.st_mode) else None
+
+
+def host_record(path: str, expect: dict, lock_dir: str = _hold.LOCK_DIR) -> tuple[dict | None, str | None]:
+    """The host's guard record (see _guard_record) of the device ``path`` is now, when it is the record of the run and
+    drive ``expect`` names (its ``hold``: run id and token; its ``key``); else (None, why nothing is written)."""
+    where = _text.show(path)
+    hold = expect.get("hold") if isinstance(expect, dict) else None
+    if not isinstance(expect, dict) or expect.get("passed") is not True or not isinstance(hold, dict) \
+            or not hold.get("run_id"):
+        return None, (f"{where}: the guard has not passed and held it in this run (no guard record with a hold to "
+                      "check it against); nothing is written to a drive the guard did not pass")
+    devnum = devnum_of(path)
+    if devnum is None:
+        return None, f"{where} is not a block device now; nothing is written to it"
+    record, why = _guard_record.read(devnum, lock_dir)
+    if record is None:
+        return None, (f"{where} (device {devnum}): {why}: the guard did not pass this device in this run, whatever "
+                      "the run's variables say; nothing is written to it")
+    run_id, token = hold["run_id"], hold.get("token") or ""
+    if not _guard_record.same_run(record, run_id, token):
+        return None, (f"{where} (device {devnum}): the guard passed it for {_hold.owner_words(record, run_id, token)}, "
+                      f"not for this run ({run_id}); nothing is written to it")
+    if expect.get("key") and record.get("key") != expect["key"]:
+        return None, (f"{where} (device {devnum}) is drive {record.get('key')!r} in the guard's record, not "
+                      f"{expect['key']!r}: nothing is written to one drive in another's name")
+    return record, None
+
+
 def recheck(path: str, expect: dict, sys_root: str = "/sys", proc_root: str = "/proc", dev_root: str = "/dev",
-            lock_dir: str = _hold.LOCK_DIR) -> list[str]:
-    """Right before a write: is the device still free, still the one the guard passed, and is nothing stacked on it
-    or on another path to it?
+            lock_dir: str = _hold.LOCK_DIR, signatures=None, need_hold: bool = True) -> list[str]:
+    """Right before a write: did the guard pass this device in this run, is its hold alive, is the device still free,
+    still the one the guard passed, and is nothing stacked on it or on another path to it?
 
-    With this run's hold in ``expect`` (see pts_drive_hold), the holder must still be alive, ours and holding the
-    device; it is then the one opener that does not count, and the drive's own exclusive-open probe is skipped (the
-    holder's claim is the proof that nobody else has one). Any other opener is a refusal as before.
-
-    ``expect`` must be the guard's record of the device in this run (an entry of pts_guard_passed: passed, its
-    major:minor): without one nothing is written, whichever module or role asks.
+    The truth is the host's guard record (see _guard_record), found by the device ``path`` is now: ``expect`` only says
+    which run (its ``hold``'s run id and token) and which drive (``key``) the caller writes for - a record this run's
+    guard never wrote cannot be named by any variable. The record's hold must still be alive, ours and holding the
+    device (unless ``need_hold`` is false: the write cache set back on an md array's member once the array is down);
+    the holder is then the one opener that does not count. The device must still report the identity the guard
+    recorded, and ``signatures(info)`` (wipefs, see _signatures) may find none the guard did not see.
     """
-    if not isinstance(expect, dict) or expect.get("passed") is not True or not expect.get("devnum"):
-        return [_text.show(f"{path}: the guard has not passed it in this run (no guard record to check it against); "
-                           "nothing is written to a drive the guard did not pass")]
-    hold = expect.get("hold")
-    if hold:
-        problem = _hold.verify(hold, expect.get("devnum"), lock_dir, proc_root)
-        if problem:
-            rid = _text.show(hold.get("run_id")) if isinstance(hold, dict) else "?"
-            return [_text.show(f"{path}: this run's hold on the drive is lost - {problem}; something else may have "
-                               f"claimed the drive since, so nothing more is written to it: run again with the same run id "
-                               f"(pts_run_id={rid}) to guard it and hold it again")]
-        info = _probe.probe(path, sys_root, proc_root, dev_root=dev_root, ignore_pids=frozenset([hold["pid"]]), held=True,
-                            lock_dir=lock_dir)
-    else:
+    record, why = host_record(path, expect, lock_dir)
+    if record is None:
+        return [_text.show(why)]
+    hold = record["hold"]
+    lost = _hold.verify(hold, record["devnum"], lock_dir, proc_root)
+    if lost and (need_hold or record.get("state") != _guard_record.IN_ARRAY):
+        rid = _text.show(hold.get("run_id"))
+        return [_text.show(f"{path}: this run's hold on the drive is lost - {lost}; something else may have "
+                           f"claimed the drive since, so nothing more is written to it: run again with the same run id "
+                           f"(pts_run_id={rid}) to guard it and hold it again")]
+    if lost:
         info = _probe.probe(path, sys_root, proc_root, dev_root=dev_root, lock_dir=lock_dir)
+    else:
+        info = _probe.probe(path, sys_root, proc_root, dev_root=dev_root, ignore_pids=frozenset([hold["pid"]]),
+                            held=True, lock_dir=lock_dir)
     # A serial the description file gave cannot be read back from the device; the devnum check covers it.
-    fields = [k for k in ("serial", "wwn") if k not in expect.get("described", [])]
-    reasons = refusals(info, {k: v for k, v in expect.items() if k in fields}, allow_destroy=True,
-                       run_id=hold.get("run_id") if hold else None, token=(hold or {}).get("token") or "")
+    fields = [k for k in ("serial", "wwn") if k not in record.get("described", [])]
+    reasons = refusals(info, {k: v for k, v in record.items() if k in fields}, allow_destroy=True,
+                       allow_signatures=True, run_id=hold.get("run_id"), token=hold.get("token") or "")
     if info.get("is_block"):
-        reasons += identity_refusals(info, expect)
-    return reasons
+        reasons += identity_refusals(info, record)
+        if signatures is not None:
+            found = signatures(info)
+            if found is None:
+                reasons.append("its signatures could not be read again (wipefs failed), so it may hold data")
+            else:
+                new = _signatures.added(found, record.get("signatures") if record.get("allow_signatures") else [])
+                if new:
+                    what = ", ".join(f"{s.get('type')} on {os.path.basename(str(s.get('device')))} at {s.get('offset')}"
+                                     for s in new)
+                    reasons.append(f"it carries signatures the guard did not pass ({what}): someone has put data on "
+                                   "it since")
+    return [_text.show(r) for r in reasons]
 
 
 def duplicate_refusals(infos: list[dict], keys: list[str], labels: list[str] | None = None) -> list[list[str]]:

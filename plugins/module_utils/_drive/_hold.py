@@ -398,6 +398,38 @@ def start(device: str, devnum: str, run_id: str, lock_dir: str = LOCK_DIR, pytho
     raise HoldError(f"the holder ended without holding it (it answered {answer!r}); is {python} a working Python 3?")
 
 
+def take(path: str, devnum: str, run_id: str, token: str = "", timeout: float = START_TIMEOUT_S,
+         lock_dir: str = LOCK_DIR, proc_root: str = "/proc") -> dict:
+    """Hold ``devnum`` (node ``path``) for run ``run_id`` with ``token``: a proved holder of this run (a resumed run's)
+    is replaced, another run's holder - or a process that only looks like one - is a HoldError naming it. Returns
+    {hold (see start()), took_over, ignored (processes with a holder's command line that hold nothing), removed}."""
+    result: dict = {"ignored": [p for p in pretenders(proc_root) if p["devnum"] == devnum], "took_over": None,
+                    "removed": []}
+    mine = []
+    for holder in holder_processes(proc_root):
+        if holder["devnum"] != devnum:
+            continue
+        pid = holder["pid"]
+        if not same_run(holder, run_id, token):
+            unproved = holder_problem(pid, devnum, holder["run_id"], lock_dir, proc_root, token=holder.get("token") or "")
+            if unproved:
+                raise HoldError(f"process {pid} has it open, with a drive holder's command line for run "
+                                f"{holder['run_id']}, but it is not one ({unproved}): something else uses the drive")
+            raise HoldError(f"held for {owner_words(holder, run_id, token)} by its drive holder, process {pid} (lock "
+                            f"file {holder['lock']}); {release_words(pid, holder['run_id'])}")
+        problem = holder_problem(pid, devnum, run_id, lock_dir, proc_root, token=token)
+        if problem:
+            raise HoldError(f"a drive holder of this run ({run_id}), process {pid}, is not proved to be this run's: "
+                            f"{problem}; release it as root on this host with `kill {pid}`")
+        mine.append(holder)
+    for holder in mine:
+        stop(holder["pid"], devnum, lock_dir, proc_root, timeout)
+    result["took_over"] = mine[0] if mine else None
+    result["removed"] = remove_stale(lock_dir, proc_root, devnum=devnum)
+    result["hold"] = start(path, devnum, run_id, lock_dir, timeout=timeout, proc_root=proc_root, token=token)
+    return result
+
+
 def _wait_gone(pid: int, proc_root: str, timeout: float = 2.0) -> None:
     """A holder that failed exits right after its answer; the caller returns once it has."""
     deadline = time.monotonic() + timeout

@@ -5,155 +5,120 @@
 # Note that this module util is **PRIVATE** to the collection. It can have breaking changes at any time.
 # Do not use this from other collections or standalone plugins/modules!
 
-"""A segment's rounds on the host: one small process that runs each round's fio when the controller asks.
+"""A segment's fio runs on the host: one small process that runs each job when the controller asks.
 
-The fio_job module starts it once per segment, detached (its own session), in the segment's job directory. For each
-round the controller writes the round's job file and then a request (``request.json``, renamed into place); the
-server takes it, checks the job file against the guard's record of the drive right then (the same check as the
-module's), runs fio, and writes fio's exit status with its start and end times (``<output>.status``, renamed into
-place, written last) - or, when the check refuses, ``-1`` and the reason in ``<output>.log``. The controller waits on
-the host for that status. A round then costs the controller two short shell commands, not a module run.
+The fio_job module starts it once per segment, detached (a session of its own, working in the segment's job
+directory, which it holds as a descriptor: see _remote_dir.open_dir). For each job the controller writes a request
+(``request.json``, renamed into place) carrying the job file's text; the server takes it, and the runner
+(_fio_runner.run) checks the text as fio reads it and against the guard's record of the drive right then, writes the
+job file relative to the held directory, runs fio there, watches its time and wear bound, and writes fio's exit status
+with its start and end times (``<output>.status``, written last) - or, when the check refuses, ``-1`` and the reason
+in ``<output>.log``. The controller waits on the host for that status. A round costs the controller two short shell
+commands, not a module run.
 
-The server does nothing on its own: it only runs a job file the controller asked for, and it ends when the
-controller says so (``stop``), or after ``idle_s`` without a request (a controller that went away), never in the middle
-of a round. Everything it reads and writes is inside its directory.
+The server does nothing on its own: it only runs what the controller asked for, and it ends when the controller says
+so (``stop``), after its one job (``once``), or after ``idle_s`` without a request (a controller that went away),
+never in the middle of a job. Its pidfile (``server.pid``, root's, in its directory) names its PID, start time, run id
+and run token: a release of the run finds it there, proves it by its start time and working directory, and stops it
+and what it started (its session) - nothing else.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
-import subprocess
 import time
+
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio_runner
 
 REQUEST = "request.json"
 STOP = "stop"
 PIDFILE = "server.pid"
-REFUSED = -1
-_PREFIX_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+PID_FORMAT = "fleetqual.pts fio server 1"
+REFUSED = _fio_runner.REFUSED
+MAX_REQUEST_BYTES = 4 << 20
 
 
 def status_path(output: str) -> str:
-    return output + ".status"
+    return _fio_runner.status_name(output)
 
 
 def log_path(output: str) -> str:
-    return output + ".log"
+    return _fio_runner.log_name(output)
 
 
-def _open_new(path: str) -> int:
-    """A file of the server's directory opened for writing, never through a symbolic link planted in its place."""
-    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-
-
-def _write_atomic(path: str, text: str) -> None:
-    tmp = f"{path}.tmp"
-    with os.fdopen(_open_new(tmp), "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(tmp, path)
-
-
-def _inside(directory: str, path: object) -> str:
-    """``path`` when it names a file directly in ``directory``; ValueError otherwise."""
-    if not isinstance(path, str) or os.path.dirname(os.path.abspath(path)) != os.path.abspath(directory):
-        raise ValueError(f"{path!r} is not a file of {directory}")
-    return path
-
-
-def take_request(directory: str) -> dict | None:
+def take_request(dirfd: int) -> dict | None:
     """The controller's next request, removed as it is taken; None when there is none. ValueError when it is not a
-    request this collection writes (it is not run)."""
-    path = os.path.join(directory, REQUEST)
+    request this collection writes (it is not run; when it names its output, that output's status says so at once)."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
+        text = _fio_runner.read_file(dirfd, REQUEST, MAX_REQUEST_BYTES)
     except FileNotFoundError:
         return None
-    os.unlink(path)
+    finally:
+        _fio_runner.remove(dirfd, REQUEST)
     request = json.loads(text)
     if not isinstance(request, dict):
         raise ValueError("the request is not a JSON object")
-    output = _inside(directory, request.get("output"))
+    output = _fio_runner.bare(request.get("output"), "output")
     try:
-        timeout = request.get("timeout", 0)
-        if not isinstance(timeout, int) or isinstance(timeout, bool) or timeout < 0:
-            raise ValueError(f"timeout {timeout!r} is not a number of seconds")
-        if request.get("output_format", "json") not in ("json", "json+"):
-            raise ValueError(f"output_format {request.get('output_format')!r} is not json or json+")
-        interval = request.get("status_interval_ms", 0)
-        if not isinstance(interval, int) or isinstance(interval, bool) or interval < 0:
-            raise ValueError(f"status_interval_ms {interval!r} is not a number of milliseconds")
-        job_file = _inside(directory, request.get("job_file"))
+        checked = {"output": output, "job": _fio_runner.bare(request.get("job"), "job file")}
+        for name in ("timeout", "status_interval_ms", "max_write_bytes"):
+            value = request.get(name, 0)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"{name} {value!r} is not a whole number of at least 0")
+            checked[name] = value
+        checked["output_format"] = request.get("output_format", "json")
+        if checked["output_format"] not in _fio_runner.OUTPUT_FORMATS:
+            raise ValueError(f"output_format {checked['output_format']!r} is not json or json+")
         logs = request.get("logs") or ""
-        if not isinstance(logs, str) or (logs and not _PREFIX_RE.match(logs)):
-            raise ValueError(f"logs {logs!r} is not a file name prefix")
+        checked["logs"] = _fio_runner.bare(logs, "logs prefix") if logs else ""
+        if not isinstance(request.get("job_text"), str):
+            raise ValueError("the request carries no job file text")
+        checked["job_text"] = request["job_text"]
     except ValueError as exc:
         # The controller waits for this output's status: it gets the refusal at once, not a time-out.
-        _write_atomic(log_path(output), f"fio_job refused the request, nothing was written: {exc}\n")
-        _write_atomic(status_path(output), f"{REFUSED} {time.time():.6f} {time.time():.6f}\n")
+        _fio_runner.write_file(dirfd, log_path(output), f"fio_job refused the request, nothing was written: {exc}\n")
+        _fio_runner.write_file(dirfd, status_path(output), f"{REFUSED} {time.time():.6f} {time.time():.6f}\n")
         raise
-    return {"job_file": job_file, "output": output, "timeout": timeout,
-            "output_format": request.get("output_format", "json"), "status_interval_ms": interval, "logs": logs}
+    return checked
 
 
-def command(fio: str, timeout_bin: str | None, request: dict) -> list[str]:
-    """fio's command line for a request; under ``timeout`` (TERM, then KILL 30 s later) when it has one. With
-    ``status_interval_ms`` fio appends a whole status document (counters since the job started) to its output every
-    that many milliseconds while it runs, and its final report after them."""
-    argv = [fio, f"--output-format={request['output_format']}", f"--output={request['output']}"]
-    if request.get("status_interval_ms"):
-        argv.append(f"--status-interval={int(request['status_interval_ms'])}ms")
-    argv.append(request["job_file"])
-    if request["timeout"] and timeout_bin:
-        argv = [timeout_bin, "--kill-after=30", str(request["timeout"])] + argv
-    return argv
+def write_pidfile(dirfd: int, pid: int, start_time: int | None, run_id: str, token: str) -> None:
+    _fio_runner.write_file(dirfd, PIDFILE, json.dumps({"format": PID_FORMAT, "pid": pid, "start_time": start_time,
+                                                       "run_id": run_id, "token": token}) + "\n")
 
 
-def run_request(request: dict, refusal, fio: str, timeout_bin: str | None, runner=subprocess.run,
-                clock=time.time) -> str:
-    """Run one request: the guard's check, then fio; returns the status line written (``rc start end``)."""
-    output = request["output"]
-    stale = [output, status_path(output), log_path(output)]
-    if request.get("logs"):
-        # fio appends to its interval logs: an earlier attempt's must not run into this run's.
-        directory = os.path.dirname(output)
-        stale += [os.path.join(directory, name) for name in os.listdir(directory)
-                  if name.startswith(request["logs"] + "_") and name.endswith(".log")]
-    for path in stale:
-        if os.path.exists(path):
-            os.unlink(path)
-    problem = refusal(request["job_file"])
-    if problem:
-        _write_atomic(log_path(output), f"fio_job refused {request['job_file']}, nothing was written: {problem}\n")
-        line = f"{REFUSED} {clock():.6f} {clock():.6f}"
-    else:
-        start = clock()
-        with os.fdopen(_open_new(log_path(output)), "wb") as log, open(os.devnull, "rb") as nothing:
-            # The server runs detached from any module (no AnsibleModule, so no run_command): fio is its child.
-            rc = runner(command(fio, timeout_bin, request),  # pylint: disable=ansible-bad-function
-                        stdin=nothing, stdout=log, stderr=subprocess.STDOUT, check=False).returncode
-        line = f"{rc} {start:.6f} {clock():.6f}"
-    _write_atomic(status_path(output), line + "\n")
-    return line
+def read_pidfile(dirfd: int) -> dict | None:
+    """The server a directory names: {pid, start_time, run_id, token}, or None."""
+    try:
+        data = json.loads(_fio_runner.read_file(dirfd, PIDFILE, 4096))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != PID_FORMAT or not isinstance(data.get("pid"), int):
+        return None
+    return data
 
 
-def serve(directory: str, refusal, fio: str, timeout_bin: str | None, idle_s: float, poll_s: float = 0.01,
-          monotonic=time.monotonic, sleep=time.sleep, runner=subprocess.run) -> str:
-    """Run requests until told to stop or idle for ``idle_s``; returns why it ended."""
+def serve(dirfd: int, device: str, refusal, fio: str, idle_s: float, once: bool = False, poll_s: float = 0.01,
+          monotonic=time.monotonic, sleep=time.sleep, run=_fio_runner.run) -> str:
+    """Run requests until told to stop, after the first when ``once``, or idle for ``idle_s``; returns why it ended."""
     last = monotonic()
     while True:
-        stop = os.path.join(directory, STOP)
-        if os.path.exists(stop):
-            os.unlink(stop)
-            return "stopped"
         try:
-            request = take_request(directory)
+            os.stat(STOP, dir_fd=dirfd, follow_symlinks=False)
+            _fio_runner.remove(dirfd, STOP)
+            return "stopped"
+        except FileNotFoundError:
+            pass
+        try:
+            request = take_request(dirfd)
         except (OSError, ValueError) as exc:
-            _write_atomic(os.path.join(directory, "request.refused"), f"{exc}\n")
+            _fio_runner.write_file(dirfd, "request.refused", f"{exc}\n")
             request = None
         if request is not None:
-            run_request(request, refusal, fio, timeout_bin, runner)
+            run(dirfd, request, device, refusal, fio)
+            if once:
+                return "done"
             last = monotonic()
             continue
         if monotonic() - last > idle_s:

@@ -13,6 +13,7 @@ import difflib
 import math
 import re
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _job_check
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import parse_block_size
 
 # fio takes runtime in whole milliseconds and the job files truncate to them: 0.0001 s became runtime=0ms, which fio
@@ -115,6 +116,30 @@ def positive(variable: str, value: object, kind: type) -> float:
     if kind is int and int(value) != value:
         raise fail(variable, value, "must be a whole number")
     return kind(value)
+
+
+def queue_depth(variable: str, value: object) -> int:
+    """A queue depth per fio thread: a positive whole number fio takes (at most _job_check.MAX_IODEPTH)."""
+    number = int(positive(variable, value, int))
+    if number > _job_check.MAX_IODEPTH:
+        raise fail(variable, value, f"must be at most {_job_check.MAX_IODEPTH} outstanding IOs per thread")
+    return number
+
+
+def thread_count(variable: str, value: object) -> int:
+    """fio threads of one job (numjobs): a positive whole number, at most _job_check.MAX_NUMJOBS."""
+    number = int(positive(variable, value, int))
+    if number > _job_check.MAX_NUMJOBS:
+        raise fail(variable, value, f"must be at most {_job_check.MAX_NUMJOBS} threads")
+    return number
+
+
+def ioengine(variable: str, value: object) -> str:
+    """A fio ioengine a PTS run may use (_job_check.IOENGINES); the guard checks the host's fio loads it."""
+    if not isinstance(value, str) or value not in _job_check.IOENGINES:
+        raise fail(variable, value, f"must be one of {', '.join(_job_check.IOENGINES)} (an engine that writes to the "
+                                    "device through the block layer)")
+    return value
 
 
 def positive_ints(variable: str, values: object, maximum: int | None = None) -> list[int]:

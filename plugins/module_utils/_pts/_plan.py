@@ -12,11 +12,11 @@ their segments, time and the record every round file keeps of how it was run. Th
 from __future__ import annotations
 
 import math
-import re
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _pts_versions, _steady_state, _sweeps
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import fail as _fail, positive as _positive
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import seconds as _seconds
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import ioengine as valid_ioengine, queue_depth
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import seconds as _seconds, thread_count
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label, drop_small
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import parse_block_size
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._plan_settings import (
@@ -29,7 +29,6 @@ JOB_SWITCH_S = 0.4
 ASSUMED_WIPC_BYTES_PER_S = 500e6
 ASSUMED_WSAT_BYTES_PER_S = 200e6
 
-_IOENGINE_RE = re.compile(r"[a-z0-9_]+", re.ASCII)
 
 
 def round_seconds(combinations: list[dict], default_s: float) -> float:
@@ -62,8 +61,8 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
     round_seconds = _seconds("pts_run_round_seconds", _registry.common_value(params, profile_name, "round_seconds"))
     max_rounds = int(_positive("pts_run_max_rounds", _registry.common_value(params, profile_name, "max_rounds"), int))
     window = int(_positive("pts_run_window", params.get("pts_run_window"), int))
-    numjobs = int(_positive("pts_run_numjobs", _pts_versions.spec_value(params, chosen, "numjobs"), int))
-    iodepth = int(_positive("pts_run_iodepth", _pts_versions.spec_value(params, chosen, "iodepth"), int))
+    numjobs = thread_count("pts_run_numjobs", _pts_versions.spec_value(params, chosen, "numjobs"))
+    iodepth = queue_depth("pts_run_iodepth", _pts_versions.spec_value(params, chosen, "iodepth"))
     data_pct = _positive("pts_run_max_data_excursion_pct", params.get("pts_run_max_data_excursion_pct"), float)
     slope_pct = _positive("pts_run_max_slope_excursion_pct", params.get("pts_run_max_slope_excursion_pct"), float)
     for variable, value in (("pts_run_max_data_excursion_pct", data_pct), ("pts_run_max_slope_excursion_pct", slope_pct)):
@@ -73,9 +72,7 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
         _steady_state.check_limits(window, max_rounds, data_pct, slope_pct)
     except ValueError as exc:
         raise _fail("pts_run_window", window, str(exc)) from exc
-    ioengine = params.get("pts_run_ioengine", "libaio")
-    if not isinstance(ioengine, str) or not _IOENGINE_RE.fullmatch(ioengine):
-        raise _fail("pts_run_ioengine", ioengine, "must be a fio ioengine name such as libaio or io_uring")
+    ioengine = valid_ioengine("pts_run_ioengine", params.get("pts_run_ioengine", "libaio"))
     given_wipc_bs = params.get("pts_precondition_block_size", "128k")
     try:
         # What the preconditioning's job file gets: the parsed size, not the text as given.

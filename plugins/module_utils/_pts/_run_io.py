@@ -5,23 +5,24 @@
 # Note that this module util is **PRIVATE** to the collection. It can have breaking changes at any time.
 # Do not use this from other collections or standalone plugins/modules!
 
-"""A run's I/O processes on a host, found by where they work: every fio a run starts (and the shell or ``timeout``
-around it) names a job file under the run's own directory on the host, ``<remote_dir>/<run id>.<token>/``, and a
-segment's fio server works in such a directory. Releasing a run stops them, so that a cancelled job leaves no fio
-writing to a drive nobody holds any more."""
+"""A run's I/O processes on a host, found by what the run itself wrote: every fio a run starts is started by a fio
+server (_fio_server.py) working in one of the run's job directories, ``<remote_dir>/<run id>.<token>/...``, and each
+server's root-only pidfile there names its PID, its start time, the run id and the run token. A process is the run's
+only when such a pidfile names it and it is that very process - its start time matches and it works in that directory
+- or when it is in that server's session (fio and anything else the server started). An administrator's shell or
+``tail -f`` in a job directory, or any process that merely names the run's paths, is never the run's. Releasing a run
+stops them, so that a cancelled job leaves no fio writing to a drive nobody holds any more."""
 
 from __future__ import annotations
 
 import os
 import re
 import signal
+import stat
 import time
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _hold
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio_server
-
-# The programs a round runs: fio, the ``timeout`` around it and the shell that starts both.
-WRITERS = ("fio", "timeout", "sh", "dash", "bash")
 
 
 def run_dirs(remote_dir: str, run_id: str, token: str = "") -> list[str]:
@@ -49,88 +50,77 @@ def _cmdline(pid: int, proc_root: str) -> list[str]:
     return [part.decode("utf-8", "replace") for part in _read(pid, proc_root, "cmdline").split(b"\0") if part]
 
 
-def _cwd(pid: int, proc_root: str) -> str:
+def _session(pid: int, proc_root: str) -> int | None:
+    raw = _read(pid, proc_root, "stat")
+    if b")" not in raw:
+        return None
+    fields = raw.rsplit(b")", 1)[1].split()
     try:
-        return os.readlink(os.path.join(proc_root, str(pid), "cwd"))
+        return int(fields[3])
+    except (IndexError, ValueError):
+        return None
+
+
+def _works_in(pid: int, proc_root: str, directory: os.stat_result) -> bool:
+    try:
+        cwd = os.stat(os.path.join(proc_root, str(pid), "cwd"))
     except OSError:
-        return ""
+        return False
+    return (cwd.st_dev, cwd.st_ino) == (directory.st_dev, directory.st_ino)
 
 
-def _status(pid: int, proc_root: str) -> dict:
-    """The real uid and the parent of a process, from /proc/PID/status."""
-    found = {}
-    for line in _read(pid, proc_root, "status").decode("ascii", "replace").splitlines():
-        key, _sep, value = line.partition(":")
-        if key in ("Uid", "PPid") and value.split():
-            found[key] = int(value.split()[0])
+def servers(roots: list[str], proc_root: str = "/proc", run_id: str | None = None, token: str = "") -> list[dict]:
+    """The live fio servers of the run's job directories: each proved by its pidfile (of the run id and token, when
+    given), its start time and its working directory. {pid, start, dir}."""
+    found = []
+    for root in roots:
+        for folder, dirs, files in os.walk(root):
+            dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
+            if _fio_server.PIDFILE not in files:
+                continue
+            try:
+                fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            except OSError:
+                continue
+            try:
+                record = _fio_server.read_pidfile(fd)
+                here = os.fstat(fd)
+            finally:
+                os.close(fd)
+            if not record or (run_id and (record.get("run_id") != run_id or (token and record.get("token") != token))):
+                continue
+            pid = record["pid"]
+            state = _hold.process_state(pid, proc_root)
+            if state is None or state[0] in ("Z", "X") or state[1] != record.get("start_time") \
+                    or not stat.S_ISDIR(here.st_mode) or not _works_in(pid, proc_root, here):
+                continue
+            found.append({"pid": pid, "start": state[1], "dir": folder})
     return found
 
 
-def _under(path: str, roots: list[str]) -> bool:
-    return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
-
-
-def _servers(roots: list[str]) -> set[int]:
-    """The PIDs the fio servers of the run's job directories wrote into their pidfiles."""
-    pids = set()
-    for root in roots:
-        for folder, _dirs, files in os.walk(root):
-            if _fio_server.PIDFILE in files:
-                try:
-                    with open(os.path.join(folder, _fio_server.PIDFILE), encoding="ascii") as handle:
-                        text = handle.read().strip()
-                except OSError:
-                    continue
-                if text.isdigit():
-                    pids.add(int(text))
-    return pids
-
-
-def processes(roots: list[str], proc_root: str = "/proc", own: int | None = None) -> list[dict]:
-    """The run's I/O processes under ``roots``: ``{pid, command, why, start}``. Only processes of the user the run's
-    directory belongs to, never a zombie, and only the run's own programs: a segment's fio server (named in its
-    directory's pidfile and working there) and everything it started, and a fio, ``timeout`` or shell whose command
-    line names the run's files or that works in the run's directory. An administrator's shell or ``tail -f`` in a
-    job directory, or another user's process naming the run's paths, is not the run's."""
+def processes(roots: list[str], proc_root: str = "/proc", own: int | None = None, run_id: str | None = None,
+              token: str = "") -> list[dict]:
+    """The run's I/O processes under ``roots``: ``{pid, command, why, start}`` - each proved fio server and every
+    process of its session (what it started: fio). Never this process (``own``), never a zombie."""
     own = os.getpid() if own is None else own
-    owners = set()
-    for root in roots:
-        try:
-            owners.add(os.stat(root).st_uid)
-        except OSError:
-            continue
-    table = {}
-    for entry in os.listdir(proc_root):
+    proved = {s["pid"]: s for s in servers(roots, proc_root, run_id, token)}
+    if not proved:
+        return []
+    found = []
+    for entry in sorted(os.listdir(proc_root), key=lambda e: (len(e), e)):
         if not entry.isdigit() or int(entry) == own:
             continue
         pid = int(entry)
         state = _hold.process_state(pid, proc_root)
-        status = _status(pid, proc_root)
-        if state is None or state[0] in ("Z", "X") or status.get("Uid") not in owners:
+        if state is None or state[0] in ("Z", "X"):
             continue
-        table[pid] = {"pid": pid, "args": _cmdline(pid, proc_root), "cwd": _cwd(pid, proc_root),
-                      "ppid": status.get("PPid"), "start": state[1]}
-    servers = {pid for pid in _servers(roots) if pid in table and _under(table[pid]["cwd"], roots)}
-    found = []
-    for pid, proc in sorted(table.items()):
-        args = proc["args"]
-        ancestor, seen = proc["ppid"], set()
-        while ancestor in table and ancestor not in servers and ancestor not in seen:
-            seen.add(ancestor)
-            ancestor = table[ancestor]["ppid"]
-        program = os.path.basename(args[0]) if args else ""
-        if pid in servers:
-            why = "the fio server of one of the run's job directories"
-        elif ancestor in servers:
+        if pid in proved:
+            why = f"the fio server of {proved[pid]['dir']}"
+        elif _session(pid, proc_root) in proved:
             why = "started by the run's fio server"
-        elif program in WRITERS and any(_under(word.split("=", 1)[-1].strip("'\""), roots)
-                                        for arg in args for word in arg.split()):
-            why = "its command line names the run's files"
-        elif program in WRITERS and roots and _under(proc["cwd"], roots):
-            why = "it works in the run's directory"
         else:
             continue
-        found.append({"pid": pid, "command": " ".join(args)[:300], "why": why, "start": proc["start"]})
+        found.append({"pid": pid, "command": " ".join(_cmdline(pid, proc_root))[:300], "why": why, "start": state[1]})
     return found
 
 

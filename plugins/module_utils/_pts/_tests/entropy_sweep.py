@@ -14,6 +14,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _sweeps
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import random_rw
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import fail, parse_mixes, positive_ints
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._descriptor import Test
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._job_check import MAX_IODEPTH
 
 
 def _inputs(params: dict, common: dict) -> dict:
@@ -25,7 +26,7 @@ def _inputs(params: dict, common: dict) -> dict:
     mixes = parse_mixes("pts_run_entropy_mixes", get("entropy_mixes"))
     if 100 in mixes:
         raise fail("pts_run_entropy_mixes", mixes, "100 % reads writes no data: entropy cannot show")
-    qds = positive_ints("pts_run_entropy_queue_depths", get("entropy_queue_depths"))
+    qds = positive_ints("pts_run_entropy_queue_depths", get("entropy_queue_depths"), maximum=MAX_IODEPTH)
     return {**base, "percents": percents, "mixes": mixes, "queue_depths": qds,
             "block_sizes": [4096], "iodepth": max(qds)}
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _sweeps
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import fail, positive, seconds
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._descriptor import Test
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import queue_depth
 
 
 def _inputs(params: dict, common: dict) -> dict:
@@ -32,7 +33,7 @@ def _inputs(params: dict, common: dict) -> dict:
         raise fail("pts_run_demand_tolerance_pct", tolerance, "must be below 100")
     return {
         "workloads": _sweeps.workloads("pts_run_demand_workloads", get("demand_workloads"), _sweeps.DEMAND_WORKLOADS),
-        "numjobs": 1, "iodepth": int(positive("pts_run_demand_iodepth", get("demand_iodepth"), int)),
+        "numjobs": 1, "iodepth": queue_depth("pts_run_demand_iodepth", get("demand_iodepth")),
         "steps": steps, "tolerance_pct": tolerance,
         "misses": int(positive("pts_run_demand_misses", get("demand_misses"), int)),
         "round_seconds": seconds("pts_run_demand_seconds", get("demand_seconds")),

@@ -14,6 +14,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import ran
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import parse_block_sizes, parse_mixes
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import positive_ints
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._descriptor import Test
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._job_check import MAX_IODEPTH
 
 
 def _inputs(params: dict, common: dict) -> dict:
@@ -22,7 +23,7 @@ def _inputs(params: dict, common: dict) -> dict:
 
     base = _sweeps.timed(get)
     mixes = parse_mixes("pts_run_mixed_mixes", get("mixed_mixes"))
-    qds = positive_ints("pts_run_mixed_queue_depths", get("mixed_queue_depths"))
+    qds = positive_ints("pts_run_mixed_queue_depths", get("mixed_queue_depths"), maximum=MAX_IODEPTH)
     size = parse_block_sizes("pts_run_mixed_block_size", [get("mixed_block_size")])
     return {**base, "mixes": mixes, "queue_depths": qds, "block_sizes": size,
             "iodepth": max(qds)}

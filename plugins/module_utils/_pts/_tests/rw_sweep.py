@@ -13,6 +13,7 @@ from __future__ import annotations
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _sweeps
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import parse_block_sizes, positive_ints
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._descriptor import Test
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._job_check import MAX_IODEPTH
 
 
 def _inputs(params: dict, common: dict) -> dict:
@@ -20,7 +21,7 @@ def _inputs(params: dict, common: dict) -> dict:
         return TEST.effective(params, common["profile"], key)
 
     base = _sweeps.timed(get)
-    qds = positive_ints("pts_run_sweep_queue_depths", get("sweep_queue_depths"))
+    qds = positive_ints("pts_run_sweep_queue_depths", get("sweep_queue_depths"), maximum=MAX_IODEPTH)
     sizes = parse_block_sizes("pts_run_sweep_block_sizes", get("sweep_block_sizes"))
     workloads = _sweeps.workloads("pts_run_sweep_workloads", get("sweep_workloads"), tuple(_sweeps.WORKLOADS))
     return {**base, "workloads": workloads, "queue_depths": qds,

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _pts_versions
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import boolean, fail, parse_block_sizes
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import positive
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label, drop_small
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import parse_block_size
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._descriptor import Test
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import queue_depth, thread_count
 
 
 def _wipc(params: dict, chosen: str, profile: str) -> dict:
@@ -36,8 +36,8 @@ def _inputs(params: dict, common: dict) -> dict:
     sizes = parse_block_sizes("pts_run_throughput_block_sizes",
                               _pts_versions.spec_value(params, chosen, "throughput_block_sizes"))
     return dict(_wipc(params, chosen, common["profile"]), mixes=[100, 0], block_sizes=sizes, wipc=False,
-                numjobs=int(positive("pts_run_throughput_numjobs", params.get("pts_run_throughput_numjobs", 1), int)),
-                iodepth=int(positive("pts_run_throughput_iodepth", params.get("pts_run_throughput_iodepth", 32), int)))
+                numjobs=thread_count("pts_run_throughput_numjobs", params.get("pts_run_throughput_numjobs", 1)),
+                iodepth=queue_depth("pts_run_throughput_iodepth", params.get("pts_run_throughput_iodepth", 32)))
 
 
 def _segments(test: dict, logical_block_size: int, capacity: int) -> tuple[list[dict], list[str]]:

@@ -16,6 +16,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import _sections
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._descriptor import Test
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import queue_depth
 
 GROUPS = (("group1", "sequential"), ("group2", "random"), ("group3", "sequential"))
 
@@ -44,7 +45,7 @@ def _inputs(params: dict, common: dict) -> dict:
                                                             "(pts_run_xsr_sample_seconds)")
     return dict(wipc=False, precondition=None, mixes=[0],
                 block_sizes=[sizes["sequential_block_size"], sizes["random_block_size"]],
-                numjobs=1, iodepth=int(positive("pts_run_xsr_iodepth", get("xsr_iodepth"), int)),
+                numjobs=1, iodepth=queue_depth("pts_run_xsr_iodepth", get("xsr_iodepth")),
                 round_seconds=sample, group_minutes=minutes,
                 sequential_block_size=sizes["sequential_block_size"],
                 random_block_size=sizes["random_block_size"],

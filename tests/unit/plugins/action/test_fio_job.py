@@ -1,110 +1,33 @@
 # Copyright (c) 2026, fleetqual.pts contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The fio_job action: the module starts fio detached (or a segment's fio server), the controller waits with one shell
+"""The fio_job action: the module starts fio detached (a fio server for one job), the controller waits with one shell
 command that loops on the host, and fio's output is parsed here. The module, the host's shell and the clock are
-stand-ins; the waiting schedule, the parsing, the filing and the shell loop itself (run by /bin/sh) are real."""
+stand-ins; the waiting schedule, the parsing and the filing are real."""
 
 from __future__ import annotations
 
-import base64
-import json
 import os
 import re
-import shlex
-import subprocess
 from unittest.mock import MagicMock
 
 import pytest
 from ansible.errors import AnsibleActionFail, AnsibleConnectionFailure
 
 from ansible_collections.fleetqual.pts.plugins.action import fio_job
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _fio_server
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _filing, _results
-
-FIXTURES = os.path.join(os.path.dirname(__file__), "..", "module_utils", "fixtures")
-with open(os.path.join(FIXTURES, "fio-3.33-iops-round.json"), encoding="utf-8") as _handle:
-    RAW = _handle.read()
-STARTED = {"pid": 4242, "job_file": "/var/lib/pts/r1/d1/iops/round-01.fio",
-           "output": "/var/lib/pts/r1/d1/iops/round-01.json", "status": "/var/lib/pts/r1/d1/iops/round-01.json.status",
-           "log": "/var/lib/pts/r1/d1/iops/round-01.json.log", "command": ["fio", "--output-format=json"]}
-CONTEXT = {"run_id": "r1", "host": "h1", "drive": "d1", "test": "iops", "segment": "", "phase": "round", "round": 1,
-           "loop": "d1/iops/@1"}
-
-
-class Clock:
-    def __init__(self):
-        self.now = 1000.0
-        self.sleeps: list[float] = []
-
-    def monotonic(self):
-        return self.now
-
-    def sleep(self, seconds):
-        self.sleeps.append(seconds)
-        self.now += seconds
-
-
-class Host:
-    """The host: the fio_job module's answers, and a shell that runs host_wait_command against a fio that ends at
-    ``finish_at`` on the fake clock with ``end`` (its exit status line and what follows it)."""
-
-    def __init__(self, clock: Clock, finish_at: float | None, end: str | None = None, started: dict | None = None,
-                 failures: list | None = None):
-        self.clock = clock
-        self.finish_at = finish_at
-        self.end = end if end is not None else f"0 1.000000 101.400000\n{RAW}"
-        self.started = dict(STARTED) if started is None else started
-        self.failures = list(failures or [])  # answers that replace the next shell commands' (exceptions, dicts)
-        self.modules: list[dict] = []
-        self.commands: list[str] = []
-
-    def execute_module(self, module_name=None, module_args=None, task_vars=None):
-        self.modules.append(dict(module_args, _name=module_name))
-        if isinstance(self.started, Exception):
-            raise self.started
-        if module_args.get("serve"):
-            return {"changed": False, "pts_fio_server": {"pid": 77, "dir": os.path.dirname(module_args["job_file"]),
-                                                         "idle_s": module_args["serve"]}}
-        if module_args.get("detach"):
-            return {"changed": True, "pts_fio_started": self.started, "pts_context": module_args.get("context") or {}}
-        return {"changed": False, "msg": "check mode: fio not started", "command": ["fio"]}
-
-    def command(self, cmd, sudoable=True, in_data=None):
-        self.commands.append(cmd)
-        if self.failures:
-            answer = self.failures.pop(0)
-            if isinstance(answer, Exception):
-                raise answer
-            return answer
-        if "while :" not in cmd:  # the job file and request of a round, or the stop file
-            return {"rc": 0, "stdout": "", "stderr": ""}
-        count = int(re.match(r"n=(\d+);", cmd).group(1))
-        step = float(re.search(r"sleep ([0-9.]+); done$", cmd).group(1))
-        span = count * step if count > 1 else 0.0
-        if self.finish_at is not None and self.finish_at <= self.clock.now + span:
-            # The host looks every step: it sees the status within one step of fio's end.
-            waited = max(0.0, self.finish_at - self.clock.now)
-            self.clock.now += (int(waited / step) + (waited % step > 1e-9)) * step if span else 0.0
-            return {"rc": 0, "stdout": self.end, "stderr": ""}
-        self.clock.now += span
-        return {"rc": 3, "stdout": "", "stderr": ""}
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+from ansible_collections.fleetqual.pts.tests.unit.plugins.plugin_utils._fake_fio_host import CONTEXT, RAW, STARTED, Host
 
 
 @pytest.fixture
-def clock(monkeypatch):
-    fake = Clock()
-    monkeypatch.setattr(fio_job.time, "monotonic", fake.monotonic)
-    monkeypatch.setattr(fio_job.time, "sleep", fake.sleep)
-    return fake
+def clock(fio_clock):
+    return fio_clock
 
 
 @pytest.fixture(autouse=True)
-def display(monkeypatch):
-    fake = MagicMock()
-    monkeypatch.setattr(fio_job, "display", fake)
-    monkeypatch.setattr(_filing, "display", fake)
-    return fake
+def display(fio_display):
+    return fio_display
 
 
 def make_action(host: Host, args: dict | None = None, check: bool = False):
@@ -242,16 +165,6 @@ def test_a_connection_lost_while_starting_fio_in_a_run_is_recorded_for_the_drive
     assert os.path.exists(os.path.join(run_dir, "h1", "d1", "lost.json"))
 
 
-def test_the_wait_stops_once_the_controller_is_gone(clock):
-    host = Host(clock, finish_at=None)
-    action = make_action(host)
-    action.wanted = lambda: False  # pts_segment's: its ansible-playbook died and this worker is an orphan
-    result = action.run(task_vars={})
-    assert result["failed"] is True and host.commands == [] and clock.sleeps == []
-    assert result["msg"] == (f"fio_job: stopped waiting for {STARTED['job_file']}: the controller (ansible-playbook) "
-                             "is gone")
-
-
 def test_the_job_text_the_module_wrote_is_kept_when_the_task_gave_none(clock):
     host = Host(clock, finish_at=1000.0, started=dict(STARTED, job_text="[from the module]\n"))
     result = make_action(host, {"job_file": STARTED["job_file"]}).run(task_vars={})
@@ -319,132 +232,3 @@ def test_bad_arguments_are_refused_before_the_host_is_asked(clock, args, expecte
     assert host.modules == []
 
 
-# --- a segment's fio server -------------------------------------------------------------------------------------------
-
-SERVER = {"pid": 77, "dir": "/var/lib/pts/r1/d1/wsat", "idle_s": 600.0}
-
-
-def round_args(**changes) -> dict:
-    args = {"job_file": "/var/lib/pts/r1/d1/wsat/round-02.fio", "job_text": "[wsat]\nrw=randwrite\n",
-            "expected_seconds": 0.5, "timeout": 60, "reconnect_timeout": 300, "output_format": "json"}
-    args.update(changes)
-    return args
-
-
-def test_the_server_is_started_by_the_module_with_its_idle_time(clock):
-    host = Host(clock, finish_at=None)
-    started = make_action(host).start_server({"x": 1}, round_args(), 900.0)
-    assert host.modules == [dict(round_args(), serve=900.0, _name="fleetqual.pts.fio_job")]
-    assert started["pts_fio_server"] == {"pid": 77, "dir": SERVER["dir"], "idle_s": 900.0}
-
-
-def test_a_round_is_sent_with_one_command_then_waited_for_on_the_host(clock):
-    host = Host(clock, finish_at=1000.6, end=f"0 5.0 5.6\n{RAW}")
-    found = make_action(host).run_round(SERVER, round_args())
-    send, *waits = host.commands
-    assert send.startswith("kill -0 77 2>/dev/null || exit 5; ")
-    job = base64.b64encode(b"[wsat]\nrw=randwrite\n").decode()
-    assert f"printf %s {job} | base64 -d >/var/lib/pts/r1/d1/wsat/round-02.fio.tmp && " in send
-    # An earlier attempt's files of the round go first: they are never read as this round's.
-    assert ("rm -f /var/lib/pts/r1/d1/wsat/round-02.json /var/lib/pts/r1/d1/wsat/round-02.json.status "
-            "/var/lib/pts/r1/d1/wsat/round-02.json.log && printf %s ") in send
-    request = json.loads(shlex.split(send.split("&& printf %s ", 2)[2])[0])
-    assert request == {"job_file": round_args()["job_file"], "output": "/var/lib/pts/r1/d1/wsat/round-02.json",
-                       "timeout": 60, "output_format": "json"}
-    # The request is renamed into place last: the server never reads a half-written one.
-    assert send.endswith("mv /var/lib/pts/r1/d1/wsat/request.json.tmp /var/lib/pts/r1/d1/wsat/request.json")
-    assert "/var/lib/pts/r1/d1/wsat/round-02.json.status" in waits[-1] and "kill -0 77" in waits[-1]
-    assert found["pts_fio"]["elapsed_s"] == 0.6 and found["pts_fio"]["jobs"] == _fio.parse(RAW)["jobs"]
-    assert found["pts_fio"]["command"] == ["timeout", "--kill-after=30", "60", "fio", "--output-format=json",
-                                           "--output=/var/lib/pts/r1/d1/wsat/round-02.json", round_args()["job_file"]]
-
-
-@pytest.mark.parametrize("answer, expected", [
-    ({"rc": 5, "stdout": "", "stderr": ""}, "fio_job: the fio server of /var/lib/pts/r1/d1/wsat (PID 77) is gone"),
-    ({"rc": 1, "stdout": "", "stderr": "No space left on device\n"},
-     "fio_job: cannot send /var/lib/pts/r1/d1/wsat/round-02.fio to the host: rc 1, No space left on device"),
-])
-def test_a_round_the_server_cannot_take_fails_without_waiting(clock, answer, expected):
-    host = Host(clock, finish_at=None, failures=[answer])
-    assert make_action(host).run_round(SERVER, round_args()) == {"failed": True, "msg": expected}
-    assert len(host.commands) == 1 and clock.sleeps == []
-
-
-def test_a_job_file_outside_the_servers_directory_is_not_sent(clock):
-    host = Host(clock, finish_at=None)
-    found = make_action(host).run_round(SERVER, round_args(job_file="/etc/cron.d/round-02.fio"))
-    assert found["failed"] and "is not in the fio server's directory /var/lib/pts/r1/d1/wsat" in found["msg"]
-    assert host.commands == []
-
-
-def test_stopping_the_server_touches_its_stop_file_and_a_lost_host_is_a_warning(clock, display):
-    host = Host(clock, finish_at=None)
-    action = make_action(host)
-    action.stop_server(SERVER)
-    assert host.commands == ["touch /var/lib/pts/r1/d1/wsat/stop"]
-    host.failures = [AnsibleConnectionFailure("ssh: closed")]
-    action.stop_server(SERVER)
-    (call,) = display.warning.call_args_list
-    assert call.args[0] == "fio_job: could not stop the fio server of /var/lib/pts/r1/d1/wsat: ssh: closed"
-
-
-# --- the host's side of the wait, run by a real shell -----------------------------------------------------------------
-
-def sh(command: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["/bin/sh", "-c", command], capture_output=True, text=True, check=False, timeout=20)
-
-
-def paths(tmp_path, pid: int) -> dict:
-    output = str(tmp_path / "round 01.json")  # a space: every path is quoted
-    return {"pid": pid, "job_file": str(tmp_path / "round 01.fio"), "output": output,
-            "status": _fio_server.status_path(output), "log": _fio_server.log_path(output)}
-
-
-def test_the_host_loop_prints_the_status_and_fios_output(tmp_path):
-    started = paths(tmp_path, os.getpid())
-    with open(started["output"], "w", encoding="utf-8") as handle:
-        handle.write(RAW)
-    with open(started["status"], "w", encoding="utf-8") as handle:
-        handle.write("0 10.5 12.75\n")
-    done = sh(fio_job.host_wait_command(started, 0.02, 1.0))
-    assert done.returncode == 0 and done.stdout == f"0 10.5 12.75\n{RAW}"
-    found = fio_job.outcome(started, done.stdout, "[x]\n", 0)
-    assert found["pts_fio"]["elapsed_s"] == 2.25 and found["pts_fio_raw"] == RAW
-
-
-def test_the_host_loop_prints_the_end_of_fios_messages_when_it_failed(tmp_path):
-    started = paths(tmp_path, os.getpid())
-    with open(started["log"], "w", encoding="utf-8") as handle:
-        handle.write("x" * 10_000 + "\nfio: pid=1, err=5/file:io_u.c:1889, func=io_u error, error=Input/output error\n")
-    with open(started["status"], "w", encoding="utf-8") as handle:
-        handle.write("1 10.0 11.0\n")
-    done = sh(fio_job.host_wait_command(started, 0.02, 1.0))
-    assert done.returncode == 0 and len(done.stdout) == len("1 10.0 11.0\n") + 4000
-    found = fio_job.outcome(started, done.stdout, None, 0)
-    assert found["failed"] and found["msg"].endswith("error=Input/output error")
-
-
-def test_the_host_loop_says_not_yet_while_fio_runs_and_gone_when_it_vanished(tmp_path):
-    running = paths(tmp_path, os.getpid())  # this test's process stands for a running fio
-    assert sh(fio_job.host_wait_command(running, 0.01, 0.05)).returncode == 3
-    gone = paths(tmp_path, 2 ** 22 + 1)  # above pid_max's largest value: no such process
-    assert sh(fio_job.host_wait_command(gone, 0.01, 0.05)).returncode == 4
-    assert sh(fio_job.host_wait_command(running, 0, 0)).returncode == 3  # a single look
-
-
-def test_a_server_round_on_disk_is_read_by_the_host_loop_as_the_action_expects(tmp_path):
-    """The server's status file (run_request) and the action's wait (host_wait_command, outcome) agree."""
-    def runner(argv, stdin, stdout, stderr, check):
-        output = next(a.split("=", 1)[1] for a in argv if a.startswith("--output="))
-        with open(output, "w", encoding="utf-8") as handle:
-            handle.write(RAW)
-        return subprocess.CompletedProcess(argv, 0)
-
-    request = {"job_file": str(tmp_path / "round-03.fio"), "output": str(tmp_path / "round-03.json"), "timeout": 0,
-               "output_format": "json"}
-    _fio_server.run_request(request, lambda job: None, "fio", "timeout", runner, clock=iter([50.0, 53.5]).__next__)
-    started = {"pid": os.getpid(), "job_file": request["job_file"], "output": request["output"],
-               "status": _fio_server.status_path(request["output"]), "log": _fio_server.log_path(request["output"])}
-    done = sh(fio_job.host_wait_command(started, 0.02, 1.0))
-    found = fio_job.outcome(started, done.stdout, "[r3]\n", 0)
-    assert found["changed"] is True and found["pts_fio"]["elapsed_s"] == 3.5

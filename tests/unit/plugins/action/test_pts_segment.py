@@ -28,10 +28,14 @@ PROBE = {"tool": "nvme smart-log", "format": "nvme", "device": "/dev/nvme0",
          "argv": ["/usr/sbin/nvme", "smart-log", "/dev/nvme0", "-o", "json"],
          "thresholds": {"warning_c": 80, "critical_c": 85}, "reading": {"temperature_c": 76}}
 NVME = {"changed": False, "pts_health_probe": PROBE}
+SETTINGS = {"ioengine": "libaio", "rate_iops": 0, "purge_method": "auto", "allow_destroy": True,
+            "wipc_block_size": "128k", "wipc_capacity_multiple": 2, "wipc_iodepth": 32,
+            "wipc_min_bytes_per_second": 20000000, "reconnect_timeout_s": 300}
 
 
 def args_for(tmp_path, **changes) -> dict:
-    args = {"job_dir": "/var/lib/x/r1/d1/wsat", "device": "/dev/loop9", "expect": {"devnum": "7:9"},
+    args = {"job_dir": "/var/lib/x/r1/d1/wsat", "host_dir": "/var/lib/x/r1/d1", "device": "/dev/loop9",
+            "expect": {"devnum": "7:9"}, "settings": SETTINGS,
             "test": {"stop": "written", "target_bytes": 3 * WRITTEN, "max_seconds": 3600.0},
             "segment": {"name": "", "combinations": []}, "run_dir": str(tmp_path / "r1"),
             "context": {"run_id": "r1", "host": "h1", "drive": "d1", "test": "wsat", "segment": ""}}
@@ -56,7 +60,13 @@ class Host:
 
     def execute_module(self, module_name=None, module_args=None, task_vars=None):
         self.modules.append(dict(module_args, name=module_name))
+        if module_name == "fleetqual.pts.pts_purge":
+            return self.purge(module_args)
         return self.probe
+
+    @staticmethod
+    def purge(module_args):
+        return {"changed": True, "pts_purge": {"method": "discard"}, "pts_context": module_args["context"]}
 
     def command(self, cmd, sudoable=True, in_data=None):
         self.commands.append(cmd)
@@ -68,10 +78,22 @@ class Host:
         return {"rc": 0, "stdout": json.dumps(log), "stderr": ""}
 
 
-def run_segment(args: dict, host: Host, logs: dict | None = None) -> tuple[dict, MagicMock]:
+@pytest.fixture(autouse=True)
+def rendered(monkeypatch):
+    """The round's job file, as the action rendered it: what it was given, and a short stand-in text."""
+    calls = []
+
+    def round_text(test, segment, round_, device, ioengine, rate_iops, drive_key):
+        calls.append({"test": test, "segment": segment, "round": round_, "device": device, "ioengine": ioengine})
+        return f"# round {round_['number']}\n"
+
+    monkeypatch.setattr(pts_segment, "round_text", round_text)
+    return calls
+
+
+def run_segment(args: dict, host: Host, logs: dict | None = None, monkeypatch=None) -> tuple[dict, MagicMock]:
     task = MagicMock(check_mode=False, async_val=0, args=dict(args))
     action = pts_segment.ActionModule(task, MagicMock(), MagicMock(), MagicMock(), MagicMock(), MagicMock())
-    action._render = MagicMock(side_effect=lambda template, variables, round_: f"# round {round_['number']}\n")
 
     def fio_round(task_vars, module_args, on_document=None):
         number = len(host.rounds) + 1
@@ -84,13 +106,18 @@ def run_segment(args: dict, host: Host, logs: dict | None = None) -> tuple[dict,
         return host.fio(number, module_args)
 
     action._fio_round = MagicMock(side_effect=fio_round)
-    action._fio_action = MagicMock()
+    client = MagicMock()
     # fio's interval logs of a finished run, as the host gives them (name -> text).
-    action._fio_action.return_value.fetch_logs.side_effect = lambda server, prefix: {
+    client.fetch_logs.side_effect = lambda server, prefix: {
         f"{prefix}_{kind}.log": text for kind, text in (logs or {}).items()}
     action._execute_module = host.execute_module
     action._low_level_execute_command = host.command
-    return action.run(task_vars={}), action
+    original = pts_segment.FioClient
+    pts_segment.FioClient = MagicMock(return_value=client)
+    try:
+        return action.run(task_vars={}), action
+    finally:
+        pts_segment.FioClient = original
 
 
 def drive_record(tmp_path, **drive) -> None:
@@ -159,12 +186,76 @@ def test_a_drive_that_writes_faster_than_the_plan_assumed_stops_within_its_wear_
     result, dummy = run_segment(args, host)
     # 3 written before the segment; after round 4, 7 are, and a fifth round would make 8 > 7 + 1: it stops there.
     assert len(host.rounds) == 4 and result["failed"] and result["pts_segment"]["reason"] == "wear bound"
+    # Each fio run is handed what is left of the bound: the host's runner stops it there, round 1 included.
+    assert [r["max_write_bytes"] for r in host.rounds] == [(7 - n) * WRITTEN + 1 for n in (3, 4, 5, 6)]
     assert f"has written {7 * WRITTEN:,} bytes in this run" in result["msg"]
     failure = _results.read_json(os.path.join(result["pts_segment"]["dir"], "failure.json"))
     assert "wear budget" in failure["msg"]
     # Without a bound the same segment runs to its rule.
     unbounded, dummy = run_segment(args_for(tmp_path / "free", test=args["test"]), Host())
     assert unbounded["pts_segment"]["rounds"] == 100 and not unbounded.get("failed")
+
+
+def test_a_fio_run_stopped_at_the_wear_bound_fails_the_test_and_records_why(tmp_path):
+    over = {"failed": True, "pts_over_budget": True, "rc": -2,
+            "msg": "fio ran past the run's wear bound running round-01.fio and was stopped: fio was stopped: ..."}
+    args = args_for(tmp_path, limits={"max_write_bytes": WRITTEN})
+    result, dummy = run_segment(args, Host(fio=lambda number, a: dict(over)))
+    assert result["failed"] and result["msg"].startswith("fio ran past the run's wear bound")
+    failure = _results.read_json(os.path.join(result["pts_segment"]["dir"], "failure.json"))
+    assert failure["msg"].startswith("fio ran past the run's wear bound") and failure["rc"] == -2
+    assert _results.round_files(result["pts_segment"]["dir"]) == []  # never a round of its figures
+
+
+WIPC_TEST = {"test": "iops", "stop": "written", "target_bytes": WRITTEN, "max_seconds": 3600.0, "purge": "test",
+             "wipc": True, "precondition": None}
+
+
+def test_the_tests_purge_and_preconditioning_come_before_its_first_segments_rounds(tmp_path):
+    host = Host()
+    result, dummy = run_segment(args_for(tmp_path, test=WIPC_TEST, limits={"capacity": 1 << 30},
+                                         context={"run_id": "r1", "host": "h1", "drive": "d1", "test": "iops",
+                                                  "segment": ""}), host)
+    assert not result.get("failed"), result
+    (purge,) = [m for m in host.modules if m["name"] == "fleetqual.pts.pts_purge"]
+    assert (purge["path"], purge["method"], purge["remote_dir"], purge["expect"]) == (
+        "/dev/loop9", "auto", "/var/lib/x/r1/d1", {"devnum": "7:9"})
+    wipc, first_round = host.rounds
+    assert wipc["job_file"] == "/var/lib/x/r1/d1/wsat/wipc.fio" and wipc["context"]["phase"] == "wipc"
+    # The preconditioning's job file is the collection's own template, from the plan's settings alone.
+    assert "\nfilename=/dev/loop9\n" in wipc["job_text"] and "\nbs=128k\n" in wipc["job_text"]
+    assert "\nloops=2\n" in wipc["job_text"] and wipc["timeout"] == int(2 * (1 << 30) / 20000000 + 600)
+    assert first_round["job_file"].endswith("round-01.fio")
+    test_dir = os.path.join(str(tmp_path), "r1", "h1", "d1", "iops")
+    assert sorted(os.listdir(test_dir)) == ["purge.json", "round-01.fio", "round-01.json", "round-01.raw.json",
+                                            "steady-state.json", "wipc.fio", "wipc.json", "wipc.raw.json"]
+    # A later segment of the test has neither.
+    host = Host()
+    run_segment(args_for(tmp_path / "later", test=WIPC_TEST, first=False), host)
+    assert [m["name"] for m in host.modules if m["name"] == "fleetqual.pts.pts_purge"] == []
+    assert [r["job_file"].rsplit("/", 1)[1] for r in host.rounds] == ["round-01.fio"]
+
+
+def test_a_segment_purged_on_its_own_is_preconditioned_at_its_own_block_size(tmp_path):
+    test = dict(WIPC_TEST, test="throughput", purge="segment", wipc=False, segment_wipc=True)
+    segment = {"name": "128k", "combinations": [], "wipc_block_size": "1024k"}
+    host = Host()
+    run_segment(args_for(tmp_path, test=test, segment=segment, first=False, limits={"capacity": 1 << 30},
+                         context={"run_id": "r1", "host": "h1", "drive": "d1", "test": "throughput",
+                                  "segment": "128k"}), host)
+    assert [m["name"] for m in host.modules if m["name"] == "fleetqual.pts.pts_purge"] == ["fleetqual.pts.pts_purge"]
+    assert "\nbs=1024k\n" in host.rounds[0]["job_text"]
+    assert os.path.exists(os.path.join(str(tmp_path), "r1", "h1", "d1", "throughput", "128k", "wipc.json"))
+
+
+def test_a_refused_purge_ends_the_test_before_any_fio(tmp_path):
+    host = Host()
+    host.purge = lambda module_args: {"failed": True, "msg": "pts_purge /dev/loop9: refused, nothing was written: "
+                                                             "there is no guard record of device 7:9 on the host",
+                                      "pts_context": module_args["context"]}
+    result, dummy = run_segment(args_for(tmp_path, test=WIPC_TEST), host)
+    assert result["failed"] and "there is no guard record of device 7:9" in result["msg"] and host.rounds == []
+    assert result["pts_segment"]["rounds"] == 0
 
 
 def test_a_round_that_cannot_be_written_stops_the_test(tmp_path):
@@ -212,7 +303,8 @@ def _stream(documents: list[str], seen: list, split_final: bool = False):
 
 
 @pytest.mark.parametrize("split_final", [False, True])
-def test_an_xsr_group_is_one_fio_run_each_sample_filed_as_fios_status_dumps_come(tmp_path, capsys, split_final):
+def test_an_xsr_group_is_one_fio_run_each_sample_filed_as_fios_status_dumps_come(tmp_path, capsys, split_final,
+                                                                                  rendered):
     group = {"name": "xsr-group1", "rw": "write", "mix": 0, "bs": 1 << 20, "seconds": 1.5, "options": {}}
     segment = {"name": "group1", "stop": "samples", "samples": 3, "sample_s": 0.5, "access": "SEQ 1024k write",
                "combinations": [group], "log_ms": 100, "output_format": "json+"}
@@ -234,7 +326,7 @@ def test_an_xsr_group_is_one_fio_run_each_sample_filed_as_fios_status_dumps_come
     assert len(action._fio_round.call_args_list) == 1
     sent = action._fio_round.call_args_list[0].args[1]
     assert (sent["status_interval_ms"], sent["logs"], sent["output_format"]) == (500, "round-01", "json+")
-    assert action._render.call_args_list[0].args[2]["log"] == {"prefix": "round-01", "avg_ms": 100}
+    assert rendered[0]["round"]["log"] == {"prefix": "round-01", "avg_ms": 100}
     # Each sample on disk as soon as the dump that ends it is read - but one that ends within half a sample of the
     # planned end may be the last (fio's final report can come before its exit status): it waits for the next read.
     assert filed == ([1, 2, 2, 3, 4] if split_final else [1, 2, 2, 4])
@@ -308,7 +400,7 @@ def _grid_round(number: int, grid: dict) -> dict:
     return {"round": number, "fio": {"jobs": jobs}}
 
 
-def test_the_operating_points_are_chosen_from_the_loops_window_on_disk_when_their_round_starts(tmp_path):
+def test_the_operating_points_are_chosen_from_the_loops_window_on_disk_when_their_round_starts(tmp_path, rendered):
     loop = tmp_path / "r1" / "h1" / "d1" / "cbw" / "loop"
     loop.mkdir(parents=True)
     # Round 1 lies outside the window of 2 and would make TC2/QD4 the MaxIOPS point.
@@ -328,7 +420,7 @@ def test_the_operating_points_are_chosen_from_the_loops_window_on_disk_when_thei
     measured = {"name": "cbw-max-measure", "total": {"iops": 1.0, "bw_bytes": 1.0, "lat_ns": {"mean": 1.0}}}
     host = Host(fio=lambda number, a: {"changed": True, "pts_fio": {"jobs": [measured], "job_text": "x"}})
     result, action = run_segment(args, host)
-    row = action._render.call_args_list[0].args[2]["row"]
+    row = rendered[0]["round"]["row"]
     # TC2/QD4's 7 ms ART is over the 5 ms ceiling: MaxIOPS is TC2/QD1; the measurement runs with fio json+.
     assert (row["tc"], row["qd"]) == (2, 1) and row["chosen"]["window_rounds"] == [2, 3]
     assert row["label"].startswith("MaxIOPS operating point: TC2/QD1 (30,000 IOPS, ART 0.300 ms")
@@ -345,8 +437,8 @@ def test_the_operating_points_are_chosen_from_the_loops_window_on_disk_when_thei
 
 
 def test_bad_arguments_are_refused_before_any_round(tmp_path):
-    with pytest.raises(AnsibleActionFail, match="must be a file name"):
-        run_segment(args_for(tmp_path, template="../x.j2"), Host())
+    with pytest.raises(AnsibleActionFail, match="Unsupported parameters .*: template"):
+        run_segment(args_for(tmp_path, template="../x.j2"), Host())  # the job templates are the collection's own
     with pytest.raises(AnsibleActionFail, match="context.drive is required"):
         run_segment(args_for(tmp_path, context={"host": "h1", "test": "wsat"}), Host())
     with pytest.raises(AnsibleActionFail, match="target_bytes"):

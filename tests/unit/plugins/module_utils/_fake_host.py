@@ -10,7 +10,7 @@ import os
 import stat
 from types import SimpleNamespace
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _guard, _hold, _loop, _probe, _sysfs
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _guard, _guard_record, _hold, _loop, _probe, _sysfs
 
 
 # A fake host for the searches that span every block device: sysfs (block/, dev/block/), procfs (mountinfo,
@@ -145,11 +145,20 @@ class FakeHost:
     def refusals(self, name, **kwargs):
         return _guard.refusals(self.probe(name), {}, allow_destroy=True, **kwargs)
 
-    def recheck(self, name, expect, passed=True):
-        """recheck() with ``expect`` as the guard's record (pts_guard marks each record it passes)."""
-        record = dict(expect, passed=True) if passed else expect
-        return _guard.recheck(str(self.dev / name), record, str(self.sys), str(self.proc), str(self.dev),
-                              str(self.locks))
+    def guarded(self, name, devnum, run_id="r1", pid=70, token="", key="d1", signatures=(), allow_signatures=False):
+        """What pts_guard leaves when it passes and holds drive ``name`` for a run: the holder, the host's guard record
+        (module_utils/_drive/_guard_record.py) and the verdict the controller gets (passed, key, hold)."""
+        hold = dict(self.holder(pid, name, devnum, run_id, token=token), token=token)
+        node = str(self.dev / name)
+        verdict = dict(_guard.guard_record(self.probe(name)), path=node, resolved=node, key=key, passed=True,
+                       signatures=[dict(s) for s in signatures])
+        _guard_record.write(_guard_record.make(verdict, hold, run_id, token, allow_signatures, "now"), str(self.locks))
+        return dict(verdict, hold=hold)
+
+    def recheck(self, name, expect, **kwargs):
+        """recheck() of node ``name`` for the run and drive ``expect`` (a guarded() verdict) names."""
+        return _guard.recheck(str(self.dev / name), expect, str(self.sys), str(self.proc), str(self.dev),
+                              str(self.locks), **kwargs)
 
 
 def related_of(info):

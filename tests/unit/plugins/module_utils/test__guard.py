@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _guard
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _guard, _guard_record
 from ansible_collections.fleetqual.pts.tests.unit.plugins.module_utils._fake_host import FakeHost
 
 
@@ -108,7 +108,7 @@ def test_a_signature_on_an_alias_is_named(host):
 def test_recheck_refuses_a_loop_device_attached_to_another_file(host):
     image = host.image("a.img")
     host.disk("loop4", "7:4", loop={"backing_file": image})
-    record = _guard.guard_record(host.probe("loop4"))
+    record = host.guarded("loop4", "7:4")
     assert record["loop"] == {"backing_file": image, "backing_dev": _devnum_of(image), "backing_ino": os.stat(image).st_ino,
                               "backing_rdev": None, "offset": 0, "sizelimit": 0}
     assert host.recheck("loop4", record) == []
@@ -123,11 +123,10 @@ def test_recheck_refuses_a_loop_device_attached_to_another_file(host):
 def test_recheck_compares_the_whole_loop_identity(host, change):
     image = host.image("a.img")
     host.disk("loop4", "7:4", loop={"backing_file": image})
-    record = _guard.guard_record(host.probe("loop4"))
+    record = host.guarded("loop4", "7:4")
     loop_dir = host.sys / "block" / "loop4" / "loop"
-    if change == "inode":  # the same path, a new file (deleted and made again)
-        os.remove(image)
-        host.image("spacer.img")
+    if change == "inode":  # the same path, a new file (the old one moved aside, a new one made in its place)
+        os.rename(image, image + ".old")
         host.image("a.img")
         assert os.stat(image).st_ino != record["loop"]["backing_ino"]
     elif change in ("offset", "sizelimit"):
@@ -145,7 +144,7 @@ def test_recheck_finds_what_was_stacked_or_mounted_after_the_guard(host):
     image = host.image("a.img")
     host.disk("loop4", "7:4", loop={"backing_file": image})
     host.disk("loop5", "7:5", loop={"backing_file": image})
-    record = _guard.guard_record(host.probe("loop4"))
+    record = host.guarded("loop4", "7:4")
     assert host.recheck("loop4", record) == []
     host.mount("7:5", str(host.dev / "loop5"), "/late")
     host.disk("loop9", "7:9", loop={"backing_file": str(host.dev / "loop4")})
@@ -154,10 +153,12 @@ def test_recheck_finds_what_was_stacked_or_mounted_after_the_guard(host):
     assert any(r.startswith("loop9 (a loop device over ") for r in reasons), reasons
 
 
-def test_recheck_of_an_old_record_without_loop_still_compares_the_devnum(host):
+def test_recheck_believes_the_hosts_record_not_the_callers(host):
+    # The caller's record says loop5; the device written is loop4, which the guard passed: the host's record of
+    # loop4 decides, and the caller's fields (devnum, serial, loop) are not what the device is compared with.
     host.disk("loop4", "7:4", loop={"backing_file": host.image("a.img")})
-    assert host.recheck("loop4", {"devnum": "7:4"}) == []
-    assert host.recheck("loop4", {"devnum": "7:5"}) == [f"{host.dev}/loop4 is now device 7:4, the guard passed 7:5"]
+    record = host.guarded("loop4", "7:4")
+    assert host.recheck("loop4", dict(record, devnum="7:5", serial="forged", loop=None)) == []
 
 
 def test_listed_aliases_and_stacks_are_duplicates(host):
@@ -194,15 +195,12 @@ def _devnum_of(path):
 
 def test_recheck_with_the_runs_hold_counts_its_holder_and_nothing_else_out(host):
     host.disk("loop4", "7:4", loop={"backing_file": host.image("a.img")})
-    hold = host.holder(70, "loop4", "7:4", "r1")
-    record = dict(_guard.guard_record(host.probe("loop4")), hold=hold)
+    record = host.guarded("loop4", "7:4")
     assert host.recheck("loop4", record) == []
-    # Without the hold in the record, the holder is what it is to anyone else: another run's claim on the drive.
+    # Without the hold in the caller's record there is no run to look the host's record up for: nothing is written.
     reasons = host.recheck("loop4", {k: v for k, v in record.items() if k != "hold"})
-    assert reasons == [f"loop4 is held for run r1 by its drive holder, process 70 (lock file {hold['lock']}): that run "
-                       "has the drive until its tests end; if run r1 is gone, resume it with the same run id "
-                       "(pts_run_id=r1) to finish and release the drive, or release it as root on this host with "
-                       "`kill 70`"]
+    assert reasons == [f"{host.dev}/loop4: the guard has not passed and held it in this run (no guard record with a "
+                       "hold to check it against); nothing is written to a drive the guard did not pass"]
     host.opener(71, "fio", host.dev / "loop4")
     assert host.recheck("loop4", record) == ["loop4 is open by process 71 (fio)"]
 
@@ -216,7 +214,7 @@ def test_recheck_with_the_runs_hold_counts_its_holder_and_nothing_else_out(host)
 ], ids=["ended", "pid-reused", "lock-removed", "lock-replaced", "device-closed"])
 def test_recheck_refuses_when_the_runs_hold_is_lost(host, change, why):
     host.disk("loop4", "7:4", loop={"backing_file": host.image("a.img")})
-    record = dict(_guard.guard_record(host.probe("loop4")), hold=host.holder(70, "loop4", "7:4", "r1"))
+    record = host.guarded("loop4", "7:4")
     change(host)
     reasons = host.recheck("loop4", record)
     assert len(reasons) == 1 and reasons[0].startswith(f"{host.dev}/loop4: this run's hold on the drive is lost - ")
@@ -289,27 +287,64 @@ def test_a_holder_of_the_same_run_id_with_another_token_is_another_run_and_never
         "pid": 70, "run_id": "r1", "token": "a" * 32, "lock": hold["lock"]}
 
 
-@pytest.mark.parametrize("record", [{}, {"devnum": "7:4"}, {"devnum": "7:4", "passed": False}, {"passed": True}])
+@pytest.mark.parametrize("record", [{}, {"devnum": "7:4"}, {"devnum": "7:4", "passed": False}, {"passed": True},
+                                    {"passed": True, "hold": {"pid": 70}}])
 def test_recheck_refuses_without_the_guards_record_of_the_device(host, record):
     # Every module that writes rechecks with the record; no record, no write, whatever called it.
     host.disk("loop4", "7:4", loop={"backing_file": host.image("a.img")})
-    assert host.recheck("loop4", record, passed=False) == [
-        f"{host.dev}/loop4: the guard has not passed it in this run (no guard record to check it against); nothing "
-        "is written to a drive the guard did not pass"]
+    assert host.recheck("loop4", record) == [
+        f"{host.dev}/loop4: the guard has not passed and held it in this run (no guard record with a hold to check it "
+        "against); nothing is written to a drive the guard did not pass"]
 
 
-def test_a_holder_of_this_run_that_another_live_playbook_holds_is_refused_never_taken_over():
-    """Job slices share a run id and token: a drive one of them holds (the drive listed under another host name) is
-    refused for the other, with why - not taken over as a resume's own holder would be."""
-    hold = {"run_id": "r1", "token": "t" * 32, "lock": "/run/fleetqual-pts/hold-7-0.json"}
-    info = {"path": "/dev/loop0", "resolved": "/dev/loop0", "exists": True, "is_block": True, "devnum": "7:0",
-            "openers": [{"pid": 42, "command": "python3", "device": "7:0", "hold": dict(hold)}]}
-    _guard.mark_concurrent(info, "r1", token="t" * 32)
-    (reason,) = [r for r in _guard.refusals(info, {}, allow_destroy=True, run_id="r1", token="t" * 32)
-                 if "process 42" in r]
-    assert "for another ansible-playbook of this run that is still going on" in reason and "kill" not in reason
-    # Another run id is none of this: its holder is refused as that run's, as before.
-    other = {"path": "/dev/loop0", "is_block": True, "devnum": "7:0",
-             "openers": [{"pid": 43, "command": "python3", "device": "7:0", "hold": dict(hold, run_id="r2")}]}
-    _guard.mark_concurrent(other, "r1", token="t" * 32)
-    assert "concurrent" not in other["openers"][0]["hold"]
+def test_a_record_forged_for_a_device_the_guard_never_passed_is_refused(host):
+    # -e pts_guard_passed='{...}' naming another device: the caller's record is well formed and carries this run's
+    # hold, but the host has no guard record of that device - nothing is written to it.
+    host.disk("loop4", "7:4", loop={"backing_file": host.image("a.img")})
+    host.disk("loop5", "7:5", loop={"backing_file": host.image("b.img")})
+    record = host.guarded("loop4", "7:4")
+    reasons = host.recheck("loop5", dict(record, path=str(host.dev / "loop5"), resolved=str(host.dev / "loop5")))
+    assert reasons == [f"{host.dev}/loop5 (device 7:5): there is no guard record of device 7:5 on the host "
+                       f"({host.locks}/guard-7-5.json): the guard did not pass this device in this run, whatever the "
+                       "run's variables say; nothing is written to it"]
+
+
+def test_another_runs_record_or_another_drives_record_is_refused(host):
+    host.disk("loop4", "7:4", loop={"backing_file": host.image("a.img")})
+    record = host.guarded("loop4", "7:4", run_id="r1", token="a" * 32)
+    ours = dict(record, hold=dict(record["hold"], run_id="r2", token="b" * 32))
+    assert host.recheck("loop4", ours) == [
+        f"{host.dev}/loop4 (device 7:4): the guard passed it for run r1, not for this run (r2); nothing is written to it"]
+    assert host.recheck("loop4", dict(record, key="other-drive")) == [
+        f"{host.dev}/loop4 (device 7:4) is drive 'd1' in the guard's record, not 'other-drive': nothing is written to "
+        "one drive in another's name"]
+
+
+def test_signatures_the_guard_did_not_pass_are_refused_at_every_write(host):
+    host.disk("loop4", "7:4", loop={"backing_file": host.image("a.img")})
+    seen = [{"device": "/dev/loop4", "offset": "0x438", "type": "ext4"}]
+    record = host.guarded("loop4", "7:4")
+    assert host.recheck("loop4", record, signatures=lambda info: []) == []
+    reasons = host.recheck("loop4", record, signatures=lambda info: seen)
+    assert reasons == ["it carries signatures the guard did not pass (ext4 on loop4 at 0x438): someone has put data on "
+                       "it since"]
+    assert host.recheck("loop4", record, signatures=lambda info: None) == [
+        "its signatures could not be read again (wipefs failed), so it may hold data"]
+    # pts_allow_signatures passed these very signatures; another one is still someone's new data.
+    allowed = host.guarded("loop4", "7:4", signatures=seen, allow_signatures=True)
+    assert host.recheck("loop4", allowed, signatures=lambda info: seen) == []
+    assert host.recheck("loop4", allowed, signatures=lambda info: seen + [
+        {"device": "/dev/loop4", "offset": "0x0", "type": "dos"}])[0].startswith(
+        "it carries signatures the guard did not pass (dos on loop4 at 0x0)")
+
+
+def test_a_member_handed_to_an_md_array_is_rechecked_without_its_hold_only_when_asked(host):
+    host.disk("loop4", "7:4", loop={"backing_file": host.image("a.img")})
+    record = host.guarded("loop4", "7:4")
+    host.state(70, "Z")  # the member's holder ended (its device closed): md holds it now
+    (host.proc / "70" / "fd" / "0").unlink()
+    assert host.recheck("loop4", record, need_hold=False)[0].startswith(f"{host.dev}/loop4: this run's hold on the "
+                                                                       "drive is lost")
+    _guard_record.mark("7:4", _guard_record.IN_ARRAY, "r1", "", str(host.locks))
+    assert host.recheck("loop4", record, need_hold=False) == []
+    assert host.recheck("loop4", record)[0].startswith(f"{host.dev}/loop4: this run's hold on the drive is lost")

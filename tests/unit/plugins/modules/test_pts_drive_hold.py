@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _hold
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _guard_record, _hold
 from ansible_collections.fleetqual.pts.plugins.modules import pts_drive_hold
 from ansible_collections.fleetqual.pts.tests.unit.plugins.modules._module_exit import Exit, run_main, stub_exits
 
@@ -26,6 +26,25 @@ class Holds:
         self.problems: dict[int, str] = {}
         self.calls: list[tuple] = []
         self.start_error: str | None = None
+        # The guard's records on the host, by device: the guard passed 7:3 for run r1.
+        self.records: dict[str, dict] = {}
+        self.guarded("r1")
+
+    def guarded(self, run_id, token="", devnum="7:3"):
+        self.records[devnum] = {"format": _guard_record.FORMAT, "run_id": run_id, "token": token, "key": "d1",
+                                "devnum": devnum, "hold": {"pid": 1, "devnum": devnum}, "state": "held"}
+
+    def read(self, devnum, lock_dir=None):
+        found = self.records.get(devnum)
+        return (dict(found), None) if found else (None, f"there is no guard record of device {devnum} on the host")
+
+    def write(self, record, lock_dir=None):
+        self.calls.append(("record", record["devnum"], record["hold"]["pid"]))
+        self.records[record["devnum"]] = record
+
+    def remove(self, devnum, run_id=None, token="", lock_dir=None):
+        self.calls.append(("forget", devnum, run_id))
+        return self.records.pop(devnum, None) is not None
 
     def add(self, pid, devnum, run_id, token=""):
         self.holders.append({"pid": pid, "devnum": devnum, "run_id": run_id, "token": token, "device": "/dev/x",
@@ -49,15 +68,19 @@ class Holds:
 @pytest.fixture
 def holds(monkeypatch):
     fake = Holds()
-    monkeypatch.setattr(_hold, "holder_processes", lambda: list(fake.holders))
-    monkeypatch.setattr(_hold, "pretenders", lambda: list(fake.pretenders))
+    monkeypatch.setattr(_hold, "holder_processes", lambda *args: list(fake.holders))
+    monkeypatch.setattr(_hold, "pretenders", lambda *args: list(fake.pretenders))
     monkeypatch.setattr(pts_drive_hold.AnsibleModule, "warn", lambda self, text: fake.warnings.append(text))
-    monkeypatch.setattr(_hold, "holder_problem", lambda pid, devnum, run_id, token="": fake.problems.get(pid))
-    monkeypatch.setattr(_hold, "start", fake.start)
-    monkeypatch.setattr(_hold, "stop", fake.stop)
+    monkeypatch.setattr(_hold, "holder_problem", lambda pid, *args, **kwargs: fake.problems.get(pid))
+    monkeypatch.setattr(_hold, "start", lambda device, devnum, run_id, *args, timeout=None, token="", **kw:
+                        fake.start(device, devnum, run_id, timeout, token))
+    monkeypatch.setattr(_hold, "stop", lambda pid, devnum, *args, **kwargs: fake.stop(pid, devnum))
     monkeypatch.setattr(_hold, "release", fake.release)
-    monkeypatch.setattr(_hold, "remove_stale", lambda devnum=None: [])
+    monkeypatch.setattr(_hold, "remove_stale", lambda *args, devnum=None, **kwargs: [])
     monkeypatch.setattr(_hold, "scan_locks", lambda: [])
+    monkeypatch.setattr(_guard_record, "read", fake.read)
+    monkeypatch.setattr(_guard_record, "write", fake.write)
+    monkeypatch.setattr(_guard_record, "remove", fake.remove)
     monkeypatch.setattr(pts_drive_hold, "_devnum", lambda path: "7:3" if path == "/dev/loop3" else None)
     monkeypatch.setattr(pts_drive_hold, "_openers_words", lambda devnum: "process 55 (mount) has it open")
     monkeypatch.setattr(os, "geteuid", lambda: 0)
@@ -73,11 +96,26 @@ def run(args: dict) -> Exit:
 def test_present_starts_a_holder_and_puts_it_in_the_guards_record(holds):
     done = run({"path": "/dev/loop3", "run_id": "r1", "expect": {"devnum": "7:3", "serial": None}})
     assert not done.failed and done.result["changed"] is True
-    assert holds.calls == [("start", "/dev/loop3", "7:3", "r1")]
+    # The new hold goes into the guard's record on the host too: every write checks that one.
+    assert holds.calls == [("start", "/dev/loop3", "7:3", "r1"), ("record", "7:3", 900)]
     assert done.result["pts_guard_record"] == {"devnum": "7:3", "serial": None, "hold": {
         "pid": 900, "start_time": 77, "run_id": "r1", "token": "", "devnum": "7:3",
         "lock": "/run/fleetqual-pts/hold-7-3.json"}}
     assert done.result["pts_drive_hold"]["took_over"] is None
+
+
+def test_only_a_drive_the_guard_passed_for_this_run_is_held(holds):
+    # A device the guard never passed (a forged record names it), or passed for another run: nothing is held.
+    holds.records.clear()
+    done = run({"path": "/dev/loop3", "run_id": "r1", "expect": {"devnum": "7:3", "passed": True}})
+    assert done.failed and holds.calls == []
+    assert done.result["msg"] == ("pts_drive_hold /dev/loop3: there is no guard record of device 7:3 on the host: only "
+                                  "a drive the guard passed for this run (r1) is held; run fleetqual.pts.pts_guard "
+                                  "with hold=true; nothing was held or written")
+    holds.guarded("r0")
+    done = run({"path": "/dev/loop3", "run_id": "r1"})
+    assert done.failed and holds.calls == []
+    assert done.result["msg"].startswith("pts_drive_hold /dev/loop3: the guard passed it for run r0: only a drive ")
 
 
 def test_another_runs_holder_is_named_and_nothing_is_started(holds):
@@ -85,10 +123,10 @@ def test_another_runs_holder_is_named_and_nothing_is_started(holds):
     done = run({"path": "/dev/loop3", "run_id": "r1"})
     assert done.failed and holds.calls == []
     assert done.result["msg"] == (
-        "pts_drive_hold /dev/loop3: held for run r0 by its drive holder, process 41 (lock file "
-        "/run/fleetqual-pts/hold-7-3.json); if run r0 is gone, resume it with the same run id (pts_run_id=r0) to "
-        "finish and release the drive, or release it as root on this host with `kill 41`; nothing was held or written "
-        "for run r1")
+        "pts_drive_hold /dev/loop3: cannot hold it for run r1: held for run r0 by its drive holder, process 41 (lock "
+        "file /run/fleetqual-pts/hold-7-3.json); if run r0 is gone, resume it with the same run id (pts_run_id=r0) to "
+        "finish and release the drive, or release it as root on this host with `kill 41`; process 55 (mount) has it "
+        "open; nothing was written")
 
 
 def test_a_process_with_only_a_holders_command_line_never_blocks_the_drive(holds):
@@ -97,8 +135,9 @@ def test_a_process_with_only_a_holders_command_line_never_blocks_the_drive(holds
                              "lock": _hold.lock_path("7:3")})
     holds.pretenders.append({"pid": 67, "devnum": "7:9", "run_id": "intruder", "token": "", "device": "/dev/loop9",
                              "lock": _hold.lock_path("7:9")})
+    holds.guarded("r1", "b" * 32)
     done = run({"path": "/dev/loop3", "run_id": "r1", "run_token": "b" * 32})
-    assert not done.failed and holds.calls == [("start", "/dev/loop3", "7:3", "r1", "b" * 32)]
+    assert not done.failed and holds.calls[0] == ("start", "/dev/loop3", "7:3", "r1", "b" * 32)
     assert [p["pid"] for p in done.result["pts_drive_hold"]["ignored"]] == [66]
     assert holds.warnings == ["pts_drive_hold /dev/loop3: process 66 has a drive holder's command line for run intruder "
                               "but does not have the device open: it holds nothing, ignored"]
@@ -109,24 +148,27 @@ def test_a_process_that_has_the_device_open_with_a_holders_command_line_but_no_p
     holds.problems[66] = "its lock file /run/fleetqual-pts/hold-7-3.json does not exist or cannot be read"
     done = run({"path": "/dev/loop3", "run_id": "r1"})
     assert done.failed and holds.calls == []
-    assert done.result["msg"] == (
-        "pts_drive_hold /dev/loop3: process 66 has it open, with a drive holder's command line for run intruder, but it "
-        "is not one (its lock file /run/fleetqual-pts/hold-7-3.json does not exist or cannot be read): something else "
-        "uses the drive; nothing was held or written for run r1")
+    assert done.result["msg"].startswith(
+        "pts_drive_hold /dev/loop3: cannot hold it for run r1: process 66 has it open, with a drive holder's command "
+        "line for run intruder, but it is not one (its lock file /run/fleetqual-pts/hold-7-3.json does not exist or "
+        "cannot be read): something else uses the drive")
 
 
 def test_a_holder_of_another_run_of_the_same_run_id_is_refused_not_replaced(holds):
     # Another results tree or controller chose run id r1 too: its holder carries its own token.
     holds.add(41, "7:3", "r1", token="a" * 32)
+    holds.guarded("r1", "b" * 32)
     done = run({"path": "/dev/loop3", "run_id": "r1", "run_token": "b" * 32})
     assert done.failed and holds.calls == []
     assert done.result["msg"].startswith(
-        f"pts_drive_hold /dev/loop3: held for another run of the same run id r1 (run token {'a' * 32}, not "
-        f"{'b' * 32}: results in another directory or on another controller) by its drive holder, process 41 ")
+        f"pts_drive_hold /dev/loop3: cannot hold it for run r1: held for another run of the same run id r1 (run token "
+        f"{'a' * 32}, not {'b' * 32}: results in another directory or on another controller) by its drive holder, "
+        "process 41 ")
     # The run whose token it carries replaces it (a resume of that very run) and hands its token to the new holder.
+    holds.guarded("r1", "a" * 32)
     done = run({"path": "/dev/loop3", "run_id": "r1", "run_token": "a" * 32})
     assert not done.failed
-    assert holds.calls == [("stop", 41, "7:3"), ("start", "/dev/loop3", "7:3", "r1", "a" * 32)]
+    assert holds.calls == [("stop", 41, "7:3"), ("start", "/dev/loop3", "7:3", "r1", "a" * 32), ("record", "7:3", 900)]
     assert done.result["pts_guard_record"]["hold"]["token"] == "a" * 32
 
 
@@ -135,7 +177,7 @@ def test_this_runs_proved_holder_is_replaced_and_an_unproved_one_refused(holds):
     holds.add(43, "7:9", "r0")  # another device: none of this drive's business
     done = run({"path": "/dev/loop3", "run_id": "r1"})
     assert not done.failed
-    assert holds.calls == [("stop", 42, "7:3"), ("start", "/dev/loop3", "7:3", "r1")]
+    assert holds.calls == [("stop", 42, "7:3"), ("start", "/dev/loop3", "7:3", "r1"), ("record", "7:3", 900)]
     assert done.result["pts_drive_hold"]["took_over"]["pid"] == 42
     holds.calls.clear()
     holds.problems[42] = "its lock file /run/fleetqual-pts/hold-7-3.json names process 7 of run r1"
@@ -150,7 +192,7 @@ def test_check_mode_starts_and_stops_nothing(holds):
     done = run({"path": "/dev/loop3", "run_id": "r1", "expect": {"devnum": "7:3"}, "_ansible_check_mode": True})
     assert not done.failed and done.result["changed"] is True and holds.calls == []
     assert done.result["pts_guard_record"] == {"devnum": "7:3"}  # no hold to re-check in a run that holds nothing
-    assert "replacing holder process 42" in done.result["msg"]
+    assert done.result["msg"] == "check mode: would hold /dev/loop3 for run r1"
 
 
 def test_a_device_that_changed_since_the_guard_is_not_held(holds):
@@ -173,7 +215,8 @@ def test_absent_releases_the_holder_the_record_names(holds):
     record = {"devnum": "7:3", "hold": {"pid": 42, "run_id": "r1", "devnum": "7:3"}}
     done = run({"path": "/dev/gone", "run_id": "r1", "state": "absent", "expect": record})
     assert not done.failed and done.result["changed"] is True
-    assert holds.calls == [("release", "r1", "7:3", 42, False)]  # the node is gone: found by the record's devnum
+    # The node is gone: found by the record's devnum; the guard's record of it goes with the hold.
+    assert holds.calls == [("release", "r1", "7:3", 42, False), ("forget", "7:3", "r1")]
     assert done.result["pts_guard_record"] == {"devnum": "7:3"}
     holds.calls.clear()
     done = run({"run_id": "r1", "state": "absent", "_ansible_check_mode": True})
@@ -183,7 +226,8 @@ def test_absent_releases_the_holder_the_record_names(holds):
     run({"run_id": "r1", "run_token": "c" * 32, "state": "absent"})
     record = {"devnum": "7:3", "hold": {"pid": 42, "run_id": "r1", "token": "d" * 32, "devnum": "7:3"}}
     run({"path": "/dev/loop3", "run_id": "r1", "run_token": "c" * 32, "state": "absent", "expect": record})
-    assert holds.calls == [("release", "r1", None, None, False, "c" * 32), ("release", "r1", "7:3", 42, False, "d" * 32)]
+    assert holds.calls == [("release", "r1", None, None, False, "c" * 32), ("release", "r1", "7:3", 42, False, "d" * 32),
+                           ("forget", "7:3", "r1")]
 
 
 @pytest.mark.parametrize("args, message", [

@@ -96,7 +96,7 @@ def host(tmp_path, monkeypatch):
     monkeypatch.setattr(pts_md_array, "_PROC_ROOT", str(tmp_path / "proc"))
     monkeypatch.setattr(pts_md_array, "_LINK_WAIT_S", 0.0)
     monkeypatch.setattr(pts_md_array, "_is_block", os.path.isfile)
-    monkeypatch.setattr(pts_md_array, "recheck", lambda path, expect: [])
+    monkeypatch.setattr(pts_md_array, "recheck", lambda path, expect, **kwargs: [])
 
     stub_exits(monkeypatch)
     monkeypatch.setattr(basic.AnsibleModule, "run_command", lambda self, argv, **kw: fake.run_command(argv, **kw))
@@ -175,7 +175,7 @@ def test_existing_array_that_differs_fails(host, args, message):
 def test_guard_recheck_refusal_runs_no_mdadm(host, monkeypatch):
     members = [host.disk("vdb"), host.disk("vdc")]
     monkeypatch.setattr(pts_md_array, "recheck",
-                        lambda path, expect: ["serial mismatch: expected 'A', the device reports 'B'"]
+                        lambda path, expect, **kwargs: ["serial mismatch: expected 'A', the device reports 'B'"]
                         if path.endswith("vdc") else [])
     done = run({"name": "fq1", "level": 1, "members": members, "expect": [{"serial": "X"}, {"serial": "A"}]})
     assert done.failed
@@ -207,7 +207,7 @@ def test_no_hold_is_released_in_check_mode_or_when_a_member_is_refused(host, mon
     expect = [{"hold": {"pid": 41, "run_id": "r1", "devnum": "252:16"}}, {"hold": {"pid": 42, "run_id": "r1"}}]
     done = run({"name": "fq1", "level": 1, "members": members, "expect": expect, "_ansible_check_mode": True})
     assert not done.failed and released == []
-    monkeypatch.setattr(pts_md_array, "recheck", lambda path, expect: ["it is open by process 9 (dd)"])
+    monkeypatch.setattr(pts_md_array, "recheck", lambda path, expect, **kwargs: ["it is open by process 9 (dd)"])
     done = run({"name": "fq1", "level": 1, "members": members, "expect": expect})
     assert done.failed and released == [] and host.calls == []
 

@@ -1,0 +1,209 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this module util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins/modules!
+
+"""The one road to fio on a host: every fio the collection starts - preconditioning, every round, the sweeps, the
+continuous XSR and HIR runs - is one ``run()`` here, from the segment's fio server (_fio_server.py) or the fio_job
+module, with one set of checks.
+
+The job's directory is held as a descriptor, opened level by level from ``/`` (_remote_dir.open_dir); the job file is
+checked as fio reads it (_job_check.py) and against the guard's record of the drive right before fio starts, then
+written relative to that descriptor (never through a link) and read by fio from there (fio works in that directory:
+the job file, its output and its interval logs are bare names in it). While fio runs, its time limit and the wear
+bound are watched here: past its time fio is stopped (TERM, then KILL 30 s later) and the run fails; past the bytes it
+may still write to the device - the device's own write counter (``/sys/dev/block/MAJ:MIN/stat``, sectors written),
+read every WATCH_S - fio is stopped and the run fails as over its wear bound, never recorded as a result.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import stat
+import subprocess
+import time
+
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _job_check
+
+REFUSED = -1
+# fio was stopped because the device had taken the run's remaining wear budget (_WEAR_WORDS in the log says so).
+OVER_BUDGET = -2
+TIMED_OUT, KILLED = 124, 137
+KILL_AFTER_S = 30.0
+WATCH_S = 0.05
+SECTOR = 512
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+OUTPUT_FORMATS = ("json", "json+")
+
+
+def bare(name: object, what: str = "file name") -> str:
+    """``name`` when it is a bare file name of the job's directory (no '/', no leading dot); ValueError otherwise."""
+    if not isinstance(name, str) or not _NAME_RE.match(name):
+        raise ValueError(f"{what} {name!r} is not a file name of the job's directory")
+    return name
+
+
+def status_name(output: str) -> str:
+    return output + ".status"
+
+
+def log_name(output: str) -> str:
+    return output + ".log"
+
+
+def write_file(dirfd: int, name: str, text: str, mode: int = 0o600) -> None:
+    """``name`` in the held directory, replaced whole (a new file renamed into place; never written through a link or
+    into a FIFO someone put there)."""
+    tmp = f".{name}.{os.getpid()}.tmp"
+    try:
+        os.unlink(tmp, dir_fd=dirfd)
+    except FileNotFoundError:
+        pass
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=dirfd)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.rename(tmp, name, src_dir_fd=dirfd, dst_dir_fd=dirfd)
+
+
+def read_file(dirfd: int, name: str, limit: int = 1 << 20) -> str:
+    """A regular file of the held directory (never followed through a link), at most ``limit`` bytes."""
+    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=dirfd)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{name} is not a regular file")
+        data = os.read(fd, limit + 1)
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise ValueError(f"{name} is larger than {limit} bytes")
+    return data.decode("utf-8")
+
+
+def remove(dirfd: int, name: str) -> None:
+    try:
+        os.unlink(name, dir_fd=dirfd)
+    except FileNotFoundError:
+        pass
+
+
+def sectors_written(devnum: str, sys_root: str = "/sys") -> int | None:
+    """The device's count of 512-byte sectors written since boot (the kernel's block statistics), or None."""
+    try:
+        with open(os.path.join(sys_root, "dev", "block", devnum, "stat"), encoding="ascii") as handle:
+            return int(handle.read().split()[6])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def devnum_of(device: str) -> str | None:
+    """major:minor of the block device node ``device``, or None."""
+    try:
+        st = os.stat(device)
+    except OSError:
+        return None
+    return f"{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}" if stat.S_ISBLK(st.st_mode) else None
+
+
+def command(fio: str, request: dict) -> list[str]:
+    """fio's command line, in the job's directory: with ``status_interval_ms`` fio appends a whole status document
+    (counters since the job started) to its output every that many milliseconds, and its final report after them."""
+    argv = [fio, f"--output-format={request['output_format']}", f"--output={request['output']}"]
+    if request.get("status_interval_ms"):
+        argv.append(f"--status-interval={int(request['status_interval_ms'])}ms")
+    argv.append(request["job"])
+    return argv
+
+
+def _status(dirfd: int, output: str, rc: int, start: float, end: float) -> str:
+    line = f"{rc} {start:.6f} {end:.6f}"
+    write_file(dirfd, status_name(output), line + "\n")
+    return line
+
+
+def _refused(dirfd: int, output: str, why: str, clock) -> str:
+    write_file(dirfd, log_name(output), f"fio_job refused the job, nothing was written: {why}\n")
+    now = clock()
+    return _status(dirfd, output, REFUSED, now, now)
+
+
+def run(dirfd: int, request: dict, device: str, refusal, fio: str, sys_root: str = "/sys", popen=subprocess.Popen,
+        clock=time.time, monotonic=time.monotonic, sleep=time.sleep) -> str:
+    """Run one job: check it, write it, run fio on it, watch it; returns the status line written last (``rc start
+    end``; ``rc`` is fio's, REFUSED when the job was not run, OVER_BUDGET when fio was stopped at the wear bound,
+    TIMED_OUT or KILLED when it was stopped at its time limit).
+
+    ``request``: ``job`` and ``output`` (bare names), ``job_text``, ``timeout`` (s, 0 none), ``output_format``,
+    ``status_interval_ms``, ``logs`` (a log prefix whose earlier files go first) and ``max_write_bytes`` (0 none).
+    ``refusal(job_text)``: the guard's answer right before fio starts (None: go).
+    """
+    output = request["output"]
+    stale = [output, status_name(output), log_name(output)]
+    if request.get("logs"):
+        # fio appends to its interval logs: an earlier attempt's must not run into this run's.
+        stale += [name for name in os.listdir(dirfd) if name.startswith(request["logs"] + "_") and name.endswith(".log")]
+    for name in stale:
+        remove(dirfd, name)
+    text = request["job_text"]
+    problem = "; ".join(_job_check.refusals(text, device)) or refusal(text)
+    if problem:
+        return _refused(dirfd, output, problem, clock)
+    write_file(dirfd, request["job"], text)
+    budget = int(request.get("max_write_bytes") or 0)
+    devnum = devnum_of(device) if budget else None
+    first = sectors_written(devnum, sys_root) if devnum else None
+    if budget and first is None:
+        return _refused(dirfd, output, f"the wear bound cannot be watched: no write counter for device {devnum}",
+                        clock)
+    log = os.open(log_name(output), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
+                  dir_fd=dirfd)
+    start = clock()
+    try:
+        with open(os.devnull, "rb") as nothing:
+            # fio works in the held directory: its job file, output and logs are bare names there, reached through
+            # the descriptor, never through the directory's path again.
+            proc = popen(command(fio, request), stdin=nothing, stdout=log, stderr=subprocess.STDOUT,  # pylint: disable=ansible-bad-function
+                         cwd=f"/proc/self/fd/{dirfd}", pass_fds=(dirfd,))
+    finally:
+        os.close(log)
+    rc, why = _watch(proc, float(request.get("timeout") or 0), budget, devnum, first, sys_root, monotonic, sleep)
+    if why:
+        with os.fdopen(os.open(log_name(output), os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC,
+                               dir_fd=dirfd), "a", encoding="utf-8") as handle:
+            handle.write(f"\nfleetqual.pts: {why}\n")
+    return _status(dirfd, output, rc, start, clock())
+
+
+def _watch(proc, timeout: float, budget: int, devnum: str | None, first: int | None, sys_root: str, monotonic,
+           sleep) -> tuple[int, str | None]:
+    """Wait for fio; stop it at its time limit or at the wear bound. Returns (rc, why it was stopped or None)."""
+    started = term_at = monotonic()
+    stopped, why, killed_at = None, None, None
+    while True:
+        rc = proc.poll()
+        if rc is not None:
+            if stopped == "budget":
+                return OVER_BUDGET, why
+            if stopped == "timeout":
+                return (KILLED if killed_at else TIMED_OUT), why
+            return rc, None
+        now = monotonic()
+        if stopped is None and timeout and now - started >= timeout:
+            stopped, why = "timeout", f"fio ran past its time limit of {timeout:g} s and was stopped"
+            proc.send_signal(signal.SIGTERM)
+            term_at = now
+        elif stopped is None and budget:
+            done = sectors_written(devnum, sys_root)
+            if done is not None and (done - first) * SECTOR > budget:
+                stopped = "budget"
+                why = (f"fio was stopped: the device had taken {(done - first) * SECTOR:,} bytes of writes in this fio "
+                       f"run, past the {budget:,} bytes the run's wear bound left for it")
+                proc.send_signal(signal.SIGTERM)
+                term_at = now
+        elif stopped is not None and killed_at is None and now - term_at >= KILL_AFTER_S:
+            proc.kill()
+            killed_at = now
+        sleep(WATCH_S)

@@ -1,0 +1,331 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this plugin util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins!
+
+"""The controller's side of fio on a host: start a segment's fio server (the fio_job module's ``serve``), send it a job
+(one shell command: the request, with the job file's text, renamed into place in the server's directory), wait for
+fio's exit status on the host - sparsely until a second before fio is expected to end, then letting the host watch for
+it every 20 ms - or follow fio's status dumps as they come, fetch its interval logs, stop it. fio's output is parsed
+here. The fio_job action, the segment's round loop (pts_segment) and its preconditioning use this one client; every
+job it sends is run by the host's one runner (module_utils/_pts/_fio_runner.py), which checks it again.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import os
+import shlex
+import time
+
+from ansible.errors import AnsibleConnectionFailure
+from ansible.utils.display import Display
+
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio_runner, _fio_server, _interval
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import FioOutputError, parse
+
+display = Display()
+
+_MAX_CHECK_INTERVAL = 60.0
+# From this long before fio's expected end the host itself watches for fio's exit status, every _CLOSE_STEP_S, and
+# answers as soon as it is there: a round's result is seen within a few hundredths of a second of fio's end, for one
+# command over the connection. Past the expected end by _LATE_S the host looks only every _LATE_STEP_S.
+_CLOSE_S = 1.0
+_CLOSE_STEP_S = 0.02
+_CLOSE_SPAN_S = 5.0
+_LATE_S = 30.0
+_LATE_STEP_S = 0.25
+_LATE_SPAN_S = 30.0
+# The host's answers besides 0 (done): fio still runs, fio is gone without an exit status, the fio server is gone.
+_NOT_YET = 3
+_GONE = 4
+_NO_SERVER = 5
+_LOG_TAIL = 4000
+_REQUEST_ONLY = ("status_interval_ms", "logs", "max_write_bytes")
+
+
+def host_wait_command(started: dict, step: float, span: float) -> str:
+    """A POSIX shell loop for the host: as soon as the detached fio's exit status is there, print it (``rc start end``)
+    and then fio's JSON output (exit 0) or, when fio failed, the end of its messages; else exit 3 after ``span``
+    seconds, or 4 when fio's process is gone without an exit status."""
+    count = max(1, int(span / step)) if step else 1
+    status, output, log = (shlex.quote(str(started[k])) for k in ("status", "output", "log"))
+    pid = int(started["pid"])
+    return (f"n={count}; while :; do "
+            f"if [ -s {status} ]; then read rc t0 t1 <{status}; echo \"$rc $t0 $t1\"; "
+            f"if [ \"$rc\" = 0 ]; then exec cat {output}; else exec tail -c {_LOG_TAIL} {log}; fi; fi; "
+            f"kill -0 {pid} 2>/dev/null || [ -s {status} ] || exit {_GONE}; "
+            f"n=$((n-1)); [ \"$n\" -gt 0 ] || exit {_NOT_YET}; sleep {step or 0.01:g}; done")
+
+
+def outcome(started: dict, text: str, job_text: str | None, timeout: int) -> dict:
+    """The module-shaped result of a finished fio from what the host printed: ``pts_fio`` (parsed on the controller),
+    ``pts_fio_raw``, or the failure with fio's own words."""
+    head, dummy, body = text.partition("\n")
+    try:
+        rc, start, end = head.split()
+        rc, elapsed = int(rc), max(float(end) - float(start), 0.0)
+    except ValueError:
+        return {"failed": True, "msg": f"fio_job: unreadable exit status of {started['job_file']}: {head[:200]!r}"}
+    failure = {"job_file": started["job_file"], "job_text": job_text, "rc": rc, "stderr": body[-_LOG_TAIL:]}
+    if rc == _fio_runner.REFUSED:
+        return dict(failure, failed=True, msg=body.strip() or f"fio_job refused {started['job_file']}")
+    if rc == _fio_runner.OVER_BUDGET:
+        said = body.strip().splitlines()
+        return dict(failure, failed=True, pts_over_budget=True,
+                    msg=f"fio ran past the run's wear bound running {started['job_file']} and was stopped: "
+                        f"{said[-1].removeprefix('fleetqual.pts: ') if said else 'over its wear bound'}")
+    # The runner stops fio at its time limit: 124 after TERM, 137 after KILL; 137 also means someone else killed fio.
+    if timeout and (rc == _fio_runner.TIMED_OUT or (rc == _fio_runner.KILLED and elapsed >= timeout)):
+        return dict(failure, failed=True, msg=f"fio timed out after {timeout} s running {started['job_file']}")
+    if rc != 0:
+        detail = body.strip().splitlines()[-5:]
+        return dict(failure, failed=True,
+                    msg=f"fio exited with rc {rc} running {started['job_file']}: {' | '.join(detail)}")
+    # With --status-interval fio's output is its status documents and then its final report: the last document.
+    found, dummy = _interval.documents(body)
+    try:
+        parsed = parse(found[-1] if len(found) > 1 else body)
+    except (FioOutputError, ValueError, KeyError, TypeError) as exc:
+        return dict(failure, failed=True, msg=f"unusable fio output for {started['job_file']}: {exc}")
+    parsed.update(job_file=started["job_file"], job_text=job_text, elapsed_s=round(elapsed, 3),
+                  command=started.get("command"))
+    wrote = any(job["write"]["io_bytes"] for job in parsed["jobs"])
+    if len(found) > 1:
+        return {"changed": wrote, "pts_fio": parsed, "pts_fio_raw": found[-1], "pts_fio_status": found[:-1]}
+    return {"changed": wrote, "pts_fio": parsed, "pts_fio_raw": body}
+
+
+def _connection_lost(since: float | None, reconnect: float, exc: Exception, doing: str, job_file: str,
+                     detail: str = "") -> tuple[float, dict | None]:
+    """A connection lost while fio runs on the host: when it was first lost, and the drive's result once it has been
+    away for ``reconnect`` seconds (None before: a warning, and the caller tries again)."""
+    since = since or time.monotonic()
+    if time.monotonic() - since >= reconnect:
+        return since, {"unreachable": True, "pts_lost": True,
+                       "msg": f"fio_job: no connection to the host for {reconnect:g} s while {doing} fio "
+                              f"({job_file}{detail}, which may still run there): {exc}"}
+    display.warning(f"fio_job: lost the connection while {doing} {job_file}, retrying: {exc}")
+    return since, None
+
+
+
+class FioClient:
+    """fio on one host through the calling action's connection: ``execute_module`` and ``command`` are that action's
+    ``_execute_module`` and ``_low_level_execute_command``."""
+
+    def __init__(self, execute_module, command):
+        self._execute_module = execute_module
+        self._low_level_execute_command = command
+        # Asked between two looks at the host while fio runs: False stops the wait (the caller's controller is gone).
+        self.wanted = lambda: True
+
+    def start_server(self, task_vars: dict, args: dict, idle_s: float) -> dict:
+        """Start the fio server of a segment's rounds on the host (the module's ``serve``): the module result, with
+        ``pts_fio_server`` (its PID and directory) when it started. ``args`` are the module's, for round 1."""
+        # What only the server's requests take (status dumps, interval logs) is no option of the module.
+        module_args = {k: v for k, v in args.items() if k not in _REQUEST_ONLY}
+        return self._execute_module(module_name="fleetqual.pts.fio_job", module_args=dict(module_args, serve=idle_s),
+                                    task_vars=task_vars)
+
+    def run_round(self, server: dict, args: dict, on_document=None) -> dict:
+        """One round through the segment's fio server: write its job file and the request with one shell command,
+        wait for fio's exit status on the host, and return the module-shaped result (fio's output parsed here).
+
+        With ``status_interval_ms`` in ``args`` fio dumps its status every that many milliseconds; with
+        ``on_document`` the controller reads each new dump as fio writes it (one shell command per dump) and passes its
+        text to ``on_document(text, final)``; the last call has ``final`` True, with fio's final report (or with None
+        when the final report came in an earlier call, before fio's exit status did) - before this returns. What
+        ``on_document`` raises stops fio (cancel) and goes up to the caller."""
+        job_file = args["job_file"]
+        if os.path.dirname(job_file) != server["dir"]:
+            return {"failed": True, "msg": f"fio_job: {job_file} is not in the fio server's directory {server['dir']}"}
+        output = os.path.splitext(job_file)[0] + ".json"
+        timeout = int(float(args.get("timeout") or 0))
+        interval = int(args.get("status_interval_ms") or 0)
+        fields = {"job": os.path.basename(job_file), "output": os.path.basename(output), "timeout": timeout,
+                  "output_format": args.get("output_format") or "json", "status_interval_ms": interval,
+                  "logs": args.get("logs") or "", "max_write_bytes": int(args.get("max_write_bytes") or 0),
+                  "job_text": str(args["job_text"])}
+        where = shlex.quote(os.path.join(server["dir"], _fio_server.REQUEST))
+        stale = " ".join(shlex.quote(p) for p in (output, _fio_server.status_path(output), _fio_server.log_path(output)))
+        # The request (with the job file's text, which the server checks and writes itself) goes over stdin: a job file
+        # of thousands of sections is no command line's size.
+        res = self._low_level_execute_command(
+            f"kill -0 {int(server['pid'])} 2>/dev/null || exit {_NO_SERVER}; "
+            # An earlier attempt's files of this round (a resume of the run) must not be read as this round's.
+            f"rm -f {stale} && cat >{where}.tmp && mv {where}.tmp {where}",
+            in_data=json.dumps(fields).encode("utf-8"))
+        if res.get("rc") == _NO_SERVER:
+            return {"failed": True, "msg": f"fio_job: the fio server of {server['dir']} (PID {server['pid']}) is gone"}
+        if res.get("rc") != 0:
+            return {"failed": True, "msg": f"fio_job: cannot send {job_file} to the host: rc {res.get('rc')}, "
+                                           f"{(res.get('stderr') or '').strip()[:500]}"}
+        started = {"pid": server["pid"], "job_file": job_file, "output": output,
+                   "status": _fio_server.status_path(output), "log": _fio_server.log_path(output)}
+        limit = timeout + 120 if timeout else 86400.0
+        reconnect = float(args.get("reconnect_timeout") or 300)
+        if on_document is not None and interval:
+            final = self._follow(server, started, interval / 1000.0, limit, reconnect, on_document)
+        else:
+            final = self.wait(started, float(args.get("expected_seconds") or 0), limit, reconnect)
+        if "text" not in final:
+            return final
+        found = outcome(started, final["text"], args["job_text"], timeout)
+        if "pts_fio" in found:
+            found["pts_fio"]["command"] = _fio_runner.command("fio", fields)
+        return found
+
+    def _follow(self, server: dict, started: dict, period: float, limit: float, reconnect: float,
+                on_document) -> dict:
+        """Read fio's output as it grows, one shell command per status period: pass each new complete document to
+        ``on_document``; once fio's exit status is there, the rest, the last document as ``final``. Returns what
+        _wait returns (``text``: the exit status line and, when fio succeeded, its whole output)."""
+        offset, pending, last = 0, "", None
+        start = time.monotonic()
+        # fio dumps every period counted from its start, a moment after the request: look a little after each dump.
+        lag = min(0.3, period / 2)
+        looks = 0
+        lost_since = None
+        status, output = shlex.quote(started["status"]), shlex.quote(started["output"])
+        while True:
+            if not self.wanted():
+                self.cancel(server)
+                return {"failed": True, "msg": f"fio_job: stopped following {started['job_file']}: the controller "
+                                               "(ansible-playbook) is gone; its fio was stopped"}
+            if time.monotonic() - start >= limit:
+                self.cancel(server)
+                return {"failed": True, "msg": f"fio_job: fio did not finish within {limit:g} s ({started['job_file']})"}
+            looks += 1
+            time.sleep(max(0.0, start + looks * period + lag - time.monotonic()))
+            try:
+                res = self._low_level_execute_command(
+                    f"kill -0 {int(server['pid'])} 2>/dev/null || [ -s {status} ] || exit {_GONE}; "
+                    f"if [ -s {status} ]; then head -n 1 {status}; else echo running; fi; "
+                    f"tail -c +{offset + 1} {output} 2>/dev/null; exit 0")
+            except AnsibleConnectionFailure as exc:
+                lost_since, gone = _connection_lost(lost_since, reconnect, exc, "following", started["job_file"])
+                if gone:
+                    return gone
+                continue
+            lost_since = None
+            if res.get("rc") == _GONE:
+                return {"failed": True, "msg": f"fio_job: the fio server of {server['dir']} ended without an exit "
+                                               f"status for {started['job_file']}: killed, or the host restarted"}
+            if res.get("rc") != 0:
+                return {"failed": True, "msg": f"fio_job: cannot read the output of {started['job_file']}: rc "
+                                               f"{res.get('rc')}, {(res.get('stderr') or '').strip()[:500]}"}
+            head, dummy, body = (res.get("stdout") or "").partition("\n")
+            offset += len(body.encode())
+            found, pending = _interval.documents(pending + body)
+            done = head.strip() != "running"
+            if done:
+                try:
+                    rc = int(head.split()[0])
+                except (IndexError, ValueError):
+                    rc = -1
+                if rc != 0:
+                    return self._check(started, 0, 0) or {"failed": True, "msg": "fio_job: fio failed"}
+            try:
+                for index, text in enumerate(found):
+                    on_document(text, done and index == len(found) - 1)
+                if done and not found:
+                    # The final report came in an earlier read, before fio's exit status did.
+                    on_document(None, True)
+            except Exception:
+                self.cancel(server)
+                raise
+            last = found[-1] if found else last
+            if done:
+                if last is None:
+                    return {"failed": True, "msg": f"fio_job: fio ended without a final report in {started['output']}"}
+                return {"text": head + "\n" + last}
+
+    def cancel(self, server: dict) -> None:
+        """Stop the fio the server runs (SIGTERM: fio ends its job, writes its output and logs); the server goes on."""
+        try:
+            self._low_level_execute_command(f"pkill -TERM -P {int(server['pid'])} 2>/dev/null; true")
+        except AnsibleConnectionFailure as exc:
+            display.warning(f"fio_job: could not stop the fio of {server['dir']}: {exc}")
+
+    def fetch_logs(self, server: dict, prefix: str) -> dict:
+        """fio's interval logs of a finished run (``<prefix>_<kind>.log`` in the server's directory): {name: text},
+        compressed on the host for the way over. ValueError when the host's answer cannot be read."""
+        if not prefix or "/" in prefix:
+            raise ValueError(f"{prefix!r} is not a log prefix")
+        res = self._low_level_execute_command(
+            f"cd {shlex.quote(server['dir'])} || exit 1; for f in {shlex.quote(prefix)}_*.log; do "
+            "[ -f \"$f\" ] || continue; echo \"#FILE $f\"; gzip -c \"$f\" | base64; done")
+        if res.get("rc") != 0:
+            raise ValueError(f"rc {res.get('rc')}, {(res.get('stderr') or '').strip()[:300]}")
+        files, name, chunks = {}, None, []
+        for line in (res.get("stdout") or "").splitlines() + ["#FILE"]:
+            if line.startswith("#FILE"):
+                if name:
+                    files[name] = gzip.decompress(base64.b64decode("".join(chunks))).decode("utf-8", "replace")
+                name, chunks = line[len("#FILE"):].strip(), []
+            else:
+                chunks.append(line.strip())
+        return files
+
+    def stop_server(self, server: dict) -> None:
+        """The segment is over: the server ends (it would by itself once idle)."""
+        try:
+            self._low_level_execute_command(f"touch {shlex.quote(os.path.join(server['dir'], _fio_server.STOP))}")
+        except AnsibleConnectionFailure as exc:
+            display.warning(f"fio_job: could not stop the fio server of {server['dir']}: {exc}")
+
+    def _check(self, started: dict, step: float, span: float) -> dict | None:
+        """One look at the host (``step``: it watches for up to ``span`` seconds): ``{"text": ...}`` once fio has
+        ended, None while it runs, a failure when it is gone."""
+        res = self._low_level_execute_command(host_wait_command(started, step, span))
+        if res.get("rc") == _NOT_YET:
+            return None
+        if res.get("rc") == _GONE:
+            return {"failed": True, "msg": f"fio_job: fio (PID {started['pid']}) ended without an exit status for "
+                                           f"{started['job_file']}: killed, or the host restarted"}
+        if res.get("rc") != 0:
+            return {"failed": True, "msg": f"fio_job: cannot read the end of {started['job_file']}: rc {res.get('rc')}, "
+                                           f"{(res.get('stderr') or '').strip()[:500]}"}
+        return {"text": res.get("stdout") or ""}
+
+    def wait(self, started: dict, expected: float, limit: float, reconnect: float = 300.0) -> dict:
+        start = time.monotonic()
+        lost_since = None
+        deadline = start + limit
+        expected_end = start + expected
+        interval = 1.0
+        while True:
+            now = time.monotonic()
+            if not self.wanted():
+                return {"failed": True, "msg": f"fio_job: stopped waiting for {started['job_file']}: the controller "
+                                               "(ansible-playbook) is gone"}
+            if now >= deadline:
+                return {"failed": True, "msg": f"fio_job: fio did not finish within {limit:g} s ({started['job_file']}, "
+                                               f"PID {started['pid']} on the host)"}
+            remaining = expected_end - now
+            step = span = 0.0
+            if remaining > _CLOSE_S:
+                time.sleep(max(min(interval, remaining - _CLOSE_S, _MAX_CHECK_INTERVAL), 0.05))
+                interval *= 2
+            elif remaining > -_LATE_S:
+                step, span = _CLOSE_STEP_S, min(_CLOSE_SPAN_S, max(deadline - now, _CLOSE_STEP_S))
+            else:
+                step, span = _LATE_STEP_S, min(_LATE_SPAN_S, max(deadline - now, _LATE_STEP_S))
+            try:
+                found = self._check(started, step, span)
+            except AnsibleConnectionFailure as exc:
+                # fio goes on on the host; look again at the next check, unless the host stays away too long.
+                lost_since, gone = _connection_lost(lost_since, reconnect, exc, "waiting for", started["job_file"],
+                                                    f", PID {started['pid']}")
+                if gone:
+                    return gone
+                time.sleep(1.0)
+                continue
+            lost_since = None
+            if found is not None:
+                return found

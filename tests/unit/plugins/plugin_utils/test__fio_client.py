@@ -1,0 +1,193 @@
+# Copyright (c) 2026, fleetqual.pts contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The fio client: a segment's fio server started by the module, each job sent with one command (the request, with
+the job file's text, over stdin), fio's end waited for on the host, and the host's loop itself (run by /bin/sh)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import pytest
+from ansible.errors import AnsibleConnectionFailure
+
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _fio_runner, _fio_server
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _fio_client
+from ansible_collections.fleetqual.pts.tests.unit.plugins.plugin_utils._fake_fio_host import RAW, STARTED, Host
+
+
+@pytest.fixture
+def clock(fio_clock):
+    return fio_clock
+
+
+@pytest.fixture(autouse=True)
+def display(fio_display):
+    return fio_display
+
+
+def make_client(host: Host) -> _fio_client.FioClient:
+    return _fio_client.FioClient(host.execute_module, host.command)
+
+
+# --- a segment's fio server -------------------------------------------------------------------------------------------
+
+def test_the_wait_stops_once_the_controller_is_gone(clock):
+    client = make_client(Host(clock, finish_at=None))
+    client.wanted = lambda: False  # pts_segment's: its ansible-playbook died and this worker is an orphan
+    found = client.wait(dict(STARTED), 100, 86400)
+    assert found == {"failed": True, "msg": f"fio_job: stopped waiting for {STARTED['job_file']}: the controller "
+                                            "(ansible-playbook) is gone"}
+    assert clock.sleeps == []
+
+
+SERVER = {"pid": 77, "dir": "/var/lib/pts/r1/d1/wsat", "idle_s": 600.0}
+
+
+def round_args(**changes) -> dict:
+    args = {"job_file": "/var/lib/pts/r1/d1/wsat/round-02.fio", "job_text": "[wsat]\nrw=randwrite\n",
+            "expected_seconds": 0.5, "timeout": 60, "reconnect_timeout": 300, "output_format": "json"}
+    args.update(changes)
+    return args
+
+
+def test_the_server_is_started_by_the_module_with_its_idle_time(clock):
+    host = Host(clock, finish_at=None)
+    started = make_client(host).start_server({"x": 1}, round_args(), 900.0)
+    assert host.modules == [dict(round_args(), serve=900.0, _name="fleetqual.pts.fio_job")]
+    assert started["pts_fio_server"] == {"pid": 77, "dir": SERVER["dir"], "idle_s": 900.0}
+
+
+def test_a_round_is_sent_with_one_command_then_waited_for_on_the_host(clock):
+    host = Host(clock, finish_at=1000.6, end=f"0 5.0 5.6\n{RAW}")
+    found = make_client(host).run_round(SERVER, round_args(max_write_bytes=10 ** 9))
+    send, *waits = host.commands
+    assert send.startswith("kill -0 77 2>/dev/null || exit 5; ")
+    # An earlier attempt's files of the round go first: they are never read as this round's.
+    assert ("rm -f /var/lib/pts/r1/d1/wsat/round-02.json /var/lib/pts/r1/d1/wsat/round-02.json.status "
+            "/var/lib/pts/r1/d1/wsat/round-02.json.log && cat >/var/lib/pts/r1/d1/wsat/request.json.tmp") in send
+    # The request, with the job file's text (the server checks it and writes it itself), comes over stdin.
+    request = json.loads(host.stdin[0])
+    assert request == {"job": "round-02.fio", "output": "round-02.json", "timeout": 60, "output_format": "json",
+                       "status_interval_ms": 0, "logs": "", "max_write_bytes": 10 ** 9,
+                       "job_text": "[wsat]\nrw=randwrite\n"}
+    # The request is renamed into place last: the server never reads a half-written one.
+    assert send.endswith("mv /var/lib/pts/r1/d1/wsat/request.json.tmp /var/lib/pts/r1/d1/wsat/request.json")
+    assert "/var/lib/pts/r1/d1/wsat/round-02.json.status" in waits[-1] and "kill -0 77" in waits[-1]
+    assert found["pts_fio"]["elapsed_s"] == 0.6 and found["pts_fio"]["jobs"] == _fio.parse(RAW)["jobs"]
+    assert found["pts_fio"]["command"] == ["fio", "--output-format=json", "--output=round-02.json", "round-02.fio"]
+
+
+def test_a_run_stopped_at_its_wear_bound_fails_in_the_runners_words(clock):
+    end = ("-2 5.0 5.3\nfio: note\n\nfleetqual.pts: fio was stopped: the device had taken 5,242,880 bytes of writes "
+           "in this fio run, past the 4,194,304 bytes the run's wear bound left for it\n")
+    found = make_client(Host(clock, finish_at=1000.3, end=end)).run_round(SERVER, round_args())
+    assert found["failed"] is True and found["pts_over_budget"] is True and "pts_fio" not in found
+    assert found["msg"] == ("fio ran past the run's wear bound running /var/lib/pts/r1/d1/wsat/round-02.fio and was "
+                            "stopped: fio was stopped: the device had taken 5,242,880 bytes of writes in this fio run, "
+                            "past the 4,194,304 bytes the run's wear bound left for it")
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ({"rc": 5, "stdout": "", "stderr": ""}, "fio_job: the fio server of /var/lib/pts/r1/d1/wsat (PID 77) is gone"),
+    ({"rc": 1, "stdout": "", "stderr": "No space left on device\n"},
+     "fio_job: cannot send /var/lib/pts/r1/d1/wsat/round-02.fio to the host: rc 1, No space left on device"),
+])
+def test_a_round_the_server_cannot_take_fails_without_waiting(clock, answer, expected):
+    host = Host(clock, finish_at=None, failures=[answer])
+    assert make_client(host).run_round(SERVER, round_args()) == {"failed": True, "msg": expected}
+    assert len(host.commands) == 1 and clock.sleeps == []
+
+
+def test_a_job_file_outside_the_servers_directory_is_not_sent(clock):
+    host = Host(clock, finish_at=None)
+    found = make_client(host).run_round(SERVER, round_args(job_file="/etc/cron.d/round-02.fio"))
+    assert found["failed"] and "is not in the fio server's directory /var/lib/pts/r1/d1/wsat" in found["msg"]
+    assert host.commands == []
+
+
+def test_stopping_the_server_touches_its_stop_file_and_a_lost_host_is_a_warning(clock, display):
+    host = Host(clock, finish_at=None)
+    client = make_client(host)
+    client.stop_server(SERVER)
+    assert host.commands == ["touch /var/lib/pts/r1/d1/wsat/stop"]
+    host.failures = [AnsibleConnectionFailure("ssh: closed")]
+    client.stop_server(SERVER)
+    (call,) = display.warning.call_args_list
+    assert call.args[0] == "fio_job: could not stop the fio server of /var/lib/pts/r1/d1/wsat: ssh: closed"
+
+
+# --- the host's side of the wait, run by a real shell -----------------------------------------------------------------
+
+def sh(command: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["/bin/sh", "-c", command], capture_output=True, text=True, check=False, timeout=20)
+
+
+def paths(tmp_path, pid: int) -> dict:
+    output = str(tmp_path / "round 01.json")  # a space: every path is quoted
+    return {"pid": pid, "job_file": str(tmp_path / "round 01.fio"), "output": output,
+            "status": _fio_server.status_path(output), "log": _fio_server.log_path(output)}
+
+
+def test_the_host_loop_prints_the_status_and_fios_output(tmp_path):
+    started = paths(tmp_path, os.getpid())
+    with open(started["output"], "w", encoding="utf-8") as handle:
+        handle.write(RAW)
+    with open(started["status"], "w", encoding="utf-8") as handle:
+        handle.write("0 10.5 12.75\n")
+    done = sh(_fio_client.host_wait_command(started, 0.02, 1.0))
+    assert done.returncode == 0 and done.stdout == f"0 10.5 12.75\n{RAW}"
+    found = _fio_client.outcome(started, done.stdout, "[x]\n", 0)
+    assert found["pts_fio"]["elapsed_s"] == 2.25 and found["pts_fio_raw"] == RAW
+
+
+def test_the_host_loop_prints_the_end_of_fios_messages_when_it_failed(tmp_path):
+    started = paths(tmp_path, os.getpid())
+    with open(started["log"], "w", encoding="utf-8") as handle:
+        handle.write("x" * 10_000 + "\nfio: pid=1, err=5/file:io_u.c:1889, func=io_u error, error=Input/output error\n")
+    with open(started["status"], "w", encoding="utf-8") as handle:
+        handle.write("1 10.0 11.0\n")
+    done = sh(_fio_client.host_wait_command(started, 0.02, 1.0))
+    assert done.returncode == 0 and len(done.stdout) == len("1 10.0 11.0\n") + 4000
+    found = _fio_client.outcome(started, done.stdout, None, 0)
+    assert found["failed"] and found["msg"].endswith("error=Input/output error")
+
+
+def test_the_host_loop_says_not_yet_while_fio_runs_and_gone_when_it_vanished(tmp_path):
+    running = paths(tmp_path, os.getpid())  # this test's process stands for a running fio
+    assert sh(_fio_client.host_wait_command(running, 0.01, 0.05)).returncode == 3
+    gone = paths(tmp_path, 2 ** 22 + 1)  # above pid_max's largest value: no such process
+    assert sh(_fio_client.host_wait_command(gone, 0.01, 0.05)).returncode == 4
+    assert sh(_fio_client.host_wait_command(running, 0, 0)).returncode == 3  # a single look
+
+
+def test_a_server_round_on_disk_is_read_by_the_host_loop_as_the_action_expects(tmp_path):
+    """The runner's status file (_fio_runner.run) and the client's wait (host_wait_command, outcome) agree."""
+    class Fio:
+        def __init__(self, argv, stdin, stdout, stderr, cwd, pass_fds):
+            output = next(a.split("=", 1)[1] for a in argv if a.startswith("--output="))
+            with open(os.path.join(cwd, output), "w", encoding="utf-8") as handle:
+                handle.write(RAW)
+
+        @staticmethod
+        def poll():
+            return 0
+
+    job_text = "[global]\nfilename=/dev/loop9\n\n[r3]\nrw=randread\n"
+    request = {"job": "round-03.fio", "output": "round-03.json", "timeout": 0, "output_format": "json",
+               "job_text": job_text}
+    dirfd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        _fio_runner.run(dirfd, request, "/dev/loop9", lambda text: None, "fio", popen=Fio,
+                        clock=iter([50.0, 53.5]).__next__)
+    finally:
+        os.close(dirfd)
+    output = str(tmp_path / "round-03.json")
+    started = {"pid": os.getpid(), "job_file": str(tmp_path / "round-03.fio"), "output": output,
+               "status": _fio_server.status_path(output), "log": _fio_server.log_path(output)}
+    done = sh(_fio_client.host_wait_command(started, 0.02, 1.0))
+    found = _fio_client.outcome(started, done.stdout, job_text, 0)
+    assert found["changed"] is True and found["pts_fio"]["elapsed_s"] == 3.5
+    assert (tmp_path / "round-03.fio").read_text() == job_text
