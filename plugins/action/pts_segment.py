@@ -147,7 +147,6 @@ class ActionModule(ActionBase):
         finally:
             if self._server:
                 self._fio.stop_server(self._server)
-            self._fio.cleanup()
         result.update(changed=True, pts_segment={
             "dir": segment_dir, "rounds": state["round"] - 1, "stop": True, "reason": state["reason"],
             "steady": (payload or {}).get("steady")})

@@ -53,9 +53,12 @@ def take_request(dirfd: int) -> dict | None:
     try:
         text = _fio_runner.read_file(dirfd, REQUEST, MAX_REQUEST_BYTES)
     except FileNotFoundError:
+        # Nothing is removed: the controller may be renaming its request into place right now.
         return None
-    finally:
+    except (OSError, ValueError, UnicodeDecodeError):
         _fio_runner.remove(dirfd, REQUEST)
+        raise
+    _fio_runner.remove(dirfd, REQUEST)
     request = json.loads(text)
     if not isinstance(request, dict):
         raise ValueError("the request is not a JSON object")

@@ -198,3 +198,19 @@ def test_a_refused_request_is_recorded_and_the_server_goes_on(tmp_path, held):
     assert ended == "idle" and runs.requests == []
     assert "'/etc/passwd' is not a file name" in read(tmp_path / "request.refused")
     assert sorted(os.listdir(tmp_path)) == ["request.refused", "round-01.json.log", "round-01.json.status"]
+
+
+def test_a_request_renamed_into_place_just_after_a_look_that_found_none_is_kept(tmp_path, held, monkeypatch):
+    # The server looks (no request yet); the controller's mv lands right then: the next look must still find it.
+    real = _fio_server._fio_runner.read_file
+
+    def read_then_arrive(dirfd, name, limit):
+        try:
+            return real(dirfd, name, limit)
+        finally:
+            put_request(str(tmp_path))
+
+    monkeypatch.setattr(_fio_server._fio_runner, "read_file", read_then_arrive)
+    assert _fio_server.take_request(held) is None
+    monkeypatch.setattr(_fio_server._fio_runner, "read_file", real)
+    assert _fio_server.take_request(held)["job"] == "round-01.fio"
