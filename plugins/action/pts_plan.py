@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import os
 
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
@@ -14,8 +13,8 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _wear
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _inputs
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._plan import build_plan
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import (_concurrency, _progress, _resume, _results,
-                                                                    _role_inputs, _run, _run_steps)
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import (_concurrency, _identity, _progress, _resume,
+                                                                    _results, _role_inputs, _run, _run_steps)
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._raid import validate_arrays
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._acceptance import matching_rule
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._acceptance import validate_rules
@@ -33,9 +32,6 @@ ALIASES = {
     "pts_run_wear_budget_pct": "pts_wear_budget_pct",
 }
 
-# pts_plan's steps that have actions of their own now: run with a deprecation warning until 3.0.0.
-MOVED = {"fix_run": "fleetqual.pts.pts_run_start", "lock": "fleetqual.pts.pts_run_lock"}
-
 
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
@@ -46,9 +42,9 @@ class ActionModule(ActionBase):
         task_vars = task_vars or {}
         dummy, args = self.validate_argument_spec(
             argument_spec=dict(
-                fix_run=dict(type="bool", default=False),
                 variables=dict(type="dict"),
                 devices=dict(type="list", elements="dict", default=[]),
+                guarded=dict(type="dict", default={}),
                 # raw: a malformed pts_devices is refused below under its own name, not as this option's.
                 listed=dict(type="raw", default=[]),
                 acceptance=dict(type="raw", default=[]),
@@ -58,26 +54,17 @@ class ActionModule(ActionBase):
                     host=dict(type="str", required=True),
                     allow_changed_settings=dict(type="raw", default=False),
                 )),
-                lock=dict(type="bool", default=False),
                 context=dict(type="dict", default={}),
             ),
         )
-        for option, action in MOVED.items():
-            if args[option]:
-                display.deprecated(f"pts_plan's {option} option: use the {action} action instead", version="3.0.0",
-                                   collection_name="fleetqual.pts")
-        if args["fix_run"]:
-            try:
-                fixed = _run_steps.start(task_vars, self._templar.template, self._loader, bool(self._task.check_mode))
-            except _run_steps.StepRefused as exc:
-                raise AnsibleActionFail(f"pts_plan: {exc}") from None
-            result.update(changed=False, **fixed)
-            return result
         # Unless given, every input the task sees: the options of the pts_run role's argument spec.
         variables = args["variables"] if args["variables"] is not None else \
             _role_inputs.collect(task_vars, self._templar.template)
         try:
             listed = _inputs.devices(args["listed"])
+            moved = _identity.guarded_refusals(args["devices"], args["guarded"])
+            if moved:
+                raise PlanError(f"pts_devices: {'; '.join(moved)}; nothing was written")
             plan = build_plan(variables, args["devices"])
             plan["acceptance"] = validate_rules(args["acceptance"])
             plan["fleet"] = _run.fleet_settings(variables)
@@ -94,11 +81,6 @@ class ActionModule(ActionBase):
             given = resume.get("run_id") or (args["context"] or {}).get("run_id") or _run_steps.setting("run_id")
             run_id = _run_steps.checked_run_id(given, self._loader)
             results_dir = _run_steps.results_root(resume.get("results_dir"), task_vars, self._templar.template)
-            if run_id and args["lock"]:
-                taken = _run_steps.lock(os.path.join(results_dir, run_id), run_id, resume.get("host"),
-                                        task_vars.get("ansible_play_hosts_all") or [], bool(self._task.check_mode),
-                                        "pts_plan")
-                result.update(taken)
         except _run_steps.StepRefused as exc:
             raise AnsibleActionFail(f"pts_plan: {exc}") from None
         if resume and run_id and results_dir:

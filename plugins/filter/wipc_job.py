@@ -7,7 +7,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 name: wipc_job
 short_description: The preconditioning fio job file of a guarded device, from checked values only
-version_added: 2.1.0
+version_added: 3.0.0
 description:
   - Renders the collection's preconditioning job file (SNIA PTS workload-independent preconditioning, or the
     Myce/OakGate timed 4k random writes) for the device given as input, in a sandbox, from the options alone - no

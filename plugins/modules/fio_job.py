@@ -112,7 +112,7 @@ options:
         task fails - the run is never recorded as a result.
     type: int
     default: 0
-    version_added: 2.1.0
+    version_added: 3.0.0
   device:
     description:
       - The block device the guard passed. The job is refused unless every C(filename=) in the job file is this

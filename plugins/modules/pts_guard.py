@@ -102,20 +102,20 @@ options:
         O(run_id); every write of the collection needs that record.
     type: bool
     default: false
-    version_added: 2.1.0
+    version_added: 3.0.0
   hold_timeout:
     description: Seconds a holder may take to start or stop.
     type: float
     default: 15
-    version_added: 2.1.0
+    version_added: 3.0.0
   remote_dir:
     description: The run's directory on the host (C(pts_run_remote_dir)), checked and made before anything is held.
     type: path
-    version_added: 2.1.0
+    version_added: 3.0.0
   ioengine:
     description: The fio ioengine the run uses (C(pts_run_ioengine)); the host's fio must load it.
     type: str
-    version_added: 2.1.0
+    version_added: 3.0.0
 """
 
 EXAMPLES = r"""
@@ -208,7 +208,7 @@ pts_guard:
         - With O(hold=true), the run's hold on the drive - C(pid), C(start_time), C(run_id), C(token), C(devnum),
           C(lock) - and C(record), the path of the guard's record on the host.
       type: dict
-      version_added: 2.1.0
+      version_added: 3.0.0
     signatures:
       description: Signatures found on the drive and its partitions (C(wipefs) device, offset, type).
       type: list

@@ -45,17 +45,10 @@ attributes:
   diff_mode:
     support: none
 options:
-  fix_run:
-    description:
-      - Deprecated, to be removed in 3.0.0 - use M(fleetqual.pts.pts_run_start), which this runs (with a deprecation
-        warning) and returns as it does. Nothing else is validated or planned.
-    type: bool
-    default: false
-    version_added: 2.0.0
   variables:
     description:
       - The C(pts_run_*) variables by name, for example C(pts_run_max_rounds), so errors name what the
-        operator set. Required unless O(fix_run=true).
+        operator set. Unless given, the task's own variables by those names.
       - C(pts_run_wear_budget_pct) is the wear budget in % of a drive's remaining rated life, above 0 and at most
         100 (default 5).
     type: dict
@@ -64,6 +57,14 @@ options:
     type: list
     elements: dict
     default: []
+  guarded:
+    description:
+      - The guard's verdicts of the drives it passed, by listed path (C(pts_guard_passed)). A drive that identify read
+        on one device and the guard passed on another (a path that came to point elsewhere in between) is refused, so
+        the plan, the drive's identity and its report always name the device that is tested.
+    type: dict
+    default: {}
+    version_added: 3.0.0
   listed:
     description:
       - The drives listed for the host (C(pts_devices)), recorded so a fleet summary knows what to expect.
@@ -117,12 +118,6 @@ options:
             changes are recorded with the plan. A YAML boolean; a string is refused.
         type: raw
         default: false
-  lock:
-    description:
-      - Deprecated, to be removed in 3.0.0 - use M(fleetqual.pts.pts_run_lock), which this runs (with a deprecation
-        warning) for O(resume.host) after validating, and returns as it does.
-    type: bool
-    default: false
   context:
     description: Labels returned unchanged as RV(pts_context) for the report callback.
     type: dict
@@ -168,7 +163,7 @@ pts_plan:
       description:
         - Per drive and test, the segments (purge-to-stop units) with their combinations and DVs, notes, whether
           the run already finished the test (C(done)), the estimated wall time (min/max s), and the record every
-          round file of the test keeps of how it was run (C(round_settings), since 2.1.0).
+          round file of the test keeps of how it was run (C(round_settings), since 3.0.0).
         - Per drive, C(wear) - the upper bound of the bytes the run writes (C(estimated_bytes), per test by part -
           purge, precondition, rounds), the rate bound and its source, and C(judged). When judged, the rated
           endurance and its basis, the percentage used and its source, the remaining life, C(use_pct) (the share of
@@ -188,23 +183,6 @@ pts_plan:
       description: Settings changed on resume with O(resume.allow_changed_settings=true), each with when.
       type: list
       elements: dict
-pts_run_id:
-  description: The run's id (O(fix_run=true), deprecated).
-  returned: with O(fix_run=true)
-  type: str
-  version_added: 2.0.0
-pts_run_lock_note:
-  description: What the run lock did when it was not simply taken (a stale lock taken over).
-  returned: when a stale lock was found
-  type: str
-pts_run_token:
-  description:
-    - The run's token, kept in the run's results directory (C(.pts-run-token)), created with it. The drive holders
-      carry it beside the run id (O(fleetqual.pts.pts_drive_hold#module:run_token)), so another run that chose the
-      same run id never takes over or releases this run's holds. Null under C(--check) before the run directory
-      exists.
-  returned: with O(lock=true) (deprecated)
-  type: str
 pts_context:
   description: The O(context) given, unchanged.
   returned: success

@@ -7,7 +7,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: pts_run_lock
 short_description: Lock one host's part of a PTS run's results for this ansible-playbook
-version_added: 2.1.0
+version_added: 3.0.0
 description:
   - Takes the lock of O(host) in the run's results directory (C(.pts-host-<host>.lock)) for the C(ansible-playbook)
     process running the task, so a second live run of the same run id and host refuses before anything, naming the

@@ -7,7 +7,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: pts_run_start
 short_description: Fix a PTS run's id and results directory, once for every host
-version_added: 2.1.0
+version_added: 3.0.0
 description:
   - The first step of a run, once, before any host - the run's id is the C(pts_run_id) variable (C(-e) or the
     inventory), else the C(PTS_RUN_ID) environment variable, else the P(fleetqual.pts.pts_report#callback) callback's

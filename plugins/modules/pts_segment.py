@@ -12,9 +12,15 @@ description:
   - One task runs all the rounds of one segment of a test (a test, or one block size of throughput, one part of a
     sweep) until its stop rule holds - steady state over every DV (as M(fleetqual.pts.steady_state)), bytes written or
     hours passed (write saturation), the rows of a sweep and a demand ramp's misses, or a group's samples.
-  - For each round it renders the round's fio job file from the role's template O(template) (the template sees the
-    round as C(pts_round.number) and, in a sweep, its row as C(pts_round.row)), runs it on the host through
-    M(fleetqual.pts.fio_job) (detached, every write re-checked against the guard's record O(expect)), writes the round
+  - First, what the plan puts before the segment's rounds - with O(first), the test's purge and preconditioning; the
+    segment's own when the test purges every segment: M(fleetqual.pts.pts_purge) on the host, and the preconditioning
+    (SNIA PTS WIPC at the plan's block size and capacity multiple, or the Myce/OakGate timed 4k random writes) as one
+    fio run like a round's, each filed where its test's rounds go.
+  - For each round it renders the round's fio job file from the collection's template (C(roles/pts_run/templates/))
+    in a sandbox, from O(test), O(segment) and O(settings) alone - never from play variables - and checks it as fio
+    reads it; runs it on the host through the segment's fio server (M(fleetqual.pts.fio_job)'s one runner: the job
+    file checked again and written relative to the job directory, every write re-checked against the guard's record
+    of the device on the host, the wear bound watched while fio runs); writes the round
     on the controller under O(run_dir) - C(round-NN.json) with the stop rule's verdict after it, its job file and
     fio's own output, atomically - judges the rule and prints one line through ansible-core's display (which every
     stdout callback shows, AWX's included) with the round's DVs and steady-state figures. The next round starts only
@@ -66,14 +72,31 @@ options:
         and the drive's C(capacity) in bytes (a sequential stream's wrap-around).
       - C(max_write_bytes) - the plan's upper bound of what the run writes to the drive, on which its wear budget was
         judged. Counting what fio wrote in every round and preconditioning of the run on disk, the segment stops (and
-        fails, with the figures) before a round that would pass it - a drive faster than the rule's C(rated_write_mb_s)
-        cannot write past its budget. C(0) - no bound.
+        fails, with the figures) before a round that would pass it, and every fio run (round 1, an XSR group, the
+        preconditioning included) is handed what is left: the host stops fio once the device's own write counter
+        passes it, and the test fails - a drive faster than the rule's C(rated_write_mb_s) cannot write past its
+        budget. C(0) - no bound.
     type: dict
     default: {}
-  template:
-    description: The round's job file template, a file in the role's C(templates/).
-    type: str
-    default: round.fio.j2
+  settings:
+    description:
+      - The plan's settings (C(pts_run_plan.settings)), validated by P(fleetqual.pts.pts_plan#module) - C(ioengine),
+        C(rate_iops), C(purge_method), C(allow_destroy) and the preconditioning's C(wipc_block_size),
+        C(wipc_capacity_multiple), C(wipc_iodepth), C(wipc_min_bytes_per_second). The job files are rendered from
+        them and the test's plan record alone.
+    type: dict
+    required: true
+    version_added: 3.0.0
+  first:
+    description: Whether this is the test's first segment, before which the test's own purge and preconditioning run.
+    type: bool
+    default: true
+    version_added: 3.0.0
+  host_dir:
+    description: The drive's directory of this run on the host (the purge keeps an ATA password there, if one is set).
+    type: path
+    required: true
+    version_added: 3.0.0
   job_dir:
     description: Where each round's job file C(round-NN.fio) and fio's output go on the host.
     type: path

@@ -62,3 +62,19 @@ _PLACEHOLDERS = {("vendor", "Linux"), ("model", "loop device"), ("model", "zram"
 def placeholder(drive: dict, field: str) -> bool:
     """Is this identity field a placeholder of a virtual device rather than something a drive reported?"""
     return (field, drive.get(field)) in _PLACEHOLDERS and drive.get("interface") in ("loop", "zram", "virtio", None)
+
+
+def guarded_refusals(devices: list[dict], guarded: dict) -> list[str]:
+    """Drives that identify read on one device and the guard passed on another - a path that came to point elsewhere
+    between the two: its identity, plan and report would name a device that is not the one tested. ``guarded``:
+    listed path -> the guard's verdict (pts_guard_passed)."""
+    found = []
+    for device in devices:
+        verdict = guarded.get(device.get("path")) if isinstance(guarded, dict) else None
+        if not isinstance(verdict, dict):
+            continue
+        if verdict.get("resolved") != device.get("resolved"):
+            found.append(f"{device.get('key')}: {device.get('path')} was {device.get('resolved')} when it was identified "
+                         f"and {verdict.get('resolved')} when the guard passed it: the path changed in between; run "
+                         "again once it points at one device")
+    return found

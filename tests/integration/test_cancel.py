@@ -16,7 +16,7 @@ import time
 
 import pytest
 import yaml
-from conftest import BIN, ROOT, LoopDevice, assert_exit_matches_fleet, assert_nothing_held, holders, playbook_env
+from conftest import BIN, ROOT, LoopDevice, assert_exit_matches_fleet, assert_nothing_held, devnum, holders, playbook_env
 
 WSAT = {"pts_allow_destroy": True, "pts_profile": "quick", "pts_tests": ["wsat"], "pts_fleet_fail_on": [],
         "pts_run_wsat_round_seconds": 1, "pts_run_rate_iops": 200, "pts_run_wsat_max_hours": 0.004,
@@ -36,17 +36,27 @@ def drive(tmp_path):
 
 
 def run_fio(tmp_path) -> list[int]:
-    """fio processes of the run on this machine (their job files are under the run's remote directory)."""
+    """fio processes of the run on this machine: each works in a job directory under the run's remote directory."""
     found = []
+    remote = str(tmp_path / "remote") + "/"
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as handle:
                 args = handle.read().split(b"\0")
+            cwd = os.readlink(f"/proc/{pid}/cwd")
         except OSError:
             continue
-        if args and os.path.basename(args[0]) == b"fio" and any(str(tmp_path / "remote").encode() in a for a in args):
+        if args and os.path.basename(args[0]) == b"fio" and cwd.startswith(remote):
             found.append(int(pid))
     return found
+
+
+def job_dir(tmp_path) -> str:
+    """The directory the cancelled run's fio server works in."""
+    for folder, dummy, files in os.walk(tmp_path / "remote"):
+        if "server.pid" in files:
+            return folder
+    raise AssertionError("no fio server directory under the run's remote directory")
 
 
 def cancel_mid_round(tmp_path, inventory: str, run_id: str, sig: int) -> None:
@@ -75,6 +85,8 @@ def test_a_cancelled_run_is_released_with_its_run_id_alone(drive):
     cancel_mid_round(tmp_path, inventory, "cancel-1", signal.SIGINT)
     assert holders(device.path), "the cancelled run's hold should still be on the drive until it is released"
     shutil.rmtree(tmp_path / "results")  # the job's directory is gone (AWX deleted it)
+    # An administrator looking around in a job directory (a shell, a tail): not the run's, never stopped.
+    admin = subprocess.Popen(["sleep", "600"], cwd=job_dir(tmp_path))
     proc = subprocess.run([os.path.join(BIN, "ansible-playbook"), "playbooks/release.yml", "-i", inventory, "-e",
                            "pts_run_id=cancel-1", "-e", f"pts_run_remote_dir={tmp_path / 'remote'}"], cwd=ROOT,
                           env=playbook_env(tmp_path), capture_output=True, text=True, timeout=300, check=False)
@@ -83,6 +95,11 @@ def test_a_cancelled_run_is_released_with_its_run_id_alone(drive):
     assert "freed 1 drive(s)" in output and device.path in output
     assert_nothing_held(device)
     assert run_fio(tmp_path) == []
+    assert admin.poll() is None, "release stopped a process that is not the run's"
+    admin.kill()
+    admin.wait()
+    # The guard's records of the run's drives went with their holds.
+    assert not [n for n in os.listdir("/run/fleetqual-pts") if n == "guard-{}-{}.json".format(*devnum(device.path).split(":"))]
 
 
 def test_a_cancelled_run_is_finished_by_a_resume_of_its_run_id(drive):

@@ -14,6 +14,7 @@ import re
 from unittest.mock import MagicMock
 
 import pytest
+from ansible.errors import AnsibleActionFail
 
 from ansible_collections.fleetqual.pts.plugins.action import pts_plan, pts_run_lock, pts_run_start
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _run_lock, _run_steps
@@ -194,23 +195,37 @@ def test_lock_and_start_refuse_a_run_id_that_is_not_one_directory_name(settings,
     assert not os.path.exists(tmp_path / "results")
 
 
-# --- pts_plan's deprecated options ------------------------------------------------------------------------------------
+# --- pts_plan's removed options --------------------------------------------------------------------------------------
 
-def test_pts_plans_deprecated_options_still_fix_and_lock_the_run_with_a_warning(settings, tmp_path, monkeypatch):
-    display = MagicMock()
-    monkeypatch.setattr(pts_plan, "display", display)
-    fixed = run({"fix_run": True}, {"pts_run_id": "it-1"}, action=pts_plan)
-    assert fixed["pts_run_dir"] == str(tmp_path / "results" / "it-1")
-    variables = {"pts_run_tests": ["iops"], "pts_run_profile": "quick", "pts_run_window": 5,
-                 "pts_run_max_data_excursion_pct": 20, "pts_run_max_slope_excursion_pct": 10}
-    locked = run({"variables": variables, "lock": True, "resume": {"run_id": "it-1", "host": "h1"}}, action=pts_plan)
-    assert len(locked["pts_run_token"]) == 32 and locked["pts_plan"]["run_id"] == "it-1"
-    assert _run_lock.read(str(tmp_path / "results" / "it-1"), host="h1")["pid"] == os.getppid()
-    warned = [c.args[0] for c in display.deprecated.call_args_list]
-    assert warned == ["pts_plan's fix_run option: use the fleetqual.pts.pts_run_start action instead",
-                      "pts_plan's lock option: use the fleetqual.pts.pts_run_lock action instead"]
-    assert all(c.kwargs == {"version": "3.0.0", "collection_name": "fleetqual.pts"}
-               for c in display.deprecated.call_args_list)
+@pytest.mark.parametrize("option", ["fix_run", "lock"])
+def test_pts_plans_removed_options_are_refused(settings, option):
+    with pytest.raises(AnsibleActionFail, match=f"Unsupported parameters .*: {option}"):
+        run({option: True, "variables": {}}, action=pts_plan)
+
+
+# --- extra variables that would replace the run's own state -----------------------------------------------------------
+
+@pytest.mark.parametrize("given, refused", [
+    ({"pts_guard_passed": {}}, "pts_guard_passed"),
+    ({"__pts_run_steps": {}, "pts_run_plan": {}}, "__pts_run_steps, pts_run_plan"),
+    ({"pts_precondition_ioengine": "libaio"}, "pts_precondition_ioengine"),
+    ({"pts_raid_passed": {}, "pts_identify_devices": []}, "pts_identify_devices, pts_raid_passed"),
+])
+def test_the_run_refuses_extra_variables_that_would_replace_its_own_state(settings, monkeypatch, tmp_path, given,
+                                                                         refused):
+    monkeypatch.setattr(_run_steps, "load_extra_vars", lambda loader: dict(given, pts_run_id="it-9"))
+    message = fail_message({}, {"pts_run_id": "it-9"}, action=pts_run_start)
+    plural = "s" if "," in refused else ""
+    assert message.startswith(f"pts_run_start: the extra variable{plural} {refused} would replace what the run "
+                              "decides itself"), message
+    assert message.endswith("nothing was written") and not os.path.exists(tmp_path / "results")
+
+
+def test_documented_inputs_are_no_internal_state(settings, monkeypatch):
+    given = {"pts_purge_method": "discard", "pts_precondition_block_size": "1m", "pts_run_ioengine": "io_uring",
+             "pts_devices": [], "pts_run_id": "it-9"}
+    monkeypatch.setattr(_run_steps, "load_extra_vars", lambda loader: given)
+    assert run({}, {"pts_run_id": "it-9"}, action=pts_run_start)["pts_run_id"] == "it-9"
 
 
 def test_without_a_host_the_whole_run_is_locked(settings, tmp_path):
