@@ -221,7 +221,7 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _hold, _signatures
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._guard import recheck
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio_runner, _fio_server, _job_check, _remote_dir, _run_io
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio_runner, _job_check, _remote_dir, _run_io
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import FioOutputError, parse
 
 
@@ -265,7 +265,7 @@ def _detached(directory_fd: int, argv_run, pidfile_ids: tuple[str, str]) -> int:
         for fd in (0, 1, 2):
             os.dup2(nothing, fd)
         state = _hold.process_state(os.getpid())
-        _fio_server.write_pidfile(directory_fd, os.getpid(), state[1] if state else None, *pidfile_ids)
+        _fio_runner.write_pidfile(directory_fd, os.getpid(), state[1] if state else None, *pidfile_ids)
         os.write(writer, f"{os.getpid()}\n".encode())
         os.close(writer)
         argv_run(directory_fd)
@@ -343,14 +343,14 @@ def main() -> None:
         # An earlier attempt's server of this directory (a run cancelled mid-segment, resumed): one server per
         # directory.
         _run_io.stop(_run_io.processes([directory]))
-        for name in (_fio_server.REQUEST, _fio_server.STOP):
+        for name in (_fio_runner.REQUEST, _fio_runner.STOP):
             _fio_runner.remove(dirfd, name)
         if params["detach"] and not params["serve"]:
-            _fio_runner.write_file(dirfd, _fio_server.REQUEST, json.dumps(request))
+            _fio_runner.write_file(dirfd, _fio_runner.REQUEST, json.dumps(request))
         idle = params["serve"] or 60.0
 
         def serving(held: int) -> None:
-            _fio_server.serve(held, device, refusal, fio, idle, once=not params["serve"])
+            _fio_runner.serve(held, device, refusal, fio, idle, once=not params["serve"])
 
         try:
             pid = _detached(dirfd, serving, ids)
@@ -364,7 +364,7 @@ def main() -> None:
         module.exit_json(changed=True, pts_fio_started=started, pts_context=context)
 
     started = time.monotonic()
-    line = _fio_runner.run(dirfd, request, device, refusal, fio)
+    line = _fio_runner.run_job(dirfd, request, device, refusal, fio)
     elapsed = time.monotonic() - started
     rc = int(line.split()[0])
     failure = dict(job_file=job_file, job_text=job_text, rc=rc, pts_context=context)

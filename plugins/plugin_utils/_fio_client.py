@@ -25,7 +25,7 @@ import time
 from ansible.errors import AnsibleConnectionFailure
 from ansible.utils.display import Display
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio_runner, _fio_server, _interval
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio_runner, _interval
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import FioOutputError, parse
 
 display = Display()
@@ -151,8 +151,8 @@ class FioClient:
                   "output_format": args.get("output_format") or "json", "status_interval_ms": interval,
                   "logs": args.get("logs") or "", "max_write_bytes": int(args.get("max_write_bytes") or 0),
                   "job_text": str(args["job_text"])}
-        where = shlex.quote(os.path.join(server["dir"], _fio_server.REQUEST))
-        stale = " ".join(shlex.quote(p) for p in (output, _fio_server.status_path(output), _fio_server.log_path(output)))
+        where = shlex.quote(os.path.join(server["dir"], _fio_runner.REQUEST))
+        stale = " ".join(shlex.quote(p) for p in (output, _fio_runner.status_name(output), _fio_runner.log_name(output)))
         # The request (with the job file's text, which the server checks and writes itself) goes over stdin: a job file
         # of thousands of sections is no command line's size.
         res = self._low_level_execute_command(
@@ -166,7 +166,7 @@ class FioClient:
             return {"failed": True, "msg": f"fio_job: cannot send {job_file} to the host: rc {res.get('rc')}, "
                                            f"{(res.get('stderr') or '').strip()[:500]}"}
         started = {"pid": server["pid"], "job_file": job_file, "output": output,
-                   "status": _fio_server.status_path(output), "log": _fio_server.log_path(output)}
+                   "status": _fio_runner.status_name(output), "log": _fio_runner.log_name(output)}
         limit = timeout + 120 if timeout else 86400.0
         reconnect = float(args.get("reconnect_timeout") or 300)
         if on_document is not None and interval:
@@ -275,7 +275,7 @@ class FioClient:
     def stop_server(self, server: dict) -> None:
         """The segment is over: the server ends (it would by itself once idle)."""
         try:
-            self._low_level_execute_command(f"touch {shlex.quote(os.path.join(server['dir'], _fio_server.STOP))}")
+            self._low_level_execute_command(f"touch {shlex.quote(os.path.join(server['dir'], _fio_runner.STOP))}")
         except AnsibleConnectionFailure as exc:
             display.warning(f"fio_job: could not stop the fio server of {server['dir']}: {exc}")
 

@@ -6,8 +6,8 @@
 # Do not use this from other collections or standalone plugins/modules!
 
 """The one road to fio on a host: every fio the collection starts - preconditioning, every round, the sweeps, the
-continuous XSR and HIR runs - is one ``run()`` here, from the segment's fio server (_fio_server.py) or the fio_job
-module, with one set of checks.
+continuous XSR and HIR runs - is one ``run_job()`` here, run by a segment's fio server (``serve()``) or by the fio_job
+module itself, with one set of checks.
 
 The job's directory is held as a descriptor, opened level by level from ``/`` (_remote_dir.open_dir); the job file is
 checked as fio reads it (_job_check.py) and against the guard's record of the drive right before fio starts, then
@@ -16,10 +16,21 @@ the job file, its output and its interval logs are bare names in it). While fio 
 bound are watched here: past its time fio is stopped (TERM, then KILL 30 s later) and the run fails; past the bytes it
 may still write to the device - the device's own write counter (``/sys/dev/block/MAJ:MIN/stat``, sectors written),
 read every WATCH_S - fio is stopped and the run fails as over its wear bound, never recorded as a result.
+
+A segment's fio server is one small process that runs each job when the controller asks. The fio_job module starts it
+once per segment, detached (a session of its own, working in the segment's job directory, which it holds). For each
+job the controller writes a request (``request.json``, renamed into place) carrying the job file's text; the server
+takes it, runs it (``run_job``) and writes fio's exit status with its start and end times (``<output>.status``,
+written last) - or, when a check refuses, ``-1`` and the reason in ``<output>.log``. The server does nothing on its own:
+it ends when the controller says so (``stop``), after its one job (``once``), or after ``idle_s`` without a request (a
+controller that went away), never in the middle of a job. Its pidfile (``server.pid``, root's, in its directory) names
+its PID, start time, run id and run token: a release of the run finds it there, proves it by its start time and
+working directory, and stops it and what it started (its session) - nothing else.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -130,7 +141,7 @@ def _refused(dirfd: int, output: str, why: str, clock) -> str:
     return _status(dirfd, output, REFUSED, now, now)
 
 
-def run(dirfd: int, request: dict, device: str, refusal, fio: str, sys_root: str = "/sys", popen=subprocess.Popen,
+def run_job(dirfd: int, request: dict, device: str, refusal, fio: str, sys_root: str = "/sys", popen=subprocess.Popen,
         clock=time.time, monotonic=time.monotonic, sleep=time.sleep) -> str:
     """Run one job: check it, write it, run fio on it, watch it; returns the status line written last (``rc start
     end``; ``rc`` is fio's, REFUSED when the job was not run, OVER_BUDGET when fio was stopped at the wear bound,
@@ -207,3 +218,93 @@ def _watch(proc, timeout: float, budget: int, devnum: str | None, first: int | N
             proc.kill()
             killed_at = now
         sleep(WATCH_S)
+
+
+REQUEST = "request.json"
+STOP = "stop"
+PIDFILE = "server.pid"
+PID_FORMAT = "fleetqual.pts fio server 1"
+MAX_REQUEST_BYTES = 4 << 20
+
+
+def take_request(dirfd: int) -> dict | None:
+    """The controller's next request, removed as it is taken; None when there is none. ValueError when it is not a
+    request this collection writes (it is not run; when it names its output, that output's status says so at once)."""
+    try:
+        text = read_file(dirfd, REQUEST, MAX_REQUEST_BYTES)
+    except FileNotFoundError:
+        # Nothing is removed: the controller may be renaming its request into place right now.
+        return None
+    except (OSError, ValueError, UnicodeDecodeError):
+        remove(dirfd, REQUEST)
+        raise
+    remove(dirfd, REQUEST)
+    request = json.loads(text)
+    if not isinstance(request, dict):
+        raise ValueError("the request is not a JSON object")
+    output = bare(request.get("output"), "output")
+    try:
+        checked = {"output": output, "job": bare(request.get("job"), "job file")}
+        for name in ("timeout", "status_interval_ms", "max_write_bytes"):
+            value = request.get(name, 0)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"{name} {value!r} is not a whole number of at least 0")
+            checked[name] = value
+        checked["output_format"] = request.get("output_format", "json")
+        if checked["output_format"] not in OUTPUT_FORMATS:
+            raise ValueError(f"output_format {checked['output_format']!r} is not json or json+")
+        logs = request.get("logs") or ""
+        checked["logs"] = bare(logs, "logs prefix") if logs else ""
+        if not isinstance(request.get("job_text"), str):
+            raise ValueError("the request carries no job file text")
+        checked["job_text"] = request["job_text"]
+    except ValueError as exc:
+        # The controller waits for this output's status: it gets the refusal at once, not a time-out.
+        write_file(dirfd, log_name(output), f"fio_job refused the request, nothing was written: {exc}\n")
+        write_file(dirfd, status_name(output), f"{REFUSED} {time.time():.6f} {time.time():.6f}\n")
+        raise
+    return checked
+
+
+def write_pidfile(dirfd: int, pid: int, start_time: int | None, run_id: str, token: str) -> None:
+    write_file(dirfd, PIDFILE, json.dumps({"format": PID_FORMAT, "pid": pid, "start_time": start_time,
+                                                       "run_id": run_id, "token": token}) + "\n")
+
+
+def read_pidfile(dirfd: int) -> dict | None:
+    """The server a directory names: {pid, start_time, run_id, token}, or None."""
+    try:
+        data = json.loads(read_file(dirfd, PIDFILE, 4096))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != PID_FORMAT or not isinstance(data.get("pid"), int):
+        return None
+    return data
+
+
+def serve(dirfd: int, device: str, refusal, fio: str, idle_s: float, once: bool = False, poll_s: float = 0.01,
+          monotonic=time.monotonic, sleep=time.sleep, run=None) -> str:
+    """Run requests until told to stop, after the first when ``once``, or idle for ``idle_s``; returns why it ended."""
+    run = run or run_job
+    last = monotonic()
+    while True:
+        try:
+            os.stat(STOP, dir_fd=dirfd, follow_symlinks=False)
+            remove(dirfd, STOP)
+            return "stopped"
+        except FileNotFoundError:
+            pass
+        try:
+            request = take_request(dirfd)
+        except (OSError, ValueError) as exc:
+            write_file(dirfd, "request.refused", f"{exc}\n")
+            request = None
+        if request is not None:
+            run(dirfd, request, device, refusal, fio)
+            if once:
+                return "done"
+            last = monotonic()
+            continue
+        if monotonic() - last > idle_s:
+            return "idle"
+        sleep(poll_s)

@@ -6,7 +6,7 @@
 # Do not use this from other collections or standalone plugins/modules!
 
 """A run's I/O processes on a host, found by what the run itself wrote: every fio a run starts is started by a fio
-server (_fio_server.py) working in one of the run's job directories, ``<remote_dir>/<run id>.<token>/...``, and each
+server (_fio_runner.py) working in one of the run's job directories, ``<remote_dir>/<run id>.<token>/...``, and each
 server's root-only pidfile there names its PID, its start time, the run id and the run token. A process is the run's
 only when such a pidfile names it and it is that very process - its start time matches and it works in that directory
 - or when it is in that server's session (fio and anything else the server started). An administrator's shell or
@@ -22,7 +22,7 @@ import stat
 import time
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _hold
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio_server
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio_runner
 
 
 def run_dirs(remote_dir: str, run_id: str, token: str = "") -> list[str]:
@@ -76,14 +76,14 @@ def servers(roots: list[str], proc_root: str = "/proc", run_id: str | None = Non
     for root in roots:
         for folder, dirs, files in os.walk(root):
             dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
-            if _fio_server.PIDFILE not in files:
+            if _fio_runner.PIDFILE not in files:
                 continue
             try:
                 fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
             except OSError:
                 continue
             try:
-                record = _fio_server.read_pidfile(fd)
+                record = _fio_runner.read_pidfile(fd)
                 here = os.fstat(fd)
             finally:
                 os.close(fd)

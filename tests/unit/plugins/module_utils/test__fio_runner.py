@@ -2,11 +2,13 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The one road to fio on a host (module_utils/_pts/_fio_runner.py): the job checked as fio reads it and by the guard,
-written relative to the held directory, fio run there, its time and wear bound watched. A stand-in for fio's process
-and a fake sysfs counter; real directories."""
+written relative to the held directory, fio run there, its time and wear bound watched; and the segment's fio server,
+which takes the controller's requests from the directory it holds (never through a link) and ends when told, after its
+one job or when idle. A stand-in for fio's process, a fake sysfs counter and a fake clock; real directories."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 
@@ -100,7 +102,7 @@ def ticks(*values):
 
 def test_a_job_runs_in_the_held_directory_and_its_status_is_written_last(held):
     fio = Fio()
-    line = _fio_runner.run(held, request(), DEVICE, lambda text: None, "/usr/bin/fio", popen=fio,
+    line = _fio_runner.run_job(held, request(), DEVICE, lambda text: None, "/usr/bin/fio", popen=fio,
                            clock=ticks(10.0, 12.5), sleep=lambda s: None)
     assert line == "0 10.000000 12.500000"
     assert fio.argv == ["/usr/bin/fio", "--output-format=json", "--output=round-01.json", "round-01.fio"]
@@ -114,7 +116,7 @@ def test_a_job_file_planted_as_a_link_is_replaced_not_followed(held, tmp_path):
     target = tmp_path / "elsewhere.txt"
     target.write_text("keep me\n")
     os.symlink(target, "round-01.fio", dir_fd=held)
-    _fio_runner.run(held, request(), DEVICE, lambda text: None, "fio", popen=Fio(), sleep=lambda s: None)
+    _fio_runner.run_job(held, request(), DEVICE, lambda text: None, "fio", popen=Fio(), sleep=lambda s: None)
     assert target.read_text() == "keep me\n" and files(held)["round-01.fio"] == JOB
 
 
@@ -125,7 +127,7 @@ def test_a_job_file_planted_as_a_link_is_replaced_not_followed(held, tmp_path):
 ])
 def test_a_job_the_check_refuses_runs_no_fio_and_says_why(held, text, why):
     fio = Fio()
-    line = _fio_runner.run(held, request(job_text=text), DEVICE, lambda t: None, "fio", popen=fio,
+    line = _fio_runner.run_job(held, request(job_text=text), DEVICE, lambda t: None, "fio", popen=fio,
                            clock=ticks(7.0, 7.0))
     assert line.startswith("-1 ") and fio.argv is None
     assert why in files(held)["round-01.json.log"] and "round-01.fio" not in files(held)
@@ -133,7 +135,7 @@ def test_a_job_the_check_refuses_runs_no_fio_and_says_why(held, text, why):
 
 def test_the_guards_refusal_right_before_fio_runs_no_fio(held):
     fio = Fio()
-    line = _fio_runner.run(held, request(), DEVICE, lambda t: "it is mounted on /srv (ext4)", "fio", popen=fio,
+    line = _fio_runner.run_job(held, request(), DEVICE, lambda t: "it is mounted on /srv (ext4)", "fio", popen=fio,
                            clock=ticks(7.0, 7.0))
     assert line == "-1 7.000000 7.000000" and fio.argv is None
     assert files(held)["round-01.json.log"] == ("fio_job refused the job, nothing was written: it is mounted on /srv "
@@ -145,7 +147,7 @@ def test_an_earlier_attempts_files_and_interval_logs_go_first(held):
                  "round-02_bw.log.keep"):
         with open(os.open(name, os.O_WRONLY | os.O_CREAT, 0o600, dir_fd=held), "w", encoding="utf-8") as handle:
             handle.write("an earlier attempt's\n")
-    _fio_runner.run(held, request(logs="round-02"), DEVICE, lambda t: None, "fio", popen=Fio(), sleep=lambda s: None)
+    _fio_runner.run_job(held, request(logs="round-02"), DEVICE, lambda t: None, "fio", popen=Fio(), sleep=lambda s: None)
     assert sorted(files(held)) == ["round-01.fio", "round-01.json", "round-01.json.log", "round-01.json.status",
                                    "round-01_bw.log", "round-02_bw.log.keep"]
     assert files(held)["round-01.json"] == '{"jobs": []}'
@@ -154,7 +156,7 @@ def test_an_earlier_attempts_files_and_interval_logs_go_first(held):
 def test_fio_past_its_time_is_stopped_and_the_run_fails(held):
     fio = Fio(polls=10 ** 6)
     now = iter(range(0, 10 ** 6))
-    line = _fio_runner.run(held, request(timeout=5), DEVICE, lambda t: None, "fio", popen=fio,
+    line = _fio_runner.run_job(held, request(timeout=5), DEVICE, lambda t: None, "fio", popen=fio,
                            monotonic=lambda: float(next(now)), clock=ticks(1.0, 9.0), sleep=lambda s: None)
     assert line == "124 1.000000 9.000000" and fio.signals == [signal.SIGTERM]
     assert "fio ran past its time limit of 5 s and was stopped" in files(held)["round-01.json.log"]
@@ -167,7 +169,7 @@ def test_fio_that_ignores_the_stop_is_killed(held):
 
     fio = Stubborn()
     now = iter(range(0, 10 ** 6))
-    line = _fio_runner.run(held, request(timeout=5), DEVICE, lambda t: None, "fio", popen=fio,
+    line = _fio_runner.run_job(held, request(timeout=5), DEVICE, lambda t: None, "fio", popen=fio,
                            monotonic=lambda: float(next(now)), clock=ticks(1.0, 40.0), sleep=lambda s: None)
     assert line.startswith("137 ") and fio.signals == [signal.SIGTERM, signal.SIGKILL]
 
@@ -176,14 +178,14 @@ def test_fio_is_stopped_at_the_wear_bound_and_the_run_fails(held, tmp_path, monk
     counter = Counter(tmp_path / "sys")
     monkeypatch.setattr(_fio_runner, "devnum_of", {DEVICE: "7:9"}.get)
     fio = Fio(polls=100, counter=counter, writes=2048)  # 1 MiB per look
-    line = _fio_runner.run(held, request(max_write_bytes=3 * 2 ** 20), DEVICE, lambda t: None, "fio", popen=fio,
+    line = _fio_runner.run_job(held, request(max_write_bytes=3 * 2 ** 20), DEVICE, lambda t: None, "fio", popen=fio,
                            sys_root=str(tmp_path / "sys"), clock=ticks(1.0, 2.0), sleep=lambda s: None)
     assert line == f"{_fio_runner.OVER_BUDGET} 1.000000 2.000000" and fio.signals == [signal.SIGTERM]
     assert ("fio was stopped: the device had taken 4,194,304 bytes of writes in this fio run, past the 3,145,728 bytes "
             "the run's wear bound left for it") in files(held)["round-01.json.log"]
     # Within its bound, fio runs to its end.
     fio = Fio(polls=2, counter=counter, writes=2048)
-    line = _fio_runner.run(held, request(max_write_bytes=3 * 2 ** 20), DEVICE, lambda t: None, "fio", popen=fio,
+    line = _fio_runner.run_job(held, request(max_write_bytes=3 * 2 ** 20), DEVICE, lambda t: None, "fio", popen=fio,
                            sys_root=str(tmp_path / "sys"), clock=ticks(1.0, 2.0), sleep=lambda s: None)
     assert line.startswith("0 ") and fio.signals == []
 
@@ -191,7 +193,7 @@ def test_fio_is_stopped_at_the_wear_bound_and_the_run_fails(held, tmp_path, monk
 def test_a_wear_bound_that_cannot_be_watched_runs_no_fio(held, tmp_path, monkeypatch):
     monkeypatch.setattr(_fio_runner, "devnum_of", {DEVICE: "7:9"}.get)
     fio = Fio()
-    line = _fio_runner.run(held, request(max_write_bytes=10), DEVICE, lambda t: None, "fio", popen=fio,
+    line = _fio_runner.run_job(held, request(max_write_bytes=10), DEVICE, lambda t: None, "fio", popen=fio,
                            sys_root=str(tmp_path / "nosys"), clock=ticks(1.0, 1.0))
     assert line.startswith("-1 ") and fio.argv is None
     assert "the wear bound cannot be watched" in files(held)["round-01.json.log"]
@@ -206,3 +208,205 @@ def test_bare_names_pass(name):
 def test_anything_else_is_no_file_name_of_the_directory(name):
     with pytest.raises(ValueError, match="is not a file name of the job's directory"):
         _fio_runner.bare(name)
+
+
+# --- the segment's fio server -----------------------------------------------------------------------------------------
+
+SERVED = "[global]\nfilename=/dev/loop9\n\n[r1]\nrw=randread\n"
+
+
+@pytest.fixture
+def job_dir(tmp_path):
+    return tmp_path / "job"
+
+
+def put_request(directory, **request) -> None:
+    body = {"job": "round-01.fio", "output": "round-01.json", "job_text": SERVED}
+    body.update(request)
+    with open(os.path.join(directory, _fio_runner.REQUEST), "w", encoding="utf-8") as handle:
+        handle.write(json.dumps(body))
+
+
+def read_text(path) -> str:
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
+class Runs:
+    """Stands in for _fio_runner.run: records each request, writes its status, and does ``then`` meanwhile."""
+
+    def __init__(self, then=None):
+        self.requests: list[dict] = []
+        self.then = then
+
+    def __call__(self, dirfd, request, device, refusal, fio):
+        self.requests.append(dict(request, device=device, refused=refusal(request["job_text"])))
+        with open(os.open(request["output"] + ".status", os.O_WRONLY | os.O_CREAT, 0o600, dir_fd=dirfd), "w",
+                  encoding="ascii") as handle:
+            handle.write("0 1.0 2.0\n")
+        if self.then:
+            self.then()
+
+
+class Time:
+    def __init__(self):
+        self.now = 0.0
+        self.sleeps = 0
+
+    def monotonic(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.sleeps += 1
+        self.now += seconds
+
+
+# --- take_request -----------------------------------------------------------------------------------------------------
+
+def test_no_request_is_none(held):
+    assert _fio_runner.take_request(held) is None
+
+
+def test_a_request_is_taken_once_with_its_defaults(job_dir, held):
+    put_request(str(job_dir))
+    assert _fio_runner.take_request(held) == {
+        "job": "round-01.fio", "output": "round-01.json", "timeout": 0, "status_interval_ms": 0, "max_write_bytes": 0,
+        "output_format": "json", "logs": "", "job_text": SERVED}
+    assert os.listdir(job_dir) == [] and _fio_runner.take_request(held) is None
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"job": "/etc/cron.d/evil.fio"}, "job file '/etc/cron.d/evil.fio' is not a file name of the job's directory"),
+    ({"job": "../elsewhere/round-01.fio"}, "is not a file name of the job's directory"),
+    ({"job": "sub/round-01.fio"}, "is not a file name of the job's directory"),
+    ({"job": ".hidden.fio"}, "is not a file name of the job's directory"),
+    ({"job": None}, "job file None is not a file name"),
+    ({"timeout": -1}, "timeout -1 is not a whole number of at least 0"),
+    ({"timeout": 1.5}, "timeout 1.5 is not a whole number of at least 0"),
+    ({"timeout": True}, "timeout True is not a whole number of at least 0"),
+    ({"max_write_bytes": -3}, "max_write_bytes -3 is not a whole number of at least 0"),
+    ({"output_format": "normal"}, "output_format 'normal' is not json or json\\+"),
+    ({"status_interval_ms": 0.5}, "status_interval_ms 0.5 is not a whole number"),
+    ({"logs": "../round-01"}, "logs prefix '../round-01' is not a file name"),
+    ({"logs": 3}, "logs prefix 3 is not a file name"),
+    ({"job_text": None}, "the request carries no job file text"),
+])
+def test_a_request_the_collection_would_not_write_is_refused_at_once(job_dir, held, change, message):
+    put_request(str(job_dir), **change)
+    with pytest.raises(ValueError, match=message):
+        _fio_runner.take_request(held)
+    assert not os.path.exists(job_dir / _fio_runner.REQUEST)  # never taken again
+    # The round's output is known: the controller waiting for it gets the refusal at once, not a time-out.
+    assert read_text(job_dir / "round-01.json.status").startswith("-1 ")
+    assert "nothing was written" in read_text(job_dir / "round-01.json.log")
+
+
+def test_a_request_that_names_no_output_of_the_directory_is_refused(job_dir, held):
+    put_request(str(job_dir), output="/root/.ssh/authorized_keys")
+    with pytest.raises(ValueError, match="output '/root/.ssh/authorized_keys' is not a file name"):
+        _fio_runner.take_request(held)
+    assert os.listdir(job_dir) == []
+
+
+@pytest.mark.parametrize("text", ["[1, 2]", "not json"])
+def test_a_request_that_is_no_json_object_is_refused(job_dir, held, text):
+    (job_dir / _fio_runner.REQUEST).write_text(text)
+    with pytest.raises(ValueError):
+        _fio_runner.take_request(held)
+
+
+def test_a_request_planted_as_a_link_or_a_fifo_is_never_followed(job_dir, held, tmp_path):
+    secret = tmp_path / "secret.json"
+    secret.write_text('{"job": "x.fio", "output": "x.json", "job_text": ""}')
+    os.symlink(secret, job_dir / _fio_runner.REQUEST)
+    with pytest.raises(OSError):
+        _fio_runner.take_request(held)
+    assert not os.path.lexists(job_dir / _fio_runner.REQUEST) and secret.exists()
+    os.mkfifo(job_dir / _fio_runner.REQUEST)
+    with pytest.raises(OSError, match="not a regular file"):
+        _fio_runner.take_request(held)  # opened without blocking, refused for what it is
+
+
+# --- pidfile ----------------------------------------------------------------------------------------------------------
+
+def test_the_pidfile_names_the_server_and_its_run(job_dir, held):
+    _fio_runner.write_pidfile(held, 4242, 777, "r1", "a" * 32)
+    assert _fio_runner.read_pidfile(held) == {"format": _fio_runner.PID_FORMAT, "pid": 4242, "start_time": 777,
+                                              "run_id": "r1", "token": "a" * 32}
+    assert oct(os.stat(job_dir / _fio_runner.PIDFILE).st_mode & 0o777) == "0o600"
+    (job_dir / _fio_runner.PIDFILE).write_text("4242\n")  # not one this collection writes
+    assert _fio_runner.read_pidfile(held) is None
+
+
+# --- serve ------------------------------------------------------------------------------------------------------------
+
+def test_the_stop_file_ends_the_server_and_is_taken(job_dir, held):
+    (job_dir / _fio_runner.STOP).write_text("")
+    assert _fio_runner.serve(held, "/dev/loop9", lambda text: None, "fio", 600.0, run=Runs()) == "stopped"
+    assert os.listdir(job_dir) == []
+
+
+def test_idle_for_its_time_the_server_ends_by_itself(held):
+    clock = Time()
+    ended = _fio_runner.serve(held, "/dev/loop9", lambda text: None, "fio", idle_s=2.0, poll_s=0.5,
+                              monotonic=clock.monotonic, sleep=clock.sleep, run=Runs())
+    assert ended == "idle" and clock.now == pytest.approx(2.5) and clock.sleeps == 5
+
+
+def test_each_request_runs_once_then_the_controller_stops_it(job_dir, held):
+    put_request(str(job_dir))
+    clock = Time()
+    runs = Runs(then=lambda: (job_dir / _fio_runner.STOP).write_text(""))
+    ended = _fio_runner.serve(held, "/dev/loop9", lambda text: "mounted at /srv", "fio", idle_s=600.0,
+                              monotonic=clock.monotonic, sleep=clock.sleep, run=runs)
+    assert ended == "stopped" and len(runs.requests) == 1
+    assert runs.requests[0]["device"] == "/dev/loop9" and runs.requests[0]["refused"] == "mounted at /srv"
+    assert clock.sleeps == 0  # a request and a stop are seen at once, without waiting
+
+
+def test_a_server_for_one_job_ends_after_it(job_dir, held):
+    put_request(str(job_dir))
+    runs = Runs()
+    assert _fio_runner.serve(held, "/dev/loop9", lambda text: None, "fio", 600.0, once=True, run=runs) == "done"
+    assert len(runs.requests) == 1
+
+
+def test_a_round_resets_the_idle_time(job_dir, held):
+    clock = Time()
+
+    def sleep(seconds):
+        clock.sleep(seconds)
+        if clock.sleeps == 3:  # the controller's next round arrives 1.5 s in, after an idle time of 2 s minus a bit
+            put_request(str(job_dir))
+
+    runs = Runs()
+    ended = _fio_runner.serve(held, "/dev/loop9", lambda text: None, "fio", idle_s=2.0, poll_s=0.5,
+                              monotonic=clock.monotonic, sleep=sleep, run=runs)
+    assert ended == "idle" and len(runs.requests) == 1 and clock.now == pytest.approx(4.0)
+
+
+def test_a_refused_request_is_recorded_and_the_server_goes_on(job_dir, held):
+    put_request(str(job_dir), job="/etc/passwd")
+    clock = Time()
+    runs = Runs()
+    ended = _fio_runner.serve(held, "/dev/loop9", lambda text: None, "fio", idle_s=1.0, poll_s=0.5,
+                              monotonic=clock.monotonic, sleep=clock.sleep, run=runs)
+    assert ended == "idle" and runs.requests == []
+    assert "'/etc/passwd' is not a file name" in read_text(job_dir / "request.refused")
+    assert sorted(os.listdir(job_dir)) == ["request.refused", "round-01.json.log", "round-01.json.status"]
+
+
+def test_a_request_renamed_into_place_just_after_a_look_that_found_none_is_kept(job_dir, held, monkeypatch):
+    # The server looks (no request yet); the controller's mv lands right then: the next look must still find it.
+    real = _fio_runner.read_file
+
+    def read_then_arrive(dirfd, name, limit):
+        try:
+            return real(dirfd, name, limit)
+        finally:
+            put_request(str(job_dir))
+
+    monkeypatch.setattr(_fio_runner, "read_file", read_then_arrive)
+    assert _fio_runner.take_request(held) is None
+    monkeypatch.setattr(_fio_runner, "read_file", real)
+    assert _fio_runner.take_request(held)["job"] == "round-01.fio"

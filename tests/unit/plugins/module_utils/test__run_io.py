@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio_server, _run_io
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio_runner, _run_io
 
 ROOT_UID = os.geteuid()
 
@@ -38,7 +38,7 @@ def test_a_run_id_is_not_the_prefix_of_another(tmp_path):
 def _pidfile(job, pid, start, run_id="R1", token="a" * 32):
     fd = os.open(job, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        _fio_server.write_pidfile(fd, pid, start, run_id, token)
+        _fio_runner.write_pidfile(fd, pid, start, run_id, token)
     finally:
         os.close(fd)
 

@@ -41,7 +41,7 @@ def module(monkeypatch, tmp_path):
         return "0 1.0 2.0"
 
     monkeypatch.setattr(fio_job, "guard_refusal", refusal)
-    monkeypatch.setattr(fio_job._fio_runner, "run", run)
+    monkeypatch.setattr(fio_job._fio_runner, "run_job", run)
     monkeypatch.setattr(fio_job.os.path, "realpath", lambda path: path)
     monkeypatch.setattr(fio_job.AnsibleModule, "get_bin_path", lambda self, name, required=False: f"/usr/bin/{name}")
     return asked

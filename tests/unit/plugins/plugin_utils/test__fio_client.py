@@ -13,7 +13,7 @@ import subprocess
 import pytest
 from ansible.errors import AnsibleConnectionFailure
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _fio_runner, _fio_server
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _fio_runner
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _fio_client
 from ansible_collections.fleetqual.pts.tests.unit.plugins.plugin_utils._fake_fio_host import RAW, STARTED, Host
 
@@ -128,7 +128,7 @@ def sh(command: str) -> subprocess.CompletedProcess:
 def paths(tmp_path, pid: int) -> dict:
     output = str(tmp_path / "round 01.json")  # a space: every path is quoted
     return {"pid": pid, "job_file": str(tmp_path / "round 01.fio"), "output": output,
-            "status": _fio_server.status_path(output), "log": _fio_server.log_path(output)}
+            "status": _fio_runner.status_name(output), "log": _fio_runner.log_name(output)}
 
 
 def test_the_host_loop_prints_the_status_and_fios_output(tmp_path):
@@ -180,13 +180,13 @@ def test_a_server_round_on_disk_is_read_by_the_host_loop_as_the_action_expects(t
                "job_text": job_text}
     dirfd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        _fio_runner.run(dirfd, request, "/dev/loop9", lambda text: None, "fio", popen=Fio,
+        _fio_runner.run_job(dirfd, request, "/dev/loop9", lambda text: None, "fio", popen=Fio,
                         clock=iter([50.0, 53.5]).__next__)
     finally:
         os.close(dirfd)
     output = str(tmp_path / "round-03.json")
     started = {"pid": os.getpid(), "job_file": str(tmp_path / "round-03.fio"), "output": output,
-               "status": _fio_server.status_path(output), "log": _fio_server.log_path(output)}
+               "status": _fio_runner.status_name(output), "log": _fio_runner.log_name(output)}
     done = sh(_fio_client.host_wait_command(started, 0.02, 1.0))
     found = _fio_client.outcome(started, done.stdout, job_text, 0)
     assert found["changed"] is True and found["pts_fio"]["elapsed_s"] == 3.5
