@@ -21,6 +21,10 @@ description:
     connection, and waits for it itself (O(wait)) - checking with back-off (1 s doubling, at most 60 s) until a second
     before O(expected_seconds), then letting the host watch for fio's end every 20 ms, so the result is seen within
     hundredths of a second - without a line of output per check. fio's JSON is parsed on the controller.
+  - Every fio goes through one runner on the host (the module itself, a detached one-job fio server, or a segment's
+    fio server) - the job directory opened from C(/) down and held, the job checked as fio reads it and against the
+    guard's record of O(device), written relative to the directory, fio run there with its time limit (O(timeout))
+    and wear bound (O(max_write_bytes)) watched.
 author:
   - fleetqual.pts contributors (@fleetqual)
 extends_documentation_fragment:
@@ -196,8 +200,8 @@ pts_fio_raw:
   type: str
 pts_fio_started:
   description:
-    - With O(detach), the detached fio - C(pid) (the shell around it), C(output), C(status) (C(rc start end), written
-      last), C(log) (fio's messages), C(job_file), C(job_text), C(command).
+    - With O(detach), the detached fio - C(pid) (the fio server running the one job), C(output), C(status)
+      (C(rc start end), written last), C(log) (fio's messages), C(job_file), C(job_text), C(command).
   returned: with O(detach), not in check mode
   type: dict
   version_added: 2.0.0

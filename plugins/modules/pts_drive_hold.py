@@ -33,13 +33,13 @@ description:
   - V(absent) stops this run's holders (of the device at O(path), or every one of O(run_id) and O(run_token) on the
     host without O(path); only the holder of O(expect)'s hold when it has one) and removes their lock files. Holders
     of other runs, and of other runs of the same run id, are left alone and listed in RV(pts_drive_hold.others).
-  - V(present) holds only a drive the guard passed for this run: the guard's record of the device on the host (see
+  - V(present) holds only a drive the guard passed for this run - the guard's record of the device on the host (see
     M(fleetqual.pts.pts_guard) with O(fleetqual.pts.pts_guard#module:hold=true), which holds the drives it passes
     itself) must name this run id and token; the new hold goes into that record. Anything else is refused - a variable
     cannot name a device to hold.
   - V(absent) also removes the guard's record of each device whose hold it ends (and of a device of this run whose
     record is left without a hold, such as an md array's member once the array is down).
-  - Every later write re-checks the hold through the guard's record (see M(fleetqual.pts.pts_guard)): the holder
+  - Every later write re-checks the hold through the guard's record (see M(fleetqual.pts.pts_guard)) - the holder
     must be alive, this run's and holding the device, and is the one opener that does not count.
 author:
   - fleetqual.pts contributors (@fleetqual)

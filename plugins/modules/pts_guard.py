@@ -44,13 +44,13 @@ description:
     is read with a read-only C(LOOP_GET_STATUS64) (never on an autoclear loop device, which the close would detach).
   - With O(hold=true) and a O(run_id), each drive that passes is held for the run (a detached holder process keeps an
     exclusive open, see M(fleetqual.pts.pts_drive_hold)) and the guard writes its record of the drive on the host,
-    root-only, beside the hold's lock file (C(/run/fleetqual-pts/guard-MAJOR-MINOR.json)): the run, the drive's key, its
+    root-only, beside the hold's lock file (C(/run/fleetqual-pts/guard-MAJOR-MINOR.json)) - the run, the drive's key, its
     identity, the signatures it saw and the hold. Every later write (M(fleetqual.pts.pts_purge),
     M(fleetqual.pts.fio_job), M(fleetqual.pts.pts_write_cache), M(fleetqual.pts.pts_md_array)) looks that record up by
     the device it is about to write and writes only when it is this run's, for that drive, with its hold alive - no
     variable can name a device the guard did not pass. When a hold cannot be taken, the holds already taken are
     released and the guard fails.
-  - With O(remote_dir), the run's directory on the host is checked (made when missing) before anything is held: every
+  - With O(remote_dir), the run's directory on the host is checked (made when missing) before anything is held - every
     level from C(/) down opened without following links, owned by root, writable by nobody else (a sticky C(/tmp) of
     root's may be on the way). With O(ioengine), the host's fio must load that engine (C(fio --enghelp=ENGINE)).
     Either failing refuses every drive, before anything is written.

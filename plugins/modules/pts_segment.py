@@ -13,12 +13,12 @@ description:
     sweep) until its stop rule holds - steady state over every DV (as M(fleetqual.pts.steady_state)), bytes written or
     hours passed (write saturation), the rows of a sweep and a demand ramp's misses, or a group's samples.
   - First, what the plan puts before the segment's rounds - with O(first), the test's purge and preconditioning; the
-    segment's own when the test purges every segment: M(fleetqual.pts.pts_purge) on the host, and the preconditioning
+    segment's own when the test purges every segment - M(fleetqual.pts.pts_purge) on the host, and the preconditioning
     (SNIA PTS WIPC at the plan's block size and capacity multiple, or the Myce/OakGate timed 4k random writes) as one
     fio run like a round's, each filed where its test's rounds go.
   - For each round it renders the round's fio job file from the collection's template (C(roles/pts_run/templates/))
     in a sandbox, from O(test), O(segment) and O(settings) alone - never from play variables - and checks it as fio
-    reads it; runs it on the host through the segment's fio server (M(fleetqual.pts.fio_job)'s one runner: the job
+    reads it; runs it on the host through the segment's fio server (M(fleetqual.pts.fio_job)'s one runner - the job
     file checked again and written relative to the job directory, every write re-checked against the guard's record
     of the device on the host, the wear bound watched while fio runs); writes the round
     on the controller under O(run_dir) - C(round-NN.json) with the stop rule's verdict after it, its job file and
@@ -73,7 +73,7 @@ options:
       - C(max_write_bytes) - the plan's upper bound of what the run writes to the drive, on which its wear budget was
         judged. Counting what fio wrote in every round and preconditioning of the run on disk, the segment stops (and
         fails, with the figures) before a round that would pass it, and every fio run (round 1, an XSR group, the
-        preconditioning included) is handed what is left: the host stops fio once the device's own write counter
+        preconditioning included) is handed what is left, and the host stops fio once the device's own write counter
         passes it, and the test fails - a drive faster than the rule's C(rated_write_mb_s) cannot write past its
         budget. C(0) - no bound.
     type: dict

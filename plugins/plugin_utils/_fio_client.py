@@ -113,7 +113,6 @@ def _connection_lost(since: float | None, reconnect: float, exc: Exception, doin
     return since, None
 
 
-
 class FioClient:
     """fio on one host through the calling action's connection: ``execute_module`` and ``command`` are that action's
     ``_execute_module`` and ``_low_level_execute_command``."""

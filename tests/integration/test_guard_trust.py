@@ -59,9 +59,9 @@ def as_nobody(*argv: str) -> None:
 
 
 def forged_record(unlisted) -> dict:
+    """What the issue's attacker passed: a passed record without a hold, naming the unlisted device."""
     return {"passed": True, "path": unlisted.path, "resolved": unlisted.path, "key": "listed",
-            "devnum": devnum(unlisted.path), "hold": {"pid": 1, "run_id": "it-1", "token": "", "start_time": 1,
-                                                      "devnum": devnum(unlisted.path)}}
+            "devnum": devnum(unlisted.path)}
 
 
 # --- a launcher's extra variables -------------------------------------------------------------------------------------

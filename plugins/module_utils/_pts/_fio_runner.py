@@ -141,8 +141,8 @@ def _refused(dirfd: int, output: str, why: str, clock) -> str:
     return _status(dirfd, output, REFUSED, now, now)
 
 
-def run_job(dirfd: int, request: dict, device: str, refusal, fio: str, sys_root: str = "/sys", popen=subprocess.Popen,
-        clock=time.time, monotonic=time.monotonic, sleep=time.sleep) -> str:
+def run_job(dirfd: int, request: dict, device: str, refusal, fio: str, sys_root: str = "/sys",
+            popen=subprocess.Popen, clock=time.time, monotonic=time.monotonic, sleep=time.sleep) -> str:
     """Run one job: check it, write it, run fio on it, watch it; returns the status line written last (``rc start
     end``; ``rc`` is fio's, REFUSED when the job was not run, OVER_BUDGET when fio was stopped at the wear bound,
     TIMED_OUT or KILLED when it was stopped at its time limit).
@@ -267,8 +267,8 @@ def take_request(dirfd: int) -> dict | None:
 
 
 def write_pidfile(dirfd: int, pid: int, start_time: int | None, run_id: str, token: str) -> None:
-    write_file(dirfd, PIDFILE, json.dumps({"format": PID_FORMAT, "pid": pid, "start_time": start_time,
-                                                       "run_id": run_id, "token": token}) + "\n")
+    record = {"format": PID_FORMAT, "pid": pid, "start_time": start_time, "run_id": run_id, "token": token}
+    write_file(dirfd, PIDFILE, json.dumps(record) + "\n")
 
 
 def read_pidfile(dirfd: int) -> dict | None:

@@ -139,9 +139,9 @@ def refusals(text: str, device: str) -> list[str]:
     found = []
     bad = sorted({char for char in text if _bad_character(char)})
     if bad:
-        found.append("it contains " + ", ".join("'$'" if char == "$" else _show(char) for char in bad)
-                     + ": fio would read these as line breaks, substitutions or hidden text; a job file of this "
-                       "collection has none")
+        shown = ", ".join("'$'" if char == "$" else _show(char) for char in bad)
+        found.append(f"it contains {shown}: fio would read these as line breaks, substitutions or hidden text; a job "
+                     "file of this collection has none")
     section = None
     global_device = False
     sections = 0

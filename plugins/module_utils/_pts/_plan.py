@@ -30,7 +30,6 @@ ASSUMED_WIPC_BYTES_PER_S = 500e6
 ASSUMED_WSAT_BYTES_PER_S = 200e6
 
 
-
 def round_seconds(combinations: list[dict], default_s: float) -> float:
     """How long one fio process runs its stonewalled sections: each its own run time (``seconds``, else the test's)
     plus fio's floor per section - a section with a start delay (``start_s``, counted from fio's start) waits for it

@@ -27,5 +27,3 @@ def fio_display(monkeypatch):
     monkeypatch.setattr(_fio_client, "display", fake)
     monkeypatch.setattr(_filing, "display", fake)
     return fake
-
-

@@ -230,5 +230,3 @@ def test_bad_arguments_are_refused_before_the_host_is_asked(clock, args, expecte
     with pytest.raises(AnsibleActionFail, match=re.escape(expected)):
         make_action(host, args).run(task_vars={})
     assert host.modules == []
-
-

@@ -212,7 +212,7 @@ def test_pts_plans_removed_options_are_refused(settings, option):
     ({"pts_raid_passed": {}, "pts_identify_devices": []}, "pts_identify_devices, pts_raid_passed"),
 ])
 def test_the_run_refuses_extra_variables_that_would_replace_its_own_state(settings, monkeypatch, tmp_path, given,
-                                                                         refused):
+                                                                          refused):
     monkeypatch.setattr(_run_steps, "load_extra_vars", lambda loader: dict(given, pts_run_id="it-9"))
     message = fail_message({}, {"pts_run_id": "it-9"}, action=pts_run_start)
     plural = "s" if "," in refused else ""

@@ -304,7 +304,7 @@ def _stream(documents: list[str], seen: list, split_final: bool = False):
 
 @pytest.mark.parametrize("split_final", [False, True])
 def test_an_xsr_group_is_one_fio_run_each_sample_filed_as_fios_status_dumps_come(tmp_path, capsys, split_final,
-                                                                                  rendered):
+                                                                                 rendered):
     group = {"name": "xsr-group1", "rw": "write", "mix": 0, "bs": 1 << 20, "seconds": 1.5, "options": {}}
     segment = {"name": "group1", "stop": "samples", "samples": 3, "sample_s": 0.5, "access": "SEQ 1024k write",
                "combinations": [group], "log_ms": 100, "output_format": "json+"}

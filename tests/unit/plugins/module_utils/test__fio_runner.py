@@ -103,7 +103,7 @@ def ticks(*values):
 def test_a_job_runs_in_the_held_directory_and_its_status_is_written_last(held):
     fio = Fio()
     line = _fio_runner.run_job(held, request(), DEVICE, lambda text: None, "/usr/bin/fio", popen=fio,
-                           clock=ticks(10.0, 12.5), sleep=lambda s: None)
+                               clock=ticks(10.0, 12.5), sleep=lambda s: None)
     assert line == "0 10.000000 12.500000"
     assert fio.argv == ["/usr/bin/fio", "--output-format=json", "--output=round-01.json", "round-01.fio"]
     assert fio.cwd == f"/proc/self/fd/{held}" and fio.pass_fds == (held,)
@@ -128,7 +128,7 @@ def test_a_job_file_planted_as_a_link_is_replaced_not_followed(held, tmp_path):
 def test_a_job_the_check_refuses_runs_no_fio_and_says_why(held, text, why):
     fio = Fio()
     line = _fio_runner.run_job(held, request(job_text=text), DEVICE, lambda t: None, "fio", popen=fio,
-                           clock=ticks(7.0, 7.0))
+                               clock=ticks(7.0, 7.0))
     assert line.startswith("-1 ") and fio.argv is None
     assert why in files(held)["round-01.json.log"] and "round-01.fio" not in files(held)
 
@@ -136,7 +136,7 @@ def test_a_job_the_check_refuses_runs_no_fio_and_says_why(held, text, why):
 def test_the_guards_refusal_right_before_fio_runs_no_fio(held):
     fio = Fio()
     line = _fio_runner.run_job(held, request(), DEVICE, lambda t: "it is mounted on /srv (ext4)", "fio", popen=fio,
-                           clock=ticks(7.0, 7.0))
+                               clock=ticks(7.0, 7.0))
     assert line == "-1 7.000000 7.000000" and fio.argv is None
     assert files(held)["round-01.json.log"] == ("fio_job refused the job, nothing was written: it is mounted on /srv "
                                                 "(ext4)\n")
@@ -157,7 +157,7 @@ def test_fio_past_its_time_is_stopped_and_the_run_fails(held):
     fio = Fio(polls=10 ** 6)
     now = iter(range(0, 10 ** 6))
     line = _fio_runner.run_job(held, request(timeout=5), DEVICE, lambda t: None, "fio", popen=fio,
-                           monotonic=lambda: float(next(now)), clock=ticks(1.0, 9.0), sleep=lambda s: None)
+                               monotonic=lambda: float(next(now)), clock=ticks(1.0, 9.0), sleep=lambda s: None)
     assert line == "124 1.000000 9.000000" and fio.signals == [signal.SIGTERM]
     assert "fio ran past its time limit of 5 s and was stopped" in files(held)["round-01.json.log"]
 
@@ -170,7 +170,7 @@ def test_fio_that_ignores_the_stop_is_killed(held):
     fio = Stubborn()
     now = iter(range(0, 10 ** 6))
     line = _fio_runner.run_job(held, request(timeout=5), DEVICE, lambda t: None, "fio", popen=fio,
-                           monotonic=lambda: float(next(now)), clock=ticks(1.0, 40.0), sleep=lambda s: None)
+                               monotonic=lambda: float(next(now)), clock=ticks(1.0, 40.0), sleep=lambda s: None)
     assert line.startswith("137 ") and fio.signals == [signal.SIGTERM, signal.SIGKILL]
 
 
@@ -179,14 +179,14 @@ def test_fio_is_stopped_at_the_wear_bound_and_the_run_fails(held, tmp_path, monk
     monkeypatch.setattr(_fio_runner, "devnum_of", {DEVICE: "7:9"}.get)
     fio = Fio(polls=100, counter=counter, writes=2048)  # 1 MiB per look
     line = _fio_runner.run_job(held, request(max_write_bytes=3 * 2 ** 20), DEVICE, lambda t: None, "fio", popen=fio,
-                           sys_root=str(tmp_path / "sys"), clock=ticks(1.0, 2.0), sleep=lambda s: None)
+                               sys_root=str(tmp_path / "sys"), clock=ticks(1.0, 2.0), sleep=lambda s: None)
     assert line == f"{_fio_runner.OVER_BUDGET} 1.000000 2.000000" and fio.signals == [signal.SIGTERM]
     assert ("fio was stopped: the device had taken 4,194,304 bytes of writes in this fio run, past the 3,145,728 bytes "
             "the run's wear bound left for it") in files(held)["round-01.json.log"]
     # Within its bound, fio runs to its end.
     fio = Fio(polls=2, counter=counter, writes=2048)
     line = _fio_runner.run_job(held, request(max_write_bytes=3 * 2 ** 20), DEVICE, lambda t: None, "fio", popen=fio,
-                           sys_root=str(tmp_path / "sys"), clock=ticks(1.0, 2.0), sleep=lambda s: None)
+                               sys_root=str(tmp_path / "sys"), clock=ticks(1.0, 2.0), sleep=lambda s: None)
     assert line.startswith("0 ") and fio.signals == []
 
 
@@ -194,7 +194,7 @@ def test_a_wear_bound_that_cannot_be_watched_runs_no_fio(held, tmp_path, monkeyp
     monkeypatch.setattr(_fio_runner, "devnum_of", {DEVICE: "7:9"}.get)
     fio = Fio()
     line = _fio_runner.run_job(held, request(max_write_bytes=10), DEVICE, lambda t: None, "fio", popen=fio,
-                           sys_root=str(tmp_path / "nosys"), clock=ticks(1.0, 1.0))
+                               sys_root=str(tmp_path / "nosys"), clock=ticks(1.0, 1.0))
     assert line.startswith("-1 ") and fio.argv is None
     assert "the wear bound cannot be watched" in files(held)["round-01.json.log"]
 

@@ -344,7 +344,7 @@ def test_a_member_handed_to_an_md_array_is_rechecked_without_its_hold_only_when_
     host.state(70, "Z")  # the member's holder ended (its device closed): md holds it now
     (host.proc / "70" / "fd" / "0").unlink()
     assert host.recheck("loop4", record, need_hold=False)[0].startswith(f"{host.dev}/loop4: this run's hold on the "
-                                                                       "drive is lost")
+                                                                        "drive is lost")
     _guard_record.mark("7:4", _guard_record.IN_ARRAY, "r1", "", str(host.locks))
     assert host.recheck("loop4", record, need_hold=False) == []
     assert host.recheck("loop4", record)[0].startswith(f"{host.dev}/loop4: this run's hold on the drive is lost")

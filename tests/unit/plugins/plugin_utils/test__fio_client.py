@@ -181,7 +181,7 @@ def test_a_server_round_on_disk_is_read_by_the_host_loop_as_the_action_expects(t
     dirfd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
     try:
         _fio_runner.run_job(dirfd, request, "/dev/loop9", lambda text: None, "fio", popen=Fio,
-                        clock=iter([50.0, 53.5]).__next__)
+                            clock=iter([50.0, 53.5]).__next__)
     finally:
         os.close(dirfd)
     output = str(tmp_path / "round-03.json")
