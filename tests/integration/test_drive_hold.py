@@ -159,9 +159,8 @@ def test_a_second_run_is_refused_and_nothing_claims_the_drive_while_the_first_te
         assert (f"{os.path.basename(device.path)} is held for run hold-a by its drive holder, process {lock['pid']} "
                 f"(lock file {lock_file(device.path)})") in second.stdout, second.stdout[-3000:]
         assert f"`kill {lock['pid']}`" in second.stdout
-        for task in ("Hold each drive that passed the guard", "Purge the drive", "Precondition the drive",
-                     "Run rounds until the stop rule holds"):
-            assert f"{task}" not in second.stdout, task
+        # Refused by the guard itself: nothing held, no task of a drive's tests (purge, preconditioning, rounds) ran.
+        assert "Run every segment of each test" not in second.stdout
         assert not list((tmp_path / "results" / "hold-b").rglob("round-*"))
         assert lock_record(device.path)["pid"] == lock["pid"]  # the first run's hold is untouched
 
@@ -216,7 +215,7 @@ def test_another_run_that_chose_the_same_run_id_neither_takes_over_nor_releases_
         assert (f"is held for another run of the same run id same-id (run token {token_a}, not {token_b}: results in "
                 f"another directory or on another controller) by its drive holder, process {lock['pid']}") \
             in second.stdout, second.stdout[-3000:]
-        assert "Purge the drive" not in second.stdout
+        assert "Run every segment of each test" not in second.stdout
         assert lock_record(drive.path)["pid"] == lock["pid"] and holders(drive.path) == [lock["pid"]]
 
         # 2. Another drive under the same run id, held and then refused by the plan (wear budget): the failure
@@ -267,7 +266,7 @@ def test_a_killed_controller_leaves_its_holder_named_then_the_resume_takes_it_ov
     assert other.returncode != 0
     assert f"is held for run hold-kill by its drive holder, process {lock['pid']}" in other.stdout, other.stdout[-3000:]
     assert "resume it with the same run id (pts_run_id=hold-kill)" in other.stdout
-    assert "Purge the drive" not in other.stdout and rounds(tmp_path, "hold-other") == []
+    assert "Run every segment of each test" not in other.stdout and rounds(tmp_path, "hold-other") == []
     assert device.checksum() == before
     assert holders(device.path) == [lock["pid"]]
 
@@ -283,6 +282,12 @@ def test_a_killed_controller_leaves_its_holder_named_then_the_resume_takes_it_ov
     assert_nothing_held(device)
 
 
+def guard_record(tmp_path, run_id: str, drive: str) -> dict:
+    """The guard's verdict of a drive as the run filed it (guard.json), with its hold."""
+    with open(tmp_path / "results" / run_id / "localhost" / drive / "guard.json", encoding="utf-8") as handle:
+        return json.load(handle)
+
+
 def test_no_holder_is_left_after_a_drive_fails_or_passes(loop_device, tmp_path):
     with failing_drive(tmp_path, "64M") as failing:
         healthy = loop_device("16M")
@@ -293,8 +298,8 @@ def test_no_holder_is_left_after_a_drive_fails_or_passes(loop_device, tmp_path):
     assert result(tmp_path, "hold-fail", "failing")["status"] == "failed"
     assert result(tmp_path, "hold-fail", "healthy")["status"] in ("steady", "not steady")
     # Both drives were held from the guard on, and each worker released its drive's hold, the failed one included.
-    held = re.search(r"Hold each drive that passed the guard until its tests end\] \*+\n((?:changed: .*\n)+)", proc.stdout)
-    assert held and held.group(1).count("changed: [localhost] => (item=") == 2, proc.stdout[-3000:]
+    for drive in ("failing", "healthy"):
+        assert guard_record(tmp_path, "hold-fail", drive)["hold"]["run_id"] == "hold-fail"
     for drive in ("failing", "healthy"):
         assert re.search(rf"Release the run's hold on the drive\] \*+\nchanged: \[localhost/{drive} -> localhost\]",
                          proc.stdout), drive
@@ -311,9 +316,9 @@ def test_a_raid_build_that_fails_after_the_guard_leaves_no_hold(loop_device, tmp
                                    pts_raid=[{"name": "fq0", "level": 1, "members": ["m1", "m2"]}]), "hold-raid", TINY)
     assert proc.returncode != 0
     assert "pts_raid: array fq0 not tested" in proc.stdout, proc.stdout[-3000:]
-    held = re.search(r"Hold each drive that passed the guard until its tests end\] \*+\n((?:changed: .*\n)+)", proc.stdout)
-    assert held and held.group(1).count("changed: [localhost] => (item=") == 2, proc.stdout[-3000:]
-    assert "Run rounds until the stop rule holds" not in proc.stdout
+    # The guard passed and held both members before the build failed.
+    assert all(guard_record(tmp_path, "hold-raid", m)["hold"]["run_id"] == "hold-raid" for m in ("m1", "m2"))
+    assert "Run every segment of each test" not in proc.stdout
     assert_nothing_held(*members)
     assert [m.checksum() for m in members] == before
 
@@ -327,8 +332,8 @@ def test_check_mode_holds_nothing(loop_device, tmp_path):
                           check=False)
     (tmp_path / "playbook-hold-check.log").write_text(proc.stdout + proc.stderr)
     assert proc.returncode == 0, proc.stdout[-3000:]
-    # The hold task ran, in check mode: it says what it would hold and starts nothing.
-    assert re.search(r"Hold each drive that passed the guard until its tests end\] \*+\nchanged: \[localhost\] => "
-                     rf"\(item={re.escape(device.path)}\)", proc.stdout), proc.stdout[-3000:]
+    # The guard ran in check mode: it passed the drive and held nothing.
+    assert re.search(r"Refuse drives that are not allowed, not the expected drive, or in use, and hold those that "
+                     r"pass\] \*+\nok: \[localhost\]", proc.stdout), proc.stdout[-3000:]
     assert_nothing_held(device)
     assert device.checksum() == before

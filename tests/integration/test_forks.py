@@ -49,7 +49,7 @@ def test_fewer_forks_than_drives_is_said_before_the_first_purge(loop_device, tmp
                      "2 batches; estimated ")
     assert said >= 0, out[-3000:]
     assert "set ANSIBLE_FORKS=2 (or -f 2, or forks = 2 under [defaults] in ansible.cfg)" in text[said:said + 400]
-    assert said < text.index("pts_purge : Purge the drive"), out[-3000:]
+    assert said < text.index("Run every segment of each test"), out[-3000:]
     # Both drives were still tested, one after the other: their rounds do not interleave.
     rounds = [x.split()[2] for x in out.splitlines() if x.startswith("PTS localhost drive") and " iops round " in x]
     assert sorted(rounds) == ["drive0"] * 2 + ["drive1"] * 2 and len(list(itertools.groupby(rounds))) == 2, rounds

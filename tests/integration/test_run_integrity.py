@@ -111,7 +111,7 @@ def test_a_second_live_run_of_the_same_id_refuses_and_a_resume_keeps_the_setting
         assert first.poll() is None, "the first run ended before the third was judged; the test proves nothing"
         assert third.returncode != 0 and "for another ansible-playbook of this run that is still going on" \
             in third.stdout, third.stdout[-3000:]
-        assert "Purge the drive" not in third.stdout and not (run_dir / "second" / "victim" / "iops").exists()
+        assert "Run every segment of each test" not in third.stdout and not (run_dir / "second" / "victim" / "iops").exists()
         rc = first.wait(timeout=300)
     finally:
         if first.poll() is None:
@@ -167,7 +167,7 @@ def test_a_resume_refuses_another_device_under_the_same_name(loop_device, tmp_pa
     assert f"run resume-1 recorded model 'loop device', size_bytes 67108864, backing_file '{first_device.image}' " \
            f"under the name 'victim', but {other.path} is now model 'loop device', size_bytes 67108864, " \
            f"backing_file '{other.image}'" in output
-    assert "Purge the drive" not in output
+    assert "Run every segment of each test" not in output
     assert other.checksum() == before
     assert files_under(os.path.join(drive_dir, "iops")) == rounds  # the first drive's rounds are untouched
 
