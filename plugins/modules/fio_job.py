@@ -379,7 +379,7 @@ def main() -> None:
     if rc == _fio_runner.REFUSED:
         module.fail_json(msg=messages.strip() or f"fio_job refused {job_file}", **failure)
     if rc == _fio_runner.OVER_BUDGET:
-        module.fail_json(msg=f"fio ran past its wear bound running {job_file}: {messages.strip().splitlines()[-1]}",
+        module.fail_json(msg=f"{messages.strip().splitlines()[-1].removeprefix('fleetqual.pts: ')} (running {job_file})",
                          **failure)
     if rc in (_fio_runner.TIMED_OUT, _fio_runner.KILLED) and params["timeout"] and elapsed >= params["timeout"]:
         module.fail_json(msg=f"fio timed out after {params['timeout']} s running {job_file}", **failure)

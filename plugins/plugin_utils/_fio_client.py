@@ -77,8 +77,8 @@ def outcome(started: dict, text: str, job_text: str | None, timeout: int) -> dic
     if rc == _fio_runner.OVER_BUDGET:
         said = body.strip().splitlines()
         return dict(failure, failed=True, pts_over_budget=True,
-                    msg=f"fio ran past the run's wear bound running {started['job_file']} and was stopped: "
-                        f"{said[-1].removeprefix('fleetqual.pts: ') if said else 'over its wear bound'}")
+                    msg=f"{said[-1].removeprefix('fleetqual.pts: ') if said else 'fio was stopped at the wear bound'} "
+                        f"(running {started['job_file']})")
     # The runner stops fio at its time limit: 124 after TERM, 137 after KILL; 137 also means someone else killed fio.
     if timeout and (rc == _fio_runner.TIMED_OUT or (rc == _fio_runner.KILLED and elapsed >= timeout)):
         return dict(failure, failed=True, msg=f"fio timed out after {timeout} s running {started['job_file']}")

@@ -75,7 +75,15 @@ class LoopDevice:
         return sha256(self.path)
 
     def detach(self) -> None:
-        subprocess.run(["losetup", "-d", self.path], check=False)
+        # Only while the node is still this device: one detached already (autoclear, a test's own losetup -d) may
+        # have been given to another test's file since.
+        try:
+            with open(f"/sys/block/{os.path.basename(self.path)}/loop/backing_file", encoding="utf-8") as handle:
+                attached = handle.read().strip()
+        except OSError:
+            return
+        if attached == self.image:
+            subprocess.run(["losetup", "-d", self.path], check=False)
 
 
 @contextlib.contextmanager

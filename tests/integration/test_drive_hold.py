@@ -334,6 +334,7 @@ def test_check_mode_holds_nothing(loop_device, tmp_path):
     assert proc.returncode == 0, proc.stdout[-3000:]
     # The guard ran in check mode: it passed the drive and held nothing.
     assert re.search(r"Refuse drives that are not allowed, not the expected drive, or in use, and hold those that "
-                     r"pass\] \*+\nok: \[localhost\]", proc.stdout), proc.stdout[-3000:]
+                     r"pass\] \*+\nPTS check localhost victim: the guard passes\nok: \[localhost\]", proc.stdout), \
+        proc.stdout[-3000:]
     assert_nothing_held(device)
     assert device.checksum() == before

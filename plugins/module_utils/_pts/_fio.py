@@ -178,53 +178,6 @@ def parse(text: str) -> dict:
     }
 
 
-def job_targets(text: str) -> list[str]:
-    """Every file or device a job file's ``filename=`` lines name (fio separates several with ':')."""
-    targets = []
-    for line in text.splitlines():
-        key, sep, value = line.strip().partition("=")
-        if sep and key.strip() == "filename":
-            targets.extend(part.strip() for part in value.split(":") if part.strip())
-    return targets
-
-
-# The job options that make fio write a file of its own (besides its output): each must be a bare name, written in the
-# working directory of the fio that runs the job (the segment's job directory).
-LOG_OPTIONS = ("write_bw_log", "write_iops_log", "write_lat_log", "write_hist_log", "write_iolog")
-
-
-def log_targets(text: str) -> list[str]:
-    """Every file prefix a job file's log options name (write_bw_log=..., and the others of LOG_OPTIONS)."""
-    targets = []
-    for line in text.splitlines():
-        key, sep, value = line.strip().partition("=")
-        if sep and key.strip() in LOG_OPTIONS:
-            targets.append(value.strip())
-    return targets
-
-
-# Job options that make fio read another job file, run a command, or reach files other than filename= and its logs:
-# no job file of this collection has them, and a job file that has them is not one to run as root on a guarded drive.
-FORBIDDEN_OPTIONS = ("include", "exec_prerun", "exec_postrun", "directory", "opendir", "filename_format",
-                     "read_iolog", "replay_redirect", "trigger", "trigger_file", "trigger-file", "trigger_cmd",
-                     "trigger-timeout", "ioscheduler", "cgroup", "external")
-FORBIDDEN_ENGINES = ("exec", "external", "filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete")
-
-
-def forbidden_options(text: str) -> list[str]:
-    """The lines of a job file that use a FORBIDDEN_OPTIONS option or a FORBIDDEN_ENGINES ioengine (fio's own
-    ``include file`` directive included), as written."""
-    found = []
-    for line in text.splitlines():
-        stripped = line.strip()
-        key, sep, value = stripped.partition("=")
-        key = key.strip().lower()
-        if stripped.lower().startswith("include ") or key in FORBIDDEN_OPTIONS or (
-                sep and key == "ioengine" and value.strip().lower().split(":", 1)[0] in FORBIDDEN_ENGINES):
-            found.append(stripped)
-    return found
-
-
 def random_rw(mix: int) -> str:
     """fio's rw for random IO at a read percentage."""
     return "randread" if mix == 100 else "randwrite" if mix == 0 else "randrw"

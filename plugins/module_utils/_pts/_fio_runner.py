@@ -13,9 +13,12 @@ The job's directory is held as a descriptor, opened level by level from ``/`` (_
 checked as fio reads it (_job_check.py) and against the guard's record of the drive right before fio starts, then
 written relative to that descriptor (never through a link) and read by fio from there (fio works in that directory:
 the job file, its output and its interval logs are bare names in it). While fio runs, its time limit and the wear
-bound are watched here: past its time fio is stopped (TERM, then KILL 30 s later) and the run fails; past the bytes it
-may still write to the device - the device's own write counter (``/sys/dev/block/MAJ:MIN/stat``, sectors written),
-read every WATCH_S - fio is stopped and the run fails as over its wear bound, never recorded as a result.
+bound are watched here: past its time fio is stopped (TERM, then KILL 30 s later) and the run fails. The wear bound -
+the bytes the run may still write - holds against the device's own write counter (``/sys/dev/block/MAJ:MIN/stat``,
+sectors written), read every WATCH_S: fio is stopped once what the device has taken, plus what fio can have in flight
+(threads x queue depth x block size, from the job file) and what it writes at its current rate in MARGIN_S, would
+reach the bound, and the run fails, never recorded as a result. (fio cannot be handed the bound itself: it ignores
+``number_ios`` in a time-based job.) A job whose writes in flight alone exceed what is left is not started.
 
 A segment's fio server is one small process that runs each job when the controller asks. The fio_job module starts it
 once per segment, detached (a session of its own, working in the segment's job directory, which it holds). For each
@@ -45,7 +48,9 @@ REFUSED = -1
 OVER_BUDGET = -2
 TIMED_OUT, KILLED = 124, 137
 KILL_AFTER_S = 30.0
-WATCH_S = 0.05
+WATCH_S = 0.02
+# How far ahead of the bound fio is stopped at its current write rate: a look, and fio's own reaction to TERM.
+MARGIN_S = 0.1
 SECTOR = 512
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 OUTPUT_FORMATS = ("json", "json+")
@@ -169,6 +174,11 @@ def run_job(dirfd: int, request: dict, device: str, refusal, fio: str, sys_root:
     if budget and first is None:
         return _refused(dirfd, output, f"the wear bound cannot be watched: no write counter for device {devnum}",
                         clock)
+    flight = _job_check.most_in_flight(text) if budget else 0
+    if budget and flight >= budget:
+        return _refused(dirfd, output, f"the run's wear bound leaves {budget:,} bytes for this fio run, and fio can "
+                                       f"have {flight:,} bytes of writes in flight at once: it would pass the bound",
+                        clock)
     log = os.open(log_name(output), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
                   dir_fd=dirfd)
     start = clock()
@@ -180,7 +190,8 @@ def run_job(dirfd: int, request: dict, device: str, refusal, fio: str, sys_root:
                          cwd=f"/proc/self/fd/{dirfd}", pass_fds=(dirfd,))
     finally:
         os.close(log)
-    rc, why = _watch(proc, float(request.get("timeout") or 0), budget, devnum, first, sys_root, monotonic, sleep)
+    rc, why = _watch(proc, float(request.get("timeout") or 0), (budget, flight), devnum, first, sys_root, monotonic,
+                     sleep)
     if why:
         with os.fdopen(os.open(log_name(output), os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC,
                                dir_fd=dirfd), "a", encoding="utf-8") as handle:
@@ -188,11 +199,13 @@ def run_job(dirfd: int, request: dict, device: str, refusal, fio: str, sys_root:
     return _status(dirfd, output, rc, start, clock())
 
 
-def _watch(proc, timeout: float, budget: int, devnum: str | None, first: int | None, sys_root: str, monotonic,
-           sleep) -> tuple[int, str | None]:
-    """Wait for fio; stop it at its time limit or at the wear bound. Returns (rc, why it was stopped or None)."""
-    started = term_at = monotonic()
-    stopped, why, killed_at = None, None, None
+def _watch(proc, timeout: float, bound: tuple[int, int], devnum: str | None, first: int | None, sys_root: str,
+           monotonic, sleep) -> tuple[int, str | None]:
+    """Wait for fio; stop it at its time limit or before its wear bound (``bound``: the bytes it may write, and the
+    most it can have in flight). Returns (rc, why it was stopped or None)."""
+    budget, flight = bound
+    started = term_at = last_at = monotonic()
+    stopped, why, killed_at, last = None, None, None, 0
     while True:
         rc = proc.poll()
         if rc is not None:
@@ -208,12 +221,17 @@ def _watch(proc, timeout: float, budget: int, devnum: str | None, first: int | N
             term_at = now
         elif stopped is None and budget:
             done = sectors_written(devnum, sys_root)
-            if done is not None and (done - first) * SECTOR > budget:
-                stopped = "budget"
-                why = (f"fio was stopped: the device had taken {(done - first) * SECTOR:,} bytes of writes in this fio "
-                       f"run, past the {budget:,} bytes the run's wear bound left for it")
-                proc.send_signal(signal.SIGTERM)
-                term_at = now
+            if done is not None:
+                taken = (done - first) * SECTOR
+                rate = (taken - last) / max(now - last_at, WATCH_S)
+                last, last_at = taken, now
+                if taken + flight + rate * MARGIN_S >= budget:
+                    stopped = "budget"
+                    why = (f"fio was stopped at the run's wear bound: the device had taken {taken:,} bytes of writes "
+                           f"in this fio run, and with what fio has in flight ({flight:,} bytes) and writes at its "
+                           f"rate in {MARGIN_S:g} s it would pass the {budget:,} bytes the bound left for it")
+                    proc.send_signal(signal.SIGTERM)
+                    term_at = now
         elif stopped is not None and killed_at is None and now - term_at >= KILL_AFTER_S:
             proc.kill()
             killed_at = now

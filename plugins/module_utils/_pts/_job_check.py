@@ -200,3 +200,35 @@ def refusals(text: str, device: str) -> list[str]:
         found.append(f"the [global] section does not name the guarded device (filename={device}): a job without one "
                      "writes a file of its own")
     return found
+
+
+def _bytes(text: str) -> int:
+    digits = text.rstrip("kKmMgGtT")
+    scale = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[text[len(digits):].lower()]
+    return int(digits) * scale
+
+
+def most_in_flight(text: str) -> int:
+    """The most bytes of writes fio can have in flight at once for a job file that passed refusals(): per writing
+    section, threads x queue depth x its largest block size (a section's own options over [global]'s), the largest of
+    the sections. Stonewalled sections run one after the other; a HIR burst's sections do not overlap either."""
+    options: dict[str, dict[str, str]] = {}
+    section = None
+    for line in text.split("\n"):
+        header = _SECTION_RE.fullmatch(line)
+        if header:
+            section = header.group(1)
+            options.setdefault(section, {})
+        elif section is not None and line and line[0] not in "#;":
+            name, dummy, value = line.partition("=")
+            options[section][name] = value
+    shared = options.pop("global", {})
+    most = 0
+    for own in options.values():
+        merged = dict(shared, **own)
+        if merged.get("rw", "read") in ("read", "randread", "trim", "randtrim"):
+            continue
+        sizes = [_bytes(part.split("/")[0]) for part in merged["bssplit"].split(":")] if "bssplit" in merged \
+            else [_bytes(merged.get("bs", "4k"))]
+        most = max(most, int(merged.get("numjobs", "1")) * int(merged.get("iodepth", "1")) * max(sizes))
+    return most

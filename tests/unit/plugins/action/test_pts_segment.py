@@ -198,12 +198,12 @@ def test_a_drive_that_writes_faster_than_the_plan_assumed_stops_within_its_wear_
 
 def test_a_fio_run_stopped_at_the_wear_bound_fails_the_test_and_records_why(tmp_path):
     over = {"failed": True, "pts_over_budget": True, "rc": -2,
-            "msg": "fio ran past the run's wear bound running round-01.fio and was stopped: fio was stopped: ..."}
+            "msg": "fio was stopped at the run's wear bound running round-01.fio: fio was stopped ..."}
     args = args_for(tmp_path, limits={"max_write_bytes": WRITTEN})
     result, dummy = run_segment(args, Host(fio=lambda number, a: dict(over)))
-    assert result["failed"] and result["msg"].startswith("fio ran past the run's wear bound")
+    assert result["failed"] and result["msg"].startswith("fio was stopped at the run's wear bound")
     failure = _results.read_json(os.path.join(result["pts_segment"]["dir"], "failure.json"))
-    assert failure["msg"].startswith("fio ran past the run's wear bound") and failure["rc"] == -2
+    assert failure["msg"].startswith("fio was stopped at the run's wear bound") and failure["rc"] == -2
     assert _results.round_files(result["pts_segment"]["dir"]) == []  # never a round of its figures
 
 

@@ -100,19 +100,6 @@ def test_garbage_is_rejected(text, message):
         _fio.parse(text)
 
 
-@pytest.mark.parametrize(
-    "text, targets",
-    [
-        ("[global]\nfilename=/dev/loop0\n[a]\nrw=write\n", ["/dev/loop0"]),
-        ("[a]\nfilename = /dev/sda:/dev/sdb\n", ["/dev/sda", "/dev/sdb"]),
-        ("[a]\n# filename=/dev/sdz\n;filename=/dev/sdy\nrw=read\n", []),
-        ("[a]\nfilename=/dev/a\n[b]\nfilename=/dev/b\n", ["/dev/a", "/dev/b"]),
-    ],
-)
-def test_job_targets(text, targets):
-    assert _fio.job_targets(text) == targets
-
-
 def test_json_plus_keeps_each_directions_latency_bins_cpu_and_the_five_nines():
     raw = json.loads(fixture("fio-3.33-jsonplus-mixed.json"))
     (source,) = raw["jobs"]
@@ -137,19 +124,3 @@ def test_plain_json_has_no_histogram_and_a_job_is_found_by_its_section_name():
     assert _fio.find_named(jobs, "iops-r65-4096") is _fio.find_job(jobs, 65, 4096)
     with pytest.raises(KeyError, match="0 fio jobs named 'nope'"):
         _fio.find_named(jobs, "nope")
-
-
-@pytest.mark.parametrize("line", [
-    "include /etc/fio/other.fio", "exec_prerun=sh -c 'dd of=/dev/sdb'", "exec_postrun=rm -rf /", "ioengine=exec",
-    "ioengine=external:/tmp/engine.so", "directory=/srv", "opendir=/srv", "filename_format=/dev/sd$jobnum",
-    "read_iolog=/tmp/replay", "trigger_cmd=reboot", "Exec_Prerun = x",
-])
-def test_a_job_file_with_an_option_a_round_never_uses_is_named(line):
-    text = f"[global]\nfilename=/dev/loop0\nioengine=libaio\n{line}\n[job]\nrw=randwrite\n"
-    assert _fio.forbidden_options(text) == [line.strip()]
-
-
-def test_the_collections_own_options_are_not_forbidden():
-    text = ("[global]\nfilename=/dev/loop0\nioengine=libaio\ndirect=1\nwrite_bw_log=round-01\nlog_avg_msec=100\n"
-            "[job]\nrw=randwrite\nbs=4k\n")
-    assert _fio.forbidden_options(text) == []

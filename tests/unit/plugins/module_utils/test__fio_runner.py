@@ -174,20 +174,38 @@ def test_fio_that_ignores_the_stop_is_killed(held):
     assert line.startswith("137 ") and fio.signals == [signal.SIGTERM, signal.SIGKILL]
 
 
-def test_fio_is_stopped_at_the_wear_bound_and_the_run_fails(held, tmp_path, monkeypatch):
+def test_fio_is_stopped_before_the_wear_bound_and_the_run_fails(held, tmp_path, monkeypatch):
     counter = Counter(tmp_path / "sys")
     monkeypatch.setattr(_fio_runner, "devnum_of", {DEVICE: "7:9"}.get)
-    fio = Fio(polls=100, counter=counter, writes=2048)  # 1 MiB per look
+    ticks_ = iter(x * 0.02 for x in range(10 ** 6))
+    fio = Fio(polls=1000, counter=counter, writes=256)  # 128 KiB a look (20 ms): 6.4 MiB/s
     line = _fio_runner.run_job(held, request(max_write_bytes=3 * 2 ** 20), DEVICE, lambda t: None, "fio", popen=fio,
-                               sys_root=str(tmp_path / "sys"), clock=ticks(1.0, 2.0), sleep=lambda s: None)
+                               sys_root=str(tmp_path / "sys"), clock=ticks(1.0, 2.0), monotonic=lambda: next(ticks_),
+                               sleep=lambda s: None)
     assert line == f"{_fio_runner.OVER_BUDGET} 1.000000 2.000000" and fio.signals == [signal.SIGTERM]
-    assert ("fio was stopped: the device had taken 4,194,304 bytes of writes in this fio run, past the 3,145,728 bytes "
-            "the run's wear bound left for it") in files(held)["round-01.json.log"]
+    said = files(held)["round-01.json.log"].splitlines()[-1]
+    # Stopped while 4 KiB in flight plus 0.1 s at its rate would still fit: the device took less than the bound.
+    taken = int(said.split("the device had taken ")[1].split(" bytes")[0].replace(",", ""))
+    assert 3 * 2 ** 20 - 4096 - 0.1 * 6.4 * 2 ** 20 - 2 ** 17 <= taken < 3 * 2 ** 20
+    assert said.startswith("fleetqual.pts: fio was stopped at the run's wear bound: the device had taken ")
+    assert said.endswith("would pass the 3,145,728 bytes the bound left for it")
     # Within its bound, fio runs to its end.
-    fio = Fio(polls=2, counter=counter, writes=2048)
+    fio = Fio(polls=2, counter=counter, writes=256)
     line = _fio_runner.run_job(held, request(max_write_bytes=3 * 2 ** 20), DEVICE, lambda t: None, "fio", popen=fio,
-                               sys_root=str(tmp_path / "sys"), clock=ticks(1.0, 2.0), sleep=lambda s: None)
+                               sys_root=str(tmp_path / "sys"), clock=ticks(1.0, 2.0), monotonic=lambda: next(ticks_),
+                               sleep=lambda s: None)
     assert line.startswith("0 ") and fio.signals == []
+
+
+def test_a_job_whose_writes_in_flight_alone_would_pass_the_bound_is_not_started(held, tmp_path, monkeypatch):
+    Counter(tmp_path / "sys")
+    monkeypatch.setattr(_fio_runner, "devnum_of", {DEVICE: "7:9"}.get)
+    fio = Fio()
+    line = _fio_runner.run_job(held, request(max_write_bytes=2048), DEVICE, lambda t: None, "fio", popen=fio,
+                               sys_root=str(tmp_path / "sys"), clock=ticks(1.0, 1.0))
+    assert line.startswith("-1 ") and fio.argv is None
+    assert ("the run's wear bound leaves 2,048 bytes for this fio run, and fio can have 4,096 bytes of writes in "
+            "flight at once: it would pass the bound") in files(held)["round-01.json.log"]
 
 
 def test_a_wear_bound_that_cannot_be_watched_runs_no_fio(held, tmp_path, monkeypatch):

@@ -103,3 +103,28 @@ def test_every_job_writes_the_guarded_device_only(text, why):
                                     "/dev/sda\n", ""])
 def test_a_device_fio_would_read_as_something_else_is_refused(device):
     assert _job_check.refusals(GOOD, device)[0].startswith(f"the device {device!r} is not a plain /dev path")
+
+
+@pytest.mark.parametrize("line", [
+    "include /etc/fio/other.fio", "exec_prerun=sh -c 'dd of=/dev/sdb'", "exec_postrun=rm -rf /", "ioengine=exec",
+    "ioengine=external:/tmp/engine.so", "directory=/srv", "opendir=/srv", "filename_format=/dev/sd$jobnum",
+    "read_iolog=/tmp/replay", "trigger_cmd=reboot", "Exec_Prerun = x", "replay_redirect=/dev/sdb", "cgroup=x",
+])
+def test_what_the_checks_of_2_0_named_is_refused_still(line):
+    assert _job_check.refusals(GOOD + line + "\n", DEVICE)
+
+
+def test_the_collections_own_log_options_pass():
+    text = GOOD + "write_bw_log=round-01\nwrite_iops_log=round-01\nwrite_lat_log=round-01\nlog_avg_msec=100\n"
+    assert _job_check.refusals(text, DEVICE) == []
+
+
+@pytest.mark.parametrize("text, most", [
+    (GOOD, 2 * 16 * 4096),
+    (GOOD + "\n[r]\nstonewall\nrw=randread\nbs=1m\niodepth=64\n", 2 * 16 * 4096),  # reads are no wear
+    (GOOD + "\n[x]\nstonewall\nrw=write\nbs=1m\nnumjobs=1\niodepth=32\n", 32 << 20),
+    (GOOD + "\n[c]\nstonewall\nrw=randrw\nrwmixread=40\nbssplit=4k/50:64k/50\n", 2 * 16 * 65536),
+])
+def test_the_most_writes_fio_can_have_in_flight(text, most):
+    assert _job_check.refusals(text, DEVICE) == []
+    assert _job_check.most_in_flight(text) == most

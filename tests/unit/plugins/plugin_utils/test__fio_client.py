@@ -81,13 +81,15 @@ def test_a_round_is_sent_with_one_command_then_waited_for_on_the_host(clock):
 
 
 def test_a_run_stopped_at_its_wear_bound_fails_in_the_runners_words(clock):
-    end = ("-2 5.0 5.3\nfio: note\n\nfleetqual.pts: fio was stopped: the device had taken 5,242,880 bytes of writes "
-           "in this fio run, past the 4,194,304 bytes the run's wear bound left for it\n")
+    end = ("-2 5.0 5.3\nfio: note\n\nfleetqual.pts: fio was stopped at the run's wear bound: the device had taken "
+           "2,097,152 bytes of writes in this fio run, and with what fio has in flight (131,072 bytes) and writes at "
+           "its rate in 0.1 s it would pass the 4,194,304 bytes the bound left for it\n")
     found = make_client(Host(clock, finish_at=1000.3, end=end)).run_round(SERVER, round_args())
     assert found["failed"] is True and found["pts_over_budget"] is True and "pts_fio" not in found
-    assert found["msg"] == ("fio ran past the run's wear bound running /var/lib/pts/r1/d1/wsat/round-02.fio and was "
-                            "stopped: fio was stopped: the device had taken 5,242,880 bytes of writes in this fio run, "
-                            "past the 4,194,304 bytes the run's wear bound left for it")
+    assert found["msg"] == ("fio was stopped at the run's wear bound: the device had taken 2,097,152 bytes of writes in "
+                            "this fio run, and with what fio has in flight (131,072 bytes) and writes at its rate in "
+                            "0.1 s it would pass the 4,194,304 bytes the bound left for it (running "
+                            "/var/lib/pts/r1/d1/wsat/round-02.fio)")
 
 
 @pytest.mark.parametrize("answer, expected", [
