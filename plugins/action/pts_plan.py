@@ -10,6 +10,7 @@ from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _text
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _wear
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _inputs
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError
@@ -77,6 +78,9 @@ class ActionModule(ActionBase):
         variables = args["variables"] if args["variables"] is not None else \
             _role_inputs.collect(task_vars, self._templar.template)
         try:
+            # The host's name names its results directory and reaches every report and the console.
+            _text.no_format_characters("inventory_hostname", task_vars.get("inventory_hostname"))
+            _text.no_format_characters("context.host", (args["context"] or {}).get("host"))
             listed = _inputs.devices(args["listed"])
             plan = build_plan(variables, args["devices"])
             plan["acceptance"] = validate_rules(args["acceptance"])
