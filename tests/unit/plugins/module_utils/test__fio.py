@@ -153,3 +153,16 @@ def test_the_collections_own_options_are_not_forbidden():
     text = ("[global]\nfilename=/dev/loop0\nioengine=libaio\ndirect=1\nwrite_bw_log=round-01\nlog_avg_msec=100\n"
             "[job]\nrw=randwrite\nbs=4k\n")
     assert _fio.forbidden_options(text) == []
+
+
+def test_a_run_that_completed_no_io_is_an_error_with_what_fio_said_never_a_zero():
+    raw = json.loads(fixture("fio-3.33-iops-round.json"))
+    for job in raw["jobs"][:1]:
+        for direction in ("read", "write"):
+            job[direction].update(iops=0.0, bw=0, bw_bytes=0, io_bytes=0, io_kbytes=0, total_ios=0, runtime=0)
+    text = "fio: terminating on signal 15\n" + json.dumps(raw)
+    with pytest.raises(_fio.FioOutputError) as caught:
+        _fio.parse(text)
+    name = raw["jobs"][0]["jobname"]
+    assert str(caught.value) == (f"fio completed no I/O in job {name!r} (it aborted or wrote nothing): a failed "
+                                 "round, not a figure of 0; fio said: fio: terminating on signal 15")
