@@ -11,7 +11,7 @@ from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError, run_id
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _run, _run_lock
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _run, _run_lock, _safe_tree
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_summary
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._acceptance import VERDICTS
 
@@ -48,21 +48,26 @@ class ActionModule(ActionBase):
             raise AnsibleActionFail(f"fleet_summary: fail_on={args['fail_on']!r}: unknown verdicts {bad}; known: "
                                     f"{', '.join(VERDICTS)}")
         try:
-            roots = args["results_dirs"] or [
-                _run.results_root(None, self._templar.template((task_vars or {}).get("pts_results_dir")))]
-        except ValueError as exc:
-            raise AnsibleActionFail(f"fleet_summary: {exc}; give results_dirs") from None
-        run_dirs = [os.path.join(root, run) for root in roots for run in args["run_ids"]
-                    if os.path.isdir(os.path.join(root, run))]
+            roots = [_run.checked_root(root, f"results_dirs[{index}]") for index, root in enumerate(args["results_dirs"])] \
+                if args["results_dirs"] else [
+                    _run.results_root(None, self._templar.template((task_vars or {}).get("pts_results_dir")))]
+            run_dirs = [os.path.join(root, run) for root in roots for run in args["run_ids"]
+                        if _safe_tree.isdir(os.path.join(root, run))]
+            out = _run.checked_root(args["output_dir"], "output_dir") if args["output_dir"] else None
+        except (ValueError, OSError) as exc:
+            raise AnsibleActionFail(f"fleet_summary: {exc}; nothing was written") from None
         if not run_dirs:
             raise AnsibleActionFail(f"fleet_summary: no run {args['run_ids']} under {roots}")
-        out = args["output_dir"] or run_dirs[0]
+        out = out or run_dirs[0]
         # Actions run in a worker forked from ansible-playbook: host locks of that process are this run's own.
         owner = os.getppid()
         settings = {key: args[key] for key in _run.FLEET_DEFAULTS}
         busy = self._in_progress(run_dirs, owner)
         try:
-            summary = _fleet_summary.summarize(run_dirs, out, settings, busy, args["errors"])
+            # Told apart by release_locks: only the run's own judge (judge.yml) passes it - a process of the run, whose
+            # hosts' locks these are; a summary from outside the run (playbooks/fleet_summary.yml) that finds hosts
+            # still running fails, "in progress".
+            summary = _fleet_summary.summarize(run_dirs, out, settings, busy, args["errors"], args["release_locks"])
             if args["release_locks"]:
                 self._release(run_dirs, owner)
                 # Job slices that share the run: whichever finishes last sees every other's locks gone once its own
@@ -70,7 +75,7 @@ class ActionModule(ActionBase):
                 now_busy = self._in_progress(run_dirs, owner)
                 if busy and now_busy != busy:
                     busy = now_busy
-                    summary = _fleet_summary.summarize(run_dirs, out, settings, busy, args["errors"])
+                    summary = _fleet_summary.summarize(run_dirs, out, settings, busy, args["errors"], True)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise AnsibleActionFail(f"fleet_summary: {exc}") from None
         finally:
@@ -87,6 +92,7 @@ class ActionModule(ActionBase):
                 f"{counts['PASS']} PASS, {counts['FAIL']} FAIL, {counts['INCOMPLETE']} INCOMPLETE",
                 f", {len(summary['errors'])} host(s) not tested" if summary["errors"] else "",
                 f", {len(busy)} host(s) still running in another process" if busy else "",
+                " (in progress: this summary passes nothing not judged yet)" if summary.get("in_progress_fails") else "",
                 f"; exit status {'fails' if summary['failed'] else 'passes'}; fleet summary in "
                 f"{os.path.join(out, 'fleet.md')}",
                 *(f"; fleet.{kind} not made: {why}" for kind, why in

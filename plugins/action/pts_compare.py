@@ -10,7 +10,7 @@ from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError, run_id
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run, _safe_tree
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _compare, _compare_report, _history
 
 ARGUMENT_SPEC = dict(
@@ -52,9 +52,11 @@ class ActionModule(ActionBase):
             raise AnsibleActionFail(f"pts_compare: {exc}; nothing was written") from None
         try:
             root = _run.results_root(args["results_dir"])
+            given_out = _run.checked_root(args["output_dir"], "output_dir (pts_compare_output_dir)") \
+                if args["output_dir"] else None
         except ValueError as exc:
-            raise AnsibleActionFail(f"pts_compare: {exc}; give results_dir (pts_results_dir)") from None
-        if not os.path.isdir(root):
+            raise AnsibleActionFail(f"pts_compare: {exc}; nothing was written") from None
+        if not _safe_tree.isdir(root):
             raise AnsibleActionFail(f"pts_compare: pts_results_dir={root!r} is not a directory")
         database = _history.db_path(root)
         try:
@@ -70,7 +72,7 @@ class ActionModule(ActionBase):
             raise AnsibleActionFail(f"pts_compare: {exc}; nothing was written") from None
         finally:
             conn.close()
-        out = args["output_dir"] or os.path.join(root, "compare", _default_name(selection))
+        out = given_out or os.path.join(root, "compare", _default_name(selection))
         try:
             written = _compare_report.write(compared, out, args["fail_on_regression"], root=root)
         except (OSError, ValueError) as exc:

@@ -9,6 +9,7 @@ from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _text
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _wear
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _inputs
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError
@@ -61,6 +62,9 @@ class ActionModule(ActionBase):
         variables = args["variables"] if args["variables"] is not None else \
             _role_inputs.collect(task_vars, self._templar.template)
         try:
+            # The host's name names its results directory and reaches every report and the console.
+            _text.no_format_characters("inventory_hostname", task_vars.get("inventory_hostname"))
+            _text.no_format_characters("context.host", (args["context"] or {}).get("host"))
             listed = _inputs.devices(args["listed"])
             moved = _identity.guarded_refusals(args["devices"], args["guarded"])
             if moved:

@@ -12,7 +12,7 @@ from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import RUN_ID_RE, PlanError, run_id
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run, _safe_tree
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _history
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
 
@@ -46,25 +46,33 @@ class ActionModule(ActionBase):
             root = _run.results_root(args["results_dir"], self._templar.template((task_vars or {}).get("pts_results_dir")))
         except ValueError as exc:
             raise AnsibleActionFail(f"report_rebuild: {exc}; give results_dir") from None
-        if not os.path.isdir(root):
-            raise AnsibleActionFail(f"report_rebuild: results_dir={root!r} is not a directory")
-        # Every run: the directories named like a run id (not hidden ones, not a stray "lost+found").
-        runs = [args["run_id"]] if args["run_id"] else sorted(
-            e for e in os.listdir(root) if os.path.isdir(os.path.join(root, e)) and RUN_ID_RE.match(e))
+        try:
+            if not _safe_tree.isdir(root):
+                raise AnsibleActionFail(f"report_rebuild: results_dir={root!r} is not a directory")
+            # Every run: the directories named like a run id (not hidden ones, not a stray "lost+found", not a link).
+            runs = [args["run_id"]] if args["run_id"] else [e for e in _safe_tree.subdirs(root) if RUN_ID_RE.match(e)]
+            if args["run_id"] and not _safe_tree.isdir(os.path.join(root, args["run_id"])):
+                raise AnsibleActionFail(f"report_rebuild: run_id={args['run_id']!r} has no directory under {root}")
+        except OSError as exc:
+            raise AnsibleActionFail(f"report_rebuild: {exc}; nothing was written") from None
         reports, warnings, not_produced = [], [], {}
+        drive_dirs = []
         for run in runs:
-            run_dir = os.path.join(root, run)
-            if not os.path.isdir(run_dir):
-                raise AnsibleActionFail(f"report_rebuild: run_id={run!r} has no directory under {root}")
-            for drive_dir in _results.drive_dirs(run_dir):
-                try:
-                    written = _drive_report.write_drive_report(drive_dir, formats)
-                except (OSError, ValueError, KeyError, TypeError) as exc:
-                    warnings.append(f"no report for {drive_dir}: {exc}")
-                    continue
-                reports.append(written["report"])
-                for kind, why in written["not_produced"].items():
-                    not_produced.setdefault(f"report.{kind}: {why}", []).append(drive_dir)
+            try:
+                drive_dirs += _results.drive_dirs(os.path.join(root, run))
+            except OSError as exc:
+                # A run directory root will not read (another user's, a link): no report of it, and why.
+                warnings.append(f"no report for run {run}: {exc}")
+        for drive_dir in drive_dirs:
+            try:
+                written = _drive_report.write_drive_report(drive_dir, formats)
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                # One drive's bad file (a link, a FIFO, too large, too deep, of the wrong shape) fails that drive alone.
+                warnings.append(f"no report for {drive_dir}: {exc}")
+                continue
+            reports.append(written["report"])
+            for kind, why in written["not_produced"].items():
+                not_produced.setdefault(f"report.{kind}: {why}", []).append(drive_dir)
         # A missing HTML or PDF library is said, never a failure: report.md is the report.
         skipped = "".join(f"; {what} (not made for {len(dirs)} drive(s))" for what, dirs in not_produced.items()
                           if "not asked for" not in what)
@@ -75,6 +83,7 @@ class ActionModule(ActionBase):
             history = {"database": _history.db_path(root), "error": str(exc)}
             warnings.append(f"history index not rebuilt: {exc}")
         indexed = "" if history.get("error") else f"; {len(history['runs'])} run(s) indexed in {history['database']}"
+        warnings += [f"history index: left out {s['path']}: {s['why']}" for s in history.get("skipped") or []]
         if history.get("moved_aside"):
             moved = (f"the history index {history['database']} was not a sound database "
                      f"({history['moved_aside']['why']}): kept as {history['moved_aside']['path']}, and rebuilt from "
@@ -88,11 +97,11 @@ class ActionModule(ActionBase):
 
     @staticmethod
     def _one_drive(result: dict, run_dir: str, host: str, drive: str, formats: tuple | None) -> dict:
-        path = _results.drive_dir(run_dir, host, drive)
-        if not os.path.exists(os.path.join(path, "drive.json")):
-            result.update(failed=True, msg=f"report_rebuild: {path} holds no drive record (drive.json)")
-            return result
         try:
+            path = _results.drive_dir(_run.checked_root(run_dir, "run_dir"), host, drive)
+            if not _safe_tree.exists(os.path.join(path, "drive.json")):
+                result.update(failed=True, msg=f"report_rebuild: {path} holds no drive record (drive.json)")
+                return result
             written = _drive_report.write_drive_report(path, formats)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             result.update(failed=True, msg=f"report_rebuild: no report for {host} {drive}: {exc}")

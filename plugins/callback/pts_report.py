@@ -53,7 +53,7 @@ import os
 from ansible import context as ansible_context
 from ansible.plugins.callback import CallbackBase
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _progress, _results, _run_lock
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _progress, _results, _run_lock, _safe_tree
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_summary
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
 
@@ -83,7 +83,10 @@ class CallbackModule(CallbackBase):
         if (ansible_context.CLIARGS or {}).get("check"):
             return  # --check writes nothing, not even into a run it names
         for run_dir in sorted(self._run_dirs):
-            self._finish(run_dir)
+            try:
+                self._finish(run_dir)
+            except OSError as exc:  # a results tree root will not read (a link, a level another user can change)
+                self._display.warning(_progress.plain(f"pts_report: {run_dir}: {exc}"))
 
     def _finish(self, run_dir: str) -> None:
         elsewhere = set()
@@ -104,6 +107,7 @@ class CallbackModule(CallbackBase):
                 self._display.warning(_progress.plain(f"pts_report: no report for {path}: {exc}"))
                 continue
             self._display.display(_progress.plain(f"PTS report (drawn at the end): {written['report']}"))
-        if os.path.isdir(run_dir):
-            self._display.display(_progress.plain(f"PTS results: {run_dir} (fleet summary: "
-                                                  f"{os.path.join(run_dir, 'fleet.md')})"))
+        if _safe_tree.isdir(run_dir):
+            fleet_md = os.path.join(run_dir, "fleet.md")
+            summary = f"fleet summary: {fleet_md}" if _safe_tree.isfile(fleet_md) else "no fleet summary was written"
+            self._display.display(_progress.plain(f"PTS results: {run_dir} ({summary})"))

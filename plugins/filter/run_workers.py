@@ -18,6 +18,8 @@ description:
     drives of the selected hosts and nothing else. ansible-core has no public way to do this; the inventory is reached
     through C(hostvars). Where it cannot be, it warns, and the judge reports every drive without a worker as not
     tested, so the run fails rather than pass untested drives.
+  - Refuses C(--start-at-task) (an error before the play starts) - the run's first play validates, guards and plans
+    every drive, and a run started past it would end with nothing tested and nothing judged.
   - It says how many drives run at once under the C(forks) in force (a warning when C(forks) is lower than the
     drive count, with what to set), loads the report libraries (matplotlib, WeasyPrint) once here, so that every
     worker drawing its drive's report shares them instead of loading its own, and freezes the controller's Python
@@ -53,6 +55,7 @@ _value:
 import gc
 
 from ansible import context
+from ansible.errors import AnsibleFilterError
 from ansible.utils.display import Display
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _concurrency
@@ -77,6 +80,13 @@ def _say_concurrency(workers) -> None:
 
 
 def run_workers(hostvars) -> str:
+    start_at = (context.CLIARGS or {}).get("start_at_task")
+    if start_at:
+        # Past the first play nothing was validated, guarded or planned, and from the judge on nothing is tested:
+        # a run that starts there would end with nothing to judge (a resume is the same run id, from the start).
+        raise AnsibleFilterError(f"--start-at-task {start_at!r} is refused: a PTS run starts at its first task (the "
+                                 "first play validates, guards and plans every drive); to resume a run, run it again "
+                                 "from the start with -e pts_run_id=<its run id>")
     inventory = getattr(hostvars, "_inventory", None)
     if isinstance(hostvars, dict) and not hostvars:
         return GROUP  # --syntax-check: no inventory, no workers

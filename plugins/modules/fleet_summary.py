@@ -24,7 +24,13 @@ description:
     (C(host-failure.json) - install, identity, the guard, RAID, the plan), or when a drive's verdict is one of
     O(fail_on).
   - Hosts of the runs that another live ansible-playbook still holds (a job slice sharing the run id and results
-    tree) are listed as still running, not judged; the last slice to finish judges every host.
+    tree) are listed as still running, not judged; the last slice to finish judges every host. A summary that is not
+    one of the run's own (without O(release_locks)) fails while a host still runs ("in progress") - it never passes
+    what was not judged.
+  - Reads and writes the results trees by directory file descriptors, never through a link; as root, a results tree
+    with a level another user can change is refused, naming it. A drive whose files are not what the collection
+    writes (a link, a FIFO, too large, nested too deep, a round whose fio completed no I/O, a field of the wrong type)
+    is INCOMPLETE with the file and why; the other drives and the summary are still written.
   - Several runs, or the results trees of several controllers (job slices), merge into one summary.
   - Runs on the controller only.
 author:
@@ -99,6 +105,9 @@ options:
   release_locks:
     description:
       - Release the host locks this ansible-playbook process holds in the runs (its part of the run is over).
+      - It also says that this summary is the judge of one process of the run (a job slice; the C(fleetqual.pts.pts_run)
+        role's judge step sets it) - hosts another live process of the run still tests are listed and do not fail it.
+        Without it (C(playbooks/fleet_summary.yml)), a host still running fails the exit status, "in progress".
     type: bool
     default: false
     version_added: 2.0.0

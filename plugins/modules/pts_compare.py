@@ -22,7 +22,9 @@ description:
     the baseline's settings, the candidate's runs left out.
   - Every compared drive indexed in two runs or more (the same serial) gets its history, run by run, in the output.
   - Writes C(compare.md), C(compare.json), plots and C(compare.html) (where markdown-it-py is installed) in
-    O(output_dir). Fails when a figure regressed and O(fail_on_regression) is true, after writing them.
+    O(output_dir), by directory file descriptors and never through a link; run as root, it refuses a results tree or
+    output directory another user can change, naming the level, and an index that is a link or not a plain file.
+  - Fails when a figure regressed and O(fail_on_regression) is true, after writing them.
   - Runs on the controller only.
 author:
   - fleetqual.pts contributors (@fleetqual)

@@ -14,7 +14,11 @@ description:
   - Also renders C(report.html) (self-contained, plots embedded) and C(report.pdf) from it where the controller has
     markdown-it-py and WeasyPrint (C(requirements.txt)); without them the report says what it did not make and why,
     and so does the task's message. Neither is a failure.
-  - Fails, naming each drive, when a drive's files cannot be made into a report.
+  - Fails, naming each drive, when a drive's files cannot be made into a report - the file and why (a link, a FIFO
+    or a device in the tree, a file over its size, JSON nested too deep, a round whose fio completed no I/O, a field
+    of the wrong type); every other drive's report is still made.
+  - Reads and writes the tree by directory file descriptors, never through a link; run as root, it refuses a results
+    tree (or a run of it) that a level another user can change leads to, naming the level.
   - Also rebuilds the history index (C(pts-history.sqlite) in O(results_dir)) that
     P(fleetqual.pts.pts_compare#module) reads, for the run or, without O(run_id), for every run, dropping runs gone
     from disk.

@@ -14,6 +14,7 @@ import fnmatch
 import math
 import statistics
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _text
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _wear
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import BY_NAME
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
@@ -71,6 +72,8 @@ def validate_rules(rules: object) -> list[dict]:
         unknown = sorted(set(rule) - set(RULE_KEYS))
         if unknown:
             raise ValueError(f"{where}: unknown keys {unknown}; known: {', '.join(RULE_KEYS)}")
+        for key in ("name", "model", "firmware"):
+            _text.no_format_characters(f"{where}.{key}", rule.get(key))
         for key in CRITERIA:
             value = rule.get(key)
             if value is None:

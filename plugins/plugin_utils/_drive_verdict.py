@@ -13,21 +13,24 @@ from __future__ import annotations
 
 import os
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _acceptance
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _acceptance, _safe_tree
 
 
 def plan(host_dir: str) -> dict | None:
     """The host's plan.json ("plan" and the command that wrote it), or None when the host has none."""
     path = os.path.join(host_dir, "plan.json")
-    if not os.path.exists(path):
+    if not _safe_tree.exists(path):
         return None
-    return _results.read_json(path)
+    recorded = _results.read_json(path)
+    if not isinstance(recorded.get("plan") or {}, dict):
+        raise _safe_tree.BadFile(path, "plan is not a mapping")
+    return recorded
 
 
 def lost(path: str) -> str | None:
     """Why a host or drive was lost (lost.json), as a verdict reason."""
     record = os.path.join(path, "lost.json")
-    if not os.path.exists(record):
+    if not _safe_tree.exists(record):
         return None
     return "host lost: " + str(_results.read_json(record).get("msg") or "unreachable")
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _text
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label
 
 # ANSI escape sequences (CSI ... final byte, OSC ... BEL/ST, and two-byte ESC x), then any control character left.
@@ -25,9 +26,13 @@ _UNITS = {"iops": ("IOPS", 1.0), "bw_bytes": ("MB/s", 1e6), "lat_mean_ns": ("ms"
 
 def plain(value: object) -> str:
     """Text from a drive, a description file or the inventory with its terminal escapes and control characters
-    taken out, for the console: a model name cannot recolour, move the cursor or clear the operator's screen."""
-    stripped = _ANSI_RE.sub("", str(value))
-    return _CONTROL_RE.sub("\ufffd", _SPACE_RE.sub(" ", stripped))
+    taken out, for the console: a model name cannot recolour, move the cursor or clear the operator's screen; format
+    characters (U+2028, U+2029, a bidirectional override: module_utils/_drive/_text) show as U+FFFD, so it cannot
+    start a line or reverse what follows in a report either."""
+    stripped = _CONTROL_RE.sub("\ufffd", _SPACE_RE.sub(" ", _ANSI_RE.sub("", str(value))))
+    if stripped.isascii() or not _text.has_control(stripped):
+        return stripped
+    return "".join("\ufffd" if _text.has_control(c) else c for c in stripped)
 
 
 def _pct(value) -> str:

@@ -24,14 +24,13 @@
 from __future__ import annotations
 
 import datetime
-import glob
 import json
 import os
 import re
 import stat
 import sys
-import tempfile
 
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _result_files, _safe_tree
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._identity import identity_changes
 
 _NAME_RE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -44,7 +43,9 @@ def collection_version() -> str:
     """The version of this collection: MANIFEST.json when installed, galaxy.yml in a checkout."""
     manifest = os.path.join(_COLLECTION_ROOT, "MANIFEST.json")
     if os.path.exists(manifest):
-        return str(read_json(manifest).get("collection_info", {}).get("version", "unknown"))
+        # The collection's own file, not the results tree's: where it is installed is the operator's choice.
+        with open(manifest, encoding="utf-8") as handle:
+            return str((json.load(handle).get("collection_info") or {}).get("version", "unknown"))
     try:
         with open(os.path.join(_COLLECTION_ROOT, "galaxy.yml"), encoding="utf-8") as handle:
             for line in handle:
@@ -64,55 +65,9 @@ def now_iso() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
 
 
-def _umask() -> int:
-    """The process's umask, read without changing it (os.umask would, for every thread, for a moment)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    return 0o022
-
-
-def share(fd: int) -> None:
-    """Give a file made by mkstemp (always 0600) the mode an ordinary write would: a lab serves its reports."""
-    os.fchmod(fd, 0o666 & ~_umask())
-
-
-# The atomic writer's temporary files: "." + the file's name + "." + the 8 characters mkstemp picks from
-# [a-z0-9_] (no suffix). A process killed between mkstemp and the rename leaves one behind.
+# The atomic writer's temporary files: "." + the file's name + "." + 8 characters of [a-z0-9_] (no suffix). A process
+# killed between making one and the rename leaves it behind.
 _TEMP_RE = re.compile(r"^\..+\.[a-z0-9_]{8}\Z")
-
-
-def _temp_prefix(path: str) -> str:
-    return "." + os.path.basename(path) + "."
-
-
-def _atomic_write(path: str, data: str | bytes, binary: bool, shared: bool = True) -> None:
-    """Write, fsync, rename, fsync the directory: after return the file survives a crash whole. Not ``shared``, the
-    file keeps mkstemp's 0600."""
-    directory = os.path.dirname(path)
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), dir=directory)
-    try:
-        if shared:
-            share(fd)
-        with os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    dir_fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
 
 
 def is_leftover(name: str) -> bool:
@@ -124,36 +79,45 @@ def remove_leftovers(directory: str, recursive: bool = True) -> list[str]:
     """Remove the temporary files a killed atomic write left in ``directory`` (and, ``recursive``, below it but not in
     ``superseded/``, kept as it was moved): regular files named as the writer names them, nothing else. Return their
     paths. Call it only where no writer of that tree can be running (under the run's lock, before its hosts write)."""
+    if recursive:
+        found = list(_safe_tree.walk_files(directory, skip=("superseded",)))
+    else:
+        found = [(directory, name, st) for name, st in _safe_tree.entries(directory)]
     removed = []
-    for root, dirs, files in os.walk(directory):
-        dirs[:] = [d for d in dirs if d != "superseded"] if recursive else []
-        for name in sorted(files):
-            path = os.path.join(root, name)
-            try:
-                if not is_leftover(name) or not stat.S_ISREG(os.lstat(path).st_mode):
-                    continue
-                os.unlink(path)
-            except FileNotFoundError:
-                continue
-            removed.append(path)
+    for root, name, st in sorted(found):
+        if not is_leftover(name) or not stat.S_ISREG(st.st_mode):
+            continue
+        path = os.path.join(root, name)
+        try:
+            _safe_tree.unlink(path)
+        except FileNotFoundError:
+            continue
+        removed.append(path)
     return removed
 
 
 def atomic_write_bytes(path: str, data: bytes) -> None:
-    _atomic_write(path, data, binary=True)
+    """Write a file of the results tree whole or not at all (module_utils/_safe_path.write_atomic), by directory fds,
+    never through a link."""
+    _safe_tree.write_bytes(path, data)
 
 
 def atomic_write_text(path: str, text: str, shared: bool = True) -> None:
-    _atomic_write(path, text, binary=False, shared=shared)
+    """As atomic_write_bytes; not ``shared``, the file is 0600."""
+    if not isinstance(text, str):
+        raise TypeError(f"{path}: text to write must be a str, not {type(text).__name__}")
+    _safe_tree.write_bytes(path, text.encode("utf-8"), private=not shared)
 
 
 def atomic_write_json(path: str, data: object) -> None:
     atomic_write_text(path, json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
 
 
-def read_json(path: str) -> dict:
-    with open(path, encoding="utf-8") as handle:
-        return json.load(handle)
+def read_json(path: str, dir_fd: int | None = None) -> dict:
+    """A JSON record of the results tree (a mapping), read without following a link and within the size and nesting
+    bounds of plugin_utils/_safe_tree.py; BadFile (a ValueError) or UnsafePath (an OSError) naming the file.
+    ``dir_fd``: its directory's fd, when many files of one directory are read."""
+    return _safe_tree.read_record(path, dir_fd=dir_fd)
 
 
 def drive_dir(run_dir: str, host: str, drive: str) -> str:
@@ -224,7 +188,7 @@ def file_payload(run_dir: str, host: str, data: dict) -> list[str]:
     for verdict in data.get("pts_guard") or []:
         path = drive_dir(run_dir, host, verdict["key"])
         passed = os.path.join(path, "guard.json")
-        if not verdict.get("passed") and _measured(path) and os.path.exists(passed) and read_json(passed).get("passed"):
+        if not verdict.get("passed") and _measured(path) and _safe_tree.exists(passed) and read_json(passed).get("passed"):
             # A later attempt refused (a resume of a drive now in use): the rounds stay under the guard that passed them.
             put(os.path.join(path, "guard-refused.json"), dict(verdict, recorded_at=now_iso()))
             continue
@@ -234,13 +198,13 @@ def file_payload(run_dir: str, host: str, data: dict) -> list[str]:
     test = context.get("test")
     if drive and "pts_write_cache" in data:
         path = os.path.join(drive_dir(run_dir, host, drive), "write-cache.json")
-        events = read_json(path).get("events", []) if os.path.exists(path) else []
+        events = read_json(path).get("events", []) if _safe_tree.exists(path) else []
         event = dict(data["pts_write_cache"], phase=context.get("phase"), member=context.get("member"),
                      failed=bool(data.get("failed")), msg=data.get("msg"), recorded_at=now_iso())
         put(path, {"events": events + [event]})
     if drive and "pts_md_array" in data:
         path = os.path.join(drive_dir(run_dir, host, drive), "raid.json")
-        record = read_json(path) if os.path.exists(path) else {}
+        record = read_json(path) if _safe_tree.exists(path) else {}
         event = dict(data["pts_md_array"], failed=bool(data.get("failed")), msg=data.get("msg"), recorded_at=now_iso())
         if context.get("phase") == "teardown":
             record["teardown"] = event
@@ -262,7 +226,7 @@ def file_payload(run_dir: str, host: str, data: dict) -> list[str]:
     if "pts_purge" in data:
         # A purge starts a test (or a throughput block size) again: an earlier attempt under this run id,
         # found by this purge's own directory already holding files, moves aside as a whole.
-        if os.path.isdir(segment_dir) and os.listdir(segment_dir):
+        if _safe_tree.isdir(segment_dir) and _safe_tree.listdir(segment_dir):
             _supersede(test_dir)
         put(os.path.join(segment_dir, "purge.json"), dict(data["pts_purge"], recorded_at=now_iso()))
     if data.get("failed"):
@@ -298,7 +262,7 @@ def file_payload(run_dir: str, host: str, data: dict) -> list[str]:
     elif verdict is not None and context.get("round"):
         # A stop rule judged apart from its fio run: its verdict joins the round file it judges.
         path = os.path.join(segment_dir, f"round-{int(context['round']):02d}.json")
-        if os.path.exists(path):
+        if _safe_tree.exists(path):
             put(path, dict(read_json(path), verdict=verdict))
     if verdict is not None:
         # Where the loop stands, not its history (that is in the round files): the same size at every round.
@@ -311,50 +275,49 @@ def file_payload(run_dir: str, host: str, data: dict) -> list[str]:
 
 def _measured(path: str) -> bool:
     """Whether a drive directory holds a drive record and anything a test recorded."""
-    if not os.path.exists(os.path.join(path, "drive.json")):
+    if not _safe_tree.exists(os.path.join(path, "drive.json")):
         return False
-    return any(os.path.isdir(os.path.join(path, e)) and e not in ("plots", "superseded") for e in os.listdir(path))
+    return any(e not in ("plots", "superseded") for e in _safe_tree.subdirs(path))
 
 
 def _supersede(test_dir: str) -> None:
     """A test that starts again (purge) under the same run id must not mix with the earlier attempt's rounds."""
-    if not os.path.isdir(test_dir) or not os.listdir(test_dir):
+    if not _safe_tree.isdir(test_dir) or not _safe_tree.listdir(test_dir):
         return
     parent = os.path.join(os.path.dirname(test_dir), "superseded")
-    os.makedirs(parent, exist_ok=True)
+    _safe_tree.makedirs(parent)
     attempt = 1
-    while os.path.exists(os.path.join(parent, f"{os.path.basename(test_dir)}-{attempt}")):
+    while _safe_tree.exists(os.path.join(parent, f"{os.path.basename(test_dir)}-{attempt}")):
         attempt += 1
-    os.replace(test_dir, os.path.join(parent, f"{os.path.basename(test_dir)}-{attempt}"))
+    _safe_tree.rename(test_dir, os.path.join(parent, f"{os.path.basename(test_dir)}-{attempt}"))
 
 
 def written_by_fio(drive: str) -> int:
     """Bytes fio wrote to a drive in this run so far, from its files on disk: every round and preconditioning record
     under the drive's directory, earlier attempts (superseded/) included - they wrote to the drive too."""
     total = 0
-    for root, dummy, files in os.walk(drive):
-        for name in files:
-            if name == "wipc.json" or _ROUND_RE.match(name):
-                try:
-                    jobs = (read_json(os.path.join(root, name)).get("fio") or {}).get("jobs") or []
-                    total += sum(int((job.get("write") or {}).get("io_bytes") or 0) for job in jobs)
-                except (OSError, ValueError, TypeError, AttributeError):
-                    continue
+    for root, name, dummy in _safe_tree.walk_files(drive):
+        if name == "wipc.json" or _ROUND_RE.match(name):
+            try:
+                jobs = (read_json(os.path.join(root, name)).get("fio") or {}).get("jobs") or []
+                total += sum(int((job.get("write") or {}).get("io_bytes") or 0) for job in jobs)
+            except (OSError, ValueError, TypeError, AttributeError):
+                continue
     return total
 
 
 def round_files(directory: str) -> list[str]:
     """The parsed round files of one segment, in round order (write saturation may pass round 99)."""
     try:
-        names = os.listdir(directory)
-    except OSError:
+        names = _safe_tree.listdir(directory)
+    except FileNotFoundError:
         return []
     numbered = sorted((int(m.group(1)), name) for name in names if (m := _ROUND_RE.match(name)))
     return [os.path.join(directory, name) for dummy, name in numbered]
 
 
 def _has_results(directory: str) -> bool:
-    return bool(round_files(directory)) or os.path.exists(os.path.join(directory, "purge.json"))
+    return bool(round_files(directory)) or _safe_tree.exists(os.path.join(directory, "purge.json"))
 
 
 def live_verdicts(segment: dict) -> list[dict]:
@@ -371,8 +334,8 @@ def log_files(directory: str) -> dict:
     """fio's interval logs in a segment's directory: {round stem: {kind: path}} (kind bw, iops, lat, clat, slat)."""
     found: dict = {}
     try:
-        names = sorted(os.listdir(directory))
-    except OSError:
+        names = _safe_tree.listdir(directory)
+    except FileNotFoundError:
         return found
     for name in names:
         match = _LOG_RE.match(name)
@@ -381,12 +344,26 @@ def log_files(directory: str) -> dict:
     return found
 
 
+def read_round(path: str, dir_fd: int | None = None) -> dict:
+    """A round file (or wipc.json), checked to be one: BadFile naming it and why otherwise (plugin_utils/_result_files)."""
+    return _result_files.check_round(read_json(path, dir_fd), path)
+
+
 def load_segment(directory: str) -> dict:
-    loaded: dict = {"dir": directory, "rounds": [read_json(p) for p in round_files(directory)],
-                    "logs": log_files(directory)}
+    paths = round_files(directory)
+    if paths:
+        # Hundreds of rounds in one directory: walked once, each file opened by its fd.
+        with _safe_tree.directory(directory) as dir_fd:
+            rounds = [read_round(p, dir_fd) for p in paths]
+    else:
+        rounds = []
+    loaded: dict = {"dir": directory, "rounds": rounds, "logs": log_files(directory)}
     for key in ("purge", "wipc", "steady-state", "failure"):
         path = os.path.join(directory, key + ".json")
-        loaded[key.replace("-", "_")] = read_json(path) if os.path.exists(path) else None
+        if not _safe_tree.exists(path):
+            loaded[key.replace("-", "_")] = None
+        else:
+            loaded[key.replace("-", "_")] = read_round(path) if key == "wipc" else read_json(path)
     return loaded
 
 
@@ -396,21 +373,20 @@ def load_test(test_dir: str) -> dict:
     segments = {}
     if _has_results(test_dir):
         segments[""] = load_segment(test_dir)
-    for entry in sorted(os.listdir(test_dir)):
+    for entry in _safe_tree.subdirs(test_dir):
         sub = os.path.join(test_dir, entry)
-        if os.path.isdir(sub) and _has_results(sub):
+        if _has_results(sub):
             segments[entry] = load_segment(sub)
     whole = segments.get("") or load_segment(test_dir)
     superseded = os.path.join(os.path.dirname(test_dir), "superseded")
-    earlier = sorted(e for e in os.listdir(superseded) if e.rsplit("-", 1)[0] == os.path.basename(test_dir)) \
-        if os.path.isdir(superseded) else []
+    earlier = [e for e in _safe_tree.subdirs(superseded) if e.rsplit("-", 1)[0] == os.path.basename(test_dir)]
     return {"name": os.path.basename(test_dir), "dir": test_dir, "segments": segments,
             "purge": whole["purge"], "wipc": whole["wipc"], "failure": whole["failure"],
             "superseded": [f"superseded/{e}" for e in earlier]}
 
 
 def _optional_json(path: str) -> dict | None:
-    return read_json(path) if os.path.exists(path) else None
+    return read_json(path) if _safe_tree.exists(path) else None
 
 
 def load_drive(path: str) -> dict:
@@ -418,16 +394,16 @@ def load_drive(path: str) -> dict:
     drive_file = os.path.join(path, "drive.json")
     guard_file = os.path.join(path, "guard.json")
     tests = {}
-    for entry in sorted(os.listdir(path)):
+    for entry in _safe_tree.subdirs(path):
         sub = os.path.join(path, entry)
-        if entry == "superseded" or not os.path.isdir(sub):
+        if entry == "superseded":
             continue
-        if _has_results(sub) or any(_has_results(os.path.join(sub, s)) for s in os.listdir(sub)):
+        if _has_results(sub) or any(_has_results(os.path.join(sub, s)) for s in _safe_tree.subdirs(sub)):
             tests[entry] = load_test(sub)
     return {
         "dir": path,
-        "identity": read_json(drive_file) if os.path.exists(drive_file) else {},
-        "guard": read_json(guard_file) if os.path.exists(guard_file) else None,
+        "identity": read_json(drive_file) if _safe_tree.exists(drive_file) else {},
+        "guard": read_json(guard_file) if _safe_tree.exists(guard_file) else None,
         "guard_refused": _optional_json(os.path.join(path, "guard-refused.json")),
         "drive_refused": _optional_json(os.path.join(path, "drive-refused.json")),
         "write_cache": _optional_json(os.path.join(path, "write-cache.json")),
@@ -439,5 +415,19 @@ def load_drive(path: str) -> dict:
 
 
 def drive_dirs(run_dir: str) -> list[str]:
-    """Every drive directory of a run (those with a drive.json)."""
-    return sorted(os.path.dirname(p) for p in glob.glob(os.path.join(run_dir, "*", "*", "drive.json")))
+    """Every drive directory of a run (those with a drive.json); directories only, never through a link."""
+    return [d for host in _safe_tree.subdirs(run_dir) for d in drive_dirs_of_host(os.path.join(run_dir, host))]
+
+
+def drive_dirs_of_host(host_dir: str) -> list[str]:
+    """Every drive directory of one host of a run (those with a drive.json, and those that cannot be read: the reader
+    of each says why)."""
+    found = []
+    for name in _safe_tree.subdirs(host_dir):
+        try:
+            if not _safe_tree.exists(os.path.join(host_dir, name, "drive.json")):
+                continue
+        except OSError:
+            pass  # a directory root will not enter (another user's): its drive fails alone, with why
+        found.append(os.path.join(host_dir, name))
+    return found

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _safe_tree
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._identity import describe, identity, identity_changes
 
 
@@ -63,7 +63,7 @@ def test_status(test_dir: str, planned: dict) -> str | None:
 def finished_tests(drive_dir: str, planned: list[dict]) -> dict[str, str]:
     """Test name -> status for the planned tests that ran to their stop rule; the others start again from their
     purge."""
-    if not os.path.exists(os.path.join(drive_dir, "drive.json")):
+    if not _safe_tree.exists(os.path.join(drive_dir, "drive.json")):
         return {}
     found = {}
     for test in planned:
@@ -90,7 +90,7 @@ def mark_done(plan: dict, results_dir: str, run_id: str, host: str) -> dict:
 def previous_plan(results_dir: str, run_id: str, host: str) -> dict | None:
     """The plan the run recorded for this host (plan.json), or None for a run that has not planned this host."""
     path = os.path.join(results_dir, _results.safe_name(run_id), _results.safe_name(host), "plan.json")
-    if not os.path.exists(path):
+    if not _safe_tree.exists(path):
         return None
     return _results.read_json(path).get("plan") or {}
 
@@ -110,16 +110,16 @@ def recorded_identities(results_dir: str, run_id: str, host: str, plan: dict | N
     from_plan = {key: dict(value) for key, value in ((plan or {}).get("identities") or {}).items()}
     host_dir = os.path.join(results_dir, _results.safe_name(run_id), _results.safe_name(host))
     recorded = {}
-    for entry in sorted(os.listdir(host_dir)) if os.path.isdir(host_dir) else []:
+    for entry in _safe_tree.subdirs(host_dir):
         drive_dir = os.path.join(host_dir, entry)
         drive_file = os.path.join(drive_dir, "drive.json")
-        if not os.path.isdir(drive_dir) or not _has_results(drive_dir):
+        if not _has_results(drive_dir):
             continue
         if entry in from_plan:
             recorded[entry] = from_plan[entry]
             continue
         try:
-            drive = _results.read_json(drive_file).get("drive") or {} if os.path.exists(drive_file) else {}
+            drive = _results.read_json(drive_file).get("drive") or {} if _safe_tree.exists(drive_file) else {}
         except (OSError, ValueError):
             continue
         if drive.get("key"):

@@ -24,7 +24,6 @@
 from __future__ import annotations
 
 import datetime
-import glob
 import math
 import os
 import re
@@ -33,8 +32,9 @@ import secrets
 from ansible import constants as C
 from ansible.plugins.loader import callback_loader
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _text
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import number_text
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _safe_tree
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._acceptance import FAIL, INCOMPLETE, VERDICTS
 
 CALLBACK = "fleetqual.pts.pts_report"
@@ -57,14 +57,30 @@ def callback_option(name: str):
 
 
 def results_root(given: str | None = None, variable: object = None) -> str:
-    """The results root, absolute: ``given`` (an action's argument), else the ``pts_results_dir`` variable, else
-    ``PTS_RESULTS_DIR`` or the ``[callback_pts_report]`` output_dir (their default: ``results``)."""
+    """The results root, absolute and without links: ``given`` (an action's argument), else the ``pts_results_dir``
+    variable, else ``PTS_RESULTS_DIR`` or the ``[callback_pts_report]`` output_dir (their default: ``results``).
+    ValueError naming where it came from when it is a path root would not follow (plugin_utils/_safe_tree.py)."""
+    source = "results_dir"
     if given in (None, "") and variable not in (None, ""):
         if not isinstance(variable, str):
             raise ValueError(f"pts_results_dir={variable!r}: must be a directory path")
-        given = variable
-    root = given if given not in (None, "") else callback_option("output_dir")
-    return os.path.abspath(os.path.expanduser(str(root)))
+        given, source = variable, "pts_results_dir"
+    if given in (None, ""):
+        given, source = callback_option("output_dir"), "PTS_RESULTS_DIR (or output_dir of [callback_pts_report])"
+    return checked_root(str(given), source)
+
+
+def checked_root(given: str, source: str) -> str:
+    """A directory an operator names for results (a results root, an output directory), absolute and without links;
+    ValueError naming ``source`` for a name that is not text as it displays, or a directory root would not use
+    (a link only another user could have made on the way, a level another user can change)."""
+    _text.no_format_characters(source, given)
+    try:
+        root = _safe_tree.resolve(given)
+        _safe_tree.check_root(root)
+    except OSError as exc:
+        raise ValueError(f"{source}={given!r}: {exc}") from None
+    return root
 
 
 def run_dir(run_id: str, root: str | None = None) -> str:
@@ -155,10 +171,13 @@ def recorded_fleet_settings(run_dirs: list[str]) -> dict:
     found = dict(FLEET_DEFAULTS, fail_on=None)
     seen = set()
     for path in run_dirs:
-        for plan_file in sorted(glob.glob(os.path.join(path, "*", "plan.json"))):
+        for host in _safe_tree.subdirs(path):
+            plan_file = os.path.join(path, host, "plan.json")
             try:
                 fleet = (_results.read_json(plan_file).get("plan") or {}).get("fleet") or {}
             except (OSError, ValueError):
+                continue
+            if not isinstance(fleet, dict):
                 continue
             if isinstance(fleet.get("fail_on"), list):
                 found["fail_on"] = sorted(set(found["fail_on"] or []) | {v for v in fleet["fail_on"] if v in VERDICTS})
@@ -187,10 +206,11 @@ def publish_targets(given: object) -> list[dict]:
         if not isinstance(entry, dict) or sorted(entry) != sorted(_PUBLISH_KEYS):
             raise ValueError(f"{where}={entry!r}: must have exactly host and dest")
         host, dest = entry["host"], entry["dest"]
-        if not isinstance(host, str) or not host or any(c.isspace() or ord(c) < 32 for c in host):
+        if not isinstance(host, str) or not host or any(c.isspace() for c in host):
             raise ValueError(f"{where}.host={host!r}: must be an inventory host name")
-        if not isinstance(dest, str) or not dest.startswith("/") or any(ord(c) < 32 for c in dest) \
-                or "/../" in dest + "/":
+        if not isinstance(dest, str) or not dest.startswith("/") or "/../" in dest + "/" or "/./" in dest + "/":
             raise ValueError(f"{where}.dest={dest!r}: must be an absolute directory path")
+        _text.no_format_characters(f"{where}.host", host)
+        _text.no_format_characters(f"{where}.dest", dest)
         targets.append({"host": host, "dest": dest.rstrip("/") or "/"})
     return targets

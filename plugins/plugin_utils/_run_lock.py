@@ -37,7 +37,8 @@ import secrets
 import socket
 import stat
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+from ansible_collections.fleetqual.pts.plugins.module_utils import _safe_path
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _safe_tree
 
 LOCK_FILE = ".pts-run.lock"
 TOKEN_FILE = ".pts-run-token"
@@ -58,18 +59,30 @@ def host_locks(run_dir: str) -> dict[str, dict]:
     """Every host lock of a run, by the host directory it covers: its owner record (unreadable ones left out)."""
     found = {}
     try:
-        names = os.listdir(run_dir)
-    except OSError:
+        names = _safe_tree.listdir(run_dir)
+    except FileNotFoundError:
         return found
     for name in names:
         if name.startswith(".pts-host-") and name.endswith(".lock"):
             try:
-                record = json.loads(_read(os.path.join(run_dir, name)) or "")
+                record = json.loads(_read_tree(os.path.join(run_dir, name)) or "")
             except ValueError:
                 continue
             if isinstance(record, dict):
                 found[name[len(".pts-host-"):-len(".lock")]] = record
     return found
+
+
+# A lock or token file is a few hundred bytes.
+_MAX_LOCK_BYTES = 64 << 10
+
+
+def _read_tree(path: str) -> str | None:
+    """A lock or token file of the results tree (read as plugin_utils/_safe_tree reads), None when it is missing."""
+    try:
+        return _safe_tree.read_text(path, _MAX_LOCK_BYTES)
+    except FileNotFoundError:
+        return None
 
 
 def _read(path: str) -> str | None:
@@ -156,7 +169,10 @@ def describe(record: dict) -> str:
 
 def read(run_dir: str, host: str | None = None) -> dict | None:
     """The lock's owner record, None when there is no lock; ValueError when the file is not a lock."""
-    text = _read(lock_path(run_dir, host))
+    try:
+        text = _read_tree(lock_path(run_dir, host))
+    except ValueError as exc:
+        raise ValueError(f"{lock_path(run_dir, host)} is not a run lock this collection wrote: {exc}") from None
     if text is None:
         return None
     try:
@@ -194,8 +210,9 @@ class _DirLock:
     """flock() on the run directory for one read-judge-write; released when the block ends."""
 
     def __init__(self, run_dir: str):
-        # O_NOFOLLOW: a link swapped in after refuse_link() is not followed either (ELOOP).
-        self._fd = os.open(run_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        # Walked by fds from / (plugin_utils/_safe_tree): a link swapped in after refuse_link() is not followed either.
+        with _safe_tree.directory(run_dir) as fd:
+            self._fd = _safe_path.reopen(fd)
 
     def __enter__(self):
         fcntl.flock(self._fd, fcntl.LOCK_EX)
@@ -230,7 +247,10 @@ def _judge(run_dir: str, run_id: str, pid: int, proc_root: str, hostname: str | 
 def _token(run_dir: str, create: bool) -> str | None:
     """The run's token from .pts-run-token, written (atomically, once) when it is missing and ``create``."""
     path = os.path.join(run_dir, TOKEN_FILE)
-    text = _read(path)
+    try:
+        text = _read_tree(path)
+    except ValueError:
+        text = ""
     if text is not None:
         token = text.strip()
         if not _TOKEN_RE.match(token):
@@ -259,13 +279,13 @@ def acquire(run_dir: str, run_id: str, pid: int, proc_root: str = "/proc", hostn
     """
     refuse_link(run_dir, run_id)
     if check_only:
-        if not os.path.isdir(run_dir):
+        if not _safe_tree.isdir(run_dir):
             return {"status": "free", "owner": None, "previous": None, "message": None, "token": None}
         state, record, why = _judge(run_dir, run_id, pid, proc_root, hostname, host)
         return {"status": "held" if state == "own" else "free", "owner": record if state == "own" else None,
                 "previous": record if state == "stale" else None, "token": _token(run_dir, create=False),
                 "message": f"a stale lock of {describe(record)} would be taken over: {why}" if state == "stale" else None}
-    os.makedirs(run_dir, exist_ok=True)
+    _safe_tree.makedirs(run_dir)
     refuse_link(run_dir, run_id)
     with _DirLock(run_dir):
         state, record, why = _judge(run_dir, run_id, pid, proc_root, hostname, host)
@@ -281,7 +301,7 @@ def acquire(run_dir: str, run_id: str, pid: int, proc_root: str = "/proc", hostn
         # write's, which a purge starting its test again would otherwise move into superseded/ as if it were an
         # attempt. Another host's directory may be a live job slice's, writing: it is left alone.
         covered = run_dir if host is None else os.path.join(run_dir, _results.safe_name(host))
-        leftovers = _results.remove_leftovers(covered) if os.path.isdir(covered) else []
+        leftovers = _results.remove_leftovers(covered) if _safe_tree.isdir(covered) else []
         token = _token(run_dir, create=True)
         _write(run_dir, owner, host)
     if state == "stale":
@@ -306,9 +326,10 @@ def release(run_dir: str, pid: int | None = None, proc_root: str = "/proc", host
                 return False
             if record is None or not same_owner(record, pid, proc_root, hostname):
                 return False
-            os.unlink(lock_path(run_dir, host))
+            _safe_tree.unlink(lock_path(run_dir, host))
             return True
     except OSError as exc:
-        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):
+        # No run directory of ours there (none, or a link in its place, refused): no lock of ours to remove.
+        if isinstance(exc, _safe_path.UnsafePath) or exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):
             return False
         raise

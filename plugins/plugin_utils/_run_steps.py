@@ -17,7 +17,7 @@ from ansible.utils.display import Display
 from ansible.utils.vars import load_extra_vars
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _inputs
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _extra_vars, _results, _run, _run_lock
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _extra_vars, _results, _run, _run_lock, _safe_tree
 
 display = Display()
 
@@ -114,6 +114,6 @@ def lock(run_dir: str, run_id: str, host: str | None, play_hosts: list, check_mo
     if host and not check_mode:
         # This attempt at the host starts afresh: an earlier attempt's failure no longer stands for it.
         stale = os.path.join(run_dir, _results.safe_name(host), "host-failure.json")
-        if os.path.exists(stale):
-            os.replace(stale, stale + ".earlier")
+        if _safe_tree.exists(stale):
+            _safe_tree.rename(stale, stale + ".earlier")
     return result

@@ -18,7 +18,8 @@ def test_a_round_that_cannot_be_recorded_stops_its_test_and_resume_finishes_it(l
     device = loop_device("16M")
     results = tmp_path / "results"
     results.mkdir()
-    sh("mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(results))
+    # mode=0755: a tmpfs is world-writable (1777) by default, and root keeps results nowhere other users can write.
+    sh("mount", "-t", "tmpfs", "-o", "size=2m,mode=0755", "tmpfs", str(results))
     try:
         inventory = tmp_path / "inventory.json"
         inventory.write_text(json.dumps({"all": {"hosts": {"localhost": {

@@ -163,13 +163,28 @@ def parse_job(job: dict, glob: dict) -> dict:
     }
 
 
+def notes(text: str) -> list[str]:
+    """What fio printed ahead of its JSON document ("fio: terminating on signal 15", an io_u error): its reason when
+    a run went wrong."""
+    start = text.find("{")
+    head = text[:start] if start >= 0 else text
+    return [line.strip() for line in head.splitlines() if line.strip()][-5:]
+
+
 def parse(text: str) -> dict:
-    """Parse fio's JSON output into ``{fio_version, timestamp, jobs: [...]}``."""
+    """Parse fio's JSON output into ``{fio_version, timestamp, jobs: [...]}``. A job that completed no I/O is an
+    error (fio stopped or failing, with what fio printed), never a measurement of 0."""
     data = extract_json(text)
     glob = data.get("global options") or {}
     jobs = [parse_job(job, glob) for job in data["jobs"]]
     if not jobs:
         raise FioOutputError("fio JSON lists no jobs")
+    idle = [job["name"] for job in jobs if not job["read"]["total_ios"] + job["write"]["total_ios"]]
+    if idle:
+        said = notes(text)
+        raise FioOutputError(f"fio completed no I/O in job {', '.join(repr(n) for n in idle)} (it aborted or wrote "
+                             f"nothing): a failed round, not a figure of 0" + (f"; fio said: {' | '.join(said)}"
+                                                                               if said else ""))
     return {
         "fio_version": data.get("fio version", "unknown"),
         "timestamp": int(data.get("timestamp", 0)),

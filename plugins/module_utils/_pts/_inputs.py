@@ -13,6 +13,7 @@ import difflib
 import math
 import re
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _text
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _job_check
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import parse_block_size
 
@@ -28,8 +29,6 @@ RUN_ID_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,126}[A-Za-z0-9])?\Z")
 # A pts_devices entry as the inventory gives it (the pts_identify role's and pts_drive_info's argument spec).
 DEVICE_KEYS = ("path", "name", "serial", "wwn", "backing_file", "description_file", "mode", "raid_controller")
 DEVICE_MODES = ("auto", "ssd", "hdd")
-# C0 controls, DEL and C1 controls: a newline in a path or name would start a new line in a job file or report.
-_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 # A number as -e gives it (a string), in ASCII digits only: Python's int() and float() also read other scripts' digits
 # ("٤" is 4, "１" is 1) and "1_000", none of which fio or a report reads the same way.
 _NUMBER_RE = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
@@ -180,7 +179,7 @@ def boolean(variable: str, value: object) -> bool:
 def run_id(variable: str, value: object) -> str:
     """A run id: the name of one directory under the results root."""
     if not isinstance(value, str) or not RUN_ID_RE.match(value):
-        control = "; it contains a control character" if isinstance(value, str) and _CONTROL_RE.search(value) else ""
+        control = "; it contains a control character" if isinstance(value, str) and _text.has_control(value) else ""
         raise fail(variable, value, "a run id is one directory name of letters, digits, '.', '_' and '-' (at most "
                                     "128, starting and ending with a letter or digit), such as 20261123T101500Z "
                                     f"or rack12-slice1: it must not be a path{control}")
@@ -188,9 +187,13 @@ def run_id(variable: str, value: object) -> str:
 
 
 def no_control(variable: str, value: str) -> str:
-    if _CONTROL_RE.search(value):
-        raise fail(variable, value, "contains a control character (a newline, tab or escape): refused, since it "
-                                    "would reach job files and reports as it is")
+    """``value``, or PlanError naming ``variable`` when it holds a control character (a newline, tab or escape) or a
+    format character (U+2028, U+2029, a bidirectional override, a zero-width character: module_utils/_drive/_text):
+    it would reach job files, reports and the console as it is, and show otherwise than it is."""
+    if _text.has_control(value):
+        raise fail(variable, value, f"contains a control character (a newline, tab or escape) or a format character "
+                                    f"({', '.join(_text.hidden_characters(value))}): refused, since it would reach job "
+                                    "files, reports and the console as it is and show otherwise than it is")
     return value
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures, _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures, _result_files, _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_plots
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _plots
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
@@ -94,10 +94,11 @@ def figures(path: str, title: str, rows: list[dict]) -> str | None:
 def _series(root: str, drive_dirs: list[str]) -> list[dict]:
     out = []
     for relative in drive_dirs[:MAX_SERIES]:
+        path = os.path.join(root, relative, "result.json")
         try:
-            model = _results.read_json(os.path.join(root, relative, "result.json"))
+            model = _result_files.check_result(_results.read_json(path), path)
         except (OSError, ValueError):
-            continue  # the results tree is gone or moved: the figures plot still stands
+            continue  # the results tree is gone, moved or not what the report wrote: the figures plot still stands
         data = _fleet_plots.series(model)
         if data:
             out.append(data)

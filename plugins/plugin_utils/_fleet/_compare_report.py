@@ -17,7 +17,7 @@ import os
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _compare_plots, _history
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _html, _previous
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _acceptance
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _acceptance, _result_files, _safe_tree
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet._compare import (
     IMPROVEMENT, NOT_COMPARED, REGRESSION, RUN_SPREAD_TEXT, SAME, SPREAD_TEXT, CompareError, build, select)
@@ -181,7 +181,7 @@ def write(result: dict, out_dir: str, fail_on_regression: bool, root: str | None
           html: bool | None = None) -> dict:
     """compare.json, compare.md, the plots and compare.html in ``out_dir`` (``html`` None: as PTS_REPORT_FORMATS
     asks, like every report; no PDF); the result with its outputs."""
-    os.makedirs(out_dir, exist_ok=True)
+    _safe_tree.makedirs(out_dir)
     plots = _compare_plots.draw(result, out_dir, root) if _compare_plots.available() else {}
     result["plots"] = plots
     result["fail_on_regression"] = fail_on_regression
@@ -217,8 +217,9 @@ def previous_comparisons(run_dirs: list[str]) -> list[dict]:
         root, run = os.path.dirname(run_dir), os.path.basename(run_dir)
         wanted: dict = {}
         for drive_dir in _results.drive_dirs(run_dir):
+            path = os.path.join(drive_dir, "result.json")
             try:
-                model = _results.read_json(os.path.join(drive_dir, "result.json"))
+                model = _result_files.check_result(_results.read_json(path), path)
             except (OSError, ValueError):
                 continue
             found = _previous.find(drive_dir, model)

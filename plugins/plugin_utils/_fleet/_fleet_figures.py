@@ -31,12 +31,17 @@ def outlier_text(outlier: dict) -> str:
             f"{outlier['median']:,.{digits}f} (robust z {outlier['robust_z']:+.1f}, {outlier['cohort_size']} drives)")
 
 
-def exit_status(drives: list[dict], fail_on: list[str], errors: list[dict] | None = None) -> dict:
+def exit_status(drives: list[dict], fail_on: list[str], errors: list[dict] | None = None,
+                in_progress: int = 0) -> dict:
     """Whether the run's exit status fails, and the line that says why: every reason to fail the run is decided here
     and nowhere else, and ansible-playbook's exit code is this. Never a 0 for a drive that was not tested: a run error
     (a host whose drives were not tested, results not published) and an INCOMPLETE drive always fail the run;
-    pts_fleet_fail_on decides about FAIL (and outliers' FAIL)."""
+    pts_fleet_fail_on decides about FAIL (and outliers' FAIL). ``in_progress``: hosts still running that fail this
+    summary (a summary written from outside the run while it runs: it cannot pass what was not judged yet)."""
     why = []
+    if in_progress:
+        why.append(f"in progress: {md.plural(in_progress, 'host')} still running, not judged yet (summarize again "
+                   "when the run has ended)")
     if errors:
         why.append(f"{md.plural(len(errors), 'run error')} (a host whose drives were not tested, results not "
                    "published)")

@@ -61,6 +61,12 @@ def render_junit(summary: dict) -> str:
               md.plain(error["msg"]), None)
         counts["tests"] += 1
         counts["errors"] += 1
+    for entry in summary.get("in_progress") or [] if summary.get("in_progress_fails") else []:
+        # A summary written while the run runs: each host still running is an error case (not judged).
+        _case(suite, md.plain(f"pts.{entry['host']}"), "in progress", None,
+              md.plain(f"still running ({entry.get('by') or 'another process'}): not judged yet"), None)
+        counts["tests"] += 1
+        counts["errors"] += 1
     for key, value in counts.items():
         suite.set(key, str(value))
     suite.set("time", f"{total:.3f}")

@@ -20,7 +20,8 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet._fleet_figure
 
 
 def _exit_line(summary: dict) -> str:
-    return exit_status(summary["drives"], summary["fail_on"], summary.get("errors"))["line"]
+    running = len(summary.get("in_progress") or []) if summary.get("in_progress_fails") else 0
+    return exit_status(summary["drives"], summary["fail_on"], summary.get("errors"), running)["line"]
 
 
 def _errors_lines(summary: dict) -> list[str]:
@@ -32,8 +33,11 @@ def _errors_lines(summary: dict) -> list[str]:
         lines.append("")
     if summary.get("in_progress"):
         lines += ["## Still running", "",
-                  "Hosts of this run that another ansible-playbook (a job slice) is still testing: not judged here; the "
-                  "last slice to finish, or `playbooks/fleet_summary.yml` afterwards, judges them.", ""]
+                  "Hosts of this run that another ansible-playbook is still testing: not judged here; " + (
+                      "this summary was written from outside the run while it runs, so its exit status fails (in "
+                      "progress): summarize again when the run has ended." if summary.get("in_progress_fails") else
+                      "the last slice of the run to finish, or `playbooks/fleet_summary.yml` afterwards, judges "
+                      "them."), ""]
         lines += [f"- **{md.text(e['host'])}** ({md.text(e['run'])}): {md.text(e.get('by') or 'another process')}"
                   for e in summary["in_progress"]]
         lines.append("")

@@ -11,6 +11,7 @@ headline figures and cohort outliers, as fleet.md, fleet.json and junit.xml."""
 from __future__ import annotations
 
 import os
+import stat
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import OPERATING_POINT_TESTS
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
@@ -18,7 +19,8 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_fig
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_plots
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _html, _plots
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run, _acceptance
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run, _acceptance, _safe_tree
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _result_files
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _compare_report, _history
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet._fleet_figures import (
@@ -28,21 +30,20 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet._fleet_md imp
 
 
 def fresh(drive_dir: str) -> bool:
-    """Is result.json newer than every file it is built from (the host's plan and lost record among them: the
-    verdict depends on them)?"""
-    result = os.path.join(drive_dir, "result.json")
-    if not os.path.exists(result):
+    """Is result.json a regular file newer than every file it is built from (the host's plan and lost record among
+    them: the verdict depends on them)?"""
+    found = _safe_tree.lstat(os.path.join(drive_dir, "result.json"))
+    if found is None or not stat.S_ISREG(found.st_mode):
         return False
-    built = os.path.getmtime(result)
+    built = found.st_mtime
     host_dir = os.path.dirname(drive_dir)
     for name in ("plan.json", "lost.json"):
-        if os.path.exists(os.path.join(host_dir, name)) and os.path.getmtime(os.path.join(host_dir, name)) > built:
+        other = _safe_tree.lstat(os.path.join(host_dir, name))
+        if other is not None and other.st_mtime > built:
             return False
-    for root, dirs, files in os.walk(drive_dir):
-        dirs[:] = [d for d in dirs if d not in ("plots", "superseded")]
-        for name in files:
-            if name not in _OUTPUTS and os.path.getmtime(os.path.join(root, name)) > built:
-                return False
+    for dummy, name, st in _safe_tree.walk_files(drive_dir, skip=("plots", "superseded")):
+        if name not in _OUTPUTS and st.st_mtime > built:
+            return False
     return True
 
 
@@ -52,7 +53,11 @@ _OUTPUTS = ("result.json", "report.md", "report.html", "report.pdf")
 def drive_model(drive_dir: str, render: bool = True) -> dict:
     """The drive's report model: result.json when it is up to date, else the report is built again."""
     if fresh(drive_dir):
-        return _results.read_json(os.path.join(drive_dir, "result.json"))
+        path = os.path.join(drive_dir, "result.json")
+        try:
+            return _result_files.check_result(_results.read_json(path), path)
+        except _safe_tree.BadFile:
+            pass  # not the result.json the report writes (a field of another type, too large, too deep): built again
     if render:
         return _drive_report.write_drive_report(drive_dir)["model"]
     return _drive_report.build_model(drive_dir)
@@ -75,7 +80,7 @@ def _tested(model: dict) -> dict | None:
 def _report_link(drive_dir: str) -> str:
     """The drive's report to link: report.html when it was made (one self-contained file), else report.md."""
     page = os.path.join(drive_dir, "report.html")
-    return page if os.path.exists(page) else os.path.join(drive_dir, "report.md")
+    return page if _safe_tree.exists(page) else os.path.join(drive_dir, "report.md")
 
 
 def host_failure(host_dir: str) -> dict | None:
@@ -83,9 +88,11 @@ def host_failure(host_dir: str) -> dict | None:
     path = os.path.join(host_dir, "host-failure.json")
     try:
         record = _results.read_json(path)
-    except (OSError, ValueError):
-        return None if not os.path.exists(path) else {"msg": f"{path} cannot be read"}
-    return record if isinstance(record, dict) else {"msg": f"{path} is not a failure record"}
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        return {"msg": f"its failure record cannot be read: {exc}"}
+    return record
 
 
 def collect(run_dirs: list[str], skip: set | None = None) -> list[dict]:
@@ -94,25 +101,37 @@ def collect(run_dirs: list[str], skip: set | None = None) -> list[dict]:
     ``skip``: (run directory, host directory name) pairs another live process is still running (a job slice)."""
     records = []
     for run_dir in run_dirs:
-        for host in sorted(os.listdir(run_dir)) if os.path.isdir(run_dir) else []:
+        for host in _safe_tree.subdirs(run_dir):
             host_dir = os.path.join(run_dir, host)
-            if (run_dir, host) in (skip or set()) or not os.path.isdir(host_dir):
+            if (run_dir, host) in (skip or set()) or _host_unreadable(host_dir):
+                continue  # a host directory that cannot be read at all is a run error (run_errors)
+            try:
+                recorded = _drive_verdict.plan(host_dir)
+            except (OSError, _safe_tree.BadFile) as exc:
+                # The host's plan cannot be read: each of its drives is named with why, none judged without it.
+                records += [_unreadable(run_dir, host, d, None, exc) for d in _results.drive_dirs_of_host(host_dir)]
                 continue
-            recorded = _drive_verdict.plan(host_dir)
             if recorded is None and host_failure(host_dir) is None:
                 continue
             plan = (recorded or {}).get("plan") or {}
             planned = [t["name"] for t in plan.get("tests") or []]
-            host_lost = _drive_verdict.lost(host_dir)
+            try:
+                host_lost = _drive_verdict.lost(host_dir)
+            except (OSError, _safe_tree.BadFile) as exc:
+                host_lost = f"its host's lost record cannot be read: {exc}"
             seen_paths = set()
-            for drive_dir in sorted(d for d in (os.path.join(host_dir, e) for e in os.listdir(host_dir))
-                                    if os.path.exists(os.path.join(d, "drive.json"))):
-                model = drive_model(drive_dir)
+            for drive_dir in _results.drive_dirs_of_host(host_dir):
+                try:
+                    model = drive_model(drive_dir)
+                    judged = _drive_verdict.judge(drive_dir, model, recorded)
+                except (OSError, _safe_tree.BadFile) as exc:
+                    # One drive's files that are not what the collection wrote fail that drive alone, named.
+                    records.append(_unreadable(run_dir, host, drive_dir, recorded, exc))
+                    continue
                 drive = model.get("drive") or {}
                 seen_paths.add((drive.get("spec") or {}).get("path") or drive.get("path"))
                 if model.get("raid_member") and not model.get("tests"):
                     continue  # judged as part of its md array (RAID mode)
-                judged = _drive_verdict.judge(drive_dir, model, recorded)
                 records.append({
                     "id": f"{host}/{os.path.basename(drive_dir)}", "host": host, "drive": os.path.basename(drive_dir),
                     "run": os.path.basename(run_dir), "model": drive.get("model"), "firmware": drive.get("firmware"),
@@ -124,7 +143,7 @@ def collect(run_dirs: list[str], skip: set | None = None) -> list[dict]:
                                        if _headline_figures.maxiops_point(model, name)},
                     "wsat": _headline_figures.wsat_end(model), "_series": _fleet_plots.series(model), **judged,
                 })
-            seen_names = set(os.listdir(host_dir))
+            seen_names = set(_safe_tree.listdir(host_dir))
             for spec in plan.get("listed") or []:
                 name = _results.safe_name(spec.get("name") or spec.get("serial") or spec.get("wwn")
                                           or os.path.basename(spec.get("path") or "unnamed"))
@@ -140,12 +159,37 @@ def collect(run_dirs: list[str], skip: set | None = None) -> list[dict]:
     return records
 
 
+def _host_unreadable(host_dir: str) -> str | None:
+    """Why a host's results directory cannot be read at all (a level another user can change), or None."""
+    try:
+        _safe_tree.listdir(host_dir)
+    except OSError as exc:
+        return f"its results cannot be read: {exc}"
+    return None
+
+
+def _unreadable(run_dir: str, host: str, drive_dir: str, recorded: dict | None, exc: Exception) -> dict:
+    """The record of a drive whose results cannot be read (a file that is a link, a FIFO, too large, too deep, of
+    the wrong shape): INCOMPLETE, with the file and why."""
+    planned = _drive_verdict.planned_tests(recorded, os.path.basename(drive_dir), None)
+    judged = _acceptance.verdict(None, planned, None, lost=f"its results cannot be read: {exc}")
+    return {"id": f"{host}/{os.path.basename(drive_dir)}", "host": host, "drive": os.path.basename(drive_dir),
+            "run": os.path.basename(run_dir), "model": None, "firmware": None, "serial": None, "quick_profile": None,
+            "report": None, "time_s": None, "test_times": {}, "tested": None, "tests_run": [], "maxiops_points": {},
+            "wsat": None, "_series": {}, "headline": dict.fromkeys(_acceptance.HEADLINES), "planned": planned,
+            "plan_recorded": recorded is not None, **{k: v for k, v in judged.items() if k != "headline"}}
+
+
 def run_errors(run_dirs: list[str], skip: set | None = None) -> list[dict]:
     """The hosts whose drives were not tested because a step before their drive workers failed (install, identity,
     the guard, RAID, the plan): each fails the run, whatever pts_fleet_fail_on says."""
     errors = []
     for run_dir in run_dirs:
-        for host in sorted(os.listdir(run_dir)) if os.path.isdir(run_dir) else []:
+        for host in _safe_tree.subdirs(run_dir):
+            unreadable = _host_unreadable(os.path.join(run_dir, host))
+            if unreadable and (run_dir, host) not in (skip or set()):
+                errors.append({"host": host, "task": "reading its results", "msg": unreadable, "recorded_at": None})
+                continue
             failure = host_failure(os.path.join(run_dir, host))
             if failure is not None and (run_dir, host) not in (skip or set()):
                 errors.append({"host": str(failure.get("host") or host), "task": failure.get("task"),
@@ -154,16 +198,18 @@ def run_errors(run_dirs: list[str], skip: set | None = None) -> list[dict]:
 
 
 def summarize(run_dirs: list[str], out_dir: str, settings: dict | None = None, in_progress: list[dict] | None = None,
-              errors: list[dict] | None = None) -> dict:
+              errors: list[dict] | None = None, slice_of_run: bool = False) -> dict:
     """Judge every drive and write fleet.md, fleet.json and junit.xml. The fleet settings (fail_on,
     outlier_robust_z, outlier_min_deviation_pct, outlier_min_cohort, outliers_fail) are the ones the runs' plans
     recorded (_run.recorded_fleet_settings), each replaced by ``settings``' where that gives one: a summary written
     without the playbook's judging play judges as the run was told to.
 
     ``in_progress``: hosts another live ansible-playbook still runs (``{"run_dir", "host", "by"}``, a job slice that
-    shares the run): listed, neither judged nor counted; the last slice to finish judges them all. ``errors``: run errors
-    found after the drives (a publishing that failed), each ``{"host", "task", "msg"}``; like a host not tested, each
-    fails the run."""
+    shares the run): listed, neither judged nor counted. ``slice_of_run``: this summary is the judge of one process of
+    the run (a job slice, judge.yml's ``release_locks``): the last slice to finish judges them all, and hosts still
+    running elsewhere do not fail this one; otherwise (playbooks/fleet_summary.yml during a run) they fail it, "in
+    progress". ``errors``: run errors found after the drives (a publishing that failed), each ``{"host", "task",
+    "msg"}``; like a host not tested, each fails the run."""
     busy = {(entry["run_dir"], entry["host"]) for entry in in_progress or []}
     chosen = dict(_run.recorded_fleet_settings(run_dirs),
                   **{k: v for k, v in (settings or {}).items() if v is not None})
@@ -186,7 +232,8 @@ def summarize(run_dirs: list[str], out_dir: str, settings: dict | None = None, i
     summary = {
         "schema": _results.SCHEMA, "runs": [os.path.basename(d) for d in run_dirs], "generated_at": _results.now_iso(),
         "counts": counts, "fail_on": fail_on, "errors": errors,
-        "failed": exit_status(records, fail_on, errors)["failed"],
+        "failed": exit_status(records, fail_on, errors, 0 if slice_of_run else len(in_progress or []))["failed"],
+        "in_progress_fails": bool(in_progress) and not slice_of_run,
         "in_progress": [{"host": e["host"], "run": os.path.basename(e["run_dir"]), "by": e.get("by")}
                         for e in in_progress or []],
         "outlier_settings": {"robust_z": outlier_threshold, "min_deviation_pct": outlier_min_deviation_pct,
@@ -194,7 +241,7 @@ def summarize(run_dirs: list[str], out_dir: str, settings: dict | None = None, i
         "drives": [dict({k: v for k, v in r.items() if k != "_series"},
                         report=os.path.relpath(r["report"], out_dir) if r["report"] else None) for r in records],
     }
-    os.makedirs(out_dir, exist_ok=True)
+    _safe_tree.makedirs(out_dir)
     plots = _cohort_plots(summary, out_dir)
     models = _fleet_plots.by_model(records, out_dir, summary["runs"]) if _plots.available() else {}
     formats = _drive_report.formats_from_env()

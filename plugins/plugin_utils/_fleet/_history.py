@@ -20,14 +20,14 @@ from __future__ import annotations
 import contextlib
 import datetime
 import fcntl
-import glob
 import json
 import os
-import pathlib
 import sqlite3
 
+from ansible_collections.fleetqual.pts.plugins.module_utils import _safe_path
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import RUN_ID_RE
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures, _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures, _result_files, _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _safe_tree
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _previous
 
 # The drive report reads the index too (its previous run, _report/_previous.py): one name for both.
@@ -99,11 +99,10 @@ def _failed(path: str, exc: sqlite3.Error) -> HistoryError:
 
 def _damage(path: str) -> str | None:
     """Why the index file is not a sound database (SQLite's own integrity check), or None when it is."""
-    uri = pathlib.Path(os.path.abspath(path)).as_uri() + "?mode=ro"
     # A read-only open cannot play back a journal left beside the file: then the file's own bytes are judged.
-    for query in (uri, uri + "&immutable=1"):
+    for immutable in (False, True):
         try:
-            conn = sqlite3.connect(query, uri=True, timeout=BUSY_TIMEOUT_S)
+            conn = _safe_tree.connect_sqlite(path, readonly=True, timeout=BUSY_TIMEOUT_S, immutable=immutable)
             try:
                 found = [row[0] for row in conn.execute("PRAGMA quick_check").fetchall()]
             finally:
@@ -137,15 +136,15 @@ def _writing(conn: sqlite3.Connection):
 
 
 def connect(path: str, readonly: bool = False) -> sqlite3.Connection:
-    """The index at ``path``, with a busy timeout; created with its schema unless ``readonly`` (then it must exist)."""
-    if readonly:
-        if not os.path.exists(path):
-            raise HistoryError(f"no history index at {path}")
-        uri = pathlib.Path(os.path.abspath(path)).as_uri() + "?mode=ro"
-        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
-    else:
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    """The index at ``path``, with a busy timeout; created with its schema unless ``readonly`` (then it must exist).
+    Opened as plugin_utils/_safe_tree.connect_sqlite opens a database: a link, a FIFO or a directory another user can
+    change in its place is a HistoryError naming it."""
+    try:
+        conn = _safe_tree.connect_sqlite(path, readonly=readonly, timeout=BUSY_TIMEOUT_S)
+    except FileNotFoundError:
+        raise HistoryError(f"no history index at {path}") from None
+    except OSError as exc:
+        raise HistoryError(f"history index not opened: {exc}") from None
     conn.row_factory = sqlite3.Row
     try:
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
@@ -175,10 +174,15 @@ def connect(path: str, readonly: bool = False) -> sqlite3.Connection:
 
 # --- reading one run from its files -------------------------------------------------------------------------------
 
-def _read(path: str) -> dict | None:
+def _read(path: str, skipped: list | None = None) -> dict | None:
+    """A record of the tree, or None when it is missing or not one (then, with ``skipped``, the file and why)."""
     try:
         return _results.read_json(path)
-    except (OSError, ValueError):
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        if skipped is not None:
+            skipped.append({"path": path, "why": str(exc)})
         return None
 
 
@@ -249,8 +253,9 @@ def _fleet_verdicts(run_dir: str, fleet_json: str | None) -> dict:
     verdicts: dict = {}
     for path in (fleet_json, os.path.join(run_dir, "fleet.json")):
         summary = _read(path) if path else None
-        for record in (summary or {}).get("drives") or []:
-            if record.get("run", run) == run and record.get("verdict"):
+        drives = (summary or {}).get("drives")
+        for record in drives if isinstance(drives, list) else []:
+            if isinstance(record, dict) and record.get("run", run) == run and isinstance(record.get("verdict"), str):
                 verdicts.setdefault((record.get("host"), record.get("drive")), record["verdict"])
     return verdicts
 
@@ -258,8 +263,8 @@ def _fleet_verdicts(run_dir: str, fleet_json: str | None) -> dict:
 def _run_time(run_dir: str) -> str | None:
     """When the run started: the earliest plan of its hosts; else when its fleet summary was written."""
     times = []
-    for plan_file in glob.glob(os.path.join(run_dir, "*", "plan.json")):
-        recorded = ((_read(plan_file) or {}).get("command") or {}).get("recorded_at")
+    for host in _safe_tree.subdirs(run_dir):
+        recorded = ((_read(os.path.join(run_dir, host, "plan.json")) or {}).get("command") or {}).get("recorded_at")
         if recorded:
             times.append(str(recorded))
     if times:
@@ -267,15 +272,29 @@ def _run_time(run_dir: str) -> str | None:
     return (_read(os.path.join(run_dir, "fleet.json")) or {}).get("generated_at")
 
 
-def run_rows(run_dir: str, fleet_json: str | None = None) -> list[dict]:
-    """Every row of one run, from its files: per drive with a result.json, one row per headline figure."""
+def _result(path: str, skipped: list | None) -> dict | None:
+    """A drive's result.json as the report writes it, or None (missing; not one: skipped, with the file and why)."""
+    found = _read(path, skipped)
+    if found is None:
+        return None
+    try:
+        return _result_files.check_result(found, path)
+    except ValueError as exc:
+        if skipped is not None:
+            skipped.append({"path": path, "why": str(exc).split(": ", 1)[-1]})
+        return None
+
+
+def run_rows(run_dir: str, fleet_json: str | None = None, skipped: list | None = None) -> list[dict]:
+    """Every row of one run, from its files: per drive with a result.json, one row per headline figure. A result.json
+    that is not one is left out (with ``skipped``: its path and why)."""
     run = os.path.basename(os.path.normpath(run_dir))
     verdicts = _fleet_verdicts(run_dir, fleet_json)
     run_time = _run_time(run_dir)
     plans: dict = {}
     rows = []
     for drive_dir in _results.drive_dirs(run_dir):
-        result = _read(os.path.join(drive_dir, "result.json"))
+        result = _result(os.path.join(drive_dir, "result.json"), skipped)
         if not result or (result.get("raid_member") and not result.get("tests")):
             continue  # no report (yet), or a RAID member measured as part of its md array: nothing of its own
         host_dir = os.path.dirname(drive_dir)
@@ -332,9 +351,9 @@ def index_runs(run_dirs: list[str], fleet_json: str | None = None) -> dict:
     for run_dir in run_dirs:
         run_dir = os.path.normpath(run_dir)
         by_root.setdefault(os.path.dirname(run_dir), []).append(run_dir)
-    out = {"databases": [], "runs": [], "rows": 0}
+    out: dict = {"databases": [], "runs": [], "rows": 0, "skipped": []}
     for root, dirs in by_root.items():
-        prepared = [(os.path.basename(d), run_rows(d, fleet_json)) for d in dirs]
+        prepared = [(os.path.basename(d), run_rows(d, fleet_json, out["skipped"])) for d in dirs]
         path = db_path(root)
         conn = connect(path)
         try:
@@ -346,6 +365,8 @@ def index_runs(run_dirs: list[str], fleet_json: str | None = None) -> dict:
         out["databases"].append(path)
         out["runs"] += [run for run, dummy in prepared]
         out["rows"] += sum(len(rows) for dummy, rows in prepared)
+    if not out["skipped"]:
+        del out["skipped"]
     return out
 
 
@@ -361,10 +382,14 @@ def after_summary(run_dirs: list[str], fleet_json: str | None) -> dict:
 def run_dirs_of(root: str) -> list[str]:
     """Every run directory of a results root: named like a run id, holding at least one host's plan.json."""
     found = []
-    for entry in sorted(os.listdir(root)) if os.path.isdir(root) else []:
+    for entry in _safe_tree.subdirs(root):
         path = os.path.join(root, entry)
-        if RUN_ID_RE.match(entry) and os.path.isdir(path) and glob.glob(os.path.join(path, "*", "plan.json")):
-            found.append(path)
+        try:
+            if RUN_ID_RE.match(entry) and any(_safe_tree.isfile(os.path.join(path, host, "plan.json"))
+                                              for host in _safe_tree.subdirs(path)):
+                found.append(path)
+        except OSError:
+            continue  # a run root will not read (another user's directory): not indexed; report.yml names it
     return found
 
 
@@ -389,7 +414,8 @@ def rebuild(root: str, runs: list[str] | None = None) -> dict:
 
 def _rebuild(root: str, runs: list[str] | None, path: str) -> dict:
     run_dirs = [os.path.join(root, r) for r in runs] if runs is not None else run_dirs_of(root)
-    prepared = [(os.path.basename(d), run_rows(d)) for d in run_dirs]
+    skipped: list = []
+    prepared = [(os.path.basename(d), run_rows(d, None, skipped)) for d in run_dirs]
     conn = connect(path)
     dropped: list[str] = []
     try:
@@ -406,7 +432,7 @@ def _rebuild(root: str, runs: list[str] | None, path: str) -> dict:
     finally:
         conn.close()
     return {"database": path, "runs": [run for run, dummy in prepared], "dropped": sorted(dropped),
-            "rows": sum(len(rows) for dummy, rows in prepared)}
+            "rows": sum(len(rows) for dummy, rows in prepared), **({"skipped": skipped} if skipped else {})}
 
 
 def move_aside(path: str, now: datetime.datetime | None = None) -> str | None:
@@ -415,24 +441,27 @@ def move_aside(path: str, now: datetime.datetime | None = None) -> str | None:
     Judged again under flock() on the results root, so of two rebuilds at once only one moves the corrupt file, and
     neither the new index the other one built."""
     stamp = (now or datetime.datetime.now(datetime.timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
-    root_fd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        fcntl.flock(root_fd, fcntl.LOCK_EX)
-        if not os.path.isfile(path) or _damage(path) is None:
-            return None
-        target = f"{path}.corrupt-{stamp}"
-        number = 1
-        while any(os.path.lexists(target + side) for side in ("",) + _SIDE_FILES):
-            number += 1
-            target = f"{path}.corrupt-{stamp}-{number}"
-        os.rename(path, target)
-        for side in _SIDE_FILES:
-            if os.path.lexists(path + side):
-                os.rename(path + side, target + side)
-        return target
-    finally:
-        fcntl.flock(root_fd, fcntl.LOCK_UN)
-        os.close(root_fd)
+    name = os.path.basename(path)
+    with _safe_tree.directory(os.path.dirname(os.path.abspath(path))) as dir_fd:
+        root_fd = _safe_path.reopen(dir_fd)
+        try:
+            fcntl.flock(root_fd, fcntl.LOCK_EX)
+            if not _safe_tree.isfile(path) or _damage(path) is None:
+                return None
+            target = f"{name}.corrupt-{stamp}"
+            number = 1
+            while any(_safe_path.lstat_at(dir_fd, target + side) for side in ("",) + _SIDE_FILES):
+                number += 1
+                target = f"{name}.corrupt-{stamp}-{number}"
+            # Renamed by the directory's fd: the name is moved, never followed.
+            os.rename(name, target, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            for side in _SIDE_FILES:
+                if _safe_path.lstat_at(dir_fd, name + side):
+                    os.rename(name + side, target + side, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            return os.path.join(os.path.dirname(path), target)
+        finally:
+            fcntl.flock(root_fd, fcntl.LOCK_UN)
+            os.close(root_fd)
 
 
 # --- reading the index --------------------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import (
     _hir_md, _hir_plots, _intensity_md, _intensity_plots)
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _xsr_md, _xsr_plots
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _plots, _previous, _split
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _safe_tree
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _summary, _throughput
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _wsat, _xsr
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
@@ -177,13 +177,12 @@ def failed_before_rounds(drive_dir: str, loaded: dict) -> dict:
         if name in loaded:
             continue
         test_dir = os.path.join(drive_dir, name)
-        if not os.path.isdir(test_dir):
+        if not _safe_tree.isdir(test_dir):
             continue
-        candidates = [("", test_dir)] + [(entry, os.path.join(test_dir, entry)) for entry in sorted(os.listdir(test_dir))
-                                         if os.path.isdir(os.path.join(test_dir, entry))]
+        candidates = [("", test_dir)] + [(entry, os.path.join(test_dir, entry)) for entry in _safe_tree.subdirs(test_dir)]
         for segment, path in candidates:
             failure_file = os.path.join(path, "failure.json")
-            if os.path.exists(failure_file):
+            if _safe_tree.exists(failure_file):
                 found[name] = dict(_results.read_json(failure_file), segment=segment or None)
                 break
     return found
@@ -314,9 +313,9 @@ def _drop_stale_plots(plot_dir: str, plots: dict) -> None:
     """A plot an earlier render drew and this one does not (a 3D plot of an older version, a test since removed)
     would sit beside the report as if it belonged to it."""
     drawn = {os.path.basename(p) for names in plots.values() for p in names.values()}
-    for name in os.listdir(plot_dir) if os.path.isdir(plot_dir) else []:
+    for name, dummy in _safe_tree.entries(plot_dir):
         if name.endswith(".png") and not name.startswith(".") and name not in drawn:
-            os.unlink(os.path.join(plot_dir, name))
+            _safe_tree.unlink(os.path.join(plot_dir, name))
 
 
 def write_drive_report(drive_dir: str, formats: tuple[str, ...] | None = None) -> dict:

@@ -25,6 +25,7 @@ import re
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _interval
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import hir
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._sections import SECTION_S
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _safe_tree
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _tests
 
@@ -264,13 +265,11 @@ def _round_log(segment: dict, rnd: dict) -> dict | None:
     options = (rnd.get("fio") or {}).get("global_options") or {}
     try:
         interval = int(options.get("log_avg_msec") or 1000)
-        with open(path, encoding="utf-8") as handle:
-            series = _interval.ticks(_interval.parse_log(handle.read()), interval)
+        series = _interval.ticks(_interval.parse_log(_safe_tree.read_text(path, _safe_tree.MAX_LOG_BYTES)), interval)
         latency = None
         lat_path = ((segment.get("logs") or {}).get(stem) or {}).get("lat")
         if lat_path:
-            with open(lat_path, encoding="utf-8") as handle:
-                latency = _interval.parse_log(handle.read())
+            latency = _interval.parse_log(_safe_tree.read_text(lat_path, _safe_tree.MAX_LOG_BYTES))
     except (OSError, ValueError, TypeError):
         return None
     if not series:

@@ -22,7 +22,7 @@ import os
 import re
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _safe_tree
 
 try:
     from markdown_it import MarkdownIt
@@ -170,10 +170,17 @@ def _data_uri(base_dir: str, src: str) -> str | None:
     if src.startswith(("data:", "http:", "https:", "/")) or not path.startswith(os.path.normpath(base_dir) + os.sep):
         return None  # only the report's own plots, from its own directory
     try:
-        with open(path, "rb") as handle:
-            return "data:image/png;base64," + base64.b64encode(handle.read()).decode("ascii")
+        data = _safe_tree.read_bytes(path, _safe_tree.MAX_IMAGE_BYTES)
+    except (OSError, ValueError):
+        return None  # a plot that is not there, a link or a FIFO in its place, or one too large: not embedded
+    return "data:image/png;base64," + base64.b64encode(data).decode("ascii")
+
+
+def _exists(path: str) -> bool:
+    try:
+        return _safe_tree.isfile(path)
     except OSError:
-        return None
+        return False  # a level that is a link, or not a directory: no page to link to
 
 
 def _mark_verdict(tokens, index: int) -> None:
@@ -251,7 +258,7 @@ def to_html(text: str, base_dir: str, title: str, self_name: str | None = None, 
                     href = str(child.attrGet("href") or "")
                     own_source = bool(self_name) and href == os.path.splitext(str(self_name))[0] + ".md"
                     if href.endswith(".md") and not own_source and \
-                            os.path.exists(os.path.join(base_dir, href[:-3] + ".html")):
+                            _exists(os.path.normpath(os.path.join(base_dir, href[:-3] + ".html"))):
                         child.attrSet("href", href[:-3] + ".html")
                         href = href[:-3] + ".html"
                     if self_name and href == self_name:
@@ -278,8 +285,7 @@ def write(markdown_path: str, title: str, pdf: bool = True, footer: str | None =
     if reason:
         written["not_produced"] = {"html": reason, "pdf": "no HTML to print: " + reason}
         return written
-    with open(markdown_path, encoding="utf-8") as handle:
-        text = handle.read()
+    text = _safe_tree.read_text(markdown_path)
     name = os.path.basename(stem)
     _results.atomic_write_text(stem + ".html", to_html(text, base_dir, title, f"{name}.html", footer, page_breaks))
     written["html"] = stem + ".html"

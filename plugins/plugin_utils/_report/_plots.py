@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import io
 import math
-import os
-import tempfile
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 
@@ -181,12 +180,8 @@ def finish_figure(fig, path: str, subtitle: str | None) -> str:
         # A figure-level label below every axis: constrained layout keeps room for it (a figure laid out by
         # fixed_layout has its footer from there, and comes here without one).
         fig.supxlabel(subtitle, x=0.99, ha="right", fontsize=9, color="#b00020")
-    directory = os.path.dirname(path)
-    os.makedirs(directory, exist_ok=True)
-    # Whole or not at all: drawn to a temporary file, then renamed over the plot (a full disk leaves the old one).
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".png", dir=directory)
+    # Whole or not at all, by the results tree's one writer (a full disk leaves the old plot; a link is not followed).
     try:
-        _results.share(fd)
         # One draw (savefig draws twice under a layout engine), then an RGB PNG: no alpha channel, which the PDF
         # engine would otherwise split off and compress again for every plot; fast compression, no metadata
         # (the same figures give the same bytes).
@@ -194,15 +189,9 @@ def finish_figure(fig, path: str, subtitle: str | None) -> str:
         fig.canvas.draw()
         width, height = fig.canvas.get_width_height(physical=True)
         image = Image.frombuffer("RGBA", (width, height), fig.canvas.buffer_rgba(), "raw", "RGBA", 0, 1).convert("RGB")
-        with os.fdopen(fd, "wb") as handle:
-            image.save(handle, format="PNG", compress_level=1)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+        png = io.BytesIO()
+        image.save(png, format="PNG", compress_level=1)
+        _results.atomic_write_bytes(path, png.getvalue())
     finally:
         plt.close(fig)
     return path

@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import json
 import os
-import pathlib
 import sqlite3
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _safe_tree
 
 DB_NAME = "pts-history.sqlite"
 COMPARE_DIR = "compare"
@@ -54,12 +53,10 @@ def find(drive_dir: str, model: dict) -> dict | None:
     run_dir = os.path.dirname(os.path.dirname(os.path.abspath(drive_dir)))
     root = os.path.dirname(run_dir)
     path = os.path.join(root, DB_NAME)
-    if not os.path.exists(path):
-        return None
     run = os.path.basename(run_dir)
     started = _run_time(model)
     try:
-        conn = sqlite3.connect(pathlib.Path(path).as_uri() + "?mode=ro", uri=True, timeout=5.0)
+        conn = _safe_tree.connect_sqlite(path, readonly=True, timeout=5.0)
         try:
             runs = conn.execute(
                 "SELECT run_id, MIN(run_time), COUNT(DISTINCT host || '/' || drive), GROUP_CONCAT(DISTINCT tests) "
@@ -68,8 +65,8 @@ def find(drive_dir: str, model: dict) -> dict | None:
                 (drive["model"], drive.get("firmware") or None, run, started, started)).fetchall()
         finally:
             conn.close()
-    except sqlite3.Error:
-        return None
+    except (sqlite3.Error, OSError):
+        return None  # no index, or one that cannot be read (or is not a plain file): the report stands without it
     tests = set(model.get("tests") or {})
     found = next((r for r in runs if any(set(t) & tests for t in _lists(r[3]))), None)
     if not found:

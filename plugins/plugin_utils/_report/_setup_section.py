@@ -17,7 +17,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registr
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import format_bytes
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _identity
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _safe_tree
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections, _tests
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 
@@ -31,7 +31,7 @@ def raid_model(drive_dir: str, raid: dict | None) -> dict | None:
     members = []
     for key in raid.get("members") or []:
         path = os.path.join(os.path.dirname(drive_dir), key, "drive.json")
-        identity = (_results.read_json(path).get("drive") or {}) if os.path.exists(path) else {}
+        identity = (_results.read_json(path).get("drive") or {}) if _safe_tree.exists(path) else {}
         members.append({"key": key, **{k: identity.get(k) for k in ("resolved", "vendor", "model", "serial", "firmware")}})
     return dict(raid, member_drives=members)
 

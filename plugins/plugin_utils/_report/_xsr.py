@@ -25,6 +25,7 @@ import os
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _interval
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import xsr
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _safe_tree
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _tests
 
@@ -292,8 +293,7 @@ def _log_interval(rnd: dict) -> int:
 def _read_rows(path: str | None) -> list | None:
     if not path:
         return None
-    with open(path, encoding="utf-8") as handle:
-        return _interval.parse_log(handle.read())
+    return _interval.parse_log(_safe_tree.read_text(path, _safe_tree.MAX_LOG_BYTES))
 
 
 def _log_samples(name: str, number: int, segment: dict, rounds: list[dict], sample_s: float) -> dict | None:

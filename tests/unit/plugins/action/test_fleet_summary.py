@@ -101,3 +101,31 @@ def test_bad_arguments_are_refused(tmp_path, args, message):
     with pytest.raises(AnsibleActionFail) as refused:
         run(dict(args, results_dirs=[str(tmp_path)]))
     assert str(refused.value).startswith(message)
+
+
+@pytest.mark.parametrize("release_locks, failed, said", [
+    # The run's own judge (judge.yml passes release_locks): one slice of the run; its own drives decide.
+    (True, False, "0 PASS, 0 FAIL, 0 INCOMPLETE, 1 host(s) still running in another process; exit status passes"),
+    # playbooks/fleet_summary.yml while the run runs: nothing that was not judged can pass.
+    (False, True, "0 PASS, 0 FAIL, 0 INCOMPLETE, 1 host(s) still running in another process (in progress: this "
+                  "summary passes nothing not judged yet); exit status fails"),
+])
+def test_a_summary_from_outside_a_live_run_fails_in_progress(tmp_path, release_locks, failed, said):
+    run_dir = planned(tmp_path, "h1", [{"path": "/dev/d0"}])
+    _run_lock.acquire(run_dir, RUN, os.getpid(), host="h1")  # this test process: the live run
+    result = run({"results_dirs": [str(tmp_path)], "run_ids": [RUN], "release_locks": release_locks})
+    assert result["msg"].startswith(said)
+    assert result["failed"] is failed and result["pts_fleet"]["failed"] is failed
+    assert _results.read_json(os.path.join(run_dir, "fleet.json"))["failed"] is failed
+
+
+def test_a_results_dir_another_user_owns_is_refused_and_nothing_is_written(tmp_path):
+    run_dir = planned(tmp_path / "theirs", "h1", [{"path": "/dev/d0"}])
+    os.chown(tmp_path / "theirs", 65534, 65534)
+    with pytest.raises(AnsibleActionFail) as caught:
+        run({"results_dirs": [str(tmp_path / "theirs")], "run_ids": [RUN]})
+    assert str(caught.value) == (
+        f"fleet_summary: results_dirs[0]='{tmp_path / 'theirs'}': {tmp_path / 'theirs'}: it is owned by uid 65534, "
+        "not root: root reads and writes nothing that another user could swap for a link (make it root's and "
+        "writable by nobody else); nothing was written")
+    assert sorted(os.listdir(run_dir)) == ["h1"]

@@ -115,8 +115,9 @@ def test_it_files_no_payload_of_its_own(callback, run_dir):
 def test_the_end_draws_a_missing_report_from_disk_and_says_where_the_results_are(callback, run_dir):
     path = identify(run_dir)
     end(callback, run_dir)
+    # No fleet.md was written (the judging play writes it): the line never names one that is not there.
     assert said(callback) == [f"PTS report (drawn at the end): {path}/report.md",
-                              f"PTS results: {run_dir} (fleet summary: {run_dir}/fleet.md)"]
+                              f"PTS results: {run_dir} (no fleet summary was written)"]
     model = _results.read_json(os.path.join(path, "result.json"))
     assert model["drive_key"] == "d1" and model["host"] == "h1" and model["run_id"] == RUN
     assert "loop device" in read(os.path.join(path, "report.md"))
@@ -130,7 +131,7 @@ def test_a_report_the_worker_drew_is_not_drawn_again_and_an_out_of_date_one_is(c
     _drive_report.write_drive_report(path)  # the drive's worker drew it when its tests ended
     built = os.path.getmtime(os.path.join(path, "result.json"))
     end(callback, run_dir)
-    assert said(callback) == [f"PTS results: {run_dir} (fleet summary: {run_dir}/fleet.md)"]
+    assert said(callback) == [f"PTS results: {run_dir} (no fleet summary was written)"]
     assert os.path.getmtime(os.path.join(path, "result.json")) == built
     # Something the report is built from changed after it was drawn (a resume filed more): drawn again.
     later = built + 5
@@ -160,7 +161,7 @@ def test_a_report_that_cannot_be_written_is_a_warning_and_the_results_line_still
     end(callback, run_dir)
     callback._display.warning.assert_called_once_with(
         f"pts_report: no report for {path}: [Errno 30] Read-only file system")
-    assert said(callback) == [f"PTS results: {run_dir} (fleet summary: {run_dir}/fleet.md)"]
+    assert said(callback) == [f"PTS results: {run_dir} (no fleet summary was written)"]
 
 
 def test_a_drive_path_with_terminal_escapes_reaches_the_console_plain(callback, tmp_path):
@@ -168,7 +169,7 @@ def test_a_drive_path_with_terminal_escapes_reaches_the_console_plain(callback, 
     os.makedirs(run_dir)
     end(callback, run_dir)
     shown = f"{tmp_path}/results/run-7"
-    assert said(callback) == [f"PTS results: {shown} (fleet summary: {shown}/fleet.md)"]
+    assert said(callback) == [f"PTS results: {shown} (no fleet summary was written)"]
 
 
 @pytest.mark.parametrize("data", [{}, {"pts_run_dir": "/nonexistent/results/run-7"}])
@@ -187,7 +188,7 @@ def test_several_run_directories_are_each_seen_to(callback, tmp_path):
         callback.v2_runner_on_ok(task_result({"pts_run_dir": run}))
     callback.v2_playbook_on_stats(MagicMock())
     assert [line for line in said(callback) if line.startswith("PTS results: ")] == [
-        f"PTS results: {run} (fleet summary: {run}/fleet.md)" for run in sorted(runs)]
+        f"PTS results: {run} (no fleet summary was written)" for run in sorted(runs)]
 
 
 # --- host locks -------------------------------------------------------------------------------------------------------
@@ -244,7 +245,7 @@ def test_a_lock_that_cannot_be_released_is_a_warning(callback, run_dir, monkeypa
     end(callback, run_dir)
     callback._display.warning.assert_called_once_with(
         f"pts_report: could not release the lock of h1 in {run_dir}: [Errno 13] Permission denied")
-    assert said(callback) == [f"PTS results: {run_dir} (fleet summary: {run_dir}/fleet.md)"]
+    assert said(callback) == [f"PTS results: {run_dir} (no fleet summary was written)"]
 
 
 def test_check_writes_nothing_into_an_existing_run(callback, run_dir, monkeypatch):

@@ -11,6 +11,7 @@ from unittest.mock import MagicMock
 
 import pytest
 from ansible import context
+from ansible.errors import AnsibleFilterError
 
 from ansible_collections.fleetqual.pts.plugins.filter import run_workers
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _concurrency
@@ -201,3 +202,12 @@ def test_the_pdf_engine_is_loaded_once_before_the_workers_fork_only_when_asked_f
 
 def test_the_filter_is_registered_under_its_name():
     assert run_workers.FilterModule().filters() == {"run_workers": run_workers.run_workers}
+
+
+def test_a_run_started_past_its_first_play_is_refused(cliargs, display, frozen, forks):
+    cliargs(start_at_task="Run the selected tests on this drive, then draw its report")
+    refused = (r"--start-at-task 'Run the selected tests on this drive, then draw its report' is refused: a PTS run "
+               r"starts at its first task")
+    with pytest.raises(AnsibleFilterError, match=refused):
+        run_workers.run_workers(hostvars(fleet()))
+    assert frozen == []

@@ -124,3 +124,16 @@ def test_plain_json_has_no_histogram_and_a_job_is_found_by_its_section_name():
     assert _fio.find_named(jobs, "iops-r65-4096") is _fio.find_job(jobs, 65, 4096)
     with pytest.raises(KeyError, match="0 fio jobs named 'nope'"):
         _fio.find_named(jobs, "nope")
+
+
+def test_a_run_that_completed_no_io_is_an_error_with_what_fio_said_never_a_zero():
+    raw = json.loads(fixture("fio-3.33-iops-round.json"))
+    for job in raw["jobs"][:1]:
+        for direction in ("read", "write"):
+            job[direction].update(iops=0.0, bw=0, bw_bytes=0, io_bytes=0, io_kbytes=0, total_ios=0, runtime=0)
+    text = "fio: terminating on signal 15\n" + json.dumps(raw)
+    with pytest.raises(_fio.FioOutputError) as caught:
+        _fio.parse(text)
+    name = raw["jobs"][0]["jobname"]
+    assert str(caught.value) == (f"fio completed no I/O in job {name!r} (it aborted or wrote nothing): a failed "
+                                 "round, not a figure of 0; fio said: fio: terminating on signal 15")

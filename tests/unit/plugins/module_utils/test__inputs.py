@@ -122,3 +122,23 @@ def test_bad_device_entries_are_named_as_the_operator_wrote_them(listed, message
 def test_a_run_id_with_a_trailing_newline_is_refused():
     with pytest.raises(_inputs.PlanError):
         _inputs.run_id("pts_run_id", "run-1\n")
+
+
+@pytest.mark.parametrize("key, value, shown", [
+    ("name", "bay\u20281", "U+2028 LINE SEPARATOR"),
+    ("path", "/dev/loop\u20297", "U+2029 PARAGRAPH SEPARATOR"),
+    ("backing_file", "/srv/\u202egmi.dab", "U+202E RIGHT-TO-LEFT OVERRIDE"),
+    ("serial", "S\u200b1", "U+200B ZERO WIDTH SPACE"),
+    ("name", "a\u2066b", "U+2066 LEFT-TO-RIGHT ISOLATE"),
+])
+def test_a_format_character_is_refused_like_a_control_character_naming_the_variable(key, value, shown):
+    entry = {"path": "/dev/loop3", key: value}
+    with pytest.raises(_inputs.PlanError) as caught:
+        _inputs.devices([entry])
+    assert str(caught.value).startswith(f"pts_devices[0].{key}={value!r}: contains a control character (a newline, "
+                                        f"tab or escape) or a format character ({shown}): refused")
+    assert caught.value.variable == f"pts_devices[0].{key}"
+
+
+def test_letters_of_other_scripts_pass():
+    assert _inputs.devices([{"path": "/dev/loop3", "name": "Laufwerk-ä-日本"}])

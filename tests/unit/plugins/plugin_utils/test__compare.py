@@ -267,3 +267,18 @@ def test_outputs_markdown_json_and_exit_line(index, tmp_path):
     assert written["failed"] is False
     with open(os.path.join(out, "compare.md"), encoding="utf-8") as handle:
         assert "Exit status: **passes** — `pts_compare_fail_on_regression` is false (1 figure regressed)." in handle.read()
+
+
+def test_a_comparison_directory_planted_as_a_link_is_never_written_through(index, tmp_path):
+    conn = index([("base", {"S1": {IOPS: 1000.0}}, {}), ("cand", {"S1": {IOPS: 1000.0}}, {})])
+    result = _compare.build(conn, _compare.select(conn, ["base"], ["cand"], None, None, None))
+    conn.close()
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "compare.md").write_text("the victim's own\n")
+    os.makedirs(os.path.join(index.root, "compare"))
+    out = os.path.join(index.root, "compare", "base-vs-cand")
+    os.symlink(victim, out)
+    with pytest.raises(OSError, match="base-vs-cand: is a symbolic link"):
+        _compare_report.write(result, out, fail_on_regression=True, root=index.root)
+    assert os.listdir(victim) == ["compare.md"] and (victim / "compare.md").read_text() == "the victim's own\n"

@@ -139,7 +139,7 @@ def test_a_result_that_cannot_be_filed_fails_the_step_naming_where(tmp_path):
                         {"pts_run_dir": str(blocked), "inventory_hostname": "h1"})
     assert result["failed"] is True
     assert result["msg"].startswith(f"identified 1 drive could not be recorded under {blocked}: ")
-    assert "Not a directory" in result["msg"]
+    assert f"{blocked}: is a regular file, not a directory" in result["msg"]
 
 
 def test_a_result_without_a_payload_is_returned_as_it_came(tmp_path):

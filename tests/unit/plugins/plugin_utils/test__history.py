@@ -385,3 +385,32 @@ def test_a_raid_member_has_no_rows_of_its_own(tmp_path):
     member = os.path.join(run_dir, "h1", "m1", "result.json")
     _results.atomic_write_json(member, dict(_results.read_json(member), raid_member={"array": "md0"}, tests={}))
     assert {r["drive"] for r in _history.run_rows(run_dir)} == {"md0"}
+
+
+def test_an_index_planted_as_a_link_is_refused_and_nothing_is_written_where_it_points(tmp_path):
+    root = str(tmp_path / "results")
+    run_dir = make_run(root, "run-1", [{"drive": "d1", "figures": {"iops_4k_write": 1.0}}])
+    outside = tmp_path / "outside.sqlite"
+    os.symlink(outside, _history.db_path(root))
+    indexed = _history.after_summary([run_dir], None)
+    assert indexed["error"] == (f"history index not written: history index not opened: {_history.db_path(root)}: is "
+                                "a symbolic link, not a database file")
+    assert not outside.exists()
+    with pytest.raises(_history.HistoryError, match="is a symbolic link"):
+        _history.rebuild(root)
+    assert not outside.exists()
+
+
+def test_a_result_json_that_is_not_one_is_left_out_of_the_index_and_named(tmp_path):
+    root = str(tmp_path / "results")
+    run_dir = make_run(root, "run-1", [{"drive": "d1", "figures": {"iops_4k_write": 1.0}},
+                                       {"drive": "d2", "figures": {"iops_4k_write": 2.0}}])
+    path = os.path.join(run_dir, "h1", "d2", "result.json")
+    model = _results.read_json(path)
+    model["headline"]["iops_4k_write"]["value"] = "2.0"
+    _results.atomic_write_json(path, model)
+    rebuilt = _history.rebuild(root)
+    assert rebuilt["skipped"] == [{"path": path, "why": "headline.iops_4k_write.value is a str, not a number"}]
+    conn = _history.connect(_history.db_path(root), readonly=True)
+    assert {row["drive"] for row in _history.query(conn)} == {"d1"}
+    conn.close()

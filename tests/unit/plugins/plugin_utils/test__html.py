@@ -169,3 +169,13 @@ def test_the_pdf_fetches_data_urls_only(tmp_path):
 
     # The data: image is printed, the controller's file is not; WeasyPrint's own fetcher would print both.
     assert images(url_fetcher=fetcher) == 1 and images() == 2
+
+
+def test_a_plot_replaced_by_a_link_to_a_root_only_file_is_not_embedded(tmp_path):
+    secret = tmp_path / "secret"
+    secret.write_bytes(b"\x89PNG\r\n\x1a\nSECRET-MODEL-T01")
+    os.chmod(secret, 0o600)
+    (tmp_path / "report" / "plots").mkdir(parents=True)
+    (tmp_path / "report" / "plots" / "iops.png").symlink_to(secret)
+    page = _html.to_html("![IOPS](plots/iops.png)\n", str(tmp_path / "report"), "t")
+    assert "data:image" not in page and base64.b64encode(b"SECRET-MODEL-T01")[:12].decode() not in page

@@ -195,6 +195,9 @@ def test_check_says_the_settings_and_that_nothing_was_written():
     ("bell\x07 \x9b31m", "bell\ufffd "),  # a lone control character is shown as such; C1 CSI removed
     ("ACME X1 (rev 2)", "ACME X1 (rev 2)"),
     (12345, "12345"),
+    ("stor\u202e10-rots", "stor\ufffd10-rots"),  # a right-to-left override cannot reverse what follows
+    ("bay\u20281\u2029", "bay\ufffd1\ufffd"),  # line and paragraph separators start no line
+    ("Laufwerk \u00e4 \u65e5\u672c", "Laufwerk \u00e4 \u65e5\u672c"),
 ])
 def test_plain_takes_terminal_escapes_and_control_characters_out(raw, shown):
     assert _progress.plain(raw) == shown

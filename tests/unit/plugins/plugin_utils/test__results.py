@@ -368,3 +368,120 @@ def test_a_tree_that_cannot_be_written_raises_and_leaves_the_blocker_alone(tmp_p
     with pytest.raises(OSError):
         _results.file_payload(str(blocked), "h1", {"pts_fio": fio_round(), "pts_context": round_context(number=3)})
     assert blocked.read_text() == "not a directory\n"
+
+
+# --- a tree that is not what the collection wrote (issue 43) ---------------------------------------------------------
+
+SECRET = '{"drive": {"model": "SECRET-MODEL-T01", "key": "d1"}, "host": "h1"}\n'
+
+
+@pytest.fixture
+def outside(tmp_path):
+    """A root-only record and a root-owned directory beside the tree, and their bytes, to compare after."""
+    secret = tmp_path / "secret.json"
+    secret.write_text(SECRET)
+    os.chmod(secret, 0o600)
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "fleet.md").write_text("the victim's own\n")
+    return secret, victim
+
+
+def _bytes_of(*paths) -> dict:
+    found = {}
+    for top in paths:
+        for root, dirs, files in os.walk(top):
+            for name in files:
+                with open(os.path.join(root, name), "rb") as handle:
+                    found[os.path.join(root, name)] = handle.read()
+    return found
+
+
+def test_a_drive_json_linked_to_a_root_only_file_is_never_read_into_a_report(make_run, outside):
+    secret, victim = outside
+    drive_dir = make_run([1.0] * 5)
+    os.unlink(os.path.join(drive_dir, "drive.json"))
+    os.symlink(secret, os.path.join(drive_dir, "drive.json"))
+    with pytest.raises(OSError, match="drive.json: is a symbolic link, not a regular file"):
+        _drive_report.write_drive_report(drive_dir)
+    for root, dirs, files in os.walk(os.path.dirname(os.path.dirname(drive_dir))):
+        for name in files:
+            if os.path.islink(os.path.join(root, name)):
+                continue  # the planted link itself
+            with open(os.path.join(root, name), "rb") as handle:
+                assert b"SECRET-MODEL-T01" not in handle.read(), os.path.join(root, name)
+
+
+@pytest.mark.parametrize("planted", ["plots", "iops"])
+def test_a_directory_of_the_tree_linked_elsewhere_is_never_written_through(make_run, outside, planted):
+    secret, victim = outside
+    drive_dir = make_run([1.0] * 5)
+    before = _bytes_of(victim, secret)
+    path = os.path.join(drive_dir, planted)
+    if os.path.isdir(path):
+        os.rename(path, path + ".real")
+    os.symlink(victim, path)
+    with pytest.raises(OSError, match=f"{planted}: is a symbolic link"):
+        if planted == "plots":
+            _drive_report.write_drive_report(drive_dir)
+        else:
+            _results.file_payload(os.path.dirname(os.path.dirname(drive_dir)), "h1", {
+                "pts_purge": {"method": "discard"}, "pts_context": {"drive": "d1", "test": planted}})
+    assert _bytes_of(victim, secret) == before
+
+
+def test_a_host_directory_linked_elsewhere_takes_no_round(tmp_path, outside):
+    secret, victim = outside
+    run_dir = tmp_path / "run-1"
+    run_dir.mkdir()
+    (run_dir / "h1").symlink_to(victim)
+    with pytest.raises(OSError, match="h1: is a symbolic link"):
+        write_segment(str(run_dir), "h1", "d1", "iops", [1.0])
+    assert os.listdir(victim) == ["fleet.md"]
+
+
+def _alarm(seconds: int):
+    def expired(signum, frame):
+        raise TimeoutError(f"still blocked after {seconds} s")
+    signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+
+
+def test_a_fifo_planted_as_a_round_file_is_refused_at_once(make_run):
+    drive_dir = make_run([1.0] * 3)
+    os.mkfifo(os.path.join(drive_dir, "iops", "round-04.json"))
+    _alarm(10)
+    try:
+        with pytest.raises(OSError, match="round-04.json: is a FIFO, not a regular file: not read"):
+            _results.load_drive(drive_dir)
+    finally:
+        signal.alarm(0)
+
+
+@pytest.mark.parametrize("kind, why", [
+    ("sparse", "bytes, more than the 67,108,864 bytes allowed for it: not read"),
+    ("bomb", "JSON nested deeper than 64 levels: not read"),
+    ("no io", "completed no I/O (a run fio aborted or in which it wrote nothing): a failed round, not a figure of 0"),
+    ("string", "fio.jobs[0].read.iops is a str, not a number"),
+])
+def test_a_bad_round_file_is_named_with_why(make_run, kind, why):
+    drive_dir = make_run([1.0] * 3)
+    path = os.path.join(drive_dir, "iops", "round-02.json")
+    record = _results.read_json(path)
+    if kind == "sparse":
+        with open(path, "r+b") as handle:
+            handle.truncate(300 << 20)
+    elif kind == "bomb":
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write("[" * 100000 + "]" * 100000)
+    else:
+        for job in record["fio"]["jobs"]:
+            for direction in ("read", "write"):
+                if kind == "no io":
+                    job[direction].update(iops=0.0, total_ios=0, io_bytes=0, bw_bytes=0.0)
+                else:
+                    job[direction]["iops"] = "lots"
+        _results.atomic_write_json(path, record)
+    with pytest.raises(ValueError) as caught:
+        _results.load_drive(drive_dir)
+    assert str(caught.value).startswith(f"{path}: ") and why in str(caught.value)

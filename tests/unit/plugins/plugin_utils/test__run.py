@@ -117,3 +117,30 @@ def test_the_run_id_in_force(variable, env, configured, expected):
 
 def test_an_awx_job_id_with_a_trailing_newline_is_not_put_in_the_run_id():
     assert "\n" not in _run.new_run_id(NOW, "4711\n")
+
+
+def test_a_results_root_is_made_link_free_once_and_one_another_user_controls_is_refused(tmp_path):
+    import os  # pylint: disable=import-outside-toplevel
+
+    (tmp_path / "real").mkdir()
+    (tmp_path / "alias").symlink_to(tmp_path / "real")
+    assert _run.results_root(str(tmp_path / "alias" / "results")) == str(tmp_path / "real" / "results")
+    (tmp_path / "theirs").mkdir()
+    os.chown(tmp_path / "theirs", 65534, 65534)
+    with pytest.raises(ValueError) as caught:
+        _run.results_root(None, str(tmp_path / "theirs"))
+    assert str(caught.value).startswith(f"pts_results_dir='{tmp_path / 'theirs'}': {tmp_path / 'theirs'}: it is owned "
+                                        "by uid 65534, not root")
+    with pytest.raises(ValueError, match=r"contains U\+2028 LINE SEPARATOR"):
+        _run.results_root(None, str(tmp_path / "re\u2028sults"))
+
+
+@pytest.mark.parametrize("entry, said", [
+    ({"host": "res\u202e01", "dest": "/srv"}, "pts_run_publish[0].host='res\\u202e01': contains U+202E"),
+    ({"host": "r1", "dest": "/srv/\u2029x"}, "pts_run_publish[0].dest='/srv/\\u2029x': contains U+2029"),
+    ({"host": "r1", "dest": "/srv/./x"}, "must be an absolute directory path"),
+])
+def test_a_publish_target_that_would_not_display_as_it_is_is_refused(entry, said):
+    with pytest.raises(ValueError) as caught:
+        _run.publish_targets([entry])
+    assert said in str(caught.value)
