@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: pts_publish
 short_description: Put a packed PTS run in place on a results host, into directories only root controls
-version_added: 2.1.0
+version_added: 3.0.0
 description:
   - Runs on a results host of C(pts_run_publish) (the C(fleetqual.pts.pts_run) role's publish step calls it), unpacks
     the run packed on the controller and puts it at O(dest)/O(run_id).
