@@ -94,11 +94,17 @@ def _spans_and_points(ax, states: list[dict], scale: float, offset_s: float, lab
             xs = [(t - offset_s) / scale for t in part["t_s"]]
             unit = part.get("unit") or ("burst" if phase == "bursts" else "section")
             ax.plot(xs, part["iops"], color=COLORS[phase], zorder=4, **_point_style(len(xs)),
-                    label=(("burst: mean of its log lines" if part.get("log") else "burst (one fio section)")
-                           if phase == "bursts" else
-                           "baseline sample: mean of its log lines" if part.get("log") else
-                           "baseline sample (continuous write)" if unit == "status sample" else
+                    label=(("burst: fio's IOPS of the burst, at its start" if part.get("log") else
+                            "burst (one fio section)") if phase == "bursts" else
+                           "baseline sample: fio's IOPS between two status dumps"
+                           if part.get("log") or unit == "status sample" else
                            "baseline section (continuous write)") if first else None)
+            late = [(x, b["iops"]) for x, b in zip(xs, part.get("per_burst") or []) if b.get("late")]
+            if late:
+                ax.plot([x for x, dummy in late], [v for dummy, v in late], linestyle="none", marker="o",
+                        markersize=11, markerfacecolor="none", markeredgecolor="#000000", markeredgewidth=1.3,
+                        zorder=5, label=None if "late" in legend else "late burst: schedule not held")
+                legend.add("late")
             values += part["iops"]
     return values
 
@@ -119,7 +125,8 @@ def timeline(path: str, title: str, result: dict, subtitle: str | None = None) -
     ax.set_ylabel("IOPS (4k random write)")
     ax.grid(True, alpha=0.3)
     # Points before their spans: burst, wait state, baseline section, return to baseline, the preconditioning line.
-    order = ("fio's iops log", "burst", "wait state", "baseline s", "return to baseline", "preconditioning")
+    order = ("fio's iops log", "burst", "late burst", "wait state", "baseline s", "return to baseline",
+             "preconditioning")
     pairs = sorted(zip(*ax.get_legend_handles_labels()),
                    key=lambda pair: next(i for i, word in enumerate(order + ("",)) if pair[1].startswith(word)))
     ax.legend([h for h, dummy in pairs], [label for dummy, label in pairs], loc="upper left",
@@ -158,7 +165,11 @@ def detail(path: str, title: str, result: dict, subtitle: str | None = None) -> 
     unit = next((s["baseline"].get("unit") for s in states if s.get("baseline")), "section") or "section"
     labels = ["burst", f"baseline {unit}", "wait state", "return to baseline"]
     if any((s.get("bursts") or {}).get("log") for s in states):
-        labels[:2] = ["burst: mean of its log lines", "baseline sample: mean of its log lines"]
+        labels[:2] = ["burst: fio's IOPS of the burst", "baseline sample: fio's IOPS between two status dumps"]
+    if any((s.get("bursts") or {}).get("schedule", {}).get("late") for s in states):
+        handles.append(plt.Line2D([], [], linestyle="none", marker="o", markersize=9, markerfacecolor="none",
+                                  markeredgecolor="#000000"))
+        labels.append("late burst: schedule not held")
     if result.get("_series"):
         handles.insert(0, plt.Line2D([], [], color="#424242", linewidth=0.6, alpha=0.55))
         labels.insert(0, "fio's iops log")
@@ -203,7 +214,8 @@ def recovery(path: str, title: str, result: dict, subtitle: str | None = None) -
             ax.annotate("no return to baseline", (x + width / 2, 0), xytext=(0, 5), textcoords="offset points",
                         ha="center", va="bottom", rotation=90, fontsize=8.5, color="#616161")
         if entry.get("gain") is not None:
-            ax.annotate(f"gain ×{entry['gain']:.2f}", (x - width / 2, b.get("max") or b["mean"]), xytext=(0, 4),
+            ax.annotate(f"gain n/r (×{entry['gain']:.2f}):\nschedule not held" if entry.get("not_valid") else
+                        f"gain ×{entry['gain']:.2f}", (x - width / 2, b.get("max") or b["mean"]), xytext=(0, 4),
                         textcoords="offset points", ha="center", va="bottom", fontsize=8.5, zorder=6,
                         bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "none", "alpha": 0.85})
     ax.set_xticks(xs, [f"{s['label']}\n{s['idle_s']:g} s idle" if s.get("idle_s") is not None else s["label"]

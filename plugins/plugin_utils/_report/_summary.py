@@ -66,7 +66,7 @@ def _shown(value, figure: str, item: dict | None = None) -> str:
     spec = _headline_figures.FIGURES[figure]
     if value is None and (item or {}).get("unresolved"):
         found = item["unresolved"]
-        return f"n/r: {found['ios']:,} IOs, {found['needed']:,} needed"
+        return f"n/r: {found['ios']:,} IOs, {found['needed']:,} needed" if "ios" in found else f"n/r: {found['reason']}"
     return f"{md.fmt(float(value), spec['digits'])} {spec['unit']}" if value is not None else "not measured"
 
 
@@ -106,7 +106,8 @@ def _pts2_rows(model: dict, block: dict) -> list[list[str]]:
         rows.append(["XSR recovery", shown, md.text(result.get("status"))])
     if "hir" in tests:
         result = tests["hir"]
-        gains = [f"{e['label']} ×{e['gain']:.2f}" for e in result.get("wait_states") or [] if e.get("gain") is not None]
+        gains = [f"{e['label']} n/r ({e['not_valid']})" if e.get("not_valid") else f"{e['label']} ×{e['gain']:.2f}"
+                 for e in result.get("wait_states") or [] if e.get("gain") is not None]
         pc = (result.get("precondition") or {}).get("iops")
         shown = (" · ".join(gains) + (f" (over the preconditioning's {md.fmt(pc, 0)} IOPS)" if pc else "")) if gains \
             else "not measured"

@@ -129,7 +129,7 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
     # Up to MARKERS_UP_TO samples a series gets markers; a full run (1,320 samples) gets thin lines.
     many = len(result["samples"]) > MARKERS_UP_TO
     time_label = "Minutes from the test's first sample" + {
-        "recorded": "", "status": " (fio's clock)", "log": " (fio's clock)"}.get(result.get("time_base"), " (fio time)")
+        "recorded": "", "status": " (fio's clock)"}.get(result.get("time_base"), " (fio time)")
     drawn = {}
 
     # Throughput of all three groups, with what the recovery figures are judged against.
