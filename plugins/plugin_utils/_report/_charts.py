@@ -32,7 +32,7 @@ def convergence(path: str, title: str, ylabel: str, panels: dict, highlight: str
     panels on one shared y scale (zero-based, or log when the values span decades) and one legend.
 
     The DV's line (label ``highlight`` in panel ``highlight_panel``, or in the only panel) is drawn bold in its block
-    size's colour. ``window_rounds`` shades one measurement window; ``windows`` ({label: rounds}) draws each
+    size's colour. ``window_rounds`` shades one measurement window and marks the DV's points in it; ``windows`` ({label: rounds}) draws each
     series' own window with filled markers instead, and ``steady_at`` ({(panel, label): round}) stars the round where
     a DV became steady. ``marks`` ([{round, kind, series}], by default those of round_marks()) flags the rounds in
     which the drive throttled or passed its warning temperature: a shaded round, or a ring on the series' point.
@@ -45,6 +45,7 @@ def convergence(path: str, title: str, ylabel: str, panels: dict, highlight: str
     marks = marks if marks is not None else _plots.ROUND_MARKS.get()
     hollow = hollow or {}
     marked: dict = {}
+    window_marked = False
     fig, axes = plt.subplots(len(panels), 1, figsize=(_plots.WIDTH, 2.6 + 2.5 * len(panels)), sharex=True, sharey=True,
                              squeeze=False)
     longest = 1
@@ -65,8 +66,15 @@ def convergence(path: str, title: str, ylabel: str, panels: dict, highlight: str
             ax.plot(rounds, points, **_plots.marker_style(len(points), 5 if bold else 3.5), linewidth=2.8 if bold else 1.2,
                     color=color, markeredgecolor="black" if bold else color,
                     label=f"{label} (DV)" if bold else label, zorder=3 if bold else 2)
-            own = (windows or {}).get(label)
-            if own:
+            own = (windows or {}).get(label) or (window_rounds if bold and not windows else None)
+            if own and not windows:
+                # The DV's points in the measurement window, marked (OakGate marks the steady-state window's points).
+                inside = [(r, values[r - 1]) for r in own if r - 1 < len(values) and values[r - 1] is not None
+                          and r != flagged]
+                ax.plot([r for r, dummy in inside], [v for dummy, v in inside], linestyle="none", marker="s",
+                        markersize=8, color=color, markeredgecolor="black", markeredgewidth=1.2, zorder=4)
+                window_marked = True
+            elif own:
                 inside = [(r, values[r - 1]) for r in own if r - 1 < len(values) and values[r - 1] is not None
                           and r != flagged]
                 ax.plot([r for r, dummy in inside], [v for dummy, v in inside], linestyle="none", marker="o",
@@ -99,6 +107,9 @@ def convergence(path: str, title: str, ylabel: str, panels: dict, highlight: str
     if windows:
         extra.append((plt.Line2D([], [], linestyle="none", marker="o", markersize=7, color="white",
                                  markeredgecolor="black"), "its measurement window"))
+    if window_marked:
+        extra.append((plt.Line2D([], [], linestyle="none", marker="s", markersize=8, color="white",
+                                 markeredgecolor="black"), "DV in the measurement window"))
     if steady_at:
         extra.append((plt.Line2D([], [], linestyle="none", marker="*", markersize=13, color="white",
                                  markeredgecolor="black"), "steady from this round"))
@@ -237,9 +248,11 @@ def measurement_2d(path: str, title: str, ylabel: str, block_sizes: list[str], t
     return _plots.finish_figure(fig, path, None)
 
 
-def percentiles(path: str, title: str, panels: list[tuple[str, dict]], subtitle: str | None = None) -> str:
+def percentiles(path: str, title: str, panels: list[tuple[str, dict]], subtitle: str | None = None,
+                verdict: tuple[str, bool] | None = None) -> str:
     """Latency percentiles: per panel (a block size), one line per R/W mix and direction across p50 … p99.99 and
-    max, on one shared axis, one legend above the panels."""
+    max, on one shared axis, one legend above the panels; ``verdict`` (text, steady) the window's state, stamped
+    above the last panel (the panels' names then stand on the left)."""
     fig, axes = plt.subplots(1, len(panels), figsize=(_plots.WIDTH, 4.9), sharey=True, squeeze=False)
     values_all = []
     for ax, (name, series) in zip(axes[0], panels):
@@ -266,10 +279,12 @@ def percentiles(path: str, title: str, panels: list[tuple[str, dict]], subtitle:
                 labelled = True
         ticks = [k for k, dummy in next(iter(series.values()), [])]
         ax.set_xticks(range(len(ticks)), ticks, rotation=35, ha="right", fontsize=8.5)
-        ax.set_title(name, fontsize=10)
+        ax.set_title(name, fontsize=10, loc="left" if verdict else "center")
         ax.set_xlabel("Percentile over the window")
         ax.grid(True, which="both", alpha=0.3)
     _plots.scale_axes(axes[0], values_all, "latency (ms)")
+    if verdict:
+        _plots.stamp(axes[0][-1], *verdict)
     legend = _plots.shared_legend(fig, axes[0], "R/W mix, direction", loc="center right")
     _plots.fixed_layout(fig, [list(axes[0])], title, subtitle, legend)
     return _plots.finish_figure(fig, path, None)

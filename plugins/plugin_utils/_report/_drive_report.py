@@ -9,12 +9,8 @@
 
 from __future__ import annotations
 
-import json
 import os
-import shlex
 from types import SimpleNamespace
-
-import yaml
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _health
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import _registry
@@ -22,7 +18,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registr
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import NAMES as TESTS
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _characterisation, _hdd, _health_plots, _hir
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _identity, _drive_verdict
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _identity, _drive_verdict, _people
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _html, _intensity, _iops, _latency
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import (
     _hir_md, _hir_plots, _intensity_md, _intensity_plots)
@@ -92,6 +88,7 @@ def build_model(drive_dir: str) -> dict:
         "command": (recorded or {}).get("command"),
         "report_date": report_date(tests, identity),
         "people": people((recorded or {}).get("command"), (recorded or {}).get("plan")),
+        "people_notes": people_notes((recorded or {}).get("command")),
         "estimate": estimate((recorded or {}).get("plan"), os.path.basename(drive_dir)),
     }
     model["previous"] = _previous.find(drive_dir, model)
@@ -101,11 +98,23 @@ def build_model(drive_dir: str) -> dict:
     return model
 
 
-def footer(model: dict) -> str:
-    """The running footer of every PDF page (OakGate's): model, serial, firmware, run and date."""
+def device_line(model: dict) -> str:
+    """The drive as OakGate names it on every page and plot: model, serial, firmware."""
     drive = model["drive"]
     return (f"{drive.get('model') or 'no model'} · serial {drive.get('serial') or '—'} · firmware "
-            f"{drive.get('firmware') or '—'} · run {model['run_id']} · {model.get('report_date')}")
+            f"{drive.get('firmware') or '—'}")
+
+
+def footer(model: dict) -> str:
+    """The running footer of every PDF page (OakGate's): model, serial, firmware, run and date."""
+    return f"{device_line(model)} · run {model['run_id']} · {model.get('report_date')}"
+
+
+def plot_footer(model: dict) -> str:
+    """The footer of every plot: the device line, so a plot lifted out of the report still names the drive, and the
+    run (with the quick profile's warning)."""
+    run = f"{QUICK_BANNER} · run {model['run_id']}" if model["quick_profile"] else f"run {model['run_id']}"
+    return md.plot_label(f"{device_line(model)} · {run}")
 
 
 def report_date(tests: dict, identity: dict) -> str:
@@ -119,42 +128,22 @@ def report_date(tests: dict, identity: dict) -> str:
     return max(found)[:16].replace("T", " ") + " UTC"
 
 
-# The report's people (PTS common reporting: test operator, auditor), given on the command line that wrote the plan
-# (-e pts_report_operator=... -e pts_report_auditor=...) or, should the plan record them, as plan variables.
-PEOPLE = {"operator": "pts_report_operator", "auditor": "pts_report_auditor"}
-
-
-def _extra_vars(entries: list) -> dict:
-    """The key=value and JSON/YAML mappings of ansible-playbook's -e arguments (an @file is not read)."""
-    found: dict = {}
-    for entry in entries or []:
-        text = str(entry).strip()
-        if text.startswith("@"):
-            continue
-        if text.startswith("{"):
-            try:
-                value = json.loads(text)
-            except ValueError:
-                try:
-                    value = yaml.safe_load(text)
-                except yaml.YAMLError:
-                    value = None
-            if isinstance(value, dict):
-                found.update(value)
-            continue
-        try:
-            words = shlex.split(text)
-        except ValueError:
-            words = text.split()
-        found.update(word.split("=", 1) for word in words if "=" in word)
-    return found
-
-
 def people(command: dict | None, plan: dict | None) -> dict:
-    """Test operator and auditor as the run recorded them; None where it did not."""
-    given = _extra_vars((command or {}).get("extra_vars") or [])
+    """Test operator and auditor as the run recorded them (the command that wrote the plan, else the plan's
+    variables): the whole name even where Ansible's key=value parsing cut it (_people); None where none was given."""
+    given = _people.given((command or {}).get("extra_vars") or [])
     variables = (plan or {}).get("variables") or {}
-    return {who: (str(given.get(name) or variables.get(name) or "").strip() or None) for who, name in PEOPLE.items()}
+    out = {}
+    for who, key in _people.PEOPLE.items():
+        entry = given.get(who) or {}
+        out[who] = (entry.get("name") or str(variables.get(key) or "").strip() or None)
+    return out
+
+
+def people_notes(command: dict | None) -> dict:
+    """Per person whose name Ansible cut (given unquoted), how to give it whole."""
+    given = _people.given((command or {}).get("extra_vars") or [])
+    return {who: _people.hint(_people.PEOPLE[who], entry) for who, entry in given.items() if entry["cut"]}
 
 
 def failed_step_text(test: str, failure: dict) -> str:
@@ -324,7 +313,7 @@ def write_drive_report(drive_dir: str, formats: tuple[str, ...] | None = None) -
     libraries - for one drive; return their paths and, per output not made, why."""
     formats = formats_from_env() if formats is None else formats
     model = build_model(drive_dir)
-    subtitle = f"{QUICK_BANNER} · run {model['run_id']}" if model["quick_profile"] else f"run {model['run_id']}"
+    subtitle = plot_footer(model)
     prefix = md.plot_label(f"{model['drive_key']} ({model['drive'].get('model') or 'drive'})")
     plot_dir = os.path.join(drive_dir, "plots")
     plots = {}

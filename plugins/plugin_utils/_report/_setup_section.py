@@ -12,6 +12,8 @@ RAID members, host, command line, profile and the tests that ran (assembled by _
 from __future__ import annotations
 
 import os
+import shlex
+
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._pts_versions import SPEC_NAMES
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import CHARACTERISATION, HDD, PTS2_TESTS, PTS_TESTS
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import format_bytes
@@ -269,11 +271,21 @@ def _command_cell(model: dict) -> str:
     argv = command.get("argv")
     if not argv:
         return "not recorded"
-    shown = [md.code(" ".join(str(a) for a in argv))]
+    # Quoted as a shell takes it back: pasted, it gives ansible-playbook the same arguments.
+    shown = [md.code(shlex.join(str(a) for a in argv))]
     extra = command.get("extra_vars") or []
     if extra:
-        shown.append("extra variables " + ", ".join(md.code(e) for e in extra))
+        shown.append("extra variables " + ", ".join(md.code("-e " + shlex.quote(str(e))) for e in extra))
     return "; ".join(shown) + f" (the command that wrote the plan, {md.text(command.get('recorded_at'))})"
+
+
+def _person(model: dict, who: str, missing: str) -> str:
+    """A person's name as given, whole; where Ansible's key=value parsing cut it, how to give it next time."""
+    name = (model.get("people") or {}).get(who)
+    if not name:
+        return missing.format(who)
+    note = (model.get("people_notes") or {}).get(who)
+    return md.text(name) + (f" ({md.text(note)})" if note else "")
 
 
 def _profile_cell(model: dict, settings: dict) -> str:
@@ -287,12 +299,12 @@ def setup_rows(model: dict) -> list[list[str]]:
     host = model["host_info"]
     memory = host.get("memory_bytes")
     who = model.get("people") or {}
-    missing = "not recorded (give -e pts_report_{0}=NAME to ansible-playbook)"
+    missing = "not recorded (give -e 'pts_report_{0}=\"NAME\"' to ansible-playbook)"
     rows = [
         ["Run", md.code(model["run_id"])],
         ["Report date", md.text(model.get("report_date")) + " (when the last result shown was recorded)"],
-        ["Test operator", md.text(who["operator"]) if who.get("operator") else missing.format("operator")],
-        ["Auditor", md.text(who["auditor"]) if who.get("auditor") else missing.format("auditor")],
+        ["Test operator", _person(model, "operator", missing)],
+        ["Auditor", _person(model, "auditor", missing)],
         ["Command line", _command_cell(model)],
         ["Host", _host_cell(model)],
         ["Test system (manufacturer / model)", _system_cell(host)],

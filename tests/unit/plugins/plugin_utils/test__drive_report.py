@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import statistics
 
 import pytest
@@ -14,6 +15,7 @@ import pytest
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _setup_section
+from conftest import figure_with, write_drive, write_segment
 
 PNG = b"\x89PNG\r\n\x1a\n"
 # FOB-like first rounds, then five within limits.
@@ -98,12 +100,17 @@ def test_rebuilding_gives_the_same_report_byte_for_byte(make_run):
         assert handle.read() == before
 
 
-@pytest.mark.parametrize("extra_vars, operator, auditor", [
-    (["pts_report_operator='J. Doe' pts_report_auditor=ACME-QA"], "J. Doe", "ACME-QA"),
-    (['{"pts_report_operator": "Lab 3 <night shift>"}', "pts_demo_device=/dev/loop1"], "Lab 3 <night shift>", None),
-    (["@vars.yml"], None, None),
+@pytest.mark.parametrize("extra_vars, operator, auditor, cut", [
+    pytest.param(["pts_report_operator='J. Doe' pts_report_auditor=ACME-QA"], "J. Doe", "ACME-QA", False,
+                 id="quoted-inside"),
+    # -e pts_report_operator="J. Doe": the shell takes the quotes, Ansible reads "J.": recorded whole, and said.
+    pytest.param(["pts_report_operator=J. Doe"], "J. Doe", None, True, id="shell-took-the-quotes"),
+    pytest.param(['pts_report_operator="J. Doe"'], "J. Doe", None, False, id="documented-form"),
+    pytest.param(['{"pts_report_operator": "Lab 3 <night shift>"}', "pts_demo_device=/dev/loop1"],
+                 "Lab 3 <night shift>", None, False, id="json"),
+    pytest.param(["@vars.yml"], None, None, False, id="file-not-read"),
 ])
-def test_operator_auditor_and_the_plans_time_estimate(make_run, extra_vars, operator, auditor):
+def test_operator_auditor_and_the_plans_time_estimate(make_run, extra_vars, operator, auditor, cut):
     drive_dir = make_run(FACTORS)
     plan_file = os.path.join(os.path.dirname(drive_dir), "plan.json")
     plan = {"tests": [{"name": "iops"}], "listed": [], "acceptance": [],
@@ -115,9 +122,15 @@ def test_operator_auditor_and_the_plans_time_estimate(make_run, extra_vars, oper
     assert written["model"]["people"] == {"operator": operator, "auditor": auditor}
     with open(written["report"], encoding="utf-8") as handle:
         markdown = handle.read()
-    recorded = _md_text(operator) if operator else "not recorded (give -e pts_report_operator=NAME to ansible-playbook)"
+    recorded = _md_text(operator) if operator else \
+        "not recorded (give -e 'pts_report_operator=\"NAME\"' to ansible-playbook)"
     assert "| Test operator | " + recorded in markdown
-    assert "| Auditor | " + (auditor or "not recorded (give -e pts_report_auditor=NAME") in markdown
+    assert "| Auditor | " + (auditor or "not recorded (give -e 'pts_report_auditor=\"NAME\"'") in markdown
+    assert ("ansible-playbook read &#x27;J.&#x27;" in markdown or "ansible-playbook read 'J.'" in markdown) is cut
+    # The command line as a shell takes it back: each -e argument quoted where it needs it.
+    assert "`ansible-playbook playbooks/pts.yml`" in markdown
+    for entry in extra_vars:
+        assert f"`-e {shlex.quote(entry)}`" in markdown
     assert "| Memory (DRAM) |" in markdown
     # The plan's estimate beside what the test took.
     assert re.search(r"^\| IOPS \| steady \| 7 \| 4\.3 min – 5\.1 min \| [\d.]+ s \|", markdown, re.M)
@@ -305,3 +318,26 @@ def test_a_purge_that_failed_before_any_round_is_shown_with_its_reason(tmp_path)
 ])
 def test_the_test_system_cell_says_why_a_make_and_model_is_missing(host, cell):
     assert _setup_section._system_cell(host) == cell
+
+
+def test_every_plot_names_the_drive_and_window_plots_their_windows_state(tmp_path, figures):
+    """A plot lifted into a slide keeps the drive's model, serial and firmware (OakGate's device line); the IOPS heat
+    map says whether the window it averages was steady."""
+    run_dir = str(tmp_path / "run")
+    drive_dir = write_drive(run_dir, "h1", "d1", model="ACME X1", serial="S4N-0042", firmware="FW 1.2")
+    write_segment(run_dir, "h1", "d1", "iops", FACTORS)
+    write_segment(run_dir, "h1", "d1", "latency", [1.0, 1.02, 0.98, 1.0, 1.01])
+    written = _drive_report.write_drive_report(drive_dir)
+    drawn = sum(len(plots) for plots in written["plots"].values())
+    assert drawn >= 10 and len(figures) == drawn
+    for figure in figures:
+        assert any(text.startswith("ACME X1 · serial S4N-0042 · firmware FW 1.2 · ") and text.endswith("run run")
+                   for text in figure["texts"]), \
+            " | ".join(figure["texts"])
+    assert figure_with(figures, "IOPS window average, R/W mix × block size")["stamps"] == [
+        "STEADY (window rounds 3–7)"]
+    # The steady-state window's points marked on the convergence plots: the DV's rounds 3-7.
+    for words in ("IOPS steady-state convergence", "latency steady-state convergence"):
+        shown = figure_with(figures, words)
+        assert ("s", [3.0, 4.0, 5.0, 6.0, 7.0] if "IOPS" in words else [1.0, 2.0, 3.0, 4.0, 5.0]) in shown["markers"]
+        assert "DV in the measurement window" in shown["texts"]
