@@ -25,7 +25,7 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import (
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _xsr_md, _xsr_plots
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _plots, _previous, _split
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _summary, _throughput
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _summary, _test_summary, _throughput
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _wsat, _xsr
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._setup_section import (
@@ -238,7 +238,7 @@ def render_markdown(model: dict, plots: dict, outputs: dict | None = None) -> st
         lines.append("")
     lines += _summary.section(model, html=outputs is not None and "html" not in (outputs.get("not_produced") or {}))
     # The steady-state rule matters to the PTS tests; a report of sweeps alone (characterisation, HDD) leaves it out.
-    steady_rule = not model["tests"] or any(name in PTS_TESTS + STEADY_PHASES for name in model["tests"])
+    steady_rule = has_steady_rule(model)
     per_round = bool((model.get("round_health") or {}).get("read"))
     sections = ["Device information", "Setup information"] + (["Steady state"] if steady_rule else []) + \
         [t["title"] for t in model["tests"].values()] + (["Drive health per round"] if per_round else []) + \
@@ -275,13 +275,33 @@ def render_markdown(model: dict, plots: dict, outputs: dict | None = None) -> st
            if any(name in PTS2_TESTS for name in model["tests"]) else ""), "",
     ]
     capacity = int(model["drive"].get("size_bytes") or 0)
-    for number, (name, result) in enumerate(model["tests"].items(), 4 if steady_rule else 3):
-        lines += TEST_MODULES[name].section(result, plots.get(name, {}), number, capacity)
+    for number, (name, result) in enumerate(model["tests"].items(), test_number(steady_rule)):
+        part = TEST_MODULES[name].section(result, plots.get(name, {}), number, capacity)
+        # OakGate's one-page summary of the test under its heading (the PDF starts each test on a page).
+        lines += part[:2] + (_test_summary.lines(model, name, result) if result.get("rounds_run") else []) + part[2:]
     if per_round:
         lines += health_section(model, plots, sections.index("Drive health per round") + 1)
     if "Wear" in sections:
         lines += wear_section(model, sections.index("Wear") + 1)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def has_steady_rule(model: dict) -> bool:
+    """Whether the report has its steady-state section: the PTS tests' rule, which a report of sweeps alone
+    (characterisation, HDD) leaves out."""
+    return not model["tests"] or any(name in PTS_TESTS + STEADY_PHASES for name in model["tests"])
+
+
+def test_number(steady_rule: bool) -> int:
+    """The number of the first test's section: after the device, setup (and steady-state) sections."""
+    return 4 if steady_rule else 3
+
+
+def test_anchors(model: dict) -> tuple[str, ...]:
+    """The heading ids of the tests' sections: each starts a page in the PDF, its summary at the top."""
+    first = test_number(has_steady_rule(model))
+    return tuple(md.anchor(f"{number} {result['title']}")
+                 for number, result in enumerate(model["tests"].values(), first))
 
 
 FORMATS = ("html", "pdf")
@@ -349,7 +369,8 @@ def write_drive_report(drive_dir: str, formats: tuple[str, ...] | None = None) -
     if "html" in formats and "html" not in expected["not_produced"]:
         title = f"PTS report — {model['drive_key']} on {model['host']}"
         # Page 1 holds the summary alone: the contents start page 2, and every section flows on from there.
-        outputs = _html.write(report, title, pdf="pdf" in formats, footer=footer(model), page_breaks=("contents",))
+        outputs = _html.write(report, title, pdf="pdf" in formats, footer=footer(model),
+                              page_breaks=("contents",) + test_anchors(model))
         outputs["not_produced"] = dict(expected["not_produced"], **outputs["not_produced"])
         if outputs["not_produced"] != expected["not_produced"]:
             # The engine failed on this report: the Markdown says so too.

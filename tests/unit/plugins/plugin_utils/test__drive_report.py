@@ -341,3 +341,51 @@ def test_every_plot_names_the_drive_and_window_plots_their_windows_state(tmp_pat
         shown = figure_with(figures, words)
         assert ("s", [3.0, 4.0, 5.0, 6.0, 7.0] if "IOPS" in words else [1.0, 2.0, 3.0, 4.0, 5.0]) in shown["markers"]
         assert "DV in the measurement window" in shown["texts"]
+
+
+def test_each_test_starts_a_page_with_its_one_page_summary(tmp_path):
+    """OakGate's one-page summary per test: under each test's heading, the device, the test date, how it was run and
+    its outcome; the PDF starts each test on a page of its own."""
+    run_dir = str(tmp_path / "run")
+    drive_dir = write_drive(run_dir, "h1", "d1", model="ACME X1", serial="S4N-0042", firmware="FW 1.2")
+    write_segment(run_dir, "h1", "d1", "iops", FACTORS)
+    write_segment(run_dir, "h1", "d1", "latency", [1.0, 1.02, 0.98, 1.0, 1.01])
+    written = _drive_report.write_drive_report(drive_dir)
+    with open(written["report"], encoding="utf-8") as handle:
+        markdown = handle.read()
+    model = written["model"]
+    for number, (name, title) in enumerate((("iops", "IOPS"), ("latency", "Latency")), 4):
+        section = markdown[markdown.index(f"## {number} {title}"):]
+        head = section.split("\n", 4)
+        assert head[2] == f"**{title} — test summary**", head
+        result = model["tests"][name]
+        summary = section[:section.index("\n\n", section.index("| Item | Value |"))]
+        assert "| Device | ACME X1 · serial S4N-0042 · firmware FW 1.2 · 256.0 MiB |" in summary
+        assert f"| Test date | {result['started_at'][:19].replace('T', ' ')} – " in summary
+        assert "| Stimulus | " in summary and "| Steady state | window 5 rounds" in summary
+        assert f"| Outcome | **{result['status']}**" in summary
+    with open(written["html"], encoding="utf-8") as handle:
+        page = handle.read()
+    assert page.count('class="page"') == 3  # the contents, then each test
+    for anchor in _drive_report.test_anchors(model):
+        assert f'<h2 id="{anchor}" class="page">' in page
+
+
+@pytest.mark.parametrize("host, board, memory", [
+    pytest.param({"dmi": True, "board_vendor": "Supermicro", "board_name": "X12DPi-NT6",
+                  "memory_modules": {"type": "DDR4", "modules": 8, "size_bytes": 256 << 30, "speed_mts": 3200,
+                                     "configured_mts": 2933}},
+                 "Supermicro X12DPi-NT6", "24.0 GiB; DDR4, 8 modules at 2,933 MT/s (the firmware's SMBIOS table)",
+                 id="dmi-and-smbios"),
+    pytest.param({"dmi": True, "board_vendor": None, "board_name": None, "memory_modules": None},
+                 "not reported (the host's DMI names none)",
+                 "24.0 GiB; DRAM type not reported (no SMBIOS memory device readable on the host)", id="not-told"),
+    pytest.param({"dmi": False, "board_vendor": None, "board_name": None, "memory_modules": None},
+                 "not reported (the host has no DMI tables)",
+                 "24.0 GiB; DRAM type not reported (no SMBIOS memory device readable on the host)", id="no-dmi"),
+    pytest.param({"dmi": True}, "not recorded (results from a version that did not read it)",
+                 "24.0 GiB; DRAM type not recorded (results from a version that did not read it)", id="older-results"),
+])
+def test_the_platforms_motherboard_and_dram_type(host, board, memory):
+    assert _setup_section._board_cell(host) == board
+    assert _setup_section._memory_cell(host, 24 << 30) == memory
