@@ -252,7 +252,7 @@ def percentiles(path: str, title: str, panels: list[tuple[str, dict]], subtitle:
                 verdict: tuple[str, bool] | None = None) -> str:
     """Latency percentiles: per panel (a block size), one line per R/W mix and direction across p50 … p99.99 and
     max, on one shared axis, one legend above the panels; ``verdict`` (text, steady) the window's state, stamped
-    above the last panel (the panels' names then stand on the left)."""
+    under the title."""
     fig, axes = plt.subplots(1, len(panels), figsize=(_plots.WIDTH, 4.9), sharey=True, squeeze=False)
     values_all = []
     for ax, (name, series) in zip(axes[0], panels):
@@ -279,14 +279,12 @@ def percentiles(path: str, title: str, panels: list[tuple[str, dict]], subtitle:
                 labelled = True
         ticks = [k for k, dummy in next(iter(series.values()), [])]
         ax.set_xticks(range(len(ticks)), ticks, rotation=35, ha="right", fontsize=8.5)
-        ax.set_title(name, fontsize=10, loc="left" if verdict else "center")
+        ax.set_title(name, fontsize=10)
         ax.set_xlabel("Percentile over the window")
         ax.grid(True, which="both", alpha=0.3)
     _plots.scale_axes(axes[0], values_all, "latency (ms)")
-    if verdict:
-        _plots.stamp(axes[0][-1], *verdict)
     legend = _plots.shared_legend(fig, axes[0], "R/W mix, direction", loc="center right")
-    _plots.fixed_layout(fig, [list(axes[0])], title, subtitle, legend)
+    _plots.fixed_layout(fig, [list(axes[0])], title, subtitle, legend, stamp=verdict)
     return _plots.finish_figure(fig, path, None)
 
 

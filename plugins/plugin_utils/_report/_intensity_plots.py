@@ -181,7 +181,7 @@ def histograms(path: str, title: str, result: dict, subtitle: str) -> str:
     """Response-time histograms: per operating point the IOs (read + write) per fixed-width latency bin up to the
     99.99th percentile (the IOs beyond it counted in the legend), log y, with the ART marked and the MRT named."""
     measured = [p for p in result["points"] if (p.get("measure") or {}).get("bins")]
-    fig, axes = plt.subplots(len(measured), 1, figsize=(9.5, 2.9 * len(measured) + 0.8), layout="constrained",
+    fig, axes = plt.subplots(len(measured), 1, figsize=(9.5, 2.3 * len(measured) + 0.8), layout="constrained",
                              squeeze=False)
     limits = [_histogram.percentile(entry["measure"]["bins"], HISTOGRAM_LIMIT) for entry in measured]
     # One bin width for every panel (the widest any of them needs), so their bars compare IO for IO.
@@ -241,7 +241,7 @@ def confidence(path: str, title: str, result: dict, subtitle: str) -> str:
     (log x, logit y), with the ART and the 3, 4 and 5 nines marked."""
     measured = [p for p in result["points"] if (p.get("measure") or {}).get("bins")]
     # A row per point (side by side they made a figure too wide to print its text readable on A4).
-    fig, axes = plt.subplots(len(measured), 1, figsize=(_plots.WIDTH, 2.9 * len(measured) + 0.9),
+    fig, axes = plt.subplots(len(measured), 1, figsize=(_plots.WIDTH, 2.3 * len(measured) + 0.9),
                              layout="constrained", squeeze=False, sharey=True, sharex=True)
     lows, highs = [], []
     for ax, entry in zip(axes[:, 0], measured):

@@ -284,7 +284,8 @@ def section(model: dict, html: bool = True) -> list[str]:
                   "last round, the seconds fio measured I/O in the rounds (its jobs' run times) and the seconds its "
                   "processes ran (with fio's start-up and the pause between its stonewalled runs, about 0.2–0.3 s "
                   "each):", ""]
-        lines += md.table(["Test", "Result", "Rounds", "Estimated", "Wall time", "fio I/O", "fio processes"],
+        # A word joiner after the slash: a narrow column breaks "fio I/O" between its words, never inside "I/O".
+        lines += md.table(["Test", "Result", "Rounds", "Estimated", "Wall time", "fio I/\u2060O", "fio processes"],
                           _tests_rows(model), numeric=False)
         lines.append("")
     lines += _health_lines(model)

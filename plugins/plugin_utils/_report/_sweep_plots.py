@@ -43,7 +43,7 @@ def heatmaps(path: str, title: str, xlabel: str, ylabel: str, xticks: list[str],
              panels: list[tuple[str, list[list[float | None]], int]], subtitle: str | None = None,
              verdict: tuple[str, bool] | None = None) -> str:
     """One heat map per panel (title, grid[row][column], digits), every cell annotated with its value; ``verdict``
-    (text, steady): the state of the window its values come from, stamped above the first row's last panel.
+    (text, steady): the state of the window its values come from, stamped under the title.
 
     Colours are per panel and logarithmic when a panel's values span more than a decade. The figure is as wide as
     every other plot at least (_plots.WIDTH): a narrower one would print its text larger than theirs on the page.
@@ -80,10 +80,8 @@ def heatmaps(path: str, title: str, xlabel: str, ylabel: str, xticks: list[str],
         ax.set_yticks(range(len(yticks)), yticks)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
-        ax.set_title(panel, fontsize=10, loc="left" if verdict else "center")
-    if verdict:
-        _plots.stamp(axes[0][-1], *verdict)
-    fig.suptitle(title)
+        ax.set_title(panel, fontsize=10)
+    _plots.title_with_stamp(fig, title, verdict)
     return finish_figure(fig, path, subtitle)
 
 

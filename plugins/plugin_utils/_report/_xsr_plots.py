@@ -111,10 +111,12 @@ def _recovery_marks(ax, result: dict) -> list[float]:
                 label=f"group 1 mean − {tolerance:g} %: recovery level")
     for transition, number, word in ((settle, 2, "settled"), (recovery, 3, "recovered")):
         if transition["sample"] is None:
-            if transition["judged"]:
+            if transition["judged"] or transition["reason"].startswith("not resolved"):
                 # Nothing to point at: the legend says so.
+                # Its reason in full is in the transitions table: a long legend would narrow the plot.
                 ax.plot([], [], linestyle="none", marker="*", markersize=15, color="white", markeredgecolor="black",
-                        label=f"group {number}: {transition['reason']}")
+                        label=f"group {number}: " + ("settle not resolved" if not transition["judged"] else
+                                                     f"not {word}"))
             continue
         hit = next(s for s in result["samples"] if s["group"] == number and s["sample"] == transition["sample"])
         ax.plot([hit["t_min"]], [hit["mb_s"]], linestyle="none", marker="*", markersize=15,

@@ -415,7 +415,7 @@ def test_the_grid_plots_carry_the_loop_windows_state(tmp_path, figures, name, st
     expected = f"{'STEADY' if steady else 'NOT STEADY'} (loop window rounds {rounds[0]}–{rounds[-1]})"
     for title in ("Demand Variation", "Demand Intensity", "IOPS and response time vs outstanding IOs",
                   "fio CPU use"):
-        assert figure_with(figures, f"{name.upper()} {title}")["stamps"] == [expected], title
+        assert expected in figure_with(figures, f"{name.upper()} {title}")["texts"], title
 
 
 def test_the_demand_intensity_ring_names_the_loop_figure_and_the_measured_one(tmp_path, figures):
