@@ -136,11 +136,10 @@ def outstanding(path: str, title: str, result: dict, subtitle: str) -> str:
         _oio_ticks(ax, [c["oio"] for c in cells.values()])
         ax.set_xlabel("Outstanding IOs: TC × QD (log 2)")
         ax.grid(True, which="both", alpha=0.3)
-    axes[0].set_title("IOPS", fontsize=10, loc="left")
-    axes[1].set_title("Mean response time", fontsize=10, loc="left")
-    _plots.stamp(axes[1], *grid_stamp(result))
+    axes[0].set_title("IOPS", fontsize=10)
+    axes[1].set_title("Mean response time", fontsize=10)
     axes[1].legend(title="Thread count", loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8.5)
-    fig.suptitle(title)
+    _plots.title_with_stamp(fig, title, grid_stamp(result))
     return finish_figure(fig, path, subtitle)
 
 
@@ -149,7 +148,7 @@ def prewrites(path: str, title: str, result: dict, subtitle: str) -> str:
     seconds = float(result["parameters"].get("sample_seconds") or 0) or None
     longest = max(len(p["prewrite"]) for p in result["points"])
     minutes = bool(seconds) and seconds * longest >= 600
-    fig, ax = plt.subplots(figsize=(9.5, 4.8), layout="constrained")
+    fig, ax = plt.subplots(figsize=(9.5, 3.8), layout="constrained")
     values = []
     for entry in result["points"]:
         samples = entry["prewrite"]
@@ -181,7 +180,7 @@ def histograms(path: str, title: str, result: dict, subtitle: str) -> str:
     """Response-time histograms: per operating point the IOs (read + write) per fixed-width latency bin up to the
     99.99th percentile (the IOs beyond it counted in the legend), log y, with the ART marked and the MRT named."""
     measured = [p for p in result["points"] if (p.get("measure") or {}).get("bins")]
-    fig, axes = plt.subplots(len(measured), 1, figsize=(9.5, 2.3 * len(measured) + 0.8), layout="constrained",
+    fig, axes = plt.subplots(len(measured), 1, figsize=(9.5, 2.0 * len(measured) + 0.8), layout="constrained",
                              squeeze=False)
     limits = [_histogram.percentile(entry["measure"]["bins"], HISTOGRAM_LIMIT) for entry in measured]
     # One bin width for every panel (the widest any of them needs), so their bars compare IO for IO.
