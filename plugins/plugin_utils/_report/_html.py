@@ -241,6 +241,19 @@ def _table_rows(tokens, index: int) -> int:
     return rows
 
 
+def _leads(tokens, index: int) -> bool:
+    """A paragraph that leads into what follows it - a table, a plot, a collapsed table (<details>), or anything
+    after a closing colon - and is printed on its page."""
+    if index + 3 >= len(tokens) or _is_image_paragraph(tokens, index):
+        return False
+    following = tokens[index + 3]
+    if following.type == "table_open" or following.type == "html_block" and following.content.startswith("<details"):
+        return True
+    if following.type == "paragraph_open" and _is_image_paragraph(tokens, index + 3):
+        return True
+    return following.type != "heading_open" and tokens[index + 1].content.rstrip().endswith(":")
+
+
 def _figures(tokens: list) -> list:
     """Each plot with its caption (an image paragraph, then an all-italic paragraph) as one <figure> with its
     <figcaption>: printed together, never split by a page break."""
@@ -300,10 +313,7 @@ def to_html(text: str, base_dir: str, title: str, self_name: str | None = None, 
             toc_pending = False
         elif token.type == "blockquote_open":
             _mark_verdict(tokens, index)
-        elif token.type == "paragraph_open" and token.tag == "p" and index + 3 < len(tokens) and (
-                tokens[index + 3].type == "table_open" or
-                (tokens[index + 3].type == "paragraph_open" and _is_image_paragraph(tokens, index + 3))) and \
-                not _is_image_paragraph(tokens, index):
+        elif token.type == "paragraph_open" and token.tag == "p" and _leads(tokens, index):
             token.attrSet("class", "lead")  # "Tests run, in order:" stays with its table, an intro with its plot
         elif token.type == "table_open" and _table_rows(tokens, index) <= SHORT_TABLE_ROWS:
             token.attrSet("class", "short")

@@ -240,7 +240,7 @@ def confidence(path: str, title: str, result: dict, subtitle: str) -> str:
     (log x, logit y), with the ART and the 3, 4 and 5 nines marked."""
     measured = [p for p in result["points"] if (p.get("measure") or {}).get("bins")]
     # A row per point (side by side they made a figure too wide to print its text readable on A4).
-    fig, axes = plt.subplots(len(measured), 1, figsize=(_plots.WIDTH, 2.3 * len(measured) + 0.9),
+    fig, axes = plt.subplots(len(measured), 1, figsize=(_plots.WIDTH, 1.9 * len(measured) + 0.9),
                              layout="constrained", squeeze=False, sharey=True, sharex=True)
     lows, highs = [], []
     for ax, entry in zip(axes[:, 0], measured):

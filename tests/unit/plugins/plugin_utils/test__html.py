@@ -188,6 +188,10 @@ def _plot(path, width_px: int, height_px: int) -> str:
     pytest.param("| a |\n|---|\n" + "".join(f"| {n} |\n" for n in range(_html.SHORT_TABLE_ROWS + 1)),
                  ["<table>"], id="long-table-may-split"),
     pytest.param("*Italic, but after no plot.*\n", ["<p><em>Italic, but after no plot.</em></p>"], id="not-a-caption"),
+    pytest.param("Every sample:\n\n<details><summary>Group 1</summary>\n\n| a |\n|---|\n| 1 |\n\n</details>\n",
+                 ['<p class="lead">Every sample:</p>'], id="lead-into-details"),
+    pytest.param("Then:\n\n- one\n- two\n", ['<p class="lead">Then:</p>'], id="colon-leads-into-a-list"),
+    pytest.param("A closing remark.\n\n- one\n", ["<p>A closing remark.</p>"], id="no-lead"),
 ])
 def test_what_stays_together_on_a_page(tmp_path, markdown, marks):
     _plot(tmp_path / "a.png", 20, 10)
