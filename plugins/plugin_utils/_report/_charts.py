@@ -362,12 +362,20 @@ def xy_panels(path: str, title: str, panels: list[tuple], subtitle: str | None =
     return _plots.finish_figure(fig, path, None)
 
 
+COHORT_COLUMNS = 4
+
+
 def cohort(path: str, title: str, panels: list[tuple[str, list[tuple[str, float, bool]]]],
            subtitle: str | None = None) -> str:
-    """One panel per figure: every drive of a cohort as a point, the median as a line, outliers in red."""
-    fig, axes = plt.subplots(1, len(panels), figsize=(3.2 * len(panels) + 1.0, 4.6), layout="constrained",
-                             squeeze=False)
-    for ax, (label, points) in zip(axes[0], panels):
+    """One panel per figure, four to a row (a single row of a dozen printed too small to read): every drive of a
+    cohort as a point, the median as a line, outliers in red."""
+    columns = min(COHORT_COLUMNS, len(panels))
+    rows = -(-len(panels) // columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(max(_plots.WIDTH * columns / COHORT_COLUMNS, 4.2),
+                                                     3.3 * rows + 0.8), layout="constrained", squeeze=False)
+    for ax in axes.flat[len(panels):]:
+        ax.set_visible(False)
+    for ax, (label, points) in zip(axes.flat, panels):
         values = [value for dummy, value, dummy2 in points]
         spread = [((index % 7) - 3) * 0.05 for index in range(len(points))]  # jitter so equal values stay visible
         ax.scatter(spread, values, c=["#c62828" if flagged else "#1f77b4" for dummy, dummy2, flagged in points],
