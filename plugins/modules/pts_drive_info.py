@@ -108,8 +108,11 @@ pts_drives:
       elements: dict
 pts_host:
   description:
-    - Kernel, OS, CPU, memory and fio version of the host, and the test system's make and model from DMI
-      (C(system_vendor), C(system_model); null where the host has no DMI tables or they hold placeholders).
+    - Kernel, OS, CPU, memory and fio version of the host, and the test system's make and model and its motherboard
+      from DMI (C(system_vendor), C(system_model), C(board_vendor), C(board_name); null where the host has no DMI tables
+      or they hold placeholders), and its installed memory modules from the firmware's SMBIOS table
+      (C(memory_modules) - C(type) such as C(DDR4), C(modules), C(size_bytes), C(speed_mts), C(configured_mts) - null
+      where the table is not readable or lists none).
   returned: always
   type: dict
 """

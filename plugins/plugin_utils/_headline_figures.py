@@ -89,22 +89,37 @@ def values(model: dict) -> dict:
 
 
 def unresolved(model: dict) -> dict:
-    """Per headline figure the latency test measured but cannot give: why (its window's IOs, how many it needs)."""
-    latency = (model.get("tests") or {}).get("latency") or {}
-    if not latency.get("rounds_run") or values(model)["latency_4k_write_p9999_ms"] is not None:
-        return {}
-    ios = int((latency.get("percentile_ios") or {}).get(P9999_KEY) or 0)
-    source = (latency.get("percentile_source") or {}).get(P9999_KEY)
-    needed = _histogram.needed("99.99")
-    if not ios:
-        why = "the latency test's window has no 4k random write IOs"
-    elif ios < needed:
-        what = "IOs" if source == "histogram" else "IOs (the window's rounds have no histograms; its fewest)"
-        why = (f"the latency test's measurement window holds {ios:,} 4k random write {what}; p99.99 needs at least "
-               f"{needed:,} (10 beyond it) to be resolved")
-    else:
-        why = "the latency test's round files have no p99.99 of the 4k random writes"
-    return {"latency_4k_write_p9999_ms": {"reason": why, "ios": ios, "needed": needed}}
+    """Per headline figure measured but not given (n/r), why: the latency test's p99.99 and a MaxIOPS point's 99.999 %
+    when its IOs do not resolve it ({"reason", "ios", "needed"}), a HIR wait state whose bursts did not keep their
+    schedule ({"reason"}). A figure of a test that did not run, or that has its value, is not here."""
+    tests = model.get("tests") or {}
+    found = values(model)
+    out: dict = {}
+    latency = tests.get("latency") or {}
+    if latency.get("rounds_run") and found["latency_4k_write_p9999_ms"] is None:
+        ios = int((latency.get("percentile_ios") or {}).get(P9999_KEY) or 0)
+        source = (latency.get("percentile_source") or {}).get(P9999_KEY)
+        needed = _histogram.needed("99.99")
+        if not ios:
+            why = "the latency test's window has no 4k random write IOs"
+        elif ios < needed:
+            what = "IOs" if source == "histogram" else "IOs (the window's rounds have no histograms; its fewest)"
+            why = (f"the latency test's measurement window holds {ios:,} 4k random write {what}; p99.99 needs at "
+                   f"least {needed:,} (10 beyond it) to be resolved")
+        else:
+            why = "the latency test's round files have no p99.99 of the 4k random writes"
+        out["latency_4k_write_p9999_ms"] = {"reason": why, "ios": ios, "needed": needed}
+    for name in OPERATING_POINT_TESTS:
+        point = (tests.get(name) or {}).get("headline") or {}
+        if found[f"{name}_max_iops"] is not None and found[f"{name}_max_p99999_ms"] is None:
+            ios, needed = int(point.get("max_total_ios") or 0), _histogram.needed("99.999")
+            out[f"{name}_max_p99999_ms"] = {
+                "reason": f"the MaxIOPS point's {ios:,} IOs do not resolve the 99.999 % (it needs {needed:,})",
+                "ios": ios, "needed": needed}
+    for state, why in (((tests.get("hir") or {}).get("headline") or {}).get("not_valid") or {}).items():
+        if f"hir_gain_ws{state}" in found:
+            out[f"hir_gain_ws{state}"] = {"reason": why}
+    return out
 
 
 def maxiops_point(model: dict, name: str) -> str | None:

@@ -150,6 +150,10 @@ def sweep_line(host: str, context: dict, row: dict) -> str:
 
 def sample_line(host: str, context: dict, sample: dict) -> str:
     """An XSR sample: throughput, IOPS, mean and maximum response time."""
-    return (f"PTS {host} {context.get('drive')} {test_label(context)} sample {sample.get('round')} of about "
-            f"{sample.get('rounds')}: {sample.get('mb_s', 0):,.1f} MB/s, {sample.get('iops', 0):,.0f} IOPS, mean "
-            f"response time {_ms(sample.get('lat_mean_ns'))}, max {_ms(sample.get('lat_max_ns'))}; {_done(sample)}")
+    # A continuous run's samples are cut at fio's status dumps: one more than planned when its first one is short.
+    number, planned = sample.get("round"), sample.get("rounds")
+    count = f"{number} of {planned}" if isinstance(number, int) and isinstance(planned, int) and number <= planned \
+        else f"{number} ({planned} planned)"
+    return (f"PTS {host} {context.get('drive')} {test_label(context)} sample {count}: "
+            f"{sample.get('mb_s', 0):,.1f} MB/s, {sample.get('iops', 0):,.0f} IOPS, mean response time "
+            f"{_ms(sample.get('lat_mean_ns'))}, max {_ms(sample.get('lat_max_ns'))}; {_done(sample)}")

@@ -17,7 +17,7 @@ from ansible.utils.display import Display
 from ansible.utils.vars import load_extra_vars
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _inputs
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _extra_vars, _results, _run, _run_lock, _safe_tree
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _extra_vars, _people, _results, _run, _run_lock, _safe_tree
 
 display = Display()
 
@@ -60,7 +60,17 @@ def start(task_vars: dict, template, loader, check_mode: bool) -> dict:
         raise StepRefused(f"{exc}; nothing was written") from None
     run_dir = os.path.join(root, run_id)
     display.display(f"PTS run {run_id}: results in {run_dir}{' (--check writes nothing)' if check_mode else ''}")
+    for entry in cut_names(_results.command_line()):
+        display.warning(entry)
     return {"pts_run_id": run_id, "pts_run_dir": run_dir}
+
+
+def cut_names(command: dict | None) -> list[str]:
+    """A test operator or auditor whose name Ansible's key=value parsing cut (given unquoted): said when the run
+    starts, with a form that works; the report records the name whole."""
+    given = _people.given((command or {}).get("extra_vars") or [])
+    return [f"{_people.hint(_people.PEOPLE[who], entry)}; the report records {entry['name']!r}"
+            for who, entry in given.items() if entry["cut"]]
 
 
 def results_root(given: str | None, task_vars: dict, template) -> str:

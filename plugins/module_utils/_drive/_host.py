@@ -6,13 +6,13 @@
 # Do not use this from other collections or standalone plugins/modules!
 
 """The PTS common reporting items the host can tell about itself: OS, kernel, CPU, memory, and the test system's
-make and model from DMI."""
+make and model, its motherboard and its DRAM type from DMI."""
 
 from __future__ import annotations
 
 import os
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _sysfs
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _smbios, _sysfs
 
 
 # What firmware tables fill in when the maker did not (PTS common reporting wants the real make and model).
@@ -25,7 +25,16 @@ def _dmi(dmi_root: str, name: str) -> str | None:
     return None if value.lower() in _DMI_PLACEHOLDERS else value
 
 
-def host_info(proc_root: str = "/proc", etc_root: str = "/etc", dmi_root: str = "/sys/class/dmi/id") -> dict:
+def _memory(table_path: str) -> dict | None:
+    try:
+        with open(table_path, "rb") as handle:
+            return _smbios.memory(handle.read(1 << 20))
+    except OSError:
+        return None
+
+
+def host_info(proc_root: str = "/proc", etc_root: str = "/etc", dmi_root: str = "/sys/class/dmi/id",
+              smbios_table: str = "/sys/firmware/dmi/tables/DMI") -> dict:
     """The PTS common reporting items the host can tell about itself."""
     uname = os.uname()
     os_release = _sysfs.read(os.path.join(etc_root, "os-release")) or ""
@@ -48,5 +57,9 @@ def host_info(proc_root: str = "/proc", etc_root: str = "/etc", dmi_root: str = 
         # The test system's make and model (world-readable DMI; absent on hosts without firmware tables).
         "system_vendor": _dmi(dmi_root, "sys_vendor"),
         "system_model": _dmi(dmi_root, "product_name"),
+        # OakGate's platform lines: the motherboard (world-readable DMI) and the DRAM type (the SMBIOS table, root).
+        "board_vendor": _dmi(dmi_root, "board_vendor"),
+        "board_name": _dmi(dmi_root, "board_name"),
+        "memory_modules": _memory(smbios_table),
         "dmi": os.path.isdir(dmi_root),
     }

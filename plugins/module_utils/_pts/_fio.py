@@ -212,3 +212,23 @@ def find_job(jobs: list[dict], mix: int, bs: int) -> dict:
     if len(matches) != 1:
         raise KeyError(f"{len(matches)} fio jobs for mix {mix}/{100 - mix} and block size {bs} (expected 1)")
     return matches[0]
+
+
+def counted(job: dict) -> dict:
+    """A section's figures from fio's counts (a parsed job: parse_job, or a window between two status dumps): per
+    direction and in total its IOs, bytes, run time (ms), IOPS (IOs x 1000 / run time) and bytes/s (bytes x 1000 / run
+    time), as fio computes its own ``iops`` and ``bw_bytes`` (the latter truncated to whole bytes/s)."""
+    out: dict = {}
+    total = {"ios": 0, "io_bytes": 0, "iops": 0.0, "bw_bytes": 0.0}
+    for name in ("read", "write"):
+        data = job.get(name) or {}
+        ios, io_bytes, runtime = int(data.get("total_ios") or 0), int(data.get("io_bytes") or 0), \
+            int(data.get("runtime_ms") or 0)
+        found = {"ios": ios, "io_bytes": io_bytes, "runtime_ms": runtime,
+                 "iops": ios * 1000.0 / runtime if runtime else 0.0,
+                 "bw_bytes": io_bytes * 1000.0 / runtime if runtime else 0.0}
+        out[name] = found
+        for key in total:
+            total[key] += found[key]
+    out["total"] = dict(total, runtime_ms=max(out[name]["runtime_ms"] for name in ("read", "write")))
+    return out

@@ -26,6 +26,7 @@ import json
 import math
 import statistics
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import _registry
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _history
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _acceptance
@@ -227,9 +228,32 @@ def _settings_key(row: dict) -> str:
     return json.dumps(row.get("settings") or {}, sort_keys=True)
 
 
+def _test_of_setting() -> dict:
+    """Each test's own variables (pts_run_<test>_...) by name: the test they belong to."""
+    out = {}
+    for test in _registry.TESTS:
+        for key in tuple(test.raw_variables) + tuple(test.variables):
+            out[f"pts_run_{key}"] = test.name
+    return out
+
+
+def _ran(row: dict) -> set | None:
+    """The tests a row's drive ran (the index keeps them as JSON), or None when not known."""
+    tests = row.get("tests")
+    if isinstance(tests, str):
+        try:
+            tests = json.loads(tests)
+        except ValueError:
+            return None
+    return set(tests) if isinstance(tests, list) else None
+
+
 def settings_differences(baseline: list[dict], candidate: list[dict]) -> list[dict]:
     """The run settings (pts_run_* and pts_precondition_* as the plans recorded them) that differ between the sides:
-    figures from runs not run alike differ for that reason too."""
+    figures from runs not run alike differ for that reason too. A test's own setting on a side that did not run the
+    test is said so, not "not recorded"."""
+    owner = _test_of_setting()
+
     def values(rows):
         out: dict = {}
         for row in rows:
@@ -238,12 +262,20 @@ def settings_differences(baseline: list[dict], candidate: list[dict]) -> list[di
                 if shown not in out.setdefault(key, []):
                     out[key].append(shown)
         return out
+
+    def absent(rows, key):
+        ran = [_ran(row) for row in rows]
+        test = owner.get(key)
+        if test and ran and all(r is not None and test not in r for r in ran):
+            return [f"(not run: {_registry.BY_NAME[test].short})"]
+        return ["(not recorded)"]
+
     base, cand = values(baseline), values(candidate)
     diffs = []
     for key in sorted(set(base) | set(cand)):
         if sorted(base.get(key, [])) != sorted(cand.get(key, [])):
-            diffs.append({"setting": key, "baseline": base.get(key) or ["(not recorded)"],
-                          "candidate": cand.get(key) or ["(not recorded)"]})
+            diffs.append({"setting": key, "baseline": base.get(key) or absent(baseline, key),
+                          "candidate": cand.get(key) or absent(candidate, key)})
     return diffs
 
 
@@ -268,7 +300,7 @@ def compare(selection: dict, cohort_rows: list[dict], tolerance_pct: float | Non
         base_settings = {_settings_key(r) for r in base}
         cohort = [r for r in cohort_rows if _model(r) == model and (r.get("firmware") or "") in base_firmware
                   and _settings_key(r) in base_settings]
-        rows, unmeasured = [], []
+        rows, unmeasured, no_value = [], [], []
         for figure, spec in _headline_figures.FIGURES.items():
             b = side_stats([r for r in base if r["figure"] == figure])
             c = side_stats([r for r in cand if r["figure"] == figure])
@@ -283,7 +315,10 @@ def compare(selection: dict, cohort_rows: list[dict], tolerance_pct: float | Non
             if not b["n"] and not c["n"]:
                 if spec.get("optional") and not any(r["figure"] == figure for r in base + cand):
                     continue  # a PTS 2.0 test neither side ran: no row in the index, nothing to list
-                unmeasured.append(figure)  # the test ran on neither side: nothing to say about it
+                # No value on either side: the test did not run there, or ran without giving the figure (a
+                # percentile its IOs do not resolve, a recovery not reached).
+                ran = any((r.get("state") or "not run") != "not run" for r in base + cand if r["figure"] == figure)
+                (no_value if ran else unmeasured).append(figure)
                 continue
             if not b["n"]:
                 reason = "no baseline value"
@@ -303,7 +338,7 @@ def compare(selection: dict, cohort_rows: list[dict], tolerance_pct: float | Non
                        "candidate_firmware": sorted({r.get("firmware") or "" for r in cand}),
                        "baseline_drives": len({drive_key(r) for r in base}),
                        "candidate_drives": len({drive_key(r) for r in cand}), "figures": rows,
-                       "not_measured": unmeasured,
+                       "not_measured": unmeasured, "no_value": no_value,
                        "quick_profile": any(r.get("quick_profile") for r in base + cand)})
     counts = {v: sum(1 for g in groups for f in g["figures"] if f["verdict"] == v) for v in VERDICTS}
     return {

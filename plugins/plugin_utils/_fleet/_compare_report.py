@@ -128,6 +128,10 @@ def render_markdown(result: dict, plots: dict, fail_on_regression: bool) -> str:
         if group["not_measured"]:
             lines += ["Not measured on either side (the test did not run): "
                       + ", ".join(md.text(_headline_figures.FIGURES[f]["label"]) for f in group["not_measured"]) + ".", ""]
+        if group.get("no_value"):
+            lines += ["No value on either side although the test ran (not resolved - too few IOs for the percentile - "
+                      "not recovered, or the wait state's schedule not held; each drive's report says why): "
+                      + ", ".join(md.text(_headline_figures.FIGURES[f]["label"]) for f in group["no_value"]) + ".", ""]
         spreads = [f"{md.text(r['short'])} {_pct(r['run_to_run_spread_pct'])} over {len(r['run_to_run_runs'])} runs"
                    for r in group["figures"] if r["run_to_run_spread_pct"] is not None]
         given = result["tolerance"]["given_pct"] is not None
@@ -172,7 +176,8 @@ def render_markdown(result: dict, plots: dict, fail_on_regression: bool) -> str:
               f"- **Tolerance**: {md.text(result['tolerance']['rule'])}; {RUN_SPREAD_TEXT}.",
               "- **Verdict**: worse than the baseline by more than the tolerance is a REGRESSION, better by more an "
               "IMPROVEMENT, anything within it SAME. Better is *higher* for IOPS and MB/s and *lower* for latency. "
-              "NOT COMPARED: a side has no value (the test did not run or did not finish).",
+              "NOT COMPARED: a side has no value (the test did not run or did not finish, or ran without giving the "
+              "figure: not resolved, not recovered, schedule not held).",
               f"- \\* p99.99: {_headline_figures.P9999_NOTE}.", ""]
     return "\n".join(lines).rstrip() + "\n"
 

@@ -107,23 +107,26 @@ def _pts2_cell(drive: dict, test: str) -> str:
     steady = drive.get("headline_steady") or {}
     if test not in (drive.get("tests_run") or []):
         return md.DASH
+    unresolved = drive.get("unresolved") or {}
     if test in OPERATING_POINT_TESTS:
         iops = figures.get(f"{test}_max_iops")
         if iops is None:
             return "not measured"
         point = (drive.get("maxiops_points") or {}).get(test)
-        text = " · ".join(md.fmt(float(v), digits) if v is not None else md.DASH for v, digits in (
-            (iops, 0), (figures.get(f"{test}_max_art_ms"), 3), (figures.get(f"{test}_max_p99999_ms"), 3)))
+        text = " · ".join(md.fmt(float(figures[f]), digits) if figures.get(f) is not None else
+                          "n/r" if f in unresolved else "not measured" for f, digits in (
+                              (f"{test}_max_iops", 0), (f"{test}_max_art_ms", 3), (f"{test}_max_p99999_ms", 3)))
         text += f" ({md.text(point)})" if point else ""
         return text if steady.get(f"{test}_max_iops") else f"*{text}*"
     if test == "xsr":
         minutes = figures.get("xsr_recovery_min")
         return md.fmt(float(minutes), 1) if minutes is not None else "not recovered"
     measured = [f"hir_gain_ws{state}" for state in _headline_figures.HIR_WAIT_STATES
-                if figures.get(f"hir_gain_ws{state}") is not None]
+                if figures.get(f"hir_gain_ws{state}") is not None or f"hir_gain_ws{state}" in unresolved]
     if not measured:
         return "not measured"
-    text = " · ".join(f"WS{figure[len('hir_gain_ws'):]} ×{figures[figure]:.2f}" for figure in measured)
+    text = " · ".join(f"WS{figure[len('hir_gain_ws'):]} " + (f"×{figures[figure]:.2f}" if figures.get(figure) is not None
+                                                             else "n/r (schedule not held)") for figure in measured)
     # Every wait state's gain is over the same preconditioning: steady or not together.
     return text if steady.get(measured[0]) else f"*{text}*"
 
@@ -140,7 +143,8 @@ def _pts2_table(summary: dict) -> list[str]:
              "response time, the 99.999 % of all its IOs from fio's histogram; the point's TC/QD), XSR's recovery "
              "(minutes into group 3 until its throughput is back at group 1's mean less the tolerance) and HIR's gain "
              "per wait state (mean burst IOPS ÷ the preconditioning's window average). *Italic*: from a test that was "
-             "not steady.", ""]
+             "not steady. n/r: measured but not resolved - a percentile its IOs are too few for, a wait state whose "
+             "bursts did not keep their schedule (the drive's report says why).", ""]
             + md.table(["Host", "Drive"] + [header for dummy, header in columns], rows, numeric=False) + [""])
 
 
@@ -171,6 +175,8 @@ def render_markdown(summary: dict, plots: dict, models: dict | None = None) -> s
     lines += ["", ("Figures are measurement-window averages (MB/s = 10⁶ bytes/s); *italic* ones come from a window that "
                    "was not steady (the test stopped, failed or reached its round limit). " if figures else "")
               + "⚑ marks a cohort outlier. "
+              + ("n/r: measured but not resolved (too few IOs for the percentile; the drive's report says how many). "
+                 if any(f in (d.get("unresolved") or {}) for d in summary["drives"] for f in figures) else "")
               + (f"\\* p99.99: {_headline_figures.P9999_NOTE}. " if "latency_4k_write_p9999_ms" in figures else "")
               + ("Write saturation: how it ended and the user capacity written (× capacity). " if saturated else "")
               + "Test time: the drive's tests' wall times added up.", ""]
@@ -235,6 +241,7 @@ def _cohort_sizes(summary: dict) -> list[str]:
 def _figure_cell(drive: dict, figure: str) -> str:
     value = drive["headline"].get(figure)
     if value is None:
-        return md.DASH
+        # Measured but not resolved (too few IOs for the percentile): n/r, as the drive's report says.
+        return "n/r" if figure in (drive.get("unresolved") or {}) else md.DASH
     text = md.fmt(float(value), FIGURE_LABELS[figure][1])
     return text if (drive.get("headline_steady") or {}).get(figure) else f"*{text}*"

@@ -141,7 +141,9 @@ def collect(run_dirs: list[str], skip: set | None = None) -> list[dict]:
                     "tested": _tested(model), "tests_run": list((model.get("tests") or {}).keys()),
                     "maxiops_points": {name: _headline_figures.maxiops_point(model, name) for name in OPERATING_POINT_TESTS
                                        if _headline_figures.maxiops_point(model, name)},
-                    "wsat": _headline_figures.wsat_end(model), "_series": _fleet_plots.series(model), **judged,
+                    "wsat": _headline_figures.wsat_end(model), "_series": _fleet_plots.series(model),
+                    # The figures measured but not resolved: "n/r" in the fleet table, as in the drive's report.
+                    "unresolved": _headline_figures.unresolved(model), **judged,
                 })
             seen_names = set(_safe_tree.listdir(host_dir))
             for spec in plan.get("listed") or []:
@@ -154,7 +156,7 @@ def collect(run_dirs: list[str], skip: set | None = None) -> list[dict]:
                 records.append({"id": f"{host}/{name}", "host": host, "drive": name, "run": os.path.basename(run_dir),
                                 "model": None, "firmware": None, "serial": spec.get("serial"), "report": None,
                                 "time_s": None, "test_times": {}, "tested": None, "tests_run": [],
-                                "maxiops_points": {}, "wsat": None, "_series": {},
+                                "maxiops_points": {}, "wsat": None, "_series": {}, "unresolved": {},
                                 "headline": dict.fromkeys(_acceptance.HEADLINES), **judged})
     return records
 

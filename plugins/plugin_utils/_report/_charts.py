@@ -32,7 +32,7 @@ def convergence(path: str, title: str, ylabel: str, panels: dict, highlight: str
     panels on one shared y scale (zero-based, or log when the values span decades) and one legend.
 
     The DV's line (label ``highlight`` in panel ``highlight_panel``, or in the only panel) is drawn bold in its block
-    size's colour. ``window_rounds`` shades one measurement window; ``windows`` ({label: rounds}) draws each
+    size's colour. ``window_rounds`` shades one measurement window and marks the DV's points in it; ``windows`` ({label: rounds}) draws each
     series' own window with filled markers instead, and ``steady_at`` ({(panel, label): round}) stars the round where
     a DV became steady. ``marks`` ([{round, kind, series}], by default those of round_marks()) flags the rounds in
     which the drive throttled or passed its warning temperature: a shaded round, or a ring on the series' point.
@@ -45,6 +45,7 @@ def convergence(path: str, title: str, ylabel: str, panels: dict, highlight: str
     marks = marks if marks is not None else _plots.ROUND_MARKS.get()
     hollow = hollow or {}
     marked: dict = {}
+    window_marked = False
     fig, axes = plt.subplots(len(panels), 1, figsize=(_plots.WIDTH, 2.6 + 2.5 * len(panels)), sharex=True, sharey=True,
                              squeeze=False)
     longest = 1
@@ -65,8 +66,15 @@ def convergence(path: str, title: str, ylabel: str, panels: dict, highlight: str
             ax.plot(rounds, points, **_plots.marker_style(len(points), 5 if bold else 3.5), linewidth=2.8 if bold else 1.2,
                     color=color, markeredgecolor="black" if bold else color,
                     label=f"{label} (DV)" if bold else label, zorder=3 if bold else 2)
-            own = (windows or {}).get(label)
-            if own:
+            own = (windows or {}).get(label) or (window_rounds if bold and not windows else None)
+            if own and not windows:
+                # The DV's points in the measurement window, marked (OakGate marks the steady-state window's points).
+                inside = [(r, values[r - 1]) for r in own if r - 1 < len(values) and values[r - 1] is not None
+                          and r != flagged]
+                ax.plot([r for r, dummy in inside], [v for dummy, v in inside], linestyle="none", marker="s",
+                        markersize=8, color=color, markeredgecolor="black", markeredgewidth=1.2, zorder=4)
+                window_marked = True
+            elif own:
                 inside = [(r, values[r - 1]) for r in own if r - 1 < len(values) and values[r - 1] is not None
                           and r != flagged]
                 ax.plot([r for r, dummy in inside], [v for dummy, v in inside], linestyle="none", marker="o",
@@ -99,6 +107,9 @@ def convergence(path: str, title: str, ylabel: str, panels: dict, highlight: str
     if windows:
         extra.append((plt.Line2D([], [], linestyle="none", marker="o", markersize=7, color="white",
                                  markeredgecolor="black"), "its measurement window"))
+    if window_marked:
+        extra.append((plt.Line2D([], [], linestyle="none", marker="s", markersize=8, color="white",
+                                 markeredgecolor="black"), "DV in the measurement window"))
     if steady_at:
         extra.append((plt.Line2D([], [], linestyle="none", marker="*", markersize=13, color="white",
                                  markeredgecolor="black"), "steady from this round"))
@@ -237,9 +248,11 @@ def measurement_2d(path: str, title: str, ylabel: str, block_sizes: list[str], t
     return _plots.finish_figure(fig, path, None)
 
 
-def percentiles(path: str, title: str, panels: list[tuple[str, dict]], subtitle: str | None = None) -> str:
+def percentiles(path: str, title: str, panels: list[tuple[str, dict]], subtitle: str | None = None,
+                verdict: tuple[str, bool] | None = None) -> str:
     """Latency percentiles: per panel (a block size), one line per R/W mix and direction across p50 … p99.99 and
-    max, on one shared axis, one legend above the panels."""
+    max, on one shared axis, one legend above the panels; ``verdict`` (text, steady) the window's state, stamped
+    under the title."""
     fig, axes = plt.subplots(1, len(panels), figsize=(_plots.WIDTH, 4.9), sharey=True, squeeze=False)
     values_all = []
     for ax, (name, series) in zip(axes[0], panels):
@@ -271,7 +284,7 @@ def percentiles(path: str, title: str, panels: list[tuple[str, dict]], subtitle:
         ax.grid(True, which="both", alpha=0.3)
     _plots.scale_axes(axes[0], values_all, "latency (ms)")
     legend = _plots.shared_legend(fig, axes[0], "R/W mix, direction", loc="center right")
-    _plots.fixed_layout(fig, [list(axes[0])], title, subtitle, legend)
+    _plots.fixed_layout(fig, [list(axes[0])], title, subtitle, legend, stamp=verdict)
     return _plots.finish_figure(fig, path, None)
 
 
@@ -349,12 +362,20 @@ def xy_panels(path: str, title: str, panels: list[tuple], subtitle: str | None =
     return _plots.finish_figure(fig, path, None)
 
 
+COHORT_COLUMNS = 4
+
+
 def cohort(path: str, title: str, panels: list[tuple[str, list[tuple[str, float, bool]]]],
            subtitle: str | None = None) -> str:
-    """One panel per figure: every drive of a cohort as a point, the median as a line, outliers in red."""
-    fig, axes = plt.subplots(1, len(panels), figsize=(3.2 * len(panels) + 1.0, 4.6), layout="constrained",
-                             squeeze=False)
-    for ax, (label, points) in zip(axes[0], panels):
+    """One panel per figure, four to a row (a single row of a dozen printed too small to read): every drive of a
+    cohort as a point, the median as a line, outliers in red."""
+    columns = min(COHORT_COLUMNS, len(panels))
+    rows = -(-len(panels) // columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(max(_plots.WIDTH * columns / COHORT_COLUMNS, 4.2),
+                                                     3.3 * rows + 0.8), layout="constrained", squeeze=False)
+    for ax in axes.flat[len(panels):]:
+        ax.set_visible(False)
+    for ax, (label, points) in zip(axes.flat, panels):
         values = [value for dummy, value, dummy2 in points]
         spread = [((index % 7) - 3) * 0.05 for index in range(len(points))]  # jitter so equal values stay visible
         ax.scatter(spread, values, c=["#c62828" if flagged else "#1f77b4" for dummy, dummy2, flagged in points],

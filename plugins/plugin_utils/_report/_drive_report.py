@@ -9,12 +9,8 @@
 
 from __future__ import annotations
 
-import json
 import os
-import shlex
 from types import SimpleNamespace
-
-import yaml
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _health
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import _registry
@@ -22,14 +18,14 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registr
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import NAMES as TESTS
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _characterisation, _hdd, _health_plots, _hir
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _identity, _drive_verdict
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _identity, _drive_verdict, _people
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _html, _intensity, _iops, _latency
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import (
     _hir_md, _hir_plots, _intensity_md, _intensity_plots)
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _xsr_md, _xsr_plots
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _plots, _previous, _split
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _safe_tree
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _summary, _throughput
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _summary, _test_summary, _throughput
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _wsat, _xsr
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._setup_section import (
@@ -92,6 +88,7 @@ def build_model(drive_dir: str) -> dict:
         "command": (recorded or {}).get("command"),
         "report_date": report_date(tests, identity),
         "people": people((recorded or {}).get("command"), (recorded or {}).get("plan")),
+        "people_notes": people_notes((recorded or {}).get("command")),
         "estimate": estimate((recorded or {}).get("plan"), os.path.basename(drive_dir)),
     }
     model["previous"] = _previous.find(drive_dir, model)
@@ -101,11 +98,23 @@ def build_model(drive_dir: str) -> dict:
     return model
 
 
-def footer(model: dict) -> str:
-    """The running footer of every PDF page (OakGate's): model, serial, firmware, run and date."""
+def device_line(model: dict) -> str:
+    """The drive as OakGate names it on every page and plot: model, serial, firmware."""
     drive = model["drive"]
     return (f"{drive.get('model') or 'no model'} · serial {drive.get('serial') or '—'} · firmware "
-            f"{drive.get('firmware') or '—'} · run {model['run_id']} · {model.get('report_date')}")
+            f"{drive.get('firmware') or '—'}")
+
+
+def footer(model: dict) -> str:
+    """The running footer of every PDF page (OakGate's): model, serial, firmware, run and date."""
+    return f"{device_line(model)} · run {model['run_id']} · {model.get('report_date')}"
+
+
+def plot_footer(model: dict) -> str:
+    """The footer of every plot: the device line, so a plot lifted out of the report still names the drive, and the
+    run (with the quick profile's warning)."""
+    run = f"{QUICK_BANNER} · run {model['run_id']}" if model["quick_profile"] else f"run {model['run_id']}"
+    return md.plot_label(f"{device_line(model)} · {run}")
 
 
 def report_date(tests: dict, identity: dict) -> str:
@@ -119,42 +128,22 @@ def report_date(tests: dict, identity: dict) -> str:
     return max(found)[:16].replace("T", " ") + " UTC"
 
 
-# The report's people (PTS common reporting: test operator, auditor), given on the command line that wrote the plan
-# (-e pts_report_operator=... -e pts_report_auditor=...) or, should the plan record them, as plan variables.
-PEOPLE = {"operator": "pts_report_operator", "auditor": "pts_report_auditor"}
-
-
-def _extra_vars(entries: list) -> dict:
-    """The key=value and JSON/YAML mappings of ansible-playbook's -e arguments (an @file is not read)."""
-    found: dict = {}
-    for entry in entries or []:
-        text = str(entry).strip()
-        if text.startswith("@"):
-            continue
-        if text.startswith("{"):
-            try:
-                value = json.loads(text)
-            except ValueError:
-                try:
-                    value = yaml.safe_load(text)
-                except yaml.YAMLError:
-                    value = None
-            if isinstance(value, dict):
-                found.update(value)
-            continue
-        try:
-            words = shlex.split(text)
-        except ValueError:
-            words = text.split()
-        found.update(word.split("=", 1) for word in words if "=" in word)
-    return found
-
-
 def people(command: dict | None, plan: dict | None) -> dict:
-    """Test operator and auditor as the run recorded them; None where it did not."""
-    given = _extra_vars((command or {}).get("extra_vars") or [])
+    """Test operator and auditor as the run recorded them (the command that wrote the plan, else the plan's
+    variables): the whole name even where Ansible's key=value parsing cut it (_people); None where none was given."""
+    given = _people.given((command or {}).get("extra_vars") or [])
     variables = (plan or {}).get("variables") or {}
-    return {who: (str(given.get(name) or variables.get(name) or "").strip() or None) for who, name in PEOPLE.items()}
+    out = {}
+    for who, key in _people.PEOPLE.items():
+        entry = given.get(who) or {}
+        out[who] = (entry.get("name") or str(variables.get(key) or "").strip() or None)
+    return out
+
+
+def people_notes(command: dict | None) -> dict:
+    """Per person whose name Ansible cut (given unquoted), how to give it whole."""
+    given = _people.given((command or {}).get("extra_vars") or [])
+    return {who: _people.hint(_people.PEOPLE[who], entry) for who, entry in given.items() if entry["cut"]}
 
 
 def failed_step_text(test: str, failure: dict) -> str:
@@ -248,7 +237,7 @@ def render_markdown(model: dict, plots: dict, outputs: dict | None = None) -> st
         lines.append("")
     lines += _summary.section(model, html=outputs is not None and "html" not in (outputs.get("not_produced") or {}))
     # The steady-state rule matters to the PTS tests; a report of sweeps alone (characterisation, HDD) leaves it out.
-    steady_rule = not model["tests"] or any(name in PTS_TESTS + STEADY_PHASES for name in model["tests"])
+    steady_rule = has_steady_rule(model)
     per_round = bool((model.get("round_health") or {}).get("read"))
     sections = ["Device information", "Setup information"] + (["Steady state"] if steady_rule else []) + \
         [t["title"] for t in model["tests"].values()] + (["Drive health per round"] if per_round else []) + \
@@ -285,13 +274,33 @@ def render_markdown(model: dict, plots: dict, outputs: dict | None = None) -> st
            if any(name in PTS2_TESTS for name in model["tests"]) else ""), "",
     ]
     capacity = int(model["drive"].get("size_bytes") or 0)
-    for number, (name, result) in enumerate(model["tests"].items(), 4 if steady_rule else 3):
-        lines += TEST_MODULES[name].section(result, plots.get(name, {}), number, capacity)
+    for number, (name, result) in enumerate(model["tests"].items(), test_number(steady_rule)):
+        part = TEST_MODULES[name].section(result, plots.get(name, {}), number, capacity)
+        # OakGate's one-page summary of the test under its heading (the PDF starts each test on a page).
+        lines += part[:2] + (_test_summary.lines(model, name, result) if result.get("rounds_run") else []) + part[2:]
     if per_round:
         lines += health_section(model, plots, sections.index("Drive health per round") + 1)
     if "Wear" in sections:
         lines += wear_section(model, sections.index("Wear") + 1)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def has_steady_rule(model: dict) -> bool:
+    """Whether the report has its steady-state section: the PTS tests' rule, which a report of sweeps alone
+    (characterisation, HDD) leaves out."""
+    return not model["tests"] or any(name in PTS_TESTS + STEADY_PHASES for name in model["tests"])
+
+
+def test_number(steady_rule: bool) -> int:
+    """The number of the first test's section: after the device, setup (and steady-state) sections."""
+    return 4 if steady_rule else 3
+
+
+def test_anchors(model: dict) -> tuple[str, ...]:
+    """The heading ids of the tests' sections: each starts a page in the PDF, its summary at the top."""
+    first = test_number(has_steady_rule(model))
+    return tuple(md.anchor(f"{number} {result['title']}")
+                 for number, result in enumerate(model["tests"].values(), first))
 
 
 FORMATS = ("html", "pdf")
@@ -323,7 +332,7 @@ def write_drive_report(drive_dir: str, formats: tuple[str, ...] | None = None) -
     libraries - for one drive; return their paths and, per output not made, why."""
     formats = formats_from_env() if formats is None else formats
     model = build_model(drive_dir)
-    subtitle = f"{QUICK_BANNER} · run {model['run_id']}" if model["quick_profile"] else f"run {model['run_id']}"
+    subtitle = plot_footer(model)
     prefix = md.plot_label(f"{model['drive_key']} ({model['drive'].get('model') or 'drive'})")
     plot_dir = os.path.join(drive_dir, "plots")
     plots = {}
@@ -359,7 +368,8 @@ def write_drive_report(drive_dir: str, formats: tuple[str, ...] | None = None) -
     if "html" in formats and "html" not in expected["not_produced"]:
         title = f"PTS report — {model['drive_key']} on {model['host']}"
         # Page 1 holds the summary alone: the contents start page 2, and every section flows on from there.
-        outputs = _html.write(report, title, pdf="pdf" in formats, footer=footer(model), page_breaks=("contents",))
+        outputs = _html.write(report, title, pdf="pdf" in formats, footer=footer(model),
+                              page_breaks=("contents",) + test_anchors(model))
         outputs["not_produced"] = dict(expected["not_produced"], **outputs["not_produced"])
         if outputs["not_produced"] != expected["not_produced"]:
             # The engine failed on this report: the Markdown says so too.

@@ -19,10 +19,11 @@ and the idle periods as fio logged them."""
 from __future__ import annotations
 
 import datetime
+import json
 import os
 import re
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _interval
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _bursts, _fio, _interval
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import hir
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._sections import SECTION_S
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _safe_tree
@@ -53,10 +54,12 @@ SOURCES = [
     "- *Bursts*: one fio run per wait state; each burst is its own fio section and reporting group, started on a fixed "
     "schedule counted from fio's start (fio `startdelay` = burst number × (burst + idle)) without waiting for the one "
     "before it, so the idle time between two bursts is the wait state's and the schedule does not drift over hundreds "
-    "of bursts. A burst's IOPS are the mean of fio's iops log lines in it.",
+    "of bursts. A burst's IOPS are fio's own: its IOs over the time fio ran it. fio prints no start time per job, so "
+    "each burst's start is read from its iops log (its first logging interval) and checked against the schedule: "
+    f"{_bursts.RULE}.",
     "- *Return to baseline*: one fio section of continuous writes (ADATA runs 5-s sections back to back, each with "
     "fio's floor between them; CloudHarmony sleeps between them, which is not continuous), its samples of "
-    "pts_run_hir_baseline_sample_seconds cut from fio's iops log.",
+    "pts_run_hir_baseline_sample_seconds cut at fio's status dumps.",
     "- *Recovery per wait state*: how the PTS compares a wait state with the baseline is not confirmed. This report's "
     "**gain** is the mean burst IOPS divided by the preconditioning's steady-state window average; the mean burst "
     "IOPS divided by the following return to baseline's mean is shown beside it.",
@@ -155,16 +158,46 @@ def _precondition(segment: dict, settings: dict) -> dict:
     }
 
 
+def _burst_figures(jobs: list[dict]) -> list[dict]:
+    """Each burst's figures from fio's counts (module_utils/_pts/_bursts.figures): its IOs and bytes over the time fio
+    ran it."""
+    return [_fio.counted(job)["total"] for job in jobs]
+
+
+def _baseline_samples(samples: list[dict]) -> tuple[list[float], list[float]]:
+    """A return to baseline's samples (its one fio run cut at fio's status dumps): each sample's IOPS from fio's counts
+    (the IOs between two dumps over the run time between them) and its run time in seconds."""
+    iops, seconds = [], []
+    for sample in samples:
+        found = _fio.counted(sample)["total"]
+        iops.append(found["iops"])
+        seconds.append(found["runtime_ms"] / 1000.0)
+    return iops, seconds
+
+
+def _common(rnd: dict, start_s: float, end_s: float, burst_s: float, unit: str, values: list[float],
+            seconds: float, mean: float | None = None) -> dict:
+    fio = rnd.get("fio") or {}
+    stats = _stats(values)
+    if mean is not None:
+        stats["mean"] = mean
+    return dict(stats, round=int(rnd["round"]), label=(rnd.get("row") or {}).get("label") or "", start_s=start_s,
+                end_s=end_s, fio_s=float(fio["elapsed_s"]) if fio.get("elapsed_s") else None, seconds=seconds,
+                iops=values, burst_s=burst_s, unit=unit)
+
+
 def _round_phase(rnd: dict, phase: str, state: int, start_s: float | None, prev_end_s: float | None,
                  log: dict | None = None) -> dict:
     """One wait-state round: every burst's (or baseline sample's) IOPS at its time (seconds on the test's time axis),
     its span and stats; ``start_s`` is the round's start on that axis (None without one: right after ``prev_end_s``).
+    Every figure is fio's count: a burst's IOs over the time fio ran it, a baseline sample's IOs between two of fio's
+    status dumps over the run time between them, the baseline's mean its one section's.
 
     With the round's iops log (``log``: its series and its start, on fio's clock) a burst sits where fio logged its
-    IO, a baseline sample at its status window's end, and the round spans its log. Without (results of earlier
-    versions) a round starts at recorded_at - fio's wall time (elapsed_s); a burst sits at its scheduled start (its
-    startdelay, or the plan's i x (burst + idle)); baseline sections one after another, each after the run time of
-    those before it and an equal share of the time fio spent outside the sections (its floor per section)."""
+    first IO, a baseline sample at its status window's end. Without (results of earlier versions) a round starts at
+    recorded_at - fio's wall time (elapsed_s); a burst sits at its scheduled start (its startdelay, or the plan's i x
+    (burst + idle)); baseline sections one after another, each after the run time of those before it and an equal
+    share of the time fio spent outside the sections (its floor per section)."""
     settings = rnd.get("settings") or {}
     burst_s = float(settings.get("round_seconds") or 0.0)
     fio = rnd.get("fio") or {}
@@ -179,14 +212,14 @@ def _round_phase(rnd: dict, phase: str, state: int, start_s: float | None, prev_
         # One continuous section cut into samples at fio's status dumps: each sample a point, the mean fio's own.
         origin = samples[0]["window"]["from_unix_ms"]
         times = [round(start_s + (x["window"]["to_unix_ms"] - origin) / 1000.0, 3) for x in samples]
-        iops = [float(x["total"]["iops"]) for x in samples]
-        runtimes = [float(x.get("runtime_ms") or 0) / 1000.0 for x in samples]
-        stats = dict(_stats(iops), mean=float(jobs[0]["total"]["iops"]) if jobs else _stats(iops)["mean"])
+        iops, dummy = _baseline_samples(samples)
+        whole = _fio.counted(jobs[0])["total"] if jobs else None
         end_s = start_s + (samples[-1]["window"]["to_unix_ms"] - origin) / 1000.0
-        return dict(stats, round=int(rnd["round"]), label=(rnd.get("row") or {}).get("label") or "",
-                    start_s=start_s, end_s=end_s, fio_s=float(elapsed) if elapsed else None, seconds=sum(runtimes),
-                    t_s=times, iops=iops, burst_s=burst_s, unit="status sample")
-    runtimes = [float(j.get("runtime_ms") or 0) / 1000.0 for j in jobs]
+        return dict(_common(rnd, start_s, end_s, burst_s, "status sample", iops,
+                            whole["runtime_ms"] / 1000.0 if whole else 0.0, whole["iops"] if whole else None),
+                    t_s=times)
+    figures = _burst_figures(jobs)
+    runtimes = [f["runtime_ms"] / 1000.0 for f in figures]
     offsets = []
     if phase == "bursts":
         period = burst_s * (1 + state)
@@ -201,57 +234,80 @@ def _round_phase(rnd: dict, phase: str, state: int, start_s: float | None, prev_
         for runtime in runtimes:
             offsets.append(done)
             done += runtime + gap
-    iops = [float(j["total"]["iops"]) for j in jobs]
     times = [round(start_s + offset, 3) for offset in offsets]
     if elapsed:
         end_s = start_s + float(elapsed)
     else:
         end_s = max((t + r for t, r in zip(times, runtimes)), default=start_s)
-    return dict(_stats(iops), round=int(rnd["round"]), label=(rnd.get("row") or {}).get("label") or "",
-                start_s=start_s, end_s=end_s, fio_s=float(elapsed) if elapsed else None,
-                seconds=sum(runtimes), t_s=times, iops=iops,
-                burst_s=burst_s, unit="burst" if phase == "bursts" else "section")
+    return dict(_common(rnd, start_s, end_s, burst_s, "burst" if phase == "bursts" else "section",
+                        [f["iops"] for f in figures], sum(runtimes)), t_s=times)
 
 
 def _logged_phase(rnd: dict, phase: str, state: int, start_s: float, log: dict, burst_s: float) -> dict:
-    """A wait-state round as its iops log shows it (its threads added up): every logging interval's IOPS at its time
-    (the timeline fio logged), and per burst - the log's lines on the burst schedule (_interval.by_period) - or per
-    baseline sample - the lines of its span of the run (_interval.log_samples) - the mean of those lines, at the start
-    of the burst's first interval or at the sample's end. The round spans its log; fio's own figure per burst section
-    (or the baseline's one section) is kept beside it (``section_iops``)."""
+    """A wait-state round with its iops log (its threads added up): the log is the timeline's shape - every logging
+    interval's IOPS at its time - and, for the bursts, where each one lay: its lines on the schedule
+    (module_utils/_pts/_bursts.place) give its start, its end is that start plus fio's run time of it, and a burst
+    that started late is named (_bursts.schedule). The figures are fio's counts: per burst its IOs over the time fio
+    ran it, per baseline sample the IOs between two status dumps over the run time between them (at the sample's
+    end), the baseline's mean its one section's."""
     fio = rnd.get("fio") or {}
     jobs = fio.get("jobs") or []
-    elapsed = fio.get("elapsed_s")
     series, interval, origin_ms = log["series"], log["interval_ms"], log["start_unix_ms"]
 
     def axis(time_ms: float) -> float:
         return round(start_s + (time_ms - origin_ms) / 1000.0, 3)
 
+    extra: dict = {"log": {"file": log["file"], "interval_ms": interval, "t_s": [axis(t) for t, dummy in series],
+                           "iops": [float(v) for dummy, v in series]}}
     if phase == "bursts":
-        period_ms = burst_s * (1 + state) * 1000.0 if burst_s else 0.0
-        parts = _interval.by_period(series, interval, period_ms, series[0][0]) if period_ms else []
-        times = [axis(p["from_ms"]) for p in parts]
-        unit = "burst"
+        figures = _burst_figures(jobs)
+        runtimes = [float(f["runtime_ms"]) for f in figures]
+        placed = _bursts.place(series, runtimes, interval)
+        plan = _bursts.schedule(placed, runtimes, burst_s * (1 + state) * 1000.0, burst_s * state * 1000.0, interval)
+        per_burst = []
+        for figure, found, where in zip(figures, placed, plan["bursts"]):
+            entry = {"burst": where["burst"], "iops": figure["iops"], "mb_s": figure["bw_bytes"] / 1e6,
+                     "ios": figure["ios"], "io_bytes": figure["io_bytes"], "runtime_ms": figure["runtime_ms"],
+                     "log_lines": found["lines"] if found else 0, "measured": where["measured"]}
+            if where["measured"]:
+                entry.update(start_s=axis(where["start_ms"]), end_s=axis(where["end_ms"]),
+                             late_s=round(where["late_ms"] / 1000.0, 3), late=where["late"])
+            per_burst.append(entry)
+        # A burst the log does not place sits where the schedule puts it, after the first placed one.
+        anchor = next(((b["start_s"], i) for i, b in enumerate(per_burst) if b["measured"]), (start_s, 0))
+        period_s = burst_s * (1 + state)
+        times = [b["start_s"] if b["measured"] else round(anchor[0] + (i - anchor[1]) * period_s, 3)
+                 for i, b in enumerate(per_burst)]
+        extra.update(per_burst=per_burst, schedule=_schedule_entry(plan, per_burst))
+        values, seconds, mean, unit = [f["iops"] for f in figures], sum(runtimes) / 1000.0, None, "burst"
+        end_s = max([axis(series[-1][0])] + [b["end_s"] for b in per_burst if b["measured"]])
     else:
         samples = fio.get("samples") or []
-        sample_ms = float(((rnd.get("row") or {}).get("samples") or {}).get("sample_s") or 0) * 1000.0 or \
-            (float(samples[0].get("runtime_ms") or 0) if samples else 0.0) or interval
-        first = (samples[0].get("window") or {}).get("from_unix_ms") if samples else None
-        parts = _interval.log_samples(series, interval, sample_ms, _interval.log_origin(series, interval, first))
-        times = [axis(p["to_ms"]) for p in parts]
-        unit = "sample"
-    iops = [float(p["mean"]) for p in parts]
-    stats = _stats(iops)
-    if phase == "baseline":
-        # The return to baseline's mean: of every line it logged (the samples weighted by their lines).
-        stats["mean"] = sum(v for dummy, v in series) / len(series)
-    return dict(stats, round=int(rnd["round"]), label=(rnd.get("row") or {}).get("label") or "",
-                start_s=start_s, end_s=axis(series[-1][0]), fio_s=float(elapsed) if elapsed else None,
-                seconds=sum(p["lines"] for p in parts) * interval / 1000.0, t_s=times, iops=iops,
-                lines=[p["lines"] for p in parts], burst_s=burst_s, unit=unit,
-                section_iops=[float(j["total"]["iops"]) for j in jobs],
-                log={"file": log["file"], "interval_ms": interval, "t_s": [axis(t) for t, dummy in series],
-                     "iops": [float(v) for dummy, v in series]})
+        whole = _fio.counted(jobs[0])["total"] if jobs else None
+        if samples:
+            values, dummy = _baseline_samples(samples)
+            times = [axis(x["window"]["to_unix_ms"]) for x in samples]
+            end_s = max(times[-1], axis(series[-1][0]))
+        else:
+            values, times, end_s = [], [], axis(series[-1][0])
+        seconds = whole["runtime_ms"] / 1000.0 if whole else 0.0
+        mean, unit = (whole["iops"] if whole else None), "sample"
+    return dict(_common(rnd, start_s, end_s, burst_s, unit, values, seconds, mean), t_s=times, **extra)
+
+
+def _schedule_entry(plan: dict, per_burst: list[dict]) -> dict:
+    """The bursts' schedule for result.json: the rule, the tolerance, each idle time between two bursts as measured,
+    the late bursts with the idle before and after each, whether it held."""
+    idle = [None if gap is None else round(gap / 1000.0, 3) for gap in plan["idle_ms"]]
+    late = []
+    for number in plan["late"]:
+        index = number - 1
+        late.append({"burst": number, "late_s": per_burst[index]["late_s"],
+                     "idle_before_s": idle[index - 1] if index > 0 else None,
+                     "idle_after_s": idle[index] if index < len(idle) else None})
+    return {"held": plan["held"], "rule": _bursts.RULE, "tolerance_s": plan["tolerance_ms"] / 1000.0,
+            "planned_idle_s": plan["planned_idle_ms"] / 1000.0, "idle_s": idle, "late": late,
+            "unplaced": plan["unplaced"]}
 
 
 def _round_log(segment: dict, rnd: dict) -> dict | None:
@@ -317,10 +373,13 @@ def _wait_states(test: dict, planned: list[int], pc_iops: float | None, settings
         entry = {"wait_state": state, "label": f"WS{state}", "planned": state in planned,
                  "burst_s": float(settings.get("round_seconds") or 0.0) or None, "bursts": None, "baseline": None,
                  "round_files": [f"round-{int(r['round']):02d}" for r in rounds_of[state]], "logs": {}}
+        bursts_end_ms = None
         for rnd in rounds_of[state]:
             phase = _phase(rnd)
             if phase is None or entry[phase] is not None:
                 continue
+            if phase == "bursts":
+                bursts_end_ms = _run_end_ms(test["segments"].get(f"ws{state}") or {}, rnd)
             log = logs.get((state, int(rnd["round"]))) if every else None
             if log:
                 start_s = (log["start_unix_ms"] - origin) / 1000.0
@@ -337,35 +396,68 @@ def _wait_states(test: dict, planned: list[int], pc_iops: float | None, settings
         burst_mean = (entry["bursts"] or {}).get("mean")
         entry["gain"] = _ratio(burst_mean, pc_iops)
         entry["burst_over_baseline"] = _ratio(burst_mean, (entry["baseline"] or {}).get("mean"))
-        entry["idle"] = _measured_idle(entry)
+        entry["idle"] = _measured_idle(entry, bursts_end_ms)
+        schedule = (entry["bursts"] or {}).get("schedule")
+        # A wait state whose bursts did not keep their schedule measured another wait state (_bursts.RULE).
+        entry["schedule_held"] = None if schedule is None else schedule["held"]
+        entry["not_valid"] = _not_valid_text(schedule)
         out.append(entry)
     return out, t0.isoformat() if t0 is not None else None
 
 
-def _measured_idle(entry: dict) -> dict | None:
-    """A wait state's idle time as fio's iops logs show it: between its bursts (from a burst's last logged interval to
-    the start of the next one's first), within its return to baseline (intervals without a completion and without IO
-    in flight either, the lat log says: module_utils/_pts/_interval.idle; below a logging interval means below fio's
-    logging granularity) and between the last burst and the baseline's first IO (one fio run ending, the next
-    starting)."""
+def _not_valid_text(schedule: dict | None) -> str | None:
+    """Why a wait state's figures are no result for it (its schedule did not hold), or None."""
+    if not schedule or schedule["held"]:
+        return None
+    parts = [f"burst {b['burst']} started {b['late_s']:.2f} s late" for b in schedule["late"]]
+    if schedule["unplaced"]:
+        parts.append(f"{md.plural(len(schedule['unplaced']), 'burst')} not found in fio's iops log")
+    return "schedule not held: " + "; ".join(parts)
+
+
+def _run_end_ms(segment: dict, rnd: dict) -> float | None:
+    """When a round's fio run ended on fio's clock (Unix ms): the timestamp of its final report
+    (``round-NN.raw.json``), which fio writes as its last job ends; None without it."""
+    path = os.path.join(segment.get("dir") or "", f"round-{int(rnd['round']):02d}.raw.json")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            found, dummy = _interval.documents(handle.read())
+        stamp = json.loads(found[-1]).get("timestamp_ms") if found else None
+    except (OSError, ValueError, TypeError):
+        return None
+    return float(stamp) if isinstance(stamp, (int, float)) and stamp > 0 else None
+
+
+def _measured_idle(entry: dict, bursts_end_ms: float | None = None) -> dict | None:
+    """A wait state's idle time as fio measured it: between its bursts (from one burst's end - its start plus fio's
+    run time of it, the unlogged last interval included - to the next one's start: module_utils/_pts/_bursts), within
+    its return to baseline (intervals without a completion and without IO in flight either, the lat log says:
+    module_utils/_pts/_interval.idle; below a logging interval means below fio's logging granularity) and between the
+    bursts' run and the baseline's (from fio's final report of the bursts - ``bursts_end_ms``, as its last burst ended
+    - or else the last burst's end, to the baseline's start at its first status window)."""
     logs = entry.get("logs") or {}
     if not logs:
         return None
     found: dict = {"interval_ms": max(log["interval_ms"] for log in logs.values())}
     bursts, base = logs.get("bursts"), logs.get("baseline")
-    if bursts and entry.get("bursts") and entry["burst_s"]:
-        period_ms = entry["burst_s"] * (1 + entry["wait_state"]) * 1000.0
-        parts = _interval.by_period(bursts["series"], bursts["interval_ms"], period_ms, bursts["series"][0][0])
-        gaps = [(b["from_ms"] - a["last_ms"]) / 1000.0 for a, b in zip(parts, parts[1:])]
-        found.update(bursts_logged=len(parts), between_bursts=_stats(gaps) if gaps else None)
+    part = entry.get("bursts") or {}
+    schedule = part.get("schedule")
+    if bursts and schedule:
+        gaps = [g for g in schedule["idle_s"] if g is not None]
+        found.update(bursts_logged=sum(1 for b in part["per_burst"] if b["measured"]),
+                     between_bursts=_stats(gaps) if gaps else None)
     if base:
         within = _interval.idle(base["series"], base["interval_ms"], latency=base.get("latency"))
         found.update(baseline_idle_ms=within["idle_ms"], baseline_longest_idle_ms=within["longest_idle_ms"],
                      baseline_gaps=within["gaps"], baseline_idle_periods=within["idle_periods"],
                      baseline_stall_ms=within["stall_ms"], baseline_longest_gap_ms=within["longest_gap_ms"])
     if bursts and base:
-        found["before_baseline_s"] = max(0.0, (base["series"][0][0] - base["interval_ms"] - bursts["series"][-1][0])
-                                         / 1000.0)
+        placed = [b for b in part.get("per_burst") or [] if b["measured"]]
+        end_s = (bursts["start_s"] + (bursts_end_ms - bursts["start_unix_ms"]) / 1000.0) if bursts_end_ms else \
+            (placed[-1]["end_s"] if placed else None)
+        if end_s is not None:
+            found["before_baseline_s"] = max(0.0, entry["baseline"]["start_s"] - end_s)
+            found["before_baseline_from"] = "fio's final report" if bursts_end_ms else "the last burst's end"
     return found
 
 
@@ -425,7 +517,12 @@ def build(test: dict) -> dict:
                     "repetitions": parameters.get("repetitions"), "baseline_seconds": parameters.get("baseline_seconds"),
                     "baseline_sample_seconds": parameters.get("baseline_sample_seconds"),
                     "precondition_seconds": parameters.get("precondition_seconds")},
-        headline={"pc_iops": pc["iops"], "gain": {str(s["wait_state"]): s["gain"] for s in states}},
+        # A wait state that did not hold its schedule has no gain to compare (n/r), its reason beside it.
+        headline={"pc_iops": pc["iops"],
+                  "gain": {str(s["wait_state"]): None if s["not_valid"] else s["gain"] for s in states},
+                  "not_valid": {str(s["wait_state"]): s["not_valid"] for s in states if s["not_valid"]}},
+        late_bursts=[dict(b, wait_state=s["wait_state"]) for s in states
+                     for b in ((s.get("bursts") or {}).get("schedule") or {}).get("late") or []],
         live_verdict_mismatch=pc["live_verdict_mismatch"],
         _series=series,
         idle={"interval_ms": max(i["interval_ms"] for i in logged),

@@ -36,7 +36,7 @@ def _pseudo_code(result: dict) -> list[str]:
         once = ";"
     else:
         baseline = (f"  Round 2: return to baseline, {_secs(base_s)} s of continuous 4k random write, one fio section"
-                    + (f" (samples of {sample_s:g} s cut from its iops log)" if sample_s else ""))
+                    + (f" (samples of {sample_s:g} s cut at fio's status dumps)" if sample_s else ""))
         once = ", one fio run;"
     return [
         "```",
@@ -93,27 +93,77 @@ def _fmt_ratio(value: float | None) -> str:
     return f"{value:.2f}" if value is not None else md.DASH
 
 
+def _pc_head(pc: dict) -> str:
+    """The preconditioning figure's column head: steady-state only when its window was steady."""
+    return "Preconditioning steady-state IOPS" if pc.get("steady") else \
+        "Preconditioning last-window IOPS (not steady)"
+
+
+def _gain_cell(entry: dict) -> str:
+    if entry.get("not_valid") and entry.get("gain") is not None:
+        return f"n/r (×{entry['gain']:.2f} measured; schedule not held)"
+    return _fmt_ratio(entry.get("gain"))
+
+
+def _measured_idle(entry: dict) -> str:
+    gaps = (entry.get("idle") or {}).get("between_bursts")
+    if not gaps:
+        return md.DASH
+    return md.fmt(gaps["mean"], 2) if gaps["count"] == 1 or gaps["min"] == gaps["max"] else \
+        f"{md.fmt(gaps['mean'], 2)} ({md.fmt(gaps['min'], 2)} – {md.fmt(gaps['max'], 2)})"
+
+
 def _recovery_table(result: dict) -> list[str]:
-    pc_iops = result["precondition"].get("iops")
+    pc = result["precondition"]
     rows = []
     for entry in result["wait_states"]:
         bursts, base = entry.get("bursts") or {}, entry.get("baseline") or {}
         rows.append([
             entry["label"] + ("" if entry["planned"] else " (not planned)"),
-            md.fmt(entry.get("idle_s"), 1) if entry.get("idle_s") is not None else md.DASH,
+            md.fmt(entry.get("idle_s"), 2) if entry.get("idle_s") is not None else md.DASH,
+            _measured_idle(entry),
             str(bursts.get("count", 0)) if bursts else md.DASH,
             md.fmt(bursts.get("mean")), md.fmt(bursts.get("min")), md.fmt(bursts.get("max")),
             md.fmt(base.get("mean")) + (f" ({base['count']})" if base else ""),
-            md.fmt(pc_iops), _fmt_ratio(entry.get("gain")), _fmt_ratio(entry.get("burst_over_baseline")),
+            md.fmt(pc.get("iops")), _gain_cell(entry), _fmt_ratio(entry.get("burst_over_baseline")),
         ])
     unit = next((s["baseline"].get("unit") for s in result["wait_states"] if s.get("baseline")), None) or "section"
-    return md.table(["Wait state", "Idle between bursts (s)", "Bursts", "Burst IOPS mean", "Burst IOPS min",
-                     "Burst IOPS max", f"Baseline IOPS mean ({unit}s)", "Preconditioning SS IOPS",
-                     "Gain (burst mean ÷ PC SS)", "Burst mean ÷ baseline mean"], rows)
+    return md.table(["Wait state", "Planned idle (s)", "Measured idle between bursts (s)", "Bursts",
+                     "Burst IOPS mean", "Burst IOPS min", "Burst IOPS max", f"Baseline IOPS mean ({unit}s)",
+                     _pc_head(pc), "Gain (burst mean ÷ PC)", "Burst mean ÷ baseline mean"], rows)
+
+
+def _schedule_lines(result: dict) -> list[str]:
+    """The bursts' schedule as measured: the rule, and every late burst named with the idle around it."""
+    states = [s for s in result["wait_states"] if (s.get("bursts") or {}).get("schedule")]
+    if not states:
+        return []
+    rule = states[0]["bursts"]["schedule"]["rule"]
+    lines = [f"**Burst schedule**, measured: each burst's start from fio's iops log (its first logging interval), "
+             f"its end that start plus fio's run time of it. Rule: {rule}."]
+    late = []
+    for entry in states:
+        schedule = entry["bursts"]["schedule"]
+        for found in schedule["late"]:
+            around = [f"idle before it {md.fmt(found['idle_before_s'], 2)} s" if found["idle_before_s"] is not None
+                      else None,
+                      f"after it {md.fmt(found['idle_after_s'], 2)} s" if found["idle_after_s"] is not None else None]
+            late.append(f"- **{entry['label']} burst {found['burst']}** started {found['late_s']:.2f} s late "
+                        f"(tolerance {schedule['tolerance_s']:.2f} s; planned idle {schedule['planned_idle_s']:g} s"
+                        + "".join(f", {a}" for a in around if a) + ").")
+        if schedule["unplaced"]:
+            late.append(f"- **{entry['label']}**: burst(s) {', '.join(str(n) for n in schedule['unplaced'])} not "
+                        "found in fio's iops log: the schedule cannot be checked.")
+    held = [s["label"] for s in states if s["bursts"]["schedule"]["held"]]
+    if late:
+        lines[0] += (" **Not held** by " + ", ".join(s["label"] for s in states if not s["bursts"]["schedule"]["held"])
+                     + ": its figures are shown but are not a result for the wait state (gain n/r); repeat the test.")
+        return lines + [""] + late + [""] + ([f"Held: {', '.join(held)}.", ""] if held else [])
+    return [lines[0] + f" Held by every wait state ({', '.join(held)}).", ""]
 
 
 def _idle_table(result: dict) -> list[str]:
-    """The idle time of each wait state as fio's iops logs show it, beside the plan's."""
+    """The idle time of each wait state as fio measured it, beside the plan's."""
     idle = result.get("idle")
     if not idle:
         return []
@@ -121,31 +171,53 @@ def _idle_table(result: dict) -> list[str]:
     rows = []
     for entry in result["wait_states"]:
         found = entry.get("idle") or {}
-        gaps = found.get("between_bursts")
         within = found.get("baseline_idle_ms")
         longest = found.get("baseline_longest_idle_ms") or 0.0
         rows.append([
             entry["label"], md.fmt(entry.get("idle_s"), 2) if entry.get("idle_s") is not None else md.DASH,
             str(found["bursts_logged"]) if found.get("bursts_logged") is not None else md.DASH,
-            f"{md.fmt(gaps['mean'], 2)} ({md.fmt(gaps['min'], 2)} – {md.fmt(gaps['max'], 2)})" if gaps else md.DASH,
+            _measured_idle(entry),
             md.fmt(found.get("before_baseline_s"), 2) if found.get("before_baseline_s") is not None else md.DASH,
             md.DASH if within is None else
             "none" if not within else
             f"< {interval:g} ms (longest {longest:,.0f} ms, {within:,.0f} ms in all)" if longest < interval else
             f"{within / 1000:,.2f} s (longest {longest / 1000:,.2f} s)",
         ])
-    return [f"Idle time as fio's logs show it (`round-NN_iops.log`: one line per {interval:g}-ms interval in which IO "
-            "completed, none for an interval without, all threads added up; `round-NN_lat.log`: the mean latency of "
-            "the IOs completing, so an interval without a completion while IO was in flight is a stall of the drive, "
-            "not idle time): the time between two bursts' IO, from the last logging interval of one to the start of "
-            f"the first of the next (to within {interval:g} ms; a burst whose job fio sets up late starts after its "
-            "place on the schedule, which lengthens the idle before it and shortens the one after); the idle time "
-            "before the return to baseline (one fio "
-            "run ending, the next starting); and within the return to baseline, one continuous fio run (\"< "
-            f"{interval:g} ms\": below fio's logging granularity).", "",
+    return ["Idle time as fio measured it. Between two bursts: from one burst's end (its start plus fio's run time of "
+            "it, so its last logging interval, which fio does not log, is counted) to the next one's start; a start is "
+            f"read from the burst's first line of `round-NN_iops.log` (one line per {interval:g}-ms interval with IO, "
+            f"all threads added up), so each idle time is good to within a {interval:g}-ms interval. Before the "
+            "return to baseline: from fio's final report of the bursts (written as the last one ended) to the "
+            "baseline's start (its first status dump less its run time). Within the return to baseline, one "
+            "continuous fio run: intervals without a completion in the iops log and without IO in flight in "
+            "`round-NN_lat.log` (an interval without a completion while IO was in flight is a stall of the drive, "
+            f"not idle time; \"< {interval:g} ms\": below fio's logging granularity).", "",
             *md.table(["Wait state", "Planned idle between bursts (s)", "Bursts in the log",
                        "Measured idle between bursts (s): mean (min – max)", "Idle before the baseline (s)",
                        "Idle within the baseline"], rows), ""]
+
+
+def _bursts_tables(result: dict) -> list[str]:
+    """Every burst of each wait state as fio counted it (a long wait state: its first and last ten and those
+    between evenly spaced, every late one among them)."""
+    lines = []
+    for entry in result["wait_states"]:
+        bursts = (entry.get("bursts") or {}).get("per_burst")
+        if not bursts:
+            continue
+        shown, note = _sections.sampled(bursts, 30)
+        note = note.replace("every round is in result.json and its round file", "every burst is in result.json")
+        late = [b for b in bursts if b.get("late") and b not in shown]
+        shown = sorted(shown + late, key=lambda b: b["burst"])
+        lines += [f"<details><summary>{entry['label']}: {md.plural(len(bursts), 'burst')} as fio counted them"
+                  "</summary>", ""]
+        lines += md.table(["Burst", "Start (s)", "Run time (s)", "IOs", "IOPS", "MB/s", "Late (s)"], [
+            [str(b["burst"]), md.fmt(b.get("start_s"), 2) if b.get("measured") else "not in the log",
+             md.fmt(b["runtime_ms"] / 1000.0, 3), f"{b['ios']:,}", md.fmt(b["iops"]), md.fmt(b["mb_s"], 1),
+             (f"**{b['late_s']:.2f}**" if b.get("late") else md.fmt(b.get("late_s"), 2)) if b.get("measured")
+             else md.DASH] for b in shown])
+        lines += (["", note] if note else []) + ["", "</details>", ""]
+    return lines
 
 
 def _steps(result: dict) -> list[str]:
@@ -181,16 +253,15 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     oio = _oio(settings)
     logged = result.get("idle") is not None
     lines += [f"Every fio section runs with direct I/O, random data{', ' + oio if oio else ''}. "
-              + ("The wait states' figures are what fio logged: each wait-state round's fio run logs IOPS per "
-                 f"{result['idle']['interval_ms']:g}-ms interval (`write_iops_log` with `log_avg_msec`, all threads "
-                 "added up); a burst's IOPS is the mean of the lines on its schedule (burst i: the lines from "
-                 "i - 1.25 to i - 0.25 periods of burst + idle after the run's first line), a baseline sample's the mean "
-                 "of the lines of its span of the run (sample k: the intervals that end from (k - 1) to k sample "
-                 "lengths after the run's start), the return to baseline's mean the mean of all its lines. "
-                 "result.json has every line of the timeline (`wait_states[].bursts.log`, "
-                 "`wait_states[].baseline.log`: `t_s`, `iops`) and fio's own IOPS per burst section "
-                 "(`section_iops`). The preconditioning's IOPS per round is fio's for its section."
-                 if logged else "Each section's IOPS is fio's for that section (its IOs over its run time)."), ""]
+              "Every figure is fio's own count: a burst's IOPS its IOs over the time fio ran it (each burst its own "
+              "fio section and reporting group), a baseline sample's the IOs between two of fio's status dumps over "
+              "the run time between them, the return to baseline's mean its one section's, the preconditioning's "
+              "per round its section's. "
+              + ("fio's iops log (`write_iops_log` with `log_avg_msec` of "
+                 f"{result['idle']['interval_ms']:g} ms, all threads added up) gives the timeline's shape and each "
+                 "burst's start, never a figure; result.json has every line of it (`wait_states[].bursts.log`, "
+                 "`wait_states[].baseline.log`: `t_s`, `iops`) and every burst (`wait_states[].bursts.per_burst`: "
+                 "IOs, bytes, run time, start, how late)." if logged else ""), ""]
     lines += [f"> Note: {note}" for note in result.get("notes") or []]
     lines += sources(result)
     lines += [f"### {number}.1 Preconditioning steady state information", ""]
@@ -219,13 +290,15 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
         lines += _sections.images(plots_rel, {
             "timeline": "IOPS vs time for all wait states with their returns to baseline, on fio's clock: fio's iops "
                         "log as it wrote it (grey line: the IOPS of every logging interval with IO, all threads added "
-                        "up; nothing logged while the drive was idle), every burst (red: the mean of its log lines, at "
-                        "the start of its IO in the log) and every baseline sample (blue: the mean of its log lines, "
-                        "at the sample's end); wait states shaded orange and labelled, returns to "
-                        "baseline shaded blue, the preconditioning's steady-state window average dashed green.",
+                        "up; nothing logged while the drive was idle, nor for a burst's last partial interval), every "
+                        "burst (red: fio's IOPS of the burst, at its start; a late burst ringed) and every baseline "
+                        "sample (blue: fio's IOPS between two status dumps, at the sample's end); wait states shaded "
+                        "orange and labelled, returns to baseline shaded blue, the preconditioning's window average "
+                        "dashed green.",
             "detail": "The same per wait state, against the time from the wait state's own start: its bursts, then "
                       "its return to baseline.",
         })
+        lines += _schedule_lines(result)
         lines += _idle_table(result)
     elif measured:
         lines += _sections.images(plots_rel, {
@@ -243,19 +316,20 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
         lines += ["No wait-state round finished.", ""]
     lines += [f"### {number}.4 Recovery per wait state", ""]
     if measured:
-        baseline = ("the following return to baseline's IOPS (the mean of every line its one continuous fio run "
-                    "logged; in brackets its samples)" if logged else
+        baseline = ("the following return to baseline's IOPS (fio's for its one continuous section; in brackets its "
+                    "samples)" if logged else
                     "the mean IOPS of the following return to baseline's sections")
-        lines += [f"Per wait state: the bursts' IOPS (each burst one fio section, its IOPS "
-                  f"{'the mean of its log lines' if logged else 'fio' + chr(39) + 's for the section'}), {baseline}, and the "
-                  "preconditioning's steady-state window average. **Gain** = mean burst IOPS ÷ the preconditioning's "
-                  "steady-state average (this report's choice: the PTS's per-wait-state comparison is not confirmed); "
-                  "the last column compares the bursts with the baseline that follows them. Burst means are of the "
-                  "bursts' IOPS, each burst weighted alike.", ""]
+        lines += [f"Per wait state: the idle between its bursts as planned and as measured, the bursts' IOPS (each "
+                  f"burst one fio section, its IOPS fio's: its IOs over the time fio ran it), {baseline}, and the "
+                  f"preconditioning's {'steady-state' if pc.get('steady') else 'last'} window average. **Gain** = "
+                  "mean burst IOPS ÷ that average (this report's choice: the PTS's per-wait-state comparison is not "
+                  "confirmed); the last column compares the bursts with the baseline that follows them. Burst means "
+                  "are of the bursts' IOPS, each burst weighted alike. A wait state whose schedule did not hold has "
+                  "no gain (n/r): the figure measured is shown in brackets.", ""]
         if not pc.get("steady") and pc.get("iops") is not None:
             lines += ["> Note: the preconditioning did not reach steady state; its figure here is its last window's "
                       "average, and the gains are relative to that.", ""]
-        lines += _recovery_table(result) + [""]
+        lines += _recovery_table(result) + [""] + _bursts_tables(result)
         lines += _sections.images(plots_rel, {
             "recovery": "Recovery per wait state: mean burst IOPS (whiskers from the slowest to the fastest burst) "
                         "with its gain over the preconditioning's steady-state average, beside the mean IOPS of the "

@@ -38,11 +38,12 @@ def _point_style(points: int) -> dict:
             "alpha": 0.8 if points > 400 else 1.0}
 
 
-def _pc_line(ax, pc: dict, label: bool = True) -> None:
+def _pc_line(ax, pc: dict, label: bool = True, behind: bool = False) -> None:
+    """The preconditioning's window average as a dashed line; ``behind`` the bars (their labels stay clear of it)."""
     if pc.get("iops") is None:
         return
     state = "steady-state" if pc.get("steady") else "last window (not steady)"
-    ax.axhline(pc["iops"], color=COLORS["pc"], linestyle="--", linewidth=1.4, zorder=3,
+    ax.axhline(pc["iops"], color=COLORS["pc"], linestyle="--", linewidth=1.4, zorder=0.5 if behind else 3,
                label=f"preconditioning {state} average {pc['iops']:,.0f} IOPS" if label else None)
 
 
@@ -94,11 +95,17 @@ def _spans_and_points(ax, states: list[dict], scale: float, offset_s: float, lab
             xs = [(t - offset_s) / scale for t in part["t_s"]]
             unit = part.get("unit") or ("burst" if phase == "bursts" else "section")
             ax.plot(xs, part["iops"], color=COLORS[phase], zorder=4, **_point_style(len(xs)),
-                    label=(("burst: mean of its log lines" if part.get("log") else "burst (one fio section)")
-                           if phase == "bursts" else
-                           "baseline sample: mean of its log lines" if part.get("log") else
-                           "baseline sample (continuous write)" if unit == "status sample" else
+                    label=(("burst: fio's IOPS of the burst, at its start" if part.get("log") else
+                            "burst (one fio section)") if phase == "bursts" else
+                           "baseline sample: fio's IOPS between two status dumps"
+                           if part.get("log") or unit == "status sample" else
                            "baseline section (continuous write)") if first else None)
+            late = [(x, b["iops"]) for x, b in zip(xs, part.get("per_burst") or []) if b.get("late")]
+            if late:
+                ax.plot([x for x, dummy in late], [v for dummy, v in late], linestyle="none", marker="o",
+                        markersize=11, markerfacecolor="none", markeredgecolor="#000000", markeredgewidth=1.3,
+                        zorder=5, label=None if "late" in legend else "late burst: schedule not held")
+                legend.add("late")
             values += part["iops"]
     return values
 
@@ -108,7 +115,7 @@ def timeline(path: str, title: str, result: dict, subtitle: str | None = None) -
     states = [s for s in result["wait_states"] if s.get("bursts") or s.get("baseline")]
     end = max(p["end_s"] for s in states for p in (s.get("bursts"), s.get("baseline")) if p)
     scale, unit = _unit(end)
-    fig, ax = plt.subplots(figsize=(_plots.WIDTH, 5.4), layout="constrained")
+    fig, ax = plt.subplots(figsize=(_plots.WIDTH, 6.0), layout="constrained")
     values = _spans_and_points(ax, states, scale, 0.0, labels=True, series=result.get("_series"))
     _pc_line(ax, result["precondition"])
     zero_y(ax, values + [result["precondition"].get("iops") or 0.0])
@@ -119,11 +126,14 @@ def timeline(path: str, title: str, result: dict, subtitle: str | None = None) -
     ax.set_ylabel("IOPS (4k random write)")
     ax.grid(True, alpha=0.3)
     # Points before their spans: burst, wait state, baseline section, return to baseline, the preconditioning line.
-    order = ("fio's iops log", "burst", "wait state", "baseline s", "return to baseline", "preconditioning")
+    order = ("fio's iops log", "burst", "late burst", "wait state", "baseline s", "return to baseline",
+             "preconditioning")
     pairs = sorted(zip(*ax.get_legend_handles_labels()),
                    key=lambda pair: next(i for i, word in enumerate(order + ("",)) if pair[1].startswith(word)))
-    ax.legend([h for h, dummy in pairs], [label for dummy, label in pairs], loc="upper left",
-              bbox_to_anchor=(1.01, 1.0), fontsize=8.5)
+    # Below the plot, in columns (the layout keeps it clear of the axis label and the footer): beside it, the
+    # legend's long lines took half the page's width from the timeline.
+    ax.legend([h for h, dummy in pairs], [label for dummy, label in pairs], loc="upper center",
+              bbox_to_anchor=(0.5, -0.1), ncol=2, fontsize=8.5)
     fig.suptitle(title)
     return finish_figure(fig, path, subtitle)
 
@@ -134,7 +144,7 @@ def detail(path: str, title: str, result: dict, subtitle: str | None = None) -> 
     spans = [max(p["end_s"] for p in (s.get("bursts"), s.get("baseline")) if p) -
              min(p["start_s"] for p in (s.get("bursts"), s.get("baseline")) if p) for s in states]
     scale, unit = _unit(max(spans))
-    fig, axes = plt.subplots(len(states), 1, figsize=(_plots.WIDTH, 1.0 + 2.1 * len(states)), layout="constrained",
+    fig, axes = plt.subplots(len(states), 1, figsize=(_plots.WIDTH, 1.2 + 1.55 * len(states)), layout="constrained",
                              sharey=True, squeeze=False)
     values = []
     for ax, entry in zip(axes[:, 0], states):
@@ -158,7 +168,11 @@ def detail(path: str, title: str, result: dict, subtitle: str | None = None) -> 
     unit = next((s["baseline"].get("unit") for s in states if s.get("baseline")), "section") or "section"
     labels = ["burst", f"baseline {unit}", "wait state", "return to baseline"]
     if any((s.get("bursts") or {}).get("log") for s in states):
-        labels[:2] = ["burst: mean of its log lines", "baseline sample: mean of its log lines"]
+        labels[:2] = ["burst: fio's IOPS of the burst", "baseline sample: fio's IOPS between two status dumps"]
+    if any((s.get("bursts") or {}).get("schedule", {}).get("late") for s in states):
+        handles.append(plt.Line2D([], [], linestyle="none", marker="o", markersize=9, markerfacecolor="none",
+                                  markeredgecolor="#000000"))
+        labels.append("late burst: schedule not held")
     if result.get("_series"):
         handles.insert(0, plt.Line2D([], [], color="#424242", linewidth=0.6, alpha=0.55))
         labels.insert(0, "fio's iops log")
@@ -186,7 +200,7 @@ def recovery(path: str, title: str, result: dict, subtitle: str | None = None) -
            error_kw={"ecolor": "#424242", "elinewidth": 1}, label="bursts: mean IOPS (whisker: min – max)")
     ax.bar([x + width / 2 for x in xs], [b.get("mean") or 0.0 for b in base], width, color=COLORS["baseline"],
            label="return to baseline: mean IOPS")
-    _pc_line(ax, result["precondition"])
+    _pc_line(ax, result["precondition"], behind=True)
     tops = [b.get("max") or 0.0 for b in burst] + [b.get("mean") or 0.0 for b in base]
     zero_y(ax, [t * 1.1 for t in tops] + [result["precondition"].get("iops") or 0.0])
     floor = 0.25 * ax.get_ylim()[1]
@@ -196,14 +210,18 @@ def recovery(path: str, title: str, result: dict, subtitle: str | None = None) -
             if figures.get("mean") is None:
                 continue
             inside = figures["mean"] >= floor
+            # Above a short bar the label gets a white ground: the preconditioning's line must not run through it.
             ax.annotate(f"{figures['mean']:,.0f}", (centre, 0 if inside else figures["mean"]), xytext=(0, 5),
                         textcoords="offset points", ha="center", va="bottom", rotation=90, fontsize=8.5,
-                        color="white" if inside else "black", fontweight="bold" if inside else "normal", zorder=5)
+                        color="white" if inside else "black", fontweight="bold" if inside else "normal", zorder=5,
+                        bbox=None if inside else {"boxstyle": "square,pad=0.1", "facecolor": "white",
+                                                  "edgecolor": "none"})
         if entry.get("bursts") and a.get("mean") is None:
             ax.annotate("no return to baseline", (x + width / 2, 0), xytext=(0, 5), textcoords="offset points",
                         ha="center", va="bottom", rotation=90, fontsize=8.5, color="#616161")
         if entry.get("gain") is not None:
-            ax.annotate(f"gain ×{entry['gain']:.2f}", (x - width / 2, b.get("max") or b["mean"]), xytext=(0, 4),
+            ax.annotate(f"gain n/r (×{entry['gain']:.2f}):\nschedule not held" if entry.get("not_valid") else
+                        f"gain ×{entry['gain']:.2f}", (x - width / 2, b.get("max") or b["mean"]), xytext=(0, 4),
                         textcoords="offset points", ha="center", va="bottom", fontsize=8.5, zorder=6,
                         bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "none", "alpha": 0.85})
     ax.set_xticks(xs, [f"{s['label']}\n{s['idle_s']:g} s idle" if s.get("idle_s") is not None else s["label"]

@@ -60,6 +60,7 @@ blockquote.verdict-fail { border-color: #c62828; background: #ffebee; }
 blockquote.verdict-incomplete { border-color: #ef6c00; background: #fff3e0; }
 blockquote.verdict-quick { border-color: #6a1b9a; background: #f3e5f5; }
 img { max-width: 100%; height: auto; display: block; margin: .4em 0; }
+figure.plot { margin: 0 0 1em; }
 details { margin: .6em 0; }
 summary { cursor: pointer; font-weight: bold; }
 a { color: #0d47a1; }
@@ -78,6 +79,10 @@ strong.this-file { font-weight: bold; }
   h2, h3 { break-after: avoid; }
   p { margin: .35em 0; }
   p.lead { break-after: avoid; }
+  figure.plot { margin: 0; break-inside: avoid; }
+  figcaption { margin: .35em 0; }
+  table.short { break-inside: avoid; }
+  summary { break-after: avoid; }
   table { font-size: 7.3pt; margin: .3em 0 .6em; }
   th, td { padding: .12em .4em; }
   thead { display: table-header-group; }
@@ -215,18 +220,90 @@ def _this_file(children: list, index: int) -> None:
             depth -= 1
 
 
+def _is_image_paragraph(tokens, index: int) -> bool:
+    inline = tokens[index + 1] if index + 1 < len(tokens) else None
+    children = [c for c in (inline.children or []) if c.type != "softbreak"] if inline is not None else []
+    return bool(children) and all(c.type == "image" or (c.type == "text" and not c.content.strip())
+                                  for c in children)
+
+
+def _is_caption(tokens, index: int) -> bool:
+    """A paragraph all in italics (*...*) right after an image paragraph: the plot's caption."""
+    inline = tokens[index + 1] if index + 1 < len(tokens) else None
+    children = inline.children or [] if inline is not None else []
+    return bool(children) and children[0].type == "em_open" and children[-1].type == "em_close" and \
+        index >= 3 and tokens[index - 3].type == "paragraph_open" and _is_image_paragraph(tokens, index - 3)
+
+
+def _table_rows(tokens, index: int) -> int:
+    """The body rows of the table opening at ``index``."""
+    rows, depth = 0, 0
+    for token in tokens[index:]:
+        if token.type == "tbody_open":
+            depth += 1
+        elif token.type == "tbody_close":
+            break
+        elif token.type == "tr_open" and depth:
+            rows += 1
+    return rows
+
+
+def _leads(tokens, index: int) -> bool:
+    """A paragraph that leads into what follows it - a table, a plot, a collapsed table (<details>), or anything
+    after a closing colon - and is printed on its page."""
+    if index + 3 >= len(tokens) or _is_image_paragraph(tokens, index):
+        return False
+    following = tokens[index + 3]
+    if following.type == "table_open" or following.type == "html_block" and following.content.startswith("<details"):
+        return True
+    if following.type == "paragraph_open" and _is_image_paragraph(tokens, index + 3):
+        return True
+    return following.type != "heading_open" and tokens[index + 1].content.rstrip().endswith(":")
+
+
+def _figures(tokens: list) -> list:
+    """Each plot with its caption (an image paragraph, then an all-italic paragraph) as one <figure> with its
+    <figcaption>: printed together, never split by a page break."""
+    out: list = []
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        if token.type == "paragraph_open" and index + 5 < len(tokens) and _is_image_paragraph(tokens, index) and \
+                tokens[index + 3].type == "paragraph_open" and _is_caption(tokens, index + 3):
+            token.tag = "figure"
+            token.attrSet("class", "plot")
+            tokens[index + 2].hidden = True  # the image paragraph's end: the figure ends after its caption
+            tokens[index + 3].tag = tokens[index + 5].tag = "figcaption"
+            tokens[index + 3].attrSet("class", "caption")
+            closing = Token("html_block", "", 0)
+            closing.content = "</figure>\n"
+            out += tokens[index:index + 6] + [closing]
+            index += 6
+            continue
+        out.append(token)
+        index += 1
+    return out
+
+
+# A table this short is kept on one page (its rows are not worth a split); a longer one splits, its head repeated.
+SHORT_TABLE_ROWS = 25
+
+
 def to_html(text: str, base_dir: str, title: str, self_name: str | None = None, footer: str | None = None,
-            page_breaks: tuple[str, ...] = ()) -> str:
+            page_breaks: tuple[str, ...] = (), image_heights: dict | None = None) -> str:
     """Markdown to a self-contained page: heading ids as GitHub makes them, plots as data: URIs, links to a
     sibling report.md / fleet.md pointed at its .html when that exists. ``self_name``: the file this page becomes
     (a link to it is shown as bold text). For print: ``footer`` on every page, a page break before each heading
     whose id is in ``page_breaks``, the list after a "Contents" heading with page numbers, and the blocks between a
-    "Summary" heading and the next one marked to print a little tighter (they fill page 1)."""
+    "Summary" heading and the next one marked to print a little tighter (they fill page 1). Each plot is numbered
+    (``data-fig``, in order); ``image_heights`` ({number: CSS px}) prints those smaller (fit_images). A plot's caption
+    stays with it, a short table on one page, a paragraph that leads into a table or a plot with what it leads into."""
     parser = MarkdownIt("commonmark", {"html": True}).enable("table")
-    tokens = parser.parse(text)
+    tokens = _figures(parser.parse(text))
     seen: dict = {}
     section = ""
     toc_pending = False
+    figure = 0
     for index, token in enumerate(tokens):
         if token.type == "heading_open":
             slug = md.anchor(_heading_text(tokens[index + 1]))
@@ -243,9 +320,11 @@ def to_html(text: str, base_dir: str, title: str, self_name: str | None = None, 
             toc_pending = False
         elif token.type == "blockquote_open":
             _mark_verdict(tokens, index)
-        elif token.type == "paragraph_open" and index + 3 < len(tokens) and tokens[index + 3].type == "table_open":
-            token.attrSet("class", "lead")  # "Tests run, in order:" stays with its table
-        if section == "summary" and token.type in _SUMMARY_BLOCKS and token.attrGet("class") in (None, "lead"):
+        elif token.type == "paragraph_open" and token.tag == "p" and _leads(tokens, index):
+            token.attrSet("class", "lead")  # "Tests run, in order:" stays with its table, an intro with its plot
+        elif token.type == "table_open" and _table_rows(tokens, index) <= SHORT_TABLE_ROWS:
+            token.attrSet("class", "short")
+        if section == "summary" and token.type in _SUMMARY_BLOCKS and token.attrGet("class") in (None, "lead", "short"):
             token.attrSet("class", f"{token.attrGet('class') or ''} summary".strip())
         if token.type == "inline":
             children = token.children or []
@@ -254,6 +333,10 @@ def to_html(text: str, base_dir: str, title: str, self_name: str | None = None, 
                     uri = _data_uri(base_dir, str(child.attrGet("src") or ""))
                     if uri:
                         child.attrSet("src", uri)
+                    figure += 1
+                    child.attrSet("data-fig", str(figure))
+                    if figure in (image_heights or {}):
+                        child.attrSet("style", f"max-height: {image_heights[figure]:.0f}px")
                 elif child.type == "link_open":
                     href = str(child.attrGet("href") or "")
                     own_source = bool(self_name) and href == os.path.splitext(str(self_name))[0] + ".md"
@@ -271,6 +354,86 @@ def to_html(text: str, base_dir: str, title: str, self_name: str | None = None, 
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
             f"<title>{html.escape(md.plain(title))}</title>\n<style>{_STYLE}</style>\n{variables}</head>\n<body>\n"
             f"{body}</body>\n</html>\n")
+
+
+# A plot that does not fit the rest of a page moves to the next one and leaves the rest blank; printed down to this
+# share of its size it stays where it is instead. Smaller, its text would read smaller than the other plots'.
+FIT_SHARE = 0.85
+# A plot with more than this share of a page above it on its new page (text that flowed there) is not pulled back.
+_FIT_ABOVE_SHARE = 0.25
+_FIT_PASSES = 3
+
+
+def _boxes(box, parents: dict):
+    yield box
+    for child in getattr(box, "children", None) or []:
+        parents[id(child)] = box
+        yield from _boxes(child, parents)
+
+
+def _page_boxes(page, parents: dict | None = None) -> tuple[float, float, list]:
+    """A laid-out page's content area (top, bottom, CSS px) and its boxes in document order (``parents`` gets each
+    box's parent box by id). WeasyPrint keeps the layout in ``Page._page_box`` (private, but the same from WeasyPrint
+    53 to 70; fit_images checks for it)."""
+    root = page._page_box  # pylint: disable=protected-access
+    top = root.content_box_y()
+    return top, top + root.height, list(_boxes(root, {} if parents is None else parents))
+
+
+def _bottom(box) -> float:
+    return box.position_y + box.margin_height()
+
+
+def _fits(document, share: float = FIT_SHARE) -> dict:
+    """The plots to print smaller so they stay on the page before: the first plot of a page, with at most a little
+    kept with it above (a heading, the paragraph that leads into it) and its caption below, that would fit the blank
+    end of the page before at ``share`` of its size or more. {plot number (data-fig): CSS px}."""
+    found = {}
+    parents: dict = {}
+    pages = [_page_boxes(page, parents) for page in document.pages]
+    for index in range(1, len(pages)):
+        top, bottom, boxes = pages[index]
+        images = [b for b in boxes if getattr(b, "element_tag", None) == "img" and b.element.get("data-fig")]
+        if not images:
+            continue
+        image = images[0]
+        # The paragraph the plot stands in, and the caption after it (its next block).
+        block = parents.get(id(image))
+        while block is not None and getattr(block, "element_tag", None) not in ("p", "figure"):
+            block = parents.get(id(block))
+        if block is None:
+            continue
+        forced = any(getattr(b, "element_tag", None) == "h2" and "page" in (b.element.get("class") or "").split()
+                     and b.position_y <= block.position_y for b in boxes)
+        above = block.position_y - top
+        if forced or above > _FIT_ABOVE_SHARE * (bottom - top):
+            continue
+        end = _bottom(block)  # a figure ends under its caption
+        previous_top, previous_bottom, previous = pages[index - 1]
+        used = max((_bottom(b) for b in previous if getattr(b, "element_tag", None) not in (None, "html", "body")
+                    and getattr(b, "position_y", None) is not None), default=previous_top)
+        excess = (end - top) - (previous_bottom - used) + 4
+        if 0 < excess <= (1 - share) * image.height:
+            found[int(image.element.get("data-fig"))] = image.height - excess
+    return found
+
+
+def fit_images(weasyprint, page):
+    """Lay the page out (``page(heights)`` builds its HTML with those plots printed smaller) so that no plot leaves a
+    page half blank that it would fit at FIT_SHARE of its size: plots found so (_fits) are shrunk to the room left,
+    and the page laid out again, up to _FIT_PASSES times. Returns WeasyPrint's document."""
+    heights: dict = {}
+    document = None
+    for dummy in range(_FIT_PASSES):
+        document = weasyprint.HTML(string=page(heights), base_url=None,
+                                   url_fetcher=data_urls_only(weasyprint)).render()
+        if not all(hasattr(p, "_page_box") for p in document.pages):
+            return document  # a WeasyPrint that keeps its layout elsewhere: printed as laid out
+        more = _fits(document)
+        if not more:
+            break
+        heights.update(more)
+    return document
 
 
 def write(markdown_path: str, title: str, pdf: bool = True, footer: str | None = None,
@@ -295,11 +458,11 @@ def write(markdown_path: str, title: str, pdf: bool = True, footer: str | None =
     if weasyprint is None:
         written["not_produced"]["pdf"] = _WEASYPRINT["error"]
         return written
-    page = to_html(text, base_dir, title, f"{name}.pdf", footer, page_breaks)
     try:
         # No base URL: the images are in the page already, and a link to a file beside the report stays relative
         # (with one, WeasyPrint would write file:///<the controller's path> into the PDF).
-        document = weasyprint.HTML(string=page, base_url=None, url_fetcher=data_urls_only(weasyprint)).write_pdf()
+        document = fit_images(weasyprint, lambda heights: to_html(text, base_dir, title, f"{name}.pdf", footer,
+                                                                  page_breaks, heights)).write_pdf()
     except Exception as exc:  # pylint: disable=broad-exception-caught  # any failure of the engine: no PDF, say why
         written["not_produced"]["pdf"] = f"WeasyPrint failed: {type(exc).__name__}: {exc}"
         return written

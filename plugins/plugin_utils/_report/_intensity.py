@@ -219,6 +219,13 @@ def _point(name: str, rnd: dict) -> dict:
     }
     ran = {(j["numjobs"], j["iodepth"]) for j in pre + ([measure] if measure else [])}
     entry["ran_at"] = [{"tc": t, "qd": q} for t, q in sorted(ran)]
+    # Its pre-write samples and measurement are stonewalled sections back to back: the time fio spent outside them
+    # (its start-up and its floor between two sections) the drive was idle.
+    sections = pre + ([measure] if measure else [])
+    elapsed = (rnd.get("fio") or {}).get("elapsed_s")
+    entry["sections"] = len(sections)
+    entry["outside_s"] = max(0.0, float(elapsed) - sum(j["runtime_ms"] for j in sections) / 1000.0) \
+        if elapsed is not None else None
     return entry
 
 
@@ -339,6 +346,15 @@ def build(test: dict) -> dict:
                                for r in phase["live_verdict_mismatch"]],
     )
     return result
+
+
+def grid_stamp(result: dict) -> tuple[str, bool]:
+    """The state of the TC x QD loop's window its grid plots average over (Demand Variation, Demand Intensity,
+    IOPS and ART against OIO, CPU use): STEADY, or NOT STEADY with the rounds (the last ones, not a steady state)."""
+    loop = result["loop"]
+    rounds = loop.get("window_rounds") or []
+    span = f"rounds {rounds[0]}–{rounds[-1]}" if len(rounds) > 1 else f"round {rounds[0]}" if rounds else ""
+    return (f"STEADY (loop window {span})", True) if loop.get("steady") else (f"NOT STEADY (loop window {span})", False)
 
 
 def phase_stamp(phase: dict) -> tuple[str, bool]:

@@ -122,6 +122,22 @@ def _why(point: str, params: dict) -> str:
             "min": "lowest TC × QD"}[point]
 
 
+def _idle_between_sections(result: dict) -> list[str]:
+    """The idle time the operating points' stonewalled sections leave between them, as measured: fio's wall time of
+    the round less its sections' run times (its start-up included)."""
+    found = [p for p in result["points"] if p.get("outside_s") is not None and p.get("sections")]
+    if not found:
+        return []
+    parts = [f"{p['word']} {md.fmt(p['outside_s'], 2)} s over {md.plural(p['sections'], 'section')}" for p in found]
+    each = [p["outside_s"] / p["sections"] for p in found]
+    return [f"**Idle between sections**: each point's pre-write samples and its measurement are fio sections run one "
+            "after the other (stonewall), and between two of them fio's floor leaves the drive idle for a moment - "
+            f"about {md.fmt(min(each), 2)}–{md.fmt(max(each), 2)} s per section here (fio's wall time of the round less "
+            f"its sections' run times, its start-up included: {'; '.join(parts)}). The PTS asks for no idle there; it "
+            "is short beside the standard test's 60-s samples, and may lift the measurement a little on a drive that "
+            "recovers in under a second.", ""]
+
+
 def _points_lines(result: dict, number: str, plots_rel: dict) -> list[str]:
     loop, params = result["loop"], result["parameters"]
     recomputed = loop.get("recomputed")
@@ -153,6 +169,7 @@ def _points_lines(result: dict, number: str, plots_rel: dict) -> list[str]:
     else:
         lines += ["Recomputed here from the loop's window rounds with the same rule, the choice is the one the run "
                   "made, and each point ran at its TC/QD.", ""]
+    lines += _idle_between_sections(result)
     measured = [p for p in result["points"] if p.get("measure")]
     if measured:
         lines += ["Measurement at each point (after its pre-write), ms; per direction fio's own figures, *all IOs* "
@@ -243,7 +260,11 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
         lines += _sections.images(plots_rel, {
             "demand_variation": "Demand Variation: IOPS against queue depth, one line per thread count.",
             "demand_intensity": "Demand Intensity: mean response time against IOPS, one line per thread count "
-                                "through its queue depths from low to high; the operating points ringed.",
+                                "through its queue depths from low to high; the operating points ringed where the "
+                                "loop's window averages put them (the figures they were chosen by). The summary's "
+                                f"MaxIOPS is the point's own measurement after its pre-write ({number}.4: a run of its own, "
+                                "at its TC/QD after 100 % writes there), so it differs from the ring's IOPS; the "
+                                "legend gives both.",
             "outstanding": "Outstanding IOs: IOPS and mean response time against TC × QD, one line per thread count.",
             "cpu": "CPU use per grid point: fio's usr + sys CPU % for the section, as fio reports it.",
         })

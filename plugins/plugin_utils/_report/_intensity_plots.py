@@ -21,7 +21,7 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _char
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._plots import (
     finish_figure, log_y, spans_decades, thousands_tick)
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._intensity import (
-    MS, NINES, POINT_COLORS, POINT_WORDS, grid_cells, chosen_points, phase_stamp, point_name, rounds_text)
+    MS, NINES, POINT_COLORS, POINT_WORDS, grid_cells, grid_stamp, chosen_points, phase_stamp, point_name, rounds_text)
 try:
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator
@@ -62,6 +62,7 @@ def demand_variation(path: str, title: str, result: dict, subtitle: str) -> str:
     ax.set_xticks(range(len(qds)), [str(qd) for qd in qds])
     ax.set_xlabel("Queue depth (per thread)")
     ax.grid(True, which="both", alpha=0.3)
+    _plots.stamp(ax, *grid_stamp(result))
     ax.legend(title="Thread count", loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8.5)
     fig.suptitle(title)
     return finish_figure(fig, path, subtitle)
@@ -79,12 +80,17 @@ def demand_intensity(path: str, title: str, result: dict, subtitle: str) -> str:
         arts += [c["art_ms"] for c in points]
         ax.plot([c["iops"] for c in points], [c["art_ms"] for c in points], marker="o", markersize=4, linewidth=1.3,
                 color=_ramp(index, len(tcs)), label=f"TC{tc}")
+    measured = {p["point"]: (p.get("measure") or {}).get("iops") for p in result.get("points") or []}
     for point, chosen in chosen_points(result).items():
         cell = cells.get((chosen["tc"], chosen["qd"]))
         if cell:
+            # The ring stands where the loop's window put the point (what chose it); the point's own measurement
+            # after its pre-write - the summary's figure - is another run, and says so beside it.
+            after = measured.get(point)
             ax.plot([cell["iops"]], [cell["art_ms"]], linestyle="none", marker="o", markersize=13,
                     markerfacecolor="none", markeredgecolor=POINT_COLORS[point], markeredgewidth=2.2, zorder=5,
-                    label=f"{POINT_WORDS[point]} {point_name(chosen['tc'], chosen['qd'])}")
+                    label=f"{POINT_WORDS[point]} {point_name(chosen['tc'], chosen['qd'])}: {cell['iops']:,.0f} in "
+                          "the loop" + (f",\n{after:,.0f} measured after its pre-write" if after is not None else ""))
     ceiling = result["parameters"]["max_art_ms"]
     shown = arts + ([ceiling] if arts and ceiling <= 3 * max(arts) else [])
     _y_axis(ax, shown, "Mean response time (ms)")
@@ -96,6 +102,7 @@ def demand_intensity(path: str, title: str, result: dict, subtitle: str) -> str:
     ax.xaxis.set_major_formatter(FuncFormatter(thousands_tick))
     ax.set_xlabel("IOPS (read + write)")
     ax.grid(True, which="both", alpha=0.3)
+    _plots.stamp(ax, *grid_stamp(result))
     ax.legend(title="Thread count, QD 1 → max", loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8.5)
     fig.suptitle(title)
     return finish_figure(fig, path, subtitle)
@@ -132,7 +139,7 @@ def outstanding(path: str, title: str, result: dict, subtitle: str) -> str:
     axes[0].set_title("IOPS", fontsize=10)
     axes[1].set_title("Mean response time", fontsize=10)
     axes[1].legend(title="Thread count", loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8.5)
-    fig.suptitle(title)
+    _plots.title_with_stamp(fig, title, grid_stamp(result))
     return finish_figure(fig, path, subtitle)
 
 
@@ -141,7 +148,7 @@ def prewrites(path: str, title: str, result: dict, subtitle: str) -> str:
     seconds = float(result["parameters"].get("sample_seconds") or 0) or None
     longest = max(len(p["prewrite"]) for p in result["points"])
     minutes = bool(seconds) and seconds * longest >= 600
-    fig, ax = plt.subplots(figsize=(9.5, 4.8), layout="constrained")
+    fig, ax = plt.subplots(figsize=(9.5, 3.8), layout="constrained")
     values = []
     for entry in result["points"]:
         samples = entry["prewrite"]
@@ -173,7 +180,7 @@ def histograms(path: str, title: str, result: dict, subtitle: str) -> str:
     """Response-time histograms: per operating point the IOs (read + write) per fixed-width latency bin up to the
     99.99th percentile (the IOs beyond it counted in the legend), log y, with the ART marked and the MRT named."""
     measured = [p for p in result["points"] if (p.get("measure") or {}).get("bins")]
-    fig, axes = plt.subplots(len(measured), 1, figsize=(9.5, 2.9 * len(measured) + 0.8), layout="constrained",
+    fig, axes = plt.subplots(len(measured), 1, figsize=(9.5, 2.0 * len(measured) + 0.8), layout="constrained",
                              squeeze=False)
     limits = [_histogram.percentile(entry["measure"]["bins"], HISTOGRAM_LIMIT) for entry in measured]
     # One bin width for every panel (the widest any of them needs), so their bars compare IO for IO.
@@ -233,7 +240,7 @@ def confidence(path: str, title: str, result: dict, subtitle: str) -> str:
     (log x, logit y), with the ART and the 3, 4 and 5 nines marked."""
     measured = [p for p in result["points"] if (p.get("measure") or {}).get("bins")]
     # A row per point (side by side they made a figure too wide to print its text readable on A4).
-    fig, axes = plt.subplots(len(measured), 1, figsize=(_plots.WIDTH, 2.9 * len(measured) + 0.9),
+    fig, axes = plt.subplots(len(measured), 1, figsize=(_plots.WIDTH, 1.9 * len(measured) + 0.9),
                              layout="constrained", squeeze=False, sharey=True, sharex=True)
     lows, highs = [], []
     for ax, entry in zip(axes[:, 0], measured):
@@ -337,7 +344,7 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
             at("cpu"), f"{prefix} — {words} fio CPU use (usr + sys %), window average",
             "Queue depth (per thread)", "Thread count", [str(qd) for qd in qds], [str(tc) for tc in sorted(tcs)],
             [("usr + sys %, as fio reports it", [[(cells.get((tc, qd)) or {}).get("cpu_pct") for qd in qds]
-                                                 for tc in sorted(tcs)], 1)], subtitle)
+                                                 for tc in sorted(tcs)], 1)], subtitle, verdict=grid_stamp(result))
     if any(p["prewrite"] for p in result["points"]):
         drawn["point_prewrites"] = prewrites(
             at("point-prewrites"), f"{prefix} — {words} pre-write at each operating point", result, subtitle)

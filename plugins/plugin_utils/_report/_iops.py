@@ -110,13 +110,16 @@ def iops_label(mix: int) -> str:
     return {0: "IOPS (write)", 100: "IOPS (read)"}.get(int(mix), "IOPS (read + write)")
 
 
-def window_stamp(result: dict) -> tuple[str, bool]:
-    """The verdict of a test's window for its plots: STEADY at round N, or NOT STEADY with the rounds shown."""
+def window_stamp(result: dict, short: bool = False) -> tuple[str, bool]:
+    """The verdict of a test's window for its plots: STEADY at round N, or NOT STEADY with the rounds shown;
+    ``short`` for a panel beside others (its window only)."""
     rounds = result.get("window_rounds") or []
     span = f"rounds {rounds[0]}–{rounds[-1]}" if len(rounds) > 1 else f"round {rounds[0]}" if rounds else ""
     if result.get("status") == "steady":
-        return f"STEADY from round {result.get('steady_round')} (window {span})", True
-    return f"NOT STEADY (window {span}: the last rounds, not a steady state)", False
+        return (f"STEADY (window {span})" if short else
+                f"STEADY from round {result.get('steady_round')} (window {span})"), True
+    return (f"NOT STEADY (window {span})" if short else
+            f"NOT STEADY (window {span}: the last rounds, not a steady state)"), False
 
 
 def plot_keys(dv: dict, index: int) -> dict:
@@ -160,20 +163,22 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
         verdict=window_stamp(result))
     drawn["heatmap"] = mix_heatmap(
         os.path.join(plot_dir, "iops-heatmap.png"), f"{prefix} — IOPS window average, R/W mix × block size",
-        [("IOPS (read + write)", result["tables"]["iops"], 0)], result["block_sizes"], result["mixes"], subtitle)
+        [("IOPS (read + write)", result["tables"]["iops"], 0)], result["block_sizes"], result["mixes"], subtitle,
+        verdict=window_stamp(result, short=True))
     return drawn
 
 
 def mix_heatmap(path: str, title: str, panels: list[tuple[str, dict, int]], block_sizes: list[str], mixes: list[int],
-                subtitle: str) -> str:
+                subtitle: str, verdict: tuple[str, bool] | None = None) -> str:
     """A window-average table as a heat map, R/W mix down (all reads on top) and block size across (largest first),
-    every cell's value printed: what the 3D bar plots showed, without hiding their back rows."""
+    every cell's value printed: what the 3D bar plots showed, without hiding their back rows; ``verdict`` the
+    window's state stamped on it."""
     sizes = _plots.by_block_size(block_sizes)
     order = sorted(mixes)  # the image's origin is at the bottom: 0/100 there, 100/0 on top
     grids = [(label, [[(table.get(bs) or {}).get(str(m)) for bs in sizes] for m in order], digits)
              for label, table, digits in panels]
     return _sweep_plots.heatmaps(path, title, "Block size", "R/W mix % (read/write)", sizes,
-                                 [md.mix(m) for m in order], grids, subtitle)
+                                 [md.mix(m) for m in order], grids, subtitle, verdict=verdict)
 
 
 def _dv_lines(result: dict, dvs: list[dict]) -> list[str]:

@@ -196,7 +196,8 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
             verdict=stamped),
         "percentiles": _charts.percentiles(
             os.path.join(plot_dir, "latency-percentiles.png"),
-            f"{prefix} — latency percentiles per block size (window)", _percentile_panels(result), subtitle=subtitle),
+            f"{prefix} — latency percentiles per block size (window)", _percentile_panels(result), subtitle=subtitle,
+            verdict=_iops.window_stamp(result, short=True)),
         "heatmap": _heatmap(result, plot_dir, prefix, subtitle),
     }
 
@@ -217,7 +218,7 @@ def _heatmap(result: dict, plot_dir: str, prefix: str, subtitle: str) -> str:
         panels = [("mean latency (ms)", tables["mean_ms"], 3), ("max latency (ms)", tables["max_ms"], 2)]
         title = f"{prefix} — latency window average and maximum (ms), R/W mix × block size"
     return _iops.mix_heatmap(os.path.join(plot_dir, "latency-heatmap.png"), title, panels, result["block_sizes"],
-                             result["mixes"], subtitle)
+                             result["mixes"], subtitle, verdict=_iops.window_stamp(result, short=True))
 
 
 def _has_five_nines(result: dict) -> bool:

@@ -213,7 +213,8 @@ def _text_height(text, fig, renderer) -> float:
     return _inches(text.get_window_extent(renderer), fig)[1] if text is not None and text.get_text() else 0.0
 
 
-def fixed_layout(fig, axes: list, title: str, subtitle: str | None, legend=None, legend_below: bool = False) -> None:
+def fixed_layout(fig, axes: list, title: str, subtitle: str | None, legend=None, legend_below: bool = False,
+                 stamp: tuple[str, bool] | None = None) -> None:
     """Give ``fig`` its ``title`` and footer (``subtitle``) and place ``axes`` (rows of panels, all drawn and scaled)
     by hand: room on the left for the first column's y axis, between panels for theirs and for the row above's x
     axis and the row below's titles, on top for the title, the first row's titles and a time axis, at the bottom for
@@ -223,6 +224,11 @@ def fixed_layout(fig, axes: list, title: str, subtitle: str | None, legend=None,
     width, height = fig.get_size_inches()
     rows, columns = len(axes), max(len(row) for row in axes)
     head = fig.text(0.5, 1 - _PAD / height, title, ha="center", va="top", fontsize="large")
+    # The window's verdict on a line of its own under the title, at the right (above a row of narrow panels it
+    # would run into their names).
+    mark = fig.text(1 - _PAD * 3 / width, 1 - (_PAD * 2 + _text_height(head, fig, renderer)) / height, stamp[0],
+                    ha="right", va="top", fontsize=9.5, fontweight="bold",
+                    color=STEADY_COLORS.get(stamp[1], "#455a64")) if stamp else None
     foot = fig.text(1 - _PAD / width, _PAD / height, subtitle, ha="right", va="bottom", fontsize=9,
                     color="#b00020") if subtitle else None
 
@@ -243,7 +249,8 @@ def fixed_layout(fig, axes: list, title: str, subtitle: str | None, legend=None,
     left = max(y_axis(row[0]) for row in axes) + _PAD * 2
     column_gap = max((y_axis(row[c]) for row in axes for c in range(1, len(row))), default=0.0) + _PAD * 3
     right = (legend_w + _PAD * 3) if legend is not None and not legend_below else _PAD * 3
-    top = _text_height(head, fig, renderer) + _PAD * 3 + above(axes[0][0])
+    top = _text_height(head, fig, renderer) + _PAD * 3 + above(axes[0][0]) + \
+        (_text_height(mark, fig, renderer) + _PAD if mark is not None else 0.0)
     footer = _text_height(foot, fig, renderer)
     bottom = max(x_axis(ax) for ax in axes[-1]) + footer + _PAD * 3 + \
         (legend_h + _PAD * 2 if legend is not None and legend_below else 0.0)
@@ -260,6 +267,20 @@ def fixed_layout(fig, axes: list, title: str, subtitle: str | None, legend=None,
         else:
             legend.set_bbox_to_anchor((1 - (legend_w + _PAD * 1.5) / width, 0.5), transform=fig.transFigure)
             legend.set_loc("center left")
+
+
+def title_with_stamp(fig, title: str, verdict: tuple[str, bool] | None) -> None:
+    """A constrained-layout figure's title, and the window's verdict on a line of its own under it at the right (over
+    several panels no panel title has room for it): the title gets an empty second line, which the layout keeps
+    free, and the verdict is written there."""
+    if not verdict:
+        fig.suptitle(title)
+        return
+    head = fig.suptitle(title + "\n ")
+    size = head.get_fontsize()
+    line = size * 1.2 / 72.0 / fig.get_size_inches()[1]
+    fig.text(0.99, head.get_position()[1] - line, verdict[0], ha="right", va="top", fontsize=9.5, fontweight="bold",
+             color=STEADY_COLORS.get(verdict[1], "#455a64"))
 
 
 def stamp(ax, text: str, steady: bool | None) -> None:

@@ -191,7 +191,7 @@ def fio_time_text(result: dict) -> str:
     if not io_s or process_s is None:
         return md.fmt(process_s) + " s" if process_s is not None else md.DASH
     rest = max(0.0, process_s - io_s)
-    if result.get("test") == "xsr" and result.get("time_base") in ("status", "log"):
+    if result.get("test") == "xsr" and result.get("time_base") == "status":
         # One continuous fio run per group: its round files are windows of it, back to back.
         runs = sum(1 for g in result.get("groups") or [] if g.get("round_files"))
         return (f"{io_s:,.1f} s of I/O in {runs:,} fio runs, one per group, each sample's window following the one "

@@ -12,6 +12,8 @@ RAID members, host, command line, profile and the tests that ran (assembled by _
 from __future__ import annotations
 
 import os
+import shlex
+
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._pts_versions import SPEC_NAMES
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import CHARACTERISATION, HDD, PTS2_TESTS, PTS_TESTS
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import format_bytes
@@ -264,16 +266,50 @@ def _system_cell(host: dict) -> str:
     return "not reported (the host's DMI names none)" if host["dmi"] else "not reported (the host has no DMI tables)"
 
 
+def _board_cell(host: dict) -> str:
+    """The motherboard's maker and name (OakGate's platform line), from DMI where the host records it."""
+    parts = [host.get(k) for k in ("board_vendor", "board_name") if host.get(k)]
+    if parts:
+        return md.text(" ".join(parts))
+    if "board_name" not in host:
+        return "not recorded (results from a version that did not read it)"
+    return "not reported (the host's DMI names none)" if host.get("dmi") else "not reported (the host has no DMI tables)"
+
+
+def _memory_cell(host: dict, memory: int | None) -> str:
+    """The host's memory: its size (the kernel's), and the DRAM type, modules and speed where the firmware's SMBIOS
+    table tells them (OakGate)."""
+    size = format_bytes(memory) if memory else DASH
+    modules = host.get("memory_modules")
+    if modules:
+        speed = modules.get("configured_mts") or modules.get("speed_mts")
+        return md.text(f"{size}; {modules['type']}, {md.plural(modules['modules'], 'module')}"
+                       + (f" at {speed:,} MT/s" if speed else "") + " (the firmware's SMBIOS table)")
+    if "memory_modules" not in host:
+        return f"{size}; DRAM type not recorded (results from a version that did not read it)"
+    return f"{size}; DRAM type not reported (no SMBIOS memory device readable on the host)"
+
+
 def _command_cell(model: dict) -> str:
     command = model.get("command") or {}
     argv = command.get("argv")
     if not argv:
         return "not recorded"
-    shown = [md.code(" ".join(str(a) for a in argv))]
+    # Quoted as a shell takes it back: pasted, it gives ansible-playbook the same arguments.
+    shown = [md.code(shlex.join(str(a) for a in argv))]
     extra = command.get("extra_vars") or []
     if extra:
-        shown.append("extra variables " + ", ".join(md.code(e) for e in extra))
+        shown.append("extra variables " + ", ".join(md.code("-e " + shlex.quote(str(e))) for e in extra))
     return "; ".join(shown) + f" (the command that wrote the plan, {md.text(command.get('recorded_at'))})"
+
+
+def _person(model: dict, who: str, missing: str) -> str:
+    """A person's name as given, whole; where Ansible's key=value parsing cut it, how to give it next time."""
+    name = (model.get("people") or {}).get(who)
+    if not name:
+        return missing.format(who)
+    note = (model.get("people_notes") or {}).get(who)
+    return md.text(name) + (f" ({md.text(note)})" if note else "")
 
 
 def _profile_cell(model: dict, settings: dict) -> str:
@@ -286,20 +322,20 @@ def _profile_cell(model: dict, settings: dict) -> str:
 def setup_rows(model: dict) -> list[list[str]]:
     host = model["host_info"]
     memory = host.get("memory_bytes")
-    who = model.get("people") or {}
-    missing = "not recorded (give -e pts_report_{0}=NAME to ansible-playbook)"
+    missing = "not recorded (give -e 'pts_report_{0}=\"NAME\"' to ansible-playbook)"
     rows = [
         ["Run", md.code(model["run_id"])],
         ["Report date", md.text(model.get("report_date")) + " (when the last result shown was recorded)"],
-        ["Test operator", md.text(who["operator"]) if who.get("operator") else missing.format("operator")],
-        ["Auditor", md.text(who["auditor"]) if who.get("auditor") else missing.format("auditor")],
+        ["Test operator", _person(model, "operator", missing)],
+        ["Auditor", _person(model, "auditor", missing)],
         ["Command line", _command_cell(model)],
         ["Host", _host_cell(model)],
         ["Test system (manufacturer / model)", _system_cell(host)],
+        ["Motherboard", _board_cell(host)],
         ["Operating system", f"{md.text(host.get('os') or None)}, kernel {md.text(host.get('kernel') or None)} "
                              f"({md.text(host.get('architecture') or None)})"],
         ["CPU", _cpu_cell(host)],
-        ["Memory (DRAM)", format_bytes(memory) if memory else DASH],
+        ["Memory (DRAM)", _memory_cell(host, memory)],
     ]
     tests = model["tests"]
     if not tests:

@@ -66,7 +66,7 @@ def _shown(value, figure: str, item: dict | None = None) -> str:
     spec = _headline_figures.FIGURES[figure]
     if value is None and (item or {}).get("unresolved"):
         found = item["unresolved"]
-        return f"n/r: {found['ios']:,} IOs, {found['needed']:,} needed"
+        return f"n/r: {found['ios']:,} IOs, {found['needed']:,} needed" if "ios" in found else f"n/r: {found['reason']}"
     return f"{md.fmt(float(value), spec['digits'])} {spec['unit']}" if value is not None else "not measured"
 
 
@@ -106,7 +106,8 @@ def _pts2_rows(model: dict, block: dict) -> list[list[str]]:
         rows.append(["XSR recovery", shown, md.text(result.get("status"))])
     if "hir" in tests:
         result = tests["hir"]
-        gains = [f"{e['label']} ×{e['gain']:.2f}" for e in result.get("wait_states") or [] if e.get("gain") is not None]
+        gains = [f"{e['label']} n/r ({e['not_valid']})" if e.get("not_valid") else f"{e['label']} ×{e['gain']:.2f}"
+                 for e in result.get("wait_states") or [] if e.get("gain") is not None]
         pc = (result.get("precondition") or {}).get("iops")
         shown = (" · ".join(gains) + (f" (over the preconditioning's {md.fmt(pc, 0)} IOPS)" if pc else "")) if gains \
             else "not measured"
@@ -283,7 +284,8 @@ def section(model: dict, html: bool = True) -> list[str]:
                   "last round, the seconds fio measured I/O in the rounds (its jobs' run times) and the seconds its "
                   "processes ran (with fio's start-up and the pause between its stonewalled runs, about 0.2–0.3 s "
                   "each):", ""]
-        lines += md.table(["Test", "Result", "Rounds", "Estimated", "Wall time", "fio I/O", "fio processes"],
+        # A word joiner after the slash: a narrow column breaks "fio I/O" between its words, never inside "I/O".
+        lines += md.table(["Test", "Result", "Rounds", "Estimated", "Wall time", "fio I/\u2060O", "fio processes"],
                           _tests_rows(model), numeric=False)
         lines.append("")
     lines += _health_lines(model)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _plots
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._plots import (
     MIX_COLORS, finish_figure, log_y, spans_decades, thousands_tick, bs_color, by_block_size)
 
@@ -39,10 +40,13 @@ def _two_five(value, dummy):
 
 
 def heatmaps(path: str, title: str, xlabel: str, ylabel: str, xticks: list[str], yticks: list[str],
-             panels: list[tuple[str, list[list[float | None]], int]], subtitle: str | None = None) -> str:
-    """One heat map per panel (title, grid[row][column], digits), every cell annotated with its value.
+             panels: list[tuple[str, list[list[float | None]], int]], subtitle: str | None = None,
+             verdict: tuple[str, bool] | None = None) -> str:
+    """One heat map per panel (title, grid[row][column], digits), every cell annotated with its value; ``verdict``
+    (text, steady): the state of the window its values come from, stamped under the title.
 
-    Colours are per panel and logarithmic when a panel's values span more than a decade.
+    Colours are per panel and logarithmic when a panel's values span more than a decade. The figure is as wide as
+    every other plot at least (_plots.WIDTH): a narrower one would print its text larger than theirs on the page.
     """
     width = max(4.2, 0.9 * len(xticks) + 1.8)
     height = 0.55 * len(yticks) + 2.2
@@ -50,6 +54,7 @@ def heatmaps(path: str, title: str, xlabel: str, ylabel: str, xticks: list[str],
     stacked = len(xticks) > 4
     # Wide enough for the title too: a narrow grid (two block sizes) must not cut it off.
     width = max(width, (0.085 * len(title) + 0.6) / (1 if stacked else max(1, len(panels))))
+    width = max(width, _plots.WIDTH / (1 if stacked else max(1, len(panels))))
     shape = (len(panels), 1) if stacked else (1, len(panels))
     fig, axes = plt.subplots(*shape, figsize=(width, height * len(panels) + 0.6) if stacked else
                              (width * len(panels), height + 0.4), layout="constrained", squeeze=False)
@@ -76,7 +81,7 @@ def heatmaps(path: str, title: str, xlabel: str, ylabel: str, xticks: list[str],
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         ax.set_title(panel, fontsize=10)
-    fig.suptitle(title)
+    _plots.title_with_stamp(fig, title, verdict)
     return finish_figure(fig, path, subtitle)
 
 

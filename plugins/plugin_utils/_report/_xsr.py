@@ -22,7 +22,7 @@ from __future__ import annotations
 import datetime
 import os
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _interval
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _interval
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import xsr
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _safe_tree
@@ -41,10 +41,6 @@ MS = 1e6
 # Floating-point slack when a throughput is compared with a level it may equal exactly.
 _EPS = 1e-9
 TIME_NOTE = {
-    "log": "fio's own clock: minutes from the start of the test's first group (its first logging interval's start), "
-           "each sample the run's own stretch of its group's fio interval logs (sample k: the logging intervals "
-           "that end from (k - 1) x the sample length to k x the sample length after the group's start); a group's "
-           "samples follow each other without a gap, as its one fio run did",
     "status": "fio's own clock: minutes from the start of the test's first sample, each sample the window between "
               "two of fio's status dumps (their timestamps); a group's samples follow each other without a gap, as "
               "its one fio run did",
@@ -191,6 +187,13 @@ def _transition(kind: str, groups: list[dict], samples: list[dict], tolerance: f
         index = settle_index([s["mb_s"] for s in own], level, tolerance)
         if index is None:
             out["reason"] = "not settled within group 2: its last sample is outside the band"
+        elif index >= len(own) - second["final_samples"]:
+            # The final level is the mean of these very samples: they are inside its band by construction.
+            out["reason"] = (f"not resolved: group 2 stays in the band only from its last {second['final_samples']} "
+                             "sample(s), those its final level is the mean of, so they are in the band by construction "
+                             "(too few samples to tell when it settled)")
+            out["judged"] = False
+            index = None
     else:
         if not groups[0]["samples"]:
             out["reason"] = "group 1 did not run"
@@ -234,7 +237,7 @@ def _tail(own: list[dict], weighted: bool) -> list[dict]:
 
 
 def _group(name: str, number: int, rounds: list[dict], samples: list[dict], planned: int, segment: dict,
-           settings: dict, weighted: bool, log: dict | None = None) -> dict:
+           settings: dict, weighted: bool) -> dict:
     own = [s for s in samples if s["group"] == number]
     seconds = [s["runtime_s"] for s in own] if weighted else None
     tail = _tail(own, weighted)
@@ -248,15 +251,24 @@ def _group(name: str, number: int, rounds: list[dict], samples: list[dict], plan
         "start_min": own[0]["start_min"] if own else None, "end_min": own[-1]["t_min"] if own else None,
         "duration_min": own[-1]["t_min"] - own[0]["start_min"] if own else None,
         "stimulus_min": sum(s["runtime_s"] for s in own) / 60.0,
-        "mean_mb_s": _mean([s["mb_s"] for s in own], seconds),
+        # One continuous run: fio's own group throughput, its bytes over its run time (the samples tile the run).
+        "mean_mb_s": _counted(own, "io_bytes") / 1e6 if weighted and own else _mean([s["mb_s"] for s in own], seconds),
         "final_mb_s": _mean([s["mb_s"] for s in tail], [s["runtime_s"] for s in tail] if weighted else None),
         "final_samples": len(tail),
-        "mean_iops": _mean([s["iops"] for s in own], seconds), "mean_art_ms": _mean([s["art_ms"] for s in own], ios),
+        "mean_iops": _counted(own, "ios") if weighted and own else _mean([s["iops"] for s in own], seconds),
+        "first_unix_ms": own[0].get("start_unix_ms") if own else None,
+        "last_unix_ms": own[-1].get("end_unix_ms") if own else None, "mean_art_ms": _mean([s["art_ms"] for s in own], ios),
         "peak_art_ms": _max([s["art_ms"] for s in own]), "peak_mrt_ms": _max([s["mrt_ms"] for s in own]),
         "failure": segment.get("failure"),
         "round_files": [f"round-{int(r['round']):02d}" for r in rounds],
-        "log": log if log is not None else _group_log(segment),
+        "log": _group_log(segment),
     }
+
+
+def _counted(samples: list[dict], key: str) -> float:
+    """A per-second rate over samples that tile one fio run: their ``key`` (bytes or IOs) over their run time."""
+    seconds = sum(s["runtime_s"] for s in samples)
+    return sum(s[key] for s in samples) / seconds if seconds else 0.0
 
 
 def _group_log(segment: dict) -> dict | None:
@@ -296,64 +308,24 @@ def _read_rows(path: str | None) -> list | None:
     return _interval.parse_log(_safe_tree.read_text(path, _safe_tree.MAX_LOG_BYTES))
 
 
-def _log_samples(name: str, number: int, segment: dict, rounds: list[dict], sample_s: float) -> dict | None:
-    """A group's samples as fio's interval logs of its one run show them (module_utils/_pts/_interval.log_samples):
-    per sample the mean of the bw log's lines (MB/s) and of the iops log's (IOPS) that fall in it, the mean of its
-    lat log's lines (ART) and the slowest IO of the status-dump samples (round files) that overlap it (MRT: the logs
-    hold averages only). {"samples", "log"} - "log" with the idle time the logs show - or None without the logs;
-    {"log": {"error"}} when they cannot be read."""
-    files = (segment.get("logs") or {}).get("round-01") or {}
-    if not rounds or not files.get("bw") or not files.get("iops"):
-        return None
-    interval = _log_interval(rounds[0])
-    try:
-        bw_rows, iops_rows, lat_rows = (_read_rows(files.get(kind)) for kind in ("bw", "iops", "lat"))
-    except (OSError, ValueError) as exc:
-        return {"log": {"error": f"{os.path.basename(files['bw'])}: {exc}"}}
-    bw, iops = _interval.ticks(bw_rows, interval), _interval.ticks(iops_rows, interval)
-    if not bw or not iops:
-        return {"log": {"error": f"{os.path.basename(files['bw'])} has no line"}}
-    windows = [w for w in (_window(rnd, name) for rnd in rounds) if w]
-    origin = _interval.log_origin(bw, interval, windows[0]["from_unix_ms"] if windows else None)
-    sample_ms = float(sample_s) * 1000.0
-    latency = [[t, v] for t, v, dummy, dummy2 in lat_rows or []]
-    per_iops = {s["sample"]: s for s in _interval.log_samples(iops, interval, sample_ms, origin)}
-    samples = []
-    for found in _interval.log_samples(bw, interval, sample_ms, origin, latency):
-        overlapping = [(rnd, w) for rnd, w in ((r, _window(r, name)) for r in rounds)
-                       if w and w["from_unix_ms"] < found["to_ms"] and w["to_unix_ms"] > found["from_ms"]]
-        maxima = [_job(rnd, name)["total"]["lat_ns"]["max"] for rnd, dummy in overlapping]
-        maxima = [m for m in maxima if m is not None]
-        seconds = found["lines"] * interval / 1000.0
-        rate = per_iops.get(found["sample"], {}).get("mean")
-        samples.append({
-            "group": number, "sample": found["sample"], "round_file": None,
-            "start_unix_ms": found["from_ms"], "end_unix_ms": found["to_ms"], "runtime_s": seconds,
-            "log_lines": found["lines"], "first_line_unix_ms": found["first_ms"], "last_line_unix_ms": found["last_ms"],
-            # bw log values are KiB/s (fio's kb_base 1024): MB/s in 10^6 bytes.
-            "mb_s": found["mean"] * 1024 / 1e6, "iops": rate, "ios": (rate or 0.0) * seconds,
-            "art_ms": _ms(found.get("lat_mean")), "lat_lines": found.get("lat_lines"),
-            "mrt_ms": _ms(max(maxima)) if maxima else None,
-            "mrt_rounds": [int(rnd["round"]) for rnd, dummy in overlapping],
-        })
-    idle = _interval.idle(bw, interval, latency=lat_rows)
-    log = dict(idle, file=os.path.basename(files["bw"]), first_unix_ms=bw[0][0], last_unix_ms=bw[-1][0],
-               origin_unix_ms=origin, lines=len(bw), mean_mb_s=sum(v for dummy, v in bw) / len(bw) * 1024 / 1e6,
-               series=[[t, v * 1024 / 1e6] for t, v in bw])
-    return {"samples": samples, "log": log}
-
-
 def _status_samples(ordered: list[tuple[str, dict]], spans: list[tuple[float, float]]) -> list[dict]:
+    """Each sample's figures from fio's counts (its round file's section: for a group run as one fio, the IOs and
+    bytes between two status dumps over the run time between them, its latency from the dumps' sums, maximum and
+    buckets), at its place on the time axis."""
     samples = []
     for (name, rnd), (start, end) in zip(ordered, spans):
         job = _job(rnd, name)
         total = job["total"]
+        counted = _fio.counted(job)["total"]
+        window = job.get("window") or {}
         samples.append({
             "group": GROUPS.index(name) + 1, "sample": int(rnd["round"]),
             "round_file": f"{name}/round-{int(rnd['round']):02d}",
-            "start_min": start / 60.0, "t_min": end / 60.0, "runtime_s": (job.get("runtime_ms") or 0) / 1000.0,
-            "mb_s": float(total["bw_bytes"]) / 1e6, "iops": float(total["iops"]), "ios": int(total["total_ios"]),
+            "start_min": start / 60.0, "t_min": end / 60.0, "runtime_s": counted["runtime_ms"] / 1000.0,
+            "io_bytes": counted["io_bytes"], "ios": counted["ios"],
+            "mb_s": counted["bw_bytes"] / 1e6, "iops": counted["iops"],
             "art_ms": _ms(total["lat_ns"]["mean"]), "mrt_ms": _ms(total["lat_ns"]["max"]),
+            "start_unix_ms": window.get("from_unix_ms"), "end_unix_ms": window.get("to_unix_ms"),
         })
     return samples
 
@@ -375,24 +347,15 @@ def build(test: dict) -> dict:
         if rounds:
             _tests.check_consecutive(rounds)
         ordered += [(name, rnd) for rnd in rounds]
-    # Each group run as one fio with interval logs: its samples are what the logs show (the figures fio logged);
-    # else (results of earlier versions, a group whose logs were not kept) its round files.
-    logged = {name: _log_samples(name, index + 1, segments[name], segments[name]["rounds"], sample_s)
-              for index, name in enumerate(GROUPS) if segments[name]["rounds"]}
-    if logged and all(entry and "samples" in entry for entry in logged.values()):
-        base = "log"
-        samples = [s for name in GROUPS if name in logged for s in logged[name]["samples"]]
-        origin = samples[0]["start_unix_ms"] if samples else None
-        for sample in samples:
-            sample["start_min"] = (sample["start_unix_ms"] - origin) / 60000.0
-            sample["t_min"] = (sample["end_unix_ms"] - origin) / 60000.0
-    else:
-        spans, base = _clock(ordered, sample_s)
-        samples = _status_samples(ordered, spans)
-        origin = _window(ordered[0][1], ordered[0][0])["from_unix_ms"] if base == "status" else None
-    weighted = base in ("status", "log")
+    # Each group run as one fio: its samples are the windows between fio's status dumps (fio's own counts), on fio's
+    # clock; its interval logs give the plots' fine line and the idle time only. Else (results of earlier versions)
+    # the round files' times.
+    spans, base = _clock(ordered, sample_s)
+    samples = _status_samples(ordered, spans)
+    origin = _window(ordered[0][1], ordered[0][0])["from_unix_ms"] if base == "status" else None
+    weighted = base == "status"
     groups = [_group(name, index + 1, segments[name]["rounds"], samples, planned[index], segments[name], settings,
-                     weighted, (logged.get(name) or {}).get("log")) for index, name in enumerate(GROUPS)]
+                     weighted) for index, name in enumerate(GROUPS)]
     # Private to plotting (not in result.json): each group's bw log as fio wrote it.
     series = {g["name"]: g["log"].pop("series") for g in groups if g["log"] and "series" in g["log"]}
     if not samples:
@@ -420,18 +383,19 @@ def build(test: dict) -> dict:
 
 
 def _idle(groups: list[dict]) -> dict | None:
-    """The drive's idle time measured from fio's bw logs: within each group (none that lasted a logging interval, for
-    a group run as one fio) and between two groups (from the last line of one to the first of the next, less the one
-    logging interval that line covers: one fio ending, the next starting). None without logs."""
+    """The drive's idle time as fio measured it: within each group from its bw log (none that lasted a logging
+    interval, for a group run as one fio) and between two groups from fio's clock at the end of one run and the start
+    of the next (one fio ending, the next starting). None without logs."""
     logs = [g["log"] for g in groups if g.get("log") and "error" not in g["log"]]
     if not logs:
         return None
     between = []
     for first, second in zip(groups, groups[1:]):
-        a, b = first.get("log") or {}, second.get("log") or {}
-        if "last_unix_ms" in a and "first_unix_ms" in b:
+        # From one group's end (fio's final report of its run) to the next one's start (its first status dump less
+        # its run time): fio's clock at both ends, the last unlogged interval of the first group counted.
+        if first.get("last_unix_ms") is not None and second.get("first_unix_ms") is not None:
             between.append({"from": first["number"], "to": second["number"],
-                            "idle_s": max(0.0, (b["first_unix_ms"] - b["interval_ms"] - a["last_unix_ms"]) / 1000.0)})
+                            "idle_s": max(0.0, (second["first_unix_ms"] - first["last_unix_ms"]) / 1000.0)})
     return {"interval_ms": max(log["interval_ms"] for log in logs),
             "within_ms": max(log["idle_ms"] for log in logs), "gaps": sum(log["gaps"] for log in logs),
             "idle_periods": sum(log.get("idle_periods") or 0 for log in logs),

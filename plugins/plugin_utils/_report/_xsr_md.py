@@ -21,15 +21,16 @@ GROUP_TABLE_ROWS = 30
 
 
 def _log_check(result: dict) -> str:
-    """fio's bw log beside status-dump samples: the mean of each group's log lines (a status window starts at one of
-    fio's dumps, a logging interval at the job's start, so a short sample is not the mean of the lines inside it)."""
+    """fio's bw log beside the status-dump samples: the mean of each group's log lines, which is not its throughput
+    (fio does not log a run's last partial interval, and a status window starts at one of fio's dumps, a logging
+    interval at the job's start)."""
     parts = [f"group {g['number']} {md.fmt(g['log']['mean_mb_s'], 1)} MB/s" for g in result["groups"]
              if g.get("log") and g["log"].get("mean_mb_s") is not None]
     if not parts:
         return ""
-    return (f"fio's bw log over each group, the mean of its lines: {', '.join(parts)} (its intervals start at the "
-            "job's start, the samples' at fio's status dumps, so a short sample is not the mean of the lines inside "
-            "it).")
+    return (f"For comparison, the mean of each group's bw log lines: {', '.join(parts)} - not its throughput: fio "
+            "does not log a run's last partial interval, and its intervals start at the job's start, the samples' "
+            "at fio's status dumps.")
 
 
 def _interval_text(result: dict) -> str:
@@ -71,8 +72,9 @@ def _idle_lines(result: dict) -> list[str]:
             f"group {g['group']} {_ms_text(g['idle_ms'])}" for g in per_group) + "."
     between = "; ".join(f"group {b['from']} → {b['to']}: {b['idle_s']:.2f} s" for b in idle["between"])
     if between:
-        lines[0] += (f" Between the groups ({between}) one fio run ended and the next started: from the last log line "
-                     "of one group to the first of the next, less the interval that line covers.")
+        lines[0] += (f" Between the groups ({between}) one fio run ended and the next started: from fio's final "
+                     "report of one group (as its run ended) to the next group's start (its first status dump less "
+                     "its run time), both on fio's clock.")
     return lines + [""]
 
 
@@ -83,7 +85,7 @@ def _counted(group: dict, continuous: bool) -> str:
 
 
 def _status_line(result: dict) -> str:
-    continuous = result.get("time_base") in ("status", "log")
+    continuous = result.get("time_base") == "status"
     done = ", ".join(f"group {g['number']} {_counted(g, continuous)}" for g in result["groups"])
     return {
         "complete": f"**Complete**: every group ran all its samples ({done}).",
@@ -161,28 +163,19 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     loop = [f"Group {g['number']}: {g['access']} for {float(m):g} min = {g['planned']:,} samples of {seconds:g} s"
             for g, m in zip(result["groups"], minutes)]
     base = result.get("time_base")
-    continuous = base in ("status", "log")
-    how = {"log": "  each group one continuous fio run (no idle between its samples); its samples are cut from the "
-                  f"run's interval logs, {seconds:g} s each",
-           "status": "  each group one continuous fio run; its samples are the windows between fio's status dumps, "
+    continuous = base == "status"
+    how = {"status": "  each group one continuous fio run; its samples are the windows between fio's status dumps, "
                      f"every {seconds:g} s"}.get(
         base, "  each sample one fio round; a sequential group writes on from where its last sample ended")
     figures = {
-        "log": "A sample's figures are what fio logged for it: its group's fio run logs one line per "
-               f"{_interval_text(result)} "
-               "(`write_bw_log`, `write_iops_log`, `write_lat_log` with `log_avg_msec`), and sample k holds the "
-               "logging intervals that end from (k - 1) to k sample lengths after the run's start. Throughput (MB/s, "
-               "10⁶ bytes/s) is the mean of its bw log lines (KiB/s × 1,024), IOPS the mean of its iops log lines, "
-               "the mean response time (ART) the mean of its lat log lines; the maximum response time (MRT) is the "
-               "slowest IO of the status-dump samples (fio's `--status-interval` json+ dumps, the round files filed "
-               "while the group ran) that overlap it, since the logs hold averages only. A sample whose last logging "
-               "interval fio did not log (the run's end) has fewer lines: its seconds are its lines × the interval. ",
         "status": "A sample's figures are fio's own counters at the status dump that ends it less those at the one "
                   "before (the bytes, IOs and latency sum of exactly the IOs in it, over its run time): throughput "
                   "(MB/s, 10⁶ bytes/s), IOPS and mean response time (ART); its maximum response time (MRT) is fio's "
                   "maximum where it rose in the sample, else the slowest bucket of the sample's own latency histogram "
-                  "(json+). The first sample of a group is shorter by fio's set-up, and the last - fio's run after its "
-                  "last status dump - is short (its length is in the samples table). ",
+                  "(json+), so one slow IO is the MRT of one sample only. The first sample of a group is shorter by "
+                  "fio's set-up, and the last - fio's run after its last status dump - is short (its length is in the "
+                  "samples table). The group's interval logs give the plots' fine line and the idle time, never a "
+                  "figure. ",
     }.get(base, "A sample's figures are its fio section's: throughput (MB/s, 10⁶ bytes/s), IOPS, mean response time "
                 "(ART) and maximum response time (MRT). ")
     lines += ["Purge (no preconditioning), then three access groups back to back (SNIA PTS 2.0 cross stimulus "
@@ -207,13 +200,12 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     lines += md.table(["Group (access)", "Samples", "Duration (min)", "Mean MB/s", "Final MB/s (samples)",
                        "Mean IOPS", "Mean ART (ms)", "Peak ART (ms)", "Peak MRT (ms)"], rows)
     if continuous:
-        mean = ("the mean of all the group's log lines" if base == "log" else
-                "the group's bytes over its run time")
-        lines += ["", f"Means weighted by each sample's seconds (ART by its IOs): {mean}. "
+        lines += ["", "Mean MB/s and mean IOPS: the group's bytes and IOs over its run time (fio's own figures for the "
+                      "whole run; the recovery's reference); mean ART weighted by each sample's IOs. "
                       f"Final MB/s: over the samples that cover the group's last {FINAL_SHARE_PCT} % of run time (how "
                       "many in brackets). Peak ART: the highest of the samples' mean response times; peak MRT: the "
                       "slowest single IO. Duration: from the start of the group's first sample to the end of its last. "
-                      + (_log_check(result) if base == "status" else ""), ""]
+                      + _log_check(result), ""]
     else:
         lines += ["", f"Final MB/s: the mean of the group's last {FINAL_SHARE_PCT} % of samples (at least one; how many "
                       "in brackets). Peak ART: the highest of the samples' mean response times; peak MRT: the slowest "
@@ -229,10 +221,8 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
                   "sample on one time axis (a panel whose values span decades is on a log scale, so random-write "
                   "throughput far below the sequential one can be read here).",
     })
-    lines += [f"### {number}.4 Samples", "", ("Every sample's figures as fio's interval logs give them (Lines: its bw "
-                                              "log lines; MRT from the status-dump round files named)" if base == "log"
-                                              else "Every sample's figures, linked to its round file")
-              + "; a long group shows its first and last ten samples and evenly spaced ones between.", ""]
+    lines += [f"### {number}.4 Samples", "", "Every sample's figures, linked to its round file; a long group shows its "
+              "first and last ten samples and evenly spaced ones between.", ""]
     for group in result["groups"]:
         own = [s for s in result["samples"] if s["group"] == group["number"]]
         if not own:
@@ -240,18 +230,10 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
         shown, note = _sections.sampled(own, GROUP_TABLE_ROWS)
         lines += [f"<details><summary>Group {group['number']} ({group['access']}): {md.plural(len(own), 'sample')}"
                   "</summary>", ""]
-        if base == "log":
-            lines += md.table(["Test minute", "Sample", "Lines", "Seconds", "MB/s", "IOPS", "ART (ms)", "MRT (ms)",
-                               "MRT from rounds"], [
-                [minutes_text(s["t_min"]), f"{s['sample']:,}", f"{s['log_lines']:,}", md.fmt(s["runtime_s"], 3),
-                 md.fmt(s["mb_s"], 1), md.fmt(s["iops"], 0), md.fmt(s["art_ms"], 3), md.fmt(s["mrt_ms"], 3),
-                 ", ".join(_round_link(result["test"], s["group"], n, f"{n:02d}") for n in s["mrt_rounds"]) or md.DASH]
-                for s in shown])
-        else:
-            lines += md.table(["Test minute", "Sample", "Seconds", "MB/s", "IOPS", "ART (ms)", "MRT (ms)"], [
-                [minutes_text(s["t_min"]), _round_link(result["test"], s["group"], s["sample"], f"{s['sample']:,}"),
-                 md.fmt(s["runtime_s"], 3), md.fmt(s["mb_s"], 1), md.fmt(s["iops"], 0), md.fmt(s["art_ms"], 3),
-                 md.fmt(s["mrt_ms"], 3)] for s in shown])
+        lines += md.table(["Test minute", "Sample", "Seconds", "MB/s", "IOPS", "ART (ms)", "MRT (ms)"], [
+            [minutes_text(s["t_min"]), _round_link(result["test"], s["group"], s["sample"], f"{s['sample']:,}"),
+             md.fmt(s["runtime_s"], 3), md.fmt(s["mb_s"], 1), md.fmt(s["iops"], 0), md.fmt(s["art_ms"], 3),
+             md.fmt(s["mrt_ms"], 3)] for s in shown])
         lines += (["", note] if note else []) + ["", "</details>", ""]
     lines += [f"### {number}.5 Purge and files", ""]
     lines += _sections.steps_table(result, capacity, [("", result)])
@@ -260,7 +242,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
                       "samples cut at fio's status dumps while it ran, each filed the moment it ended (`round-NN.json` "
                       "parsed, `round-NN.raw.json` the status dump as fio wrote it), and the group's interval logs, "
                       "kept when its run ended, are `round-01_bw.log`, `round-01_iops.log`, `round-01_lat.log` (with "
-                      "`_clat`, `_slat`)" + (": the samples above are cut from them." if base == "log" else "."), ""]
+                      "`_clat`, `_slat`).", ""]
         return lines
     lines += _sections.file_links(result["test"], [(g["name"], g["round_files"]) for g in result["groups"]
                                                    if g["round_files"]], wipc=False)

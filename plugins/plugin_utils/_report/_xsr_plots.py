@@ -111,10 +111,12 @@ def _recovery_marks(ax, result: dict) -> list[float]:
                 label=f"group 1 mean − {tolerance:g} %: recovery level")
     for transition, number, word in ((settle, 2, "settled"), (recovery, 3, "recovered")):
         if transition["sample"] is None:
-            if transition["judged"]:
+            if transition["judged"] or transition["reason"].startswith("not resolved"):
                 # Nothing to point at: the legend says so.
+                # Its reason in full is in the transitions table: a long legend would narrow the plot.
                 ax.plot([], [], linestyle="none", marker="*", markersize=15, color="white", markeredgecolor="black",
-                        label=f"group {number}: {transition['reason']}")
+                        label=f"group {number}: " + ("settle not resolved" if not transition["judged"] else
+                                                     f"not {word}"))
             continue
         hit = next(s for s in result["samples"] if s["group"] == number and s["sample"] == transition["sample"])
         ax.plot([hit["t_min"]], [hit["mb_s"]], linestyle="none", marker="*", markersize=15,
@@ -129,7 +131,7 @@ def plots(result: dict, plot_dir: str, prefix: str, subtitle: str) -> dict:
     # Up to MARKERS_UP_TO samples a series gets markers; a full run (1,320 samples) gets thin lines.
     many = len(result["samples"]) > MARKERS_UP_TO
     time_label = "Minutes from the test's first sample" + {
-        "recorded": "", "status": " (fio's clock)", "log": " (fio's clock)"}.get(result.get("time_base"), " (fio time)")
+        "recorded": "", "status": " (fio's clock)"}.get(result.get("time_base"), " (fio time)")
     drawn = {}
 
     # Throughput of all three groups, with what the recovery figures are judged against.

@@ -37,3 +37,21 @@ def test_host_info_reads_the_test_systems_make_and_model_from_dmi(tmp_path, vend
     (dmi / "product_name").write_text(model)
     info = _host.host_info(str(tmp_path), str(tmp_path), str(dmi))
     assert (info["system_vendor"], info["system_model"], info["dmi"]) == (*expected, True)
+
+
+def test_host_info_reads_the_motherboard_and_the_dram_type(tmp_path):
+    from test__smbios import BOARD, END, dimm
+
+    dmi = tmp_path / "dmi"
+    dmi.mkdir()
+    for name, value in (("sys_vendor", "Supermicro\n"), ("product_name", "SYS-220U\n"), ("board_vendor", "Supermicro\n"),
+                        ("board_name", "X12DPi-NT6\n")):
+        (dmi / name).write_text(value)
+    table = tmp_path / "DMI"
+    table.write_bytes(BOARD + dimm(16384, 0x1A) + dimm(16384, 0x1A) + END)
+    info = _host.host_info(str(tmp_path), str(tmp_path), str(dmi), str(table))
+    assert (info["board_vendor"], info["board_name"]) == ("Supermicro", "X12DPi-NT6")
+    assert info["memory_modules"] == {"type": "DDR4", "modules": 2, "size_bytes": 32 << 30, "speed_mts": 3200,
+                                      "configured_mts": 2933}
+    # Without the table (not root, or no firmware tables): nothing claimed.
+    assert _host.host_info(str(tmp_path), str(tmp_path), str(dmi), str(tmp_path / "none"))["memory_modules"] is None

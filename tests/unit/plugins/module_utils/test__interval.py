@@ -213,61 +213,6 @@ def test_real_logs_of_a_continuous_run_show_no_idle_even_with_their_lat_log():
     assert _interval.idle(bursts, 100, latency=[])["idle_ms"] == _interval.idle(bursts, 100)["idle_ms"] > 1000
 
 
-def test_a_continuous_runs_samples_are_the_log_lines_of_their_span_of_the_run():
-    # 1.5 s of writes in samples of 0.5 s, fio's bw log at 100 ms: the job started when the status dumps say (their
-    # Unix time less the job's run time), its first line ends interval 1, lines 1-5 are sample 1, 6-10 sample 2, and
-    # fio logged 14 lines (its last, partial interval not), so sample 3 has 4.
-    first = dumps(f"{XSR}-status.json")[0]
-    start = first["timestamp_ms"] - first["runtime_ms"]
-    rows = _interval.parse_log(read(f"{XSR}_bw.log"))
-    series = _interval.ticks(rows, 100)
-    origin = _interval.log_origin(series, 100, start)
-    assert origin == series[0][0] - 100 and abs(origin - start) < 50
-    found = _interval.log_samples(series, 100, 500, origin)
-    assert [s["lines"] for s in found] == [5, 5, 4] and [s["sample"] for s in found] == [1, 2, 3]
-    values = [v for dummy, v in series]
-    assert [s["mean"] for s in found] == pytest.approx([sum(values[0:5]) / 5, sum(values[5:10]) / 5,
-                                                       sum(values[10:14]) / 4])
-    # Every line in exactly one sample, and the samples tile the run: no time between them.
-    assert sum(s["lines"] for s in found) == len(rows)
-    assert all(b["from_ms"] == a["to_ms"] for a, b in zip(found, found[1:]))
-    # The lat log's lines land in the same spans.
-    latency = [[t, v] for t, v, dummy, dummy2 in _interval.parse_log(read(f"{XSR}_lat.log"))]
-    with_lat = _interval.log_samples(series, 100, 500, origin, latency)
-    assert sum(s["lat_lines"] for s in with_lat) == len(latency)
-    assert all(s["lat_mean"] and 1e6 < s["lat_mean"] < 1e9 for s in with_lat)
-
-
-def test_without_the_jobs_start_the_first_line_ends_interval_1():
-    series = [[1000 + 100 * n + (n % 3), 1.0] for n in range(1, 13)]
-    origin = _interval.log_origin(series, 100)
-    assert origin == 1001 and [s["lines"] for s in _interval.log_samples(series, 100, 300, origin)] == [3, 3, 3, 3]
-    # A stall over the start: the status dumps' start puts the first line in interval 3, not 1.
-    late = _interval.log_origin(series[2:], 100, 1000)
-    assert [s["sample"] for s in _interval.log_samples(series[2:], 100, 300, late)] == [1, 2, 3, 4]
-    assert [s["lines"] for s in _interval.log_samples(series[2:], 100, 300, late)] == [1, 3, 3, 3]
-
-
-@pytest.mark.parametrize("time_ms, sample", [(1099, 1), (1300, 1), (1349, 1), (1351, 2), (1600, 2), (1690, 3)])
-def test_a_line_belongs_to_the_sample_of_the_interval_it_ends(time_ms, sample):
-    assert _interval.sample_of(time_ms, 1000, 100, 300) == sample
-
-
-def test_the_bursts_as_fio_logged_them_on_their_schedule():
-    series = _interval.ticks(_interval.parse_log(read(f"{BURSTS}_iops.log")), 100)
-    parts = _interval.by_period(series, 100, 900, series[0][0])
-    assert [p["burst"] for p in parts] == [1, 2, 3] and [p["lines"] for p in parts] == [2, 2, 3]
-    assert parts[0]["mean"] == pytest.approx((12514 + 14247 + 8458 + 8294) / 2)
-    # The schedule, not the gaps, decides: a burst whose log has a hole in it stays one burst.
-    holed = [row for row in series if row is not series[5]]
-    assert [p["lines"] for p in _interval.by_period(holed, 100, 900, series[0][0])] == [2, 2, 2]
-    # The first burst's job set up late (its lines 150 ms after its place): the others still count as theirs.
-    late = [[series[0][0] + 150, 1.0], [series[0][0] + 250, 1.0], [series[0][0] + 900, 2.0], [series[0][0] + 1000, 2.0],
-            [series[0][0] + 1100, 2.0], [series[0][0] + 1800, 3.0]]
-    assert [(p["burst"], p["lines"], p["mean"]) for p in _interval.by_period(late, 100, 900, late[0][0])] == \
-        [(1, 2, 1.0), (2, 3, 2.0), (3, 1, 3.0)]
-
-
 @pytest.mark.parametrize("seconds, period, interval", [
     (0.3, None, 100), (0.5, None, 100), (1.5, None, 300), (5, None, 1000), (60, None, 1000),
     (60, 60, 1000), (0.5, 0.5, 100), (0.3, 0.3, 100), (7.3, 7.3, 730), (0.5, 1.5, 100), (5, 60, 1000)])

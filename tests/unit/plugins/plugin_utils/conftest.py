@@ -50,11 +50,12 @@ def scaled_round(fixture: str, factor: float, by_direction: dict | None = None) 
     return _fio.parse(json.dumps(raw))
 
 
-def write_drive(run_dir: str, host: str, drive: str) -> str:
+def write_drive(run_dir: str, host: str, drive: str, **identity) -> str:
+    """A drive's identity filed as pts_drive_info files it (``identity`` adds or replaces fields: serial, firmware)."""
     _results.file_payload(run_dir, host, {
-        "pts_drives": [{"key": drive, "path": "/dev/loop9", "resolved": "/dev/loop9", "size_bytes": CAPACITY,
-                        "logical_block_size": 512, "physical_block_size": 512, "interface": "loop",
-                        "vendor": "Linux", "model": "loop device", "write_cache": "write back"}],
+        "pts_drives": [dict({"key": drive, "path": "/dev/loop9", "resolved": "/dev/loop9", "size_bytes": CAPACITY,
+                             "logical_block_size": 512, "physical_block_size": 512, "interface": "loop",
+                             "vendor": "Linux", "model": "loop device", "write_cache": "write back"}, **identity)],
         "pts_host": {"hostname": host, "kernel": "6.1.0", "os": "Debian GNU/Linux 12 (bookworm)"},
     })
     return _results.drive_dir(run_dir, host, drive)
@@ -112,3 +113,38 @@ def make_run(tmp_path):
 def base_dv() -> float:
     jobs = scaled_round("fio-3.33-iops-round.json", 1.0)["jobs"]
     return _fio.find_job(jobs, 0, 4096)["total"]["iops"]
+
+
+@pytest.fixture
+def figures(monkeypatch):
+    """Every plot drawn while the test runs (each figure is closed once written), as what it shows: {"texts": every
+    text of it, "stamps": its panels' right-hand titles (a window's STEADY / NOT STEADY), "markers": (marker, x
+    values) of each series drawn as points alone}. Plots are drawn in this
+    process (no split onto a second core), so none is missed."""
+    import matplotlib.pyplot as plt
+    from matplotlib.text import Text
+
+    from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _split
+
+    monkeypatch.setattr(_split, "ENABLED", False)
+    seen: list[dict] = []
+    close = plt.close
+
+    def record(fig=None):
+        if fig is not None and hasattr(fig, "findobj"):
+            seen.append({"texts": [t.get_text() for t in fig.findobj(Text) if t.get_text()],
+                         "stamps": [ax.get_title("right") for ax in fig.axes if ax.get_title("right")],
+                         "markers": [(line.get_marker(), [float(x) for x in line.get_xdata()])
+                                     for ax in fig.axes for line in ax.get_lines() if line.get_linestyle() == "None"]})
+        return close(fig) if fig is not None else close()
+
+    monkeypatch.setattr(plt, "close", record)
+    return seen
+
+
+def figure_with(seen: list[dict], words: str) -> dict:
+    """The one figure drawn whose texts hold ``words`` (a piece of its title)."""
+    found = [f for f in seen if any(words in text for text in f["texts"])]
+    if len(found) != 1:
+        raise AssertionError(f"{len(found)} figures show {words!r}")
+    return found[0]

@@ -152,6 +152,20 @@ def test_a_finished_sweep_passes_without_a_steady_state():
     assert v.verdict(drive, ["hdd_iops"], None)["verdict"] == "INCOMPLETE"
 
 
+@pytest.mark.parametrize("recovery, shown", [
+    pytest.param({"minutes": None, "reason": "not recovered within group 3"}, "not recovered", id="not-recovered"),
+    pytest.param({"minutes": 1.5, "reason": ""}, "1.5 min", id="recovered"),
+])
+def test_an_xsr_check_passed_says_what_passed_not_the_recovery(recovery, shown):
+    drive = {"guard": {"passed": True}, "tests": {"xsr": {"status": "complete", "rounds_run": 18, "samples": [{}] * 18,
+                                                          "transitions": {"recovery": recovery}}}}
+    result = v.verdict(drive, ["xsr"], None)
+    assert result["verdict"] == "PASS"
+    (check,) = [c for c in result["checks"] if c["passed"]]
+    assert check["text"] == "XSR: all three groups sampled (18 samples)"
+    assert shown not in check["text"] and "recover" not in check["text"]
+
+
 @pytest.mark.parametrize("rules, message", [
     ([{"model": "X*", "min_iops_4k_write": float("nan")}], "pts_acceptance[0].min_iops_4k_write=nan: must be a positive"),
     ([{"model": "X*", "max_latency_4k_write_mean_ms": float("inf")}], "max_latency_4k_write_mean_ms=inf: must be a "),

@@ -238,6 +238,34 @@ def test_settings_that_differ_are_named():
         {"setting": "pts_run_rate_iops", "baseline": ["0"], "candidate": ["200"]}]
 
 
+@pytest.mark.parametrize("base_tests, base_settings, shown", [
+    pytest.param(["iops"], {}, "(not run: HIR)", id="side-did-not-run-the-test"),
+    pytest.param(["iops", "hir"], {}, "(not recorded)", id="ran-it-but-the-plan-lacks-the-setting"),
+    pytest.param(None, {}, "(not recorded)", id="tests-not-known"),
+])
+def test_a_tests_own_setting_on_a_side_that_did_not_run_it_is_said_so(base_tests, base_settings, shown):
+    base = [{"settings": dict(base_settings, pts_run_window=5), "tests": base_tests}]
+    cand = [{"settings": {"pts_run_window": 5, "pts_run_hir_repetitions": 360}, "tests": ["iops", "hir"]}]
+    assert _compare.settings_differences(base, cand) == [
+        {"setting": "pts_run_hir_repetitions", "baseline": [shown], "candidate": ["360"]}]
+
+
+def test_a_figure_the_tests_ran_without_giving_is_not_called_not_run(tmp_path):
+    root = str(tmp_path / "results")
+    for number, run in enumerate(("base", "cand"), 1):
+        make_run(root, run, [{"drive": "d1", "serial": "S1", "figures": {IOPS: 1000.0},
+                              "no_value": ("latency_4k_write_p9999_ms",)}], when=day(number))
+    _history.rebuild(root)
+    conn = _history.connect(_history.db_path(root), readonly=True)
+    result = _compare.build(conn, _compare.select(conn, ["base"], ["cand"], None, None, None))
+    conn.close()
+    (group,) = result["groups"]
+    assert group["no_value"] == ["latency_4k_write_p9999_ms"]
+    assert "latency_4k_write_p9999_ms" not in group["not_measured"] and TP_READ in group["not_measured"]
+    text = _compare_report.render_markdown(result, {}, False)
+    assert "No value on either side although the test ran" in text and "4k random write p99.99 latency" in text
+
+
 def test_outputs_markdown_json_and_exit_line(index, tmp_path):
     conn = index([("base", {"S1": {IOPS: 1000.0}, "S2": {IOPS: 1000.0}}, {"model": "ACME | *X1*"}),
                   ("cand", {"S1": {IOPS: 500.0}, "S2": {IOPS: 520.0}},

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import statistics
 
 import pytest
@@ -14,6 +15,7 @@ import pytest
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _setup_section
+from conftest import figure_with, write_drive, write_segment
 
 PNG = b"\x89PNG\r\n\x1a\n"
 # FOB-like first rounds, then five within limits.
@@ -98,12 +100,17 @@ def test_rebuilding_gives_the_same_report_byte_for_byte(make_run):
         assert handle.read() == before
 
 
-@pytest.mark.parametrize("extra_vars, operator, auditor", [
-    (["pts_report_operator='J. Doe' pts_report_auditor=ACME-QA"], "J. Doe", "ACME-QA"),
-    (['{"pts_report_operator": "Lab 3 <night shift>"}', "pts_demo_device=/dev/loop1"], "Lab 3 <night shift>", None),
-    (["@vars.yml"], None, None),
+@pytest.mark.parametrize("extra_vars, operator, auditor, cut", [
+    pytest.param(["pts_report_operator='J. Doe' pts_report_auditor=ACME-QA"], "J. Doe", "ACME-QA", False,
+                 id="quoted-inside"),
+    # -e pts_report_operator="J. Doe": the shell takes the quotes, Ansible reads "J.": recorded whole, and said.
+    pytest.param(["pts_report_operator=J. Doe"], "J. Doe", None, True, id="shell-took-the-quotes"),
+    pytest.param(['pts_report_operator="J. Doe"'], "J. Doe", None, False, id="documented-form"),
+    pytest.param(['{"pts_report_operator": "Lab 3 <night shift>"}', "pts_demo_device=/dev/loop1"],
+                 "Lab 3 <night shift>", None, False, id="json"),
+    pytest.param(["@vars.yml"], None, None, False, id="file-not-read"),
 ])
-def test_operator_auditor_and_the_plans_time_estimate(make_run, extra_vars, operator, auditor):
+def test_operator_auditor_and_the_plans_time_estimate(make_run, extra_vars, operator, auditor, cut):
     drive_dir = make_run(FACTORS)
     plan_file = os.path.join(os.path.dirname(drive_dir), "plan.json")
     plan = {"tests": [{"name": "iops"}], "listed": [], "acceptance": [],
@@ -115,9 +122,15 @@ def test_operator_auditor_and_the_plans_time_estimate(make_run, extra_vars, oper
     assert written["model"]["people"] == {"operator": operator, "auditor": auditor}
     with open(written["report"], encoding="utf-8") as handle:
         markdown = handle.read()
-    recorded = _md_text(operator) if operator else "not recorded (give -e pts_report_operator=NAME to ansible-playbook)"
+    recorded = _md_text(operator) if operator else \
+        "not recorded (give -e 'pts_report_operator=\"NAME\"' to ansible-playbook)"
     assert "| Test operator | " + recorded in markdown
-    assert "| Auditor | " + (auditor or "not recorded (give -e pts_report_auditor=NAME") in markdown
+    assert "| Auditor | " + (auditor or "not recorded (give -e 'pts_report_auditor=\"NAME\"'") in markdown
+    assert ("ansible-playbook read &#x27;J.&#x27;" in markdown or "ansible-playbook read 'J.'" in markdown) is cut
+    # The command line as a shell takes it back: each -e argument quoted where it needs it.
+    assert "`ansible-playbook playbooks/pts.yml`" in markdown
+    for entry in extra_vars:
+        assert f"`-e {shlex.quote(entry)}`" in markdown
     assert "| Memory (DRAM) |" in markdown
     # The plan's estimate beside what the test took.
     assert re.search(r"^\| IOPS \| steady \| 7 \| 4\.3 min – 5\.1 min \| [\d.]+ s \|", markdown, re.M)
@@ -305,3 +318,73 @@ def test_a_purge_that_failed_before_any_round_is_shown_with_its_reason(tmp_path)
 ])
 def test_the_test_system_cell_says_why_a_make_and_model_is_missing(host, cell):
     assert _setup_section._system_cell(host) == cell
+
+
+def test_every_plot_names_the_drive_and_window_plots_their_windows_state(tmp_path, figures):
+    """A plot lifted into a slide keeps the drive's model, serial and firmware (OakGate's device line); the IOPS heat
+    map says whether the window it averages was steady."""
+    run_dir = str(tmp_path / "run")
+    drive_dir = write_drive(run_dir, "h1", "d1", model="ACME X1", serial="S4N-0042", firmware="FW 1.2")
+    write_segment(run_dir, "h1", "d1", "iops", FACTORS)
+    write_segment(run_dir, "h1", "d1", "latency", [1.0, 1.02, 0.98, 1.0, 1.01])
+    written = _drive_report.write_drive_report(drive_dir)
+    drawn = sum(len(plots) for plots in written["plots"].values())
+    assert drawn >= 10 and len(figures) == drawn
+    for figure in figures:
+        assert any(text.startswith("ACME X1 · serial S4N-0042 · firmware FW 1.2 · ") and text.endswith("run run")
+                   for text in figure["texts"]), \
+            " | ".join(figure["texts"])
+    assert "STEADY (window rounds 3–7)" in figure_with(figures, "IOPS window average, R/W mix × block size")["texts"]
+    # The steady-state window's points marked on the convergence plots: the DV's rounds 3-7.
+    for words in ("IOPS steady-state convergence", "latency steady-state convergence"):
+        shown = figure_with(figures, words)
+        assert ("s", [3.0, 4.0, 5.0, 6.0, 7.0] if "IOPS" in words else [1.0, 2.0, 3.0, 4.0, 5.0]) in shown["markers"]
+        assert "DV in the measurement window" in shown["texts"]
+
+
+def test_each_test_starts_a_page_with_its_one_page_summary(tmp_path):
+    """OakGate's one-page summary per test: under each test's heading, the device, the test date, how it was run and
+    its outcome; the PDF starts each test on a page of its own."""
+    run_dir = str(tmp_path / "run")
+    drive_dir = write_drive(run_dir, "h1", "d1", model="ACME X1", serial="S4N-0042", firmware="FW 1.2")
+    write_segment(run_dir, "h1", "d1", "iops", FACTORS)
+    write_segment(run_dir, "h1", "d1", "latency", [1.0, 1.02, 0.98, 1.0, 1.01])
+    written = _drive_report.write_drive_report(drive_dir)
+    with open(written["report"], encoding="utf-8") as handle:
+        markdown = handle.read()
+    model = written["model"]
+    for number, (name, title) in enumerate((("iops", "IOPS"), ("latency", "Latency")), 4):
+        section = markdown[markdown.index(f"## {number} {title}"):]
+        head = section.split("\n", 4)
+        assert head[2] == f"**{title} — test summary**", head
+        result = model["tests"][name]
+        summary = section[:section.index("\n\n", section.index("| Item | Value |"))]
+        assert "| Device | ACME X1 · serial S4N-0042 · firmware FW 1.2 · 256.0 MiB |" in summary
+        assert f"| Test date | {result['started_at'][:19].replace('T', ' ')} – " in summary
+        assert "| Stimulus | " in summary and "| Steady state | window 5 rounds" in summary
+        assert f"| Outcome | **{result['status']}**" in summary
+    with open(written["html"], encoding="utf-8") as handle:
+        page = handle.read()
+    assert page.count('class="page"') == 3  # the contents, then each test
+    for anchor in _drive_report.test_anchors(model):
+        assert f'<h2 id="{anchor}" class="page">' in page
+
+
+@pytest.mark.parametrize("host, board, memory", [
+    pytest.param({"dmi": True, "board_vendor": "Supermicro", "board_name": "X12DPi-NT6",
+                  "memory_modules": {"type": "DDR4", "modules": 8, "size_bytes": 256 << 30, "speed_mts": 3200,
+                                     "configured_mts": 2933}},
+                 "Supermicro X12DPi-NT6", "24.0 GiB; DDR4, 8 modules at 2,933 MT/s (the firmware's SMBIOS table)",
+                 id="dmi-and-smbios"),
+    pytest.param({"dmi": True, "board_vendor": None, "board_name": None, "memory_modules": None},
+                 "not reported (the host's DMI names none)",
+                 "24.0 GiB; DRAM type not reported (no SMBIOS memory device readable on the host)", id="not-told"),
+    pytest.param({"dmi": False, "board_vendor": None, "board_name": None, "memory_modules": None},
+                 "not reported (the host has no DMI tables)",
+                 "24.0 GiB; DRAM type not reported (no SMBIOS memory device readable on the host)", id="no-dmi"),
+    pytest.param({"dmi": True}, "not recorded (results from a version that did not read it)",
+                 "24.0 GiB; DRAM type not recorded (results from a version that did not read it)", id="older-results"),
+])
+def test_the_platforms_motherboard_and_dram_type(host, board, memory):
+    assert _setup_section._board_cell(host) == board
+    assert _setup_section._memory_cell(host, 24 << 30) == memory

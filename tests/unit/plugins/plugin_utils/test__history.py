@@ -24,16 +24,19 @@ SETTINGS = {"pts_run_tests": ["iops"], "pts_run_round_seconds": 0.5, "pts_run_ra
 def drive_files(run_dir: str, host: str, drive: str, figures: dict, serial: str | None = "S1",
                 model: str | None = "ACME X1", firmware: str | None = "1.0", verdict: str = "PASS",
                 steady: bool = True, health: dict | None = None, health_after: dict | None = None,
-                wear: dict | None = None, round_health: dict | None = None) -> str:
-    """One drive's drive.json and result.json as the report writes them (only what the index reads)."""
+                wear: dict | None = None, round_health: dict | None = None, no_value: tuple = ()) -> str:
+    """One drive's drive.json and result.json as the report writes them (only what the index reads); ``no_value``:
+    figures whose test ran without giving them (n/r, not recovered)."""
     path = os.path.join(run_dir, host, drive)
     identity = {"serial": serial, "model": model, "firmware": firmware, "vendor": "ACME", "size_bytes": 10 ** 9,
                 "interface": "nvme", "health": health}
     headline = {f: {"value": figures.get(f), "unit": spec["unit"], "steady": steady and figures.get(f) is not None,
-                    "state": ("steady" if steady else "not steady") if figures.get(f) is not None else "not run"}
+                    "state": ("steady" if steady else "not steady") if figures.get(f) is not None or f in no_value
+                    else "not run"}
                 for f, spec in _headline_figures.FIGURES.items()}
     result = {"drive": identity, "headline": headline, "quick_profile": False, "health_after": health_after,
-              "tests": {spec["test"]: {} for f, spec in _headline_figures.FIGURES.items() if figures.get(f) is not None},
+              "tests": {spec["test"]: {} for f, spec in _headline_figures.FIGURES.items()
+                        if figures.get(f) is not None or f in no_value},
               "verdict": {"verdict": verdict}}
     if wear:
         result["wear"] = wear

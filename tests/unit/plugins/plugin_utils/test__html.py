@@ -35,7 +35,7 @@ def test_report_html_is_self_contained_and_its_contents_links_resolve(make_run):
     assert "<script" not in page and not re.search(r'(src|href)="https?:', page)
     assert "default-src 'none'; img-src data:" in page
     assert '<blockquote class="verdict verdict-quick">' in page
-    assert "<table>" in page and 'style="text-align:right"' in page
+    assert ("<table>" in page or '<table class="short">' in page) and 'style="text-align:right"' in page
     assert written["not_produced"] == {"pdf": "not asked for (PTS_REPORT_FORMATS)"}
 
 
@@ -179,3 +179,93 @@ def test_a_plot_replaced_by_a_link_to_a_root_only_file_is_not_embedded(tmp_path)
     (tmp_path / "report" / "plots" / "iops.png").symlink_to(secret)
     page = _html.to_html("![IOPS](plots/iops.png)\n", str(tmp_path / "report"), "t")
     assert "data:image" not in page and base64.b64encode(b"SECRET-MODEL-T01")[:12].decode() not in page
+
+
+def _plot(path, width_px: int, height_px: int) -> str:
+    Image.new("RGB", (width_px, height_px), "#3366aa").save(path)
+    return os.path.basename(path)
+
+
+@pytest.mark.parametrize("markdown, marks", [
+    pytest.param("Lead into the plot:\n\n![p](a.png)\n\n*The caption.*\n",
+                 ['<p class="lead">Lead into the plot:</p>', '<figure class="plot"><img src="data:image/png;base64,',
+                  'data-fig="1" />\n<figcaption class="caption"><em>The caption.</em></figcaption>\n</figure>'],
+                 id="lead-plot-caption"),
+    pytest.param("![p](a.png)\n\nNo caption.\n", ['<p><img src="data:image/png;base64,', "<p>No caption.</p>"],
+                 id="plot-without-caption"),
+    pytest.param("Lead into the table:\n\n| a | b |\n|---|---|\n| 1 | 2 |\n",
+                 ['<p class="lead">Lead into the table:</p>', '<table class="short">'], id="short-table"),
+    pytest.param("| a |\n|---|\n" + "".join(f"| {n} |\n" for n in range(_html.SHORT_TABLE_ROWS + 1)),
+                 ["<table>"], id="long-table-may-split"),
+    pytest.param("*Italic, but after no plot.*\n", ["<p><em>Italic, but after no plot.</em></p>"], id="not-a-caption"),
+    pytest.param("Every sample:\n\n<details><summary>Group 1</summary>\n\n| a |\n|---|\n| 1 |\n\n</details>\n",
+                 ['<p class="lead">Every sample:</p>'], id="lead-into-details"),
+    pytest.param("Then:\n\n- one\n- two\n", ['<p class="lead">Then:</p>'], id="colon-leads-into-a-list"),
+    pytest.param("A closing remark.\n\n- one\n", ["<p>A closing remark.</p>"], id="no-lead"),
+])
+def test_what_stays_together_on_a_page(tmp_path, markdown, marks):
+    _plot(tmp_path / "a.png", 20, 10)
+    page = _html.to_html(markdown, str(tmp_path), "t")
+    for mark in marks:
+        assert mark in page
+
+
+FILLER = 30
+
+
+def _weasyprint():
+    weasyprint = _html._weasyprint()
+    assert weasyprint is not None, _html.pdf_available()  # requirements.txt installs it
+    return weasyprint
+
+
+def _document(tmp_path, text: str, forced: bool = False):
+    return _html.fit_images(_weasyprint(), lambda heights: _html.to_html(
+        text, str(tmp_path), "t", page_breaks=("next-test",) if forced else (), image_heights=heights))
+
+
+def _filler() -> str:
+    return "\n\n".join(f"Line {n} of text that fills the page." for n in range(FILLER))
+
+
+def _room(tmp_path) -> tuple[float, float]:
+    """The blank end of page 1 under the filler text, and the width of the page's content (CSS px)."""
+    top, bottom, boxes = _html._page_boxes(_document(tmp_path, _filler()).pages[0])
+    used = max(b.position_y + b.margin_height() for b in boxes
+               if getattr(b, "element_tag", None) == "p")
+    return bottom - used, boxes[0].width
+
+
+def _plot_page(tmp_path, share: float, forced: bool = False) -> tuple[int, float, float]:
+    """The filler, then a plot as wide as the page whose full printed height is the room left on page 1 / ``share``
+    (and its caption): the page it is printed on, its printed height and its full height."""
+    room, width = _room(tmp_path)
+    full = room / share
+    name = _plot(tmp_path / f"plot-{share}.png", 1000, int(round(full * 1000 / width)))
+    text = _filler() + ("\n\n## Next test\n\n" if forced else "\n\n") + f"![plot]({name})\n\n*Its caption.*\n"
+    for number, page in enumerate(_document(tmp_path, text, forced).pages, 1):
+        for box in _html._page_boxes(page)[2]:
+            if getattr(box, "element_tag", None) == "img":
+                return number, box.height, full
+    raise AssertionError("no plot laid out")
+
+
+@pytest.mark.parametrize("share, page, shrunk", [
+    # A plot that fits the rest of page 1 at 85 % of its size or more is printed there, a little smaller.
+    pytest.param(0.92, 1, True, id="fits-at-92-percent"),
+    # One that would have to shrink further moves on to page 2 at its full size (a page half blank is then the
+    # lesser evil: its text would read smaller than the other plots').
+    pytest.param(0.75, 2, False, id="would-need-75-percent"),
+    # One that fits as it is stays as it is.
+    pytest.param(1.3, 1, False, id="fits-as-is"),
+])
+def test_a_plot_that_would_fit_at_85_percent_leaves_no_half_blank_page(tmp_path, share, page, shrunk):
+    found_page, height, full = _plot_page(tmp_path, share)
+    assert found_page == page
+    assert (height < full - 2) is shrunk
+    assert height >= _html.FIT_SHARE * full - 2
+
+
+def test_a_plot_after_a_forced_page_break_is_not_pulled_back(tmp_path):
+    found_page, height, full = _plot_page(tmp_path, 0.92, forced=True)
+    assert found_page == 2 and height == pytest.approx(full, abs=2)

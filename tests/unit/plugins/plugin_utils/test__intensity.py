@@ -21,6 +21,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import _
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _intensity, _intensity_md, _intensity_plots, _plots
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
+from conftest import figure_with
 
 RUN = os.path.join(os.path.dirname(__file__), "fixtures", "intensity", "fio-3.33-quick-loop-device")
 PLOTS = {"pc_convergence", "pc_verification", "loop_prewrite", "loop_convergence", "loop_verification",
@@ -399,3 +400,48 @@ def test_the_histograms_of_a_figure_share_one_bin_width(tmp_path, monkeypatch):
         before = len(widths)
         _intensity_plots.plots(result, str(tmp_path / f"plots-{name}"), name, "")
         assert len(widths) - before == 3 and len(set(widths[before:])) == 1, widths[before:]
+
+
+@pytest.mark.parametrize("name", ["cbw", "dirth"])
+@pytest.mark.parametrize("steady", [True, False])
+def test_the_grid_plots_carry_the_loop_windows_state(tmp_path, figures, name, steady):
+    """Demand Variation, Demand Intensity, IOPS/ART vs OIO and CPU use average the TC x QD loop's window: a window
+    that was not steady says so on each of them."""
+    result = _intensity.build(_results.load_test(os.path.join(RUN, name)))
+    result["loop"]["steady"] = steady
+    result["loop"]["steady_round"] = 3 if steady else None
+    _intensity_plots.plots(result, str(tmp_path), "d1", "quick profile")
+    rounds = result["loop"]["window_rounds"]
+    expected = f"{'STEADY' if steady else 'NOT STEADY'} (loop window rounds {rounds[0]}–{rounds[-1]})"
+    for title in ("Demand Variation", "Demand Intensity", "IOPS and response time vs outstanding IOs",
+                  "fio CPU use"):
+        assert expected in figure_with(figures, f"{name.upper()} {title}")["texts"], title
+
+
+def test_the_demand_intensity_ring_names_the_loop_figure_and_the_measured_one(tmp_path, figures):
+    """The ring stands at the loop's window average; the summary's MaxIOPS is the point measured after its pre-write.
+    Both are given, so the two numbers are not read as one."""
+    result = _intensity.build(_results.load_test(os.path.join(RUN, "cbw")))
+    _intensity_plots.plots(result, str(tmp_path), "d1", "quick profile")
+    texts = figure_with(figures, "CBW Demand Intensity")["texts"]
+    point = next(p for p in result["points"] if p["point"] == "max")
+    cell = _intensity.grid_cells(result)[(point["tc"], point["qd"])]
+    label = next(t for t in texts if t.startswith("MaxIOPS"))
+    assert f"{cell['iops']:,.0f} in the loop" in label
+    assert f"{point['measure']['iops']:,.0f} measured after its pre-write" in label
+    assert result["headline"]["max_measured_iops"] == point["measure"]["iops"]
+    section = "\n".join(_intensity_md.section(result, {"demand_intensity": "plots/cbw-demand-intensity.png"}, 7, 1 << 28))
+    assert "so it differs from the ring's IOPS" in section and "(7.4: a run of its own" in section
+
+
+@pytest.mark.parametrize("name", ["cbw", "dirth"])
+def test_the_idle_between_the_operating_points_sections_is_measured_and_said(name):
+    result = _intensity.build(_results.load_test(os.path.join(RUN, name)))
+    for point in result["points"]:
+        rnd = _results.read_json(os.path.join(RUN, name, "points", f"{point['round_file']}.json"))
+        jobs = [j for j in rnd["fio"]["jobs"] if j["name"].startswith(f"{name}-{point['point']}-")]
+        assert point["sections"] == len(jobs) >= 2
+        assert point["outside_s"] == pytest.approx(rnd["fio"]["elapsed_s"] - sum(j["runtime_ms"] for j in jobs) / 1000)
+        assert point["outside_s"] > 0.1 * point["sections"]  # fio's floor between sections is real idle time
+    text = "\n".join(_intensity_md.section(result, {}, 7, 1 << 28))
+    assert "**Idle between sections**" in text and "The PTS asks for no idle there" in text

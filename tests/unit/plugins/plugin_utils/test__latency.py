@@ -14,7 +14,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _h
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _latency
 
-from conftest import SETTINGS, write_drive, write_segment
+from conftest import SETTINGS, figure_with, write_drive, write_segment
 
 FACTORS = [1.0, 1.02, 0.98, 1.0, 1.01]
 SETTINGS_20 = dict(SETTINGS["latency"], spec="2.0")
@@ -120,3 +120,21 @@ def test_pts11_keeps_its_tables(tmp_path):
     assert "Average latency, ms, over rounds 1, 2, 3, 4, 5 (mixed: IO-weighted mean of read and write):" in section
     assert "Maximum latency, ms: the largest single IO latency fio saw in the window's rounds:" in section
     assert "Latency percentiles, ms, of all the window's IOs of that direction" in section
+
+
+@pytest.mark.parametrize("factors, stamp", [
+    pytest.param(FACTORS, "STEADY (window rounds 1–5)", id="steady"),
+    pytest.param([1.0, 3.0, 0.5, 2.0, 1.0], "NOT STEADY (window rounds 1–5)", id="not-steady"),
+])
+def test_every_window_plot_says_whether_its_window_was_steady(tmp_path, figures, factors, stamp):
+    """The percentile plot and the heat map are window averages too: a window that was not steady says so there as
+    on the measurement plots."""
+    run_dir = str(tmp_path / "run")
+    drive_dir = write_drive(run_dir, "h1", "d1")
+    write_segment(run_dir, "h1", "d1", "latency", factors, settings=dict(SETTINGS_20, max_rounds=5),
+                  fixture="fio-3.33-latency-round-jsonplus.json")
+    _drive_report.write_drive_report(drive_dir)
+    for words in ("latency percentiles per block size", "R/W mix × block size"):
+        shown = figure_with(figures, words)
+        assert stamp in shown["texts"] and not shown["stamps"], words  # under the title, not over a narrow panel
+    assert figure_with(figures, "mean latency window average vs block size")["stamps"][0].startswith(stamp.split(" (")[0])

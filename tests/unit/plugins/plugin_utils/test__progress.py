@@ -110,11 +110,11 @@ def test_an_xsr_sample_and_the_last():
     sample = {"round": 2, "rounds": 10, "label": "seq write", "stop": False, "reason": "fio's run goes on",
               "mb_s": 1234.56, "iops": 301.4, "lat_mean_ns": 1234567.0, "lat_max_ns": 9876543.0}
     assert _progress.sample_line("h1", context("xsr", segment="group-1"), sample) == (
-        "PTS h1 d1 xsr group-1 sample 2 of about 10: 1,234.6 MB/s, 301 IOPS, mean response time 1.235 ms, max "
+        "PTS h1 d1 xsr group-1 sample 2 of 10: 1,234.6 MB/s, 301 IOPS, mean response time 1.235 ms, max "
         "9.877 ms; fio's run goes on")
     last = dict(sample, round=11, stop=True, reason="last sample: fio's run of the group ended", lat_max_ns=None)
     assert _progress.sample_line("h1", context("xsr", segment="group-1"), last) == (
-        "PTS h1 d1 xsr group-1 sample 11 of about 10: 1,234.6 MB/s, 301 IOPS, mean response time 1.235 ms, max n/a; "
+        "PTS h1 d1 xsr group-1 sample 11 (10 planned): 1,234.6 MB/s, 301 IOPS, mean response time 1.235 ms, max n/a; "
         "last sample: fio's run of the group ended; DONE")
 
 

@@ -164,9 +164,10 @@ def test_the_command_line_is_recorded_with_the_plan_and_secrets_hidden(tmp_path,
     assert "hunter2" not in str(command)
     with open(_drive_report.write_drive_report(path)["report"], encoding="utf-8") as handle:
         markdown = handle.read()
+    # Quoted as a shell takes it back (the hidden secret too: it stays one argument).
     assert ("| Command line | `ansible-playbook playbooks/pts.yml -i inventories/lab -e pts_profile=quick "
-            "--extra-vars=(hidden: it names a secret)`; extra variables `pts_profile=quick`, `(hidden: it names a "
-            "secret)`") in markdown
+            "'--extra-vars=(hidden: it names a secret)'`; extra variables `-e pts_profile=quick`, `-e '(hidden: it "
+            "names a secret)'`") in markdown
     # No rule matched: the summary says so, and the drive is judged on its tests.
     assert "> No acceptance rule matched this drive's model and firmware" in markdown
 
