@@ -53,7 +53,8 @@ def test_the_trial_runs_the_quick_profile_on_its_own_loop_device_and_removes_it(
     assert re.search(r"PTS plan fleetqual-pts-try trial-loop: SSD mode set by the drive entry; iops \d+ runs, "
                      r"throughput \d+ runs, latency \d+ runs, wsat \d+ runs", output), output[-4000:]
     # The results go where ansible-playbook runs (./results), the report is there and the trial says so.
-    (run_id,) = os.listdir(elsewhere / "results")
+    # (the history index, pts-history.sqlite, sits beside the runs)
+    (run_id,) = [e for e in os.listdir(elsewhere / "results") if os.path.isdir(elsewhere / "results" / e)]
     run_dir = str(elsewhere / "results" / run_id)
     summary = assert_exit_matches_fleet(proc.returncode, run_dir, output, since=started)
     assert proc.returncode == 0, output[-4000:]
