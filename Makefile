@@ -43,8 +43,10 @@ test: venv lint docs units ee integration integration-targets molecule sanity te
 lint: venv
 	scripts/lint.sh
 
-# The docsite (antsibull-docs + Sphinx) in build/docsite/build/html; offline, intersphinx is off (see scripts/docs.sh).
-docs: venv
+# The docsite (antsibull-docs + Sphinx) in build/docsite/build/html and build/fleetqual-pts-docsite-<version>.tar.gz;
+# offline, intersphinx is off (see scripts/docs.sh). It needs the Python packages only, not scripts/deps.sh's system
+# packages (which need root): the forge's CI builds it as a normal user (.github/workflows/docs.yml).
+docs: $(VENV)/.installed $(COLLECTION)
 	scripts/docs.sh
 
 units: venv

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # `make docs`: the collection's docsite as docs.ansible.com builds it - antsibull-docs renders the plugin, module and
-# role docs (and docs/docsite/links.yml) to RST, Sphinx builds the HTML - into build/docsite/build/html/.
+# role docs (and docs/docsite/links.yml) to RST, Sphinx builds the HTML - into build/docsite/build/html/, with the JSON
+# Schemas of meta/schemas/ under schemas/<version>/ (their $id), and the whole site as the archive
+# build/fleetqual-pts-docsite-<version>.tar.gz (.github/workflows/docs.yml publishes the site).
 # The Sphinx project (conf.py, antsibull-docs.cfg) is generated fresh by `antsibull-docs sphinx-init`, so it follows
 # the pinned antsibull-docs (requirements-dev.txt) and nothing generated is kept in the repository.
 #
@@ -68,5 +70,22 @@ if [[ -n $missing ]]; then
   echo "docs: pages of docs/docsite/extra-docs.yml missing from the built site: $missing" >&2
   exit 1
 fi
+# The results files' JSON Schemas at their $id (https://fleetqual.github.io/pts/schemas/<version>/<name>.schema.json),
+# the version being the results format's (every schema's "schema" const, the same in all).
+schema_version=$(python - <<'PY'
+import glob, json
+versions = {json.load(open(p, encoding="utf-8"))["properties"]["schema"]["const"] for p in glob.glob("meta/schemas/*.schema.json")}
+if len(versions) != 1:
+    raise SystemExit(f"docs: meta/schemas/ holds schemas of versions {sorted(versions)}; one version at a time")
+print(versions.pop())
+PY
+)
+mkdir -p "$dest/build/html/schemas/$schema_version"
+cp meta/schemas/*.schema.json "$dest/build/html/schemas/$schema_version/"
+# The built site as one archive too (what the forge's CI deploys, and what a release can attach).
+version=$(python -c 'import yaml; print(yaml.safe_load(open("galaxy.yml", encoding="utf-8"))["version"])')
+archive=build/fleetqual-pts-docsite-$version.tar.gz
+tar -czf "$archive" -C "$dest/build" --transform "s,^html,fleetqual-pts-docsite-$version," html
 echo "docs: build/docsite/build/html/index.html with $(find "$dest/build/html/docsite" -name '*.html' | wc -l) pages of docs/docsite; no warnings apart from $(grep -cE "$external" "$dest/warnings.log" || true)" \
-  "references into docs.ansible.com that need intersphinx (the internet): $dest/offline-references.txt"
+  "references into docs.ansible.com that need intersphinx (the internet): $dest/offline-references.txt;" \
+  "the schemas in schemas/$schema_version/; the site as $archive"

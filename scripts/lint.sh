@@ -11,6 +11,12 @@
 #                          break beside a binary operator - E402 ignored, 160 columns); plugin_utils is not content
 #   version                scripts/version_label.py: galaxy.yml's version is the one the pending fragments call for
 #                          (semver), and every version_added is released or that version
+#   links                  scripts/release_links.py --check: README.md's and the docsite's links into the repository
+#                          name the release's tag (galaxy.yml's version), not main
+#   tested-with            scripts/tested_with.py --check: README.md's "Tested with" table is tests/versions.yml's, the
+#                          list make test-versions runs
+#   schemas                check-jsonschema --check-metaschema: meta/schemas/*.json are valid draft 2020-12 schemas
+#   workflows              check-jsonschema against GitHub's workflow schema (vendored in the package): .github/workflows
 # Needs ANSIBLE_COLLECTIONS_PATH to find fleetqual.pts (the Makefile points it at .collections/).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -35,6 +41,10 @@ check antsibull-changelog antsibull-changelog lint
 check reuse reuse lint --lines
 check flake8 flake8 --isolated --extend-ignore E402 --select E,F,W --max-line-length 160 --exclude plugins/plugin_utils plugins
 check version python scripts/version_label.py
+check links python scripts/release_links.py --check
+check tested-with python scripts/tested_with.py --check
+check schemas check-jsonschema --check-metaschema meta/schemas/*.schema.json
+check workflows check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
 
 if ((${#failed[@]})); then
   echo "lint: FAILED: ${failed[*]}" >&2

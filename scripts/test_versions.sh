@@ -1,34 +1,51 @@
 #!/usr/bin/env bash
-# `make test-versions`: the collection on the two ends of meta/runtime.yml's requires_ansible - its lower bound
-# exactly (OLDEST) and the newest ansible-core release it admits (NEWEST) - each in its own venv,
-# build/venv-core-<version> (made once, reused). In each venv:
+# `make test-versions`: the collection on each ansible-core release of tests/versions.yml, on the controller Python
+# named there - the first is meta/runtime.yml's requires_ansible lower bound exactly, the last the newest release tried
+# - each in its own venv, build/venv-core-<version> (made once, reused). README.md's "Tested with" table is generated
+# from the same list (scripts/tested_with.py). In each venv:
 #   units        the unit tests whose imports reach ansible-core (action, module and callback plugins, and the
 #                helpers they use); the others never import it, and `make units` runs them (on the main venv's
 #                Python only)
 #   sanity       ansible-test sanity of that release (its own checks, on its own Python)
-#   integration  one real playbooks/pts.yml run on a loop device, with that venv's ansible-playbook, and the Galaxy
-#                tarball built, installed and run by FQCN from an unrelated directory with that venv's ansible-galaxy
-# The two versions run at the same time, each step's output in build/test-versions/<version>-<step>.log. Every step
+#   integration  one real playbooks/pts.yml run on a loop device, with that venv's ansible-playbook; the Galaxy
+#                tarball built, installed and run by FQCN from an unrelated directory with that venv's ansible-galaxy;
+#                and the trial (fleetqual.pts.try) from the installed tarball as the README's "Try it" runs it, every
+#                file it writes validated against the collection's JSON Schemas (meta/schemas/)
+# The versions run at the same time, each step's output in build/test-versions/<version>-<step>.log. Every step
 # runs even after one fails; the exit status is non-zero if any failed, a failed step shows the end of its log and
-# the last line names each failed version and step. Override the versions with PTS_CORE_OLDEST / PTS_CORE_NEWEST;
-# pytest's temporary files go under PTS_VERSIONS_TMP (default /var/tmp/fleetqual-test-versions).
+# the last line names each failed version and step. PTS_TEST_VERSIONS="2.19.0:3.11 2.21.5:3.12" tries other pairs
+# (the README's table then says less than what ran); pytest's temporary files go under PTS_VERSIONS_TMP (default
+# /var/tmp/fleetqual-test-versions).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 root=$PWD
 
-OLDEST=${PTS_CORE_OLDEST:-2.19.0}
-NEWEST=${PTS_CORE_NEWEST:-2.21.5}
+main_python=$root/.venv/bin/python
+# "<ansible-core>:<python>" pairs, tests/versions.yml's unless PTS_TEST_VERSIONS names others.
+if [[ -n ${PTS_TEST_VERSIONS:-} ]]; then
+  read -r -a PAIRS <<<"$PTS_TEST_VERSIONS"
+else
+  mapfile -t PAIRS < <("$main_python" scripts/tested_with.py --pairs | tr ' ' ':') || exit 2
+fi
+((${#PAIRS[@]})) || { echo "test_versions: no ansible-core release to test" >&2 && exit 2; }
+VERSIONS=()
+declare -A PYTHON_OF
+for pair in "${PAIRS[@]}"; do
+  VERSIONS+=("${pair%%:*}")
+  PYTHON_OF[${pair%%:*}]=${pair#*:}
+done
 # The cheapest tests that run playbooks/pts.yml end to end: one quick IOPS run (validate, identify, guard, purge,
 # precondition, two rounds, report), then a resume of the same run id on another device, refused before any write;
-# and the Galaxy tarball built, installed into an empty collections path and run by FQCN (--check) from elsewhere.
+# the Galaxy tarball built, installed into an empty collections path and run by FQCN (--check) from elsewhere; and the
+# trial playbook from that tarball, as a Galaxy user runs it.
 INTEGRATION=(tests/integration/test_run_integrity.py::test_a_resume_refuses_another_device_under_the_same_name
   tests/integration/test_galaxy_install.py::test_tarball_ships_the_collection_and_no_development_files
-  tests/integration/test_galaxy_install.py::test_playbook_by_fqcn_checks_a_drive_from_an_unrelated_directory)
+  tests/integration/test_galaxy_install.py::test_playbook_by_fqcn_checks_a_drive_from_an_unrelated_directory
+  tests/integration/test_try.py)
 tmp_root=${PTS_VERSIONS_TMP:-/var/tmp/fleetqual-test-versions}
-main_python=$root/.venv/bin/python
 
-# Both versions must lie in requires_ansible, and OLDEST must be its lower bound: the range says what is tested.
-if ! "$main_python" - "$OLDEST" "$NEWEST" <<'PY'; then
+# Every version must lie in requires_ansible, and the oldest must be its lower bound: the range says what is tested.
+if ! "$main_python" - "${VERSIONS[@]}" <<'PY'; then
 import sys
 
 import yaml
@@ -37,8 +54,9 @@ from packaging.version import Version
 
 with open("meta/runtime.yml", encoding="utf-8") as handle:
     spec = SpecifierSet(yaml.safe_load(handle)["requires_ansible"])
-oldest, newest = sys.argv[1:]
-problems = [f"{v} is outside requires_ansible {spec}" for v in (oldest, newest) if Version(v) not in spec]
+versions = sys.argv[1:]
+oldest = min(versions, key=Version)
+problems = [f"{v} is outside requires_ansible {spec}" for v in versions if Version(v) not in spec]
 if [s.version for s in spec if s.operator == ">="] != [oldest]:
     problems.append(f"the oldest version tested, {oldest}, is not requires_ansible's lower bound ({spec})")
 for problem in problems:
@@ -49,41 +67,37 @@ PY
   exit 1
 fi
 
-# Controller Pythons to try, from the main venv's own version up (a newer ansible-core never needs an older one):
-# python3.N on PATH and pyenv's, one per version. The first one pip installs ansible-core for makes the venv.
-candidates() {
-  local python version minor
-  minor=$("$main_python" -c 'import sys; print(sys.version_info[1])')
-  for python in "$main_python" python3.{11,12,13,14} ~/.pyenv/versions/3.*/bin/python3; do
+# The controller Python a version is tested on: python3.N on PATH, else pyenv's 3.N.x (the newest).
+python_for() {
+  local minor=$1 python
+  local pyenv
+  mapfile -t pyenv < <(printf '%s\n' ~/.pyenv/versions/"$minor".*/bin/python3 | sort -V -r)
+  for python in "python$minor" "${pyenv[@]}"; do
     python=$(command -v "$python" 2>/dev/null) || continue
     # A pyenv shim of a version that is not active fails here and is left out.
-    version=$("$python" -c 'import sys; print(sys.version_info[1])' 2>/dev/null) || continue
-    ((version >= minor)) && echo "$version $python"
-  done | sort -s -n -k1,1 -u | cut -d' ' -f2-
+    [[ $("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null) == "$minor" ]] || continue
+    echo "$python"
+    return 0
+  done
+  return 1
 }
 
-# build/venv-core-<version>: ansible-core on the first Python that pip installs it for, the controller's runtime
-# requirements (requirements.txt without its ansible-core pin) and pytest. The roles use only ansible.builtin and
-# fleetqual.pts, so no other collection is installed.
+# build/venv-core-<version>: ansible-core on the Python tests/versions.yml names, the controller's runtime requirements
+# (requirements.txt without its ansible-core pin), pytest and jsonschema (the trial's files against the schemas). The
+# roles use only ansible.builtin and fleetqual.pts, so no other collection is installed.
 make_venv() {
-  local version=$1 venv=$2 python pythons
-  [[ -e $venv/.installed ]] && return 0
+  local version=$1 venv=$2 minor=$3 python
+  if [[ -e $venv/.installed ]] && [[ $("$venv/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])') == "$minor" ]]; then
+    return 0
+  fi
   rm -rf "$venv"
-  mapfile -t pythons < <(candidates)
-  for python in "${pythons[@]}"; do
-    "$python" -m venv "$venv" || return 1
-    if "$venv/bin/pip" install -q --disable-pip-version-check "ansible-core==$version"; then
-      grep -v '^ansible-core' requirements.txt >"$venv/requirements.txt"
-      "$venv/bin/pip" install -q --disable-pip-version-check -r "$venv/requirements.txt" \
-        "$(grep -E '^pytest([=<>~!]|$)' requirements-dev.txt)" || return 1
-      touch "$venv/.installed"
-      return 0
-    fi
-    echo "test_versions: ansible-core $version does not install on $("$python" -V); trying the next Python"
-    rm -rf "$venv"
-  done
-  echo "test_versions: no Python here installs ansible-core $version" >&2
-  return 1
+  python=$(python_for "$minor") || { echo "test_versions: no Python $minor here (python$minor or pyenv's)" >&2 && return 1; }
+  "$python" -m venv "$venv" || return 1
+  "$venv/bin/pip" install -q --disable-pip-version-check "ansible-core==$version" || return 1
+  grep -v '^ansible-core' requirements.txt >"$venv/requirements.txt"
+  "$venv/bin/pip" install -q --disable-pip-version-check -r "$venv/requirements.txt" \
+    "$(grep -E '^pytest([=<>~!]|$)' requirements-dev.txt)" "$(grep -E '^jsonschema([=<>~!]|$)' requirements-dev.txt)" || return 1
+  touch "$venv/.installed"
 }
 
 # The unit test files whose imports, followed through the collection's own modules, test helpers and the
@@ -209,7 +223,7 @@ integration() {
 # <version>.done says the version got to its end: a shell killed on the way cannot pass.
 one_version() {
   local venv=$root/build/venv-core-$version start=$SECONDS
-  if ! make_venv "$version" "$venv" >"$logs/$version-venv.log" 2>&1; then
+  if ! make_venv "$version" "$venv" "${PYTHON_OF[$version]}" >"$logs/$version-venv.log" 2>&1; then
     {
       echo "=== ansible-core $version: no venv; the end of ${logs#"$root"/}/$version-venv.log:"
       tail -n 30 "$logs/$version-venv.log" | cut -c1-400
@@ -229,12 +243,12 @@ logs=$root/build/test-versions
 rm -rf "$logs"
 mkdir -p "$logs" "$tmp_root" || exit 2
 pids=()
-for version in "$OLDEST" "$NEWEST"; do
+for version in "${VERSIONS[@]}"; do
   one_version &
   pids+=($!)
 done
 wait "${pids[@]}"
-for version in "$OLDEST" "$NEWEST"; do
+for version in "${VERSIONS[@]}"; do
   [[ -e $logs/$version.done ]] || echo "$version (stopped before its end)" >>"$logs/$version.failed"
 done
 
@@ -243,4 +257,4 @@ if [[ -n $failed ]]; then
   echo "test_versions: FAILED: $failed" >&2
   exit 1
 fi
-echo "test_versions: ansible-core $OLDEST and $NEWEST passed units, sanity and integration in $SECONDS s"
+echo "test_versions: ansible-core ${VERSIONS[*]} passed units, sanity and integration in $SECONDS s"

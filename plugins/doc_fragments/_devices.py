@@ -49,6 +49,9 @@ options:
         description:
           - V(hdd) tests the drive as a disk (no purge, no preconditioning, IOPS and throughput per LBA zone),
             V(ssd) as a solid-state drive; V(auto) (or unset) follows the playbook's C(pts_drive_mode).
+          - Drive mode auto does not change the tests selected on its own - a drive that reports itself rotational
+            while SSD tests are selected is refused by the plan, which says to set V(hdd) or V(ssd) here; a loop
+            device counts as solid-state whatever its rotational flag says.
         type: str
         choices: [auto, ssd, hdd]
       raid_controller:

@@ -20,6 +20,8 @@ description:
     tested, so the run fails rather than pass untested drives.
   - Refuses C(--start-at-task) (an error before the play starts) - the run's first play validates, guards and plans
     every drive, and a run started past it would end with nothing tested and nothing judged.
+  - When there are no workers (C(--check), which plans and stops, or no drive passed), the group is made empty in
+    the inventory, so that the play matches no host without ansible-core's warning that the pattern matches nothing.
   - It says how many drives run at once under the C(forks) in force (a warning when C(forks) is lower than the
     drive count, with what to set), loads the report libraries (matplotlib, WeasyPrint) once here, so that every
     worker drawing its drive's report shares them instead of loading its own, and freezes the controller's Python
@@ -95,6 +97,10 @@ def run_workers(hostvars) -> str:
             display.warning("fleetqual.pts.run_workers: the inventory cannot be reached from hostvars, so the drive "
                             "workers may not pass --limit; a drive without a worker is reported as not tested")
         return GROUP
+    if GROUP not in inventory.groups:
+        # No worker was added (--check plans and stops, or no drive passed): an empty group matches no host without
+        # ansible-core's "Could not match supplied host pattern", a warning the run did not earn.
+        inventory.add_group(GROUP)
     workers = inventory.get_hosts(GROUP, ignore_limits=True, ignore_restrictions=True)
     if workers and (context.CLIARGS or {}).get("subset"):
         selected = [host.name for host in inventory.get_hosts("all", ignore_restrictions=True)

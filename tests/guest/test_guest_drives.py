@@ -133,7 +133,9 @@ def test_nvme_by_serial_and_sata_through_purge_write_cache_and_a_round(vm, tmp_p
     node = os.path.basename(sh(vm, f"readlink -f {by_id(N_RUN)}").strip())
     sh(vm, f"dd if=/dev/urandom of={by_id(N_RUN)} bs=1M count=4 oflag=direct status=none")
     assert sh(vm, f"nvme get-feature /dev/{node} -f 6").strip().endswith("0x00000001")  # QEMU: cache on
-    devices = [{"serial": N_RUN, "name": "nvme"}, {"path": by_id(S_RUN), "name": "sata", "serial": S_RUN}]
+    # QEMU's AHCI disk says it is rotational: tested as a disk because its entry says so (drive mode auto would refuse
+    # to turn the IOPS test selected into the HDD one on its own).
+    devices = [{"serial": N_RUN, "name": "nvme"}, {"path": by_id(S_RUN), "name": "sata", "serial": S_RUN, "mode": "hdd"}]
     proc, host_dir = run_pts(vm, tmp_path, {"pts_devices": devices, "pts_write_cache": "disabled"}, QUICK, "run")
     output = proc.stdout + proc.stderr
     assert proc.returncode == 0, output[-4000:]
@@ -159,9 +161,10 @@ def test_nvme_by_serial_and_sata_through_purge_write_cache_and_a_round(vm, tmp_p
 
     sata = json.loads(open(os.path.join(host_dir, "sata", "drive.json"), encoding="utf-8").read())["drive"]
     assert sata["interface"] == "SATA" and sata["serial"] == S_RUN and sata["write_cache_tool"] == "hdparm"
-    # QEMU's AHCI disk says it is rotational, so drive mode auto tests it as a disk: by LBA zone, no purge.
+    # Tested as a disk: by LBA zone, no purge; the plan line says which test runs in place of the one selected.
     assert sata["rotational"] is True
-    assert "PTS plan ptsguest sata: HDD mode: the drive reports itself rotational; hdd_iops 4 runs" in proc.stdout
+    assert "PTS plan ptsguest sata: HDD mode set by the drive entry (runs iops as hdd_iops); hdd_iops 4 runs" \
+        in proc.stdout
     assert not os.path.exists(os.path.join(host_dir, "sata", "hdd_iops", "purge.json"))
     zones = sorted(glob.glob(os.path.join(host_dir, "sata", "hdd_iops", "round-[0-9][0-9].json")))
     assert len(zones) == 4

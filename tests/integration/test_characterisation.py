@@ -12,7 +12,8 @@ import glob
 import os
 import re
 
-from conftest import load, text
+from conftest import ROOT, load, text
+from contracts import validate_run
 
 QUICK = {
     "pts_tests": ["latency_demand", "rw_sweep", "mixed_sweep", "entropy_sweep"],
@@ -128,15 +129,16 @@ def test_the_characterisation_tests_run_what_they_say(loop_device, run_pts):
             assert os.path.getsize(os.path.join(drive_dir, path)) > 10000, path
 
 
-def test_a_rotational_drive_runs_in_hdd_mode_by_zone(loop_device, run_pts):
+def test_a_drive_in_hdd_mode_runs_by_zone(loop_device, run_pts):
     device = loop_device("256M", rotational=True)
-    spec = {"path": device.path, "name": "disk", "backing_file": device.image}
+    spec = {"path": device.path, "name": "disk", "backing_file": device.image, "mode": "hdd"}
     run = run_pts({"pts_devices": [spec], "pts_allow_destroy": True, "pts_profile": "quick"},
                   {"pts_tests": ["iops", "throughput", "latency"], "pts_run_hdd_iops_block_sizes": ["16k", "4k"]})
     assert run.rc == 0, (run.stdout + run.stderr)[-4000:]
-    assert re.search(r"PTS plan localhost disk: HDD mode: the drive reports itself rotational; hdd_iops 24 runs, "
-                     r"hdd_throughput 16 runs; .*latency not run: an SSD test, and the drive runs in HDD mode",
-                     run.stdout)
+    # The change of test is said in the plan line: the HDD tests in place of the ones selected, and what is left out.
+    assert re.search(r"PTS plan localhost disk: HDD mode set by the drive entry \(runs iops as hdd_iops, throughput "
+                     r"as hdd_throughput\); hdd_iops 24 runs, hdd_throughput 16 runs; .*latency not run: an SSD test, "
+                     r"and the drive runs in HDD mode", run.stdout)
     drive_dir = run.drive_dir("disk")
     assert sorted(e for e in os.listdir(drive_dir) if os.path.isdir(os.path.join(drive_dir, e))) == [
         "hdd_iops", "hdd_throughput", "plots"]
@@ -156,7 +158,10 @@ def test_a_rotational_drive_runs_in_hdd_mode_by_zone(loop_device, run_pts):
     result = load(os.path.join(drive_dir, "result.json"))["tests"]
     assert result["hdd_iops"]["status"] == "complete" and len(result["hdd_iops"]["segments"][0]["rows"]) == 4
     report = text(os.path.join(drive_dir, "report.md"))
-    assert "| Test mode | HDD mode: the drive reports itself rotational |" in report
+    assert "| Test mode | HDD mode set by the drive entry (runs iops as hdd_iops, throughput as hdd_throughput) |" \
+        in report
+    # The zone rounds answer to the round file's contract too.
+    assert validate_run(run.run_dir, os.path.join(ROOT, "meta", "schemas"))["round"] >= 8
     assert "TKperf HDD mode (HDD IOPS by Zone, HDD Throughput by Zone)" in report
 
 
@@ -169,4 +174,12 @@ def test_the_drive_mode_can_be_forced_either_way(loop_device, run_pts):
     flash = loop_device("64M")
     run = run_pts({"pts_devices": [{"path": flash.path, "name": "flash"}], "pts_allow_destroy": True,
                    "pts_profile": "quick", "pts_drive_mode": "hdd"}, {"pts_tests": ["iops"]}, check=True)
-    assert "PTS plan localhost flash: HDD mode set by pts_drive_mode; hdd_iops 36 runs" in run.stdout
+    assert "PTS plan localhost flash: HDD mode set by pts_drive_mode (runs iops as hdd_iops); hdd_iops 36 runs" \
+        in run.stdout
+    # A loop device's rotational flag is no evidence of a disk: drive mode auto tests it as an SSD.
+    run = run_pts({"pts_devices": [{"path": disk.path, "name": "disk"}], "pts_allow_destroy": True,
+                   "pts_profile": "quick"}, {"pts_tests": ["iops"]}, check=True)
+    assert run.rc == 0, (run.stdout + run.stderr)[-3000:]
+    assert "PTS plan localhost disk: SSD mode: a loop device (its rotational flag says nothing of the file behind " \
+           "it); iops 56 runs" in run.stdout
+    assert "[WARNING]" not in run.stdout + run.stderr, (run.stdout + run.stderr)[-3000:]

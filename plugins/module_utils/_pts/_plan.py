@@ -108,7 +108,9 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
     drives = []
     for device in devices or []:
         mode, why = _sweeps.drive_mode(requested_mode, device)
-        names, skipped = _registry.drive_tests([t for t in _registry.NAMES if t in tests], mode)
+        selected = [t for t in _registry.NAMES if t in tests]
+        names, skipped = _registry.drive_tests(selected, mode)
+        why = _changed_tests(device, requested_mode, mode, why, selected, names)
         chosen_tests = [every[name] for name in _registry.NAMES if name in names]
         _fits(device, chosen_tests, params, given_wipc_bs)
         drive = _drive_plan(device, chosen_tests, max_rounds, window, wipc_multiple, timeout)
@@ -169,6 +171,28 @@ def round_settings(plan: dict, drive: dict, test: dict) -> dict:
                   "max_hours": test["max_hours"], "latency_plots": test["latency_plots"]}
                  if test["stop"] == "written" else None),
     }
+
+
+def _changed_tests(device: dict, requested: str, mode: str, why: str, selected: list[str], names: list[str]) -> str:
+    """HDD mode changes the tests selected (iops runs as hdd_iops; SSD-only tests do not run): only when the operator
+    asked for it (the drive entry's ``mode: hdd``, ``pts_drive_mode: hdd``), and then the plan line says so; drive mode
+    auto does not change a selection on its own - such a drive is refused, with what to set. Returns the mode's
+    reason, with the tests that run in place of others."""
+    changed = [name for name in selected if name not in names]
+    if mode != "hdd" or not changed:
+        return why
+    instead = [(name, _registry.BY_NAME[name].hdd_instead) for name in changed if _registry.BY_NAME[name].hdd_instead]
+    dropped = [name for name in changed if not _registry.BY_NAME[name].hdd_instead]
+    said = ", ".join(f"{name} as {other}" for name, other in instead)
+    if not _sweeps.explicit_mode(requested, device):
+        effect = " and ".join(part for part in (said and f"run {said}", dropped and f"not run {', '.join(dropped)}")
+                              if part)
+        raise _fail("pts_run_drive_mode", requested,
+                    f"drive {device.get('key')} reports itself rotational, so drive mode auto would test it as a disk "
+                    f"(HDD mode) and change the tests selected: it would {effect}; auto does not change a "
+                    f"selection on its own: set mode: hdd on the drive's pts_devices entry (or pts_drive_mode: hdd) "
+                    f"to test it as a disk, or mode: ssd to run {', '.join(selected)} as selected")
+    return f"{why} (runs {said})" if said else why
 
 
 def _fits(device: dict, tests: list[dict], params: dict, wipc_bs: object) -> None:

@@ -67,8 +67,21 @@ def profile(shared: tuple, own: dict) -> dict:
             for name in PROFILE}
 
 
+def explicit_mode(requested: object, device: dict) -> bool:
+    """Whether the drive's mode was chosen by the operator (its entry's ``mode``, or pts_drive_mode), not by auto."""
+    own = (device.get("spec") or {}).get("mode")
+    return own not in (None, "auto") or (requested or "auto") != "auto"
+
+
+def is_loop(device: dict) -> bool:
+    """A loop device: a file behind it, whose kind its rotational flag does not tell."""
+    return device.get("interface") == "loop" or bool(device.get("loop"))
+
+
 def drive_mode(requested: object, device: dict) -> tuple[str, str]:
-    """ssd or hdd for one drive and why: the drive's own ``mode`` wins over pts_drive_mode; auto follows rotational."""
+    """ssd or hdd for one drive and why: the drive's own ``mode`` wins over pts_drive_mode; auto follows rotational,
+    except on a loop device: the loop driver calls a device rotational when it cannot tell what backs it (a file on
+    flash or in memory as often as on a disk), so its flag is no evidence of a disk."""
     own = (device.get("spec") or {}).get("mode")
     own = None if own == "auto" else own
     mode = own or requested or "auto"
@@ -77,6 +90,8 @@ def drive_mode(requested: object, device: dict) -> tuple[str, str]:
         raise fail(variable, mode, f"unknown drive mode; known: {', '.join(DRIVE_MODES)}")
     if mode != "auto":
         return mode, f"{mode.upper()} mode set by {'the drive entry' if own else 'pts_drive_mode'}"
+    if device.get("rotational") and is_loop(device):
+        return "ssd", "SSD mode: a loop device (its rotational flag says nothing of the file behind it)"
     if device.get("rotational"):
         return "hdd", "HDD mode: the drive reports itself rotational"
     return "ssd", "SSD mode: the drive reports itself non-rotational"

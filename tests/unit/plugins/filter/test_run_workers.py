@@ -51,6 +51,13 @@ class Inventory:
         self.workers = workers
         self.subsets: list[list[str]] = []
         self.asked: list[tuple] = []
+        # ansible-core has the group once a worker is added to it (add_host), not before.
+        self.groups = {"all": None, "rack12": None, **({GROUP: None} if workers else {})}
+        self.added: list[str] = []
+
+    def add_group(self, name):
+        self.groups[name] = None
+        self.added.append(name)
 
     def get_hosts(self, pattern, ignore_limits=False, ignore_restrictions=False):
         self.asked.append((pattern, ignore_limits, ignore_restrictions))
@@ -134,6 +141,14 @@ def test_without_workers_the_limit_is_left_alone_and_nothing_is_said(cliargs, di
     assert inventory.subsets == [] and frozen == [True]
     display.display.assert_not_called()
     display.warning.assert_not_called()
+    # The group is made (empty) before it is looked up: a pattern that names nothing is ansible-core's warning.
+    assert inventory.added == [GROUP] and inventory.asked[0][0] == GROUP
+
+
+def test_with_workers_the_group_is_left_as_it_is(cliargs, display, frozen, forks):
+    inventory = fleet()
+    run_workers.run_workers(hostvars(inventory))
+    assert inventory.added == []
 
 
 @pytest.mark.parametrize("limit, warned", [("h1", True), (None, False)])

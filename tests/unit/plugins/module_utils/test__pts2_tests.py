@@ -431,8 +431,9 @@ def test_a_block_size_larger_than_an_hdd_zone_is_refused():
     with pytest.raises(_inputs.PlanError, match=r"^pts_run_hdd_iops_block_sizes='32m': its block size 32768k "
                                                 r"\(33,554,432 bytes\) is larger than the smallest LBA zone "
                                                 r"\(16,777,216 bytes, drive victim\)"):
-        plan(["iops"], hdd, pts_run_profile="quick", pts_run_hdd_iops_block_sizes=["4k", "32m"])
-    assert plan(["iops"], hdd, pts_run_profile="quick", pts_run_hdd_iops_block_sizes=["4k", "8m"])["drives"][0]["tests"]
+        plan(["iops"], hdd, pts_run_profile="quick", pts_run_hdd_iops_block_sizes=["4k", "32m"], pts_run_drive_mode="hdd")
+    assert plan(["iops"], hdd, pts_run_profile="quick", pts_run_hdd_iops_block_sizes=["4k", "8m"],
+                pts_run_drive_mode="hdd")["drives"][0]["tests"]
 
 
 def test_an_unselected_tests_block_size_is_not_held_against_the_drive():

@@ -98,17 +98,60 @@ def test_bad_sweep_input_names_the_variable(extra, message):
     assert message in str(caught.value)
 
 
-def test_rotational_drives_run_in_hdd_mode_unless_overridden():
-    drive = _drive(["iops", "throughput", "latency", "rw_sweep"], HDD)
-    assert drive["mode"] == "hdd" and drive["mode_reason"] == "HDD mode: the drive reports itself rotational"
-    assert [t["test"] for t in drive["tests"]] == ["hdd_iops", "hdd_throughput"]
+LOOP = dict(HDD, key="l1", interface="loop", loop={"backing_file": "/var/tmp/x.img"})
+
+
+@pytest.mark.parametrize("tests, device, extra, mode, reason, run", [
+    # Asked for: the plan line says which tests run in place of the selected ones.
+    (["iops", "throughput", "latency", "rw_sweep"], HDD, {"pts_run_drive_mode": "hdd"}, "hdd",
+     "HDD mode set by pts_drive_mode (runs iops as hdd_iops, throughput as hdd_throughput)",
+     ["hdd_iops", "hdd_throughput"]),
+    (["iops"], dict(HDD, spec={"mode": "hdd"}), {}, "hdd", "HDD mode set by the drive entry (runs iops as hdd_iops)",
+     ["hdd_iops"]),
+    (["iops"], dict(SSD, spec={"mode": "hdd"}), {}, "hdd", "HDD mode set by the drive entry (runs iops as hdd_iops)",
+     ["hdd_iops"]),
+    # auto with HDD tests only changes nothing: no note, nothing refused.
+    (["hdd_iops"], HDD, {}, "hdd", "HDD mode: the drive reports itself rotational", ["hdd_iops"]),
+    (["iops"], HDD, {"pts_run_drive_mode": "ssd"}, "ssd", "SSD mode set by pts_drive_mode", ["iops"]),
+    (["iops"], dict(HDD, spec={"mode": "ssd"}), {"pts_run_drive_mode": "hdd"}, "ssd", "SSD mode set by the drive entry",
+     ["iops"]),
+    (["iops", "hdd_iops"], SSD, {}, "ssd", "SSD mode: the drive reports itself non-rotational", ["iops"]),
+    # A loop device's rotational flag is no evidence of a disk.
+    (["iops"], LOOP, {}, "ssd", "SSD mode: a loop device (its rotational flag says nothing of the file behind it)",
+     ["iops"]),
+    (["iops"], dict(LOOP, spec={"mode": "hdd"}), {}, "hdd", "HDD mode set by the drive entry (runs iops as hdd_iops)",
+     ["hdd_iops"]),
+])
+def test_the_drive_mode_and_the_tests_it_runs(tests, device, extra, mode, reason, run):
+    drive = _drive(tests, device, **extra)
+    assert (drive["mode"], drive["mode_reason"]) == (mode, reason)
+    assert [t["test"] for t in drive["tests"]] == run
+
+
+def test_hdd_mode_leaves_out_ssd_only_tests_with_a_note():
+    drive = _drive(["iops", "latency", "rw_sweep"], HDD, pts_run_drive_mode="hdd")
     assert drive["skipped"] == ["latency not run: an SSD test, and the drive runs in HDD mode",
                                 "rw_sweep not run: an SSD test, and the drive runs in HDD mode"]
-    assert _drive(["iops"], HDD, pts_run_drive_mode="ssd")["tests"][0]["test"] == "iops"
-    own = dict(HDD, spec={"mode": "ssd"})
-    assert _drive(["iops"], own, pts_run_drive_mode="hdd")["mode_reason"] == "SSD mode set by the drive entry"
     ssd = _drive(["iops", "hdd_iops"], SSD)
-    assert [t["test"] for t in ssd["tests"]] == ["iops"] and ssd["skipped"][0].startswith("hdd_iops not run")
+    assert ssd["skipped"][0].startswith("hdd_iops not run")
+
+
+@pytest.mark.parametrize("tests, effect", [
+    (["iops", "throughput", "latency"], "it would run iops as hdd_iops, throughput as hdd_throughput and not run latency"),
+    (["latency"], "it would not run latency"),
+    (["iops", "hdd_iops"], "it would run iops as hdd_iops"),
+])
+def test_auto_does_not_change_the_tests_of_a_rotational_drive_on_its_own(tests, effect):
+    for extra in ({}, {"pts_run_drive_mode": "auto"}):
+        with pytest.raises(_inputs.PlanError) as caught:
+            _drive(tests, dict(HDD, spec={"mode": "auto"}), **extra)
+        message = str(caught.value)
+        assert caught.value.variable == "pts_run_drive_mode"
+        assert message.startswith("pts_run_drive_mode=")
+        assert f"drive h1 reports itself rotational, so drive mode auto would test it as a disk (HDD mode) and change " \
+               f"the tests selected: {effect}; auto does not change a selection on its own: set mode: hdd on the " \
+               f"drive's pts_devices entry (or pts_drive_mode: hdd) to test it as a disk, or mode: ssd to run " \
+               f"{', '.join(tests)} as selected" in message, message
 
 
 def test_hdd_tests_cover_the_lba_range_in_zones_outer_to_inner():
