@@ -153,7 +153,7 @@ def _ansible_pids(marker: str) -> list[int]:
 
 
 def test_the_listed_loop_device_cannot_be_attached_to_another_file_once_the_guard_passed_it(loop_device, run_pts,
-                                                                                             tmp_path):
+                                                                                            tmp_path):
     """The guard holds what it passes before it answers (and before guard.json is filed): a loop device it passed
     cannot be re-attached to another file while the run tests it - the kernel refuses, since the run's holder has it
     open. (Were it re-attached all the same, every write would refuse it: test__guard.py's recheck cases.)"""
