@@ -18,13 +18,14 @@ import os
 import drives
 import fleet_scale
 import fleet_summary
+import guard_check
 import long_run
 import report_time
 import rounds
 from _common import ROOT
 
 BENCHES = {"rounds": rounds, "long_run": long_run, "drives": drives, "report_time": report_time,
-           "fleet_summary": fleet_summary, "fleet_scale": fleet_scale}
+           "fleet_summary": fleet_summary, "fleet_scale": fleet_scale, "guard_check": guard_check}
 
 
 def _load(name: str) -> dict | None:
@@ -206,6 +207,13 @@ def write_doc() -> str:
             f"would say {x.get('per_worker_rss_mib', 0):.0f} MiB, counting the pages the forked workers share with "
             "the controller once per worker). Beyond that, split the inventory across controllers (job slices) and "
             "merge with `playbooks/fleet_summary.yml`.", ""]
+    g = _load("guard_check")
+    if g:
+        lines += ["## The check before every fio (`bench/guard_check.py`)", "",
+                  f"On a held loop device, {g['repeat']} times each (load average {g['load']:.2f}): what the host "
+                  "runs right before each fio starts.", "", "| check | median | max |", "|---|---:|---:|"]
+        lines += [f"| {name} | {v['median_ms']:.1f} ms | {v['max_ms']:.1f} ms |" for name, v in g["parts"].items()]
+        lines += [""]
     path = os.path.join(ROOT, "build", "bench", "performance.md")
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", encoding="utf-8") as handle:
