@@ -12,7 +12,6 @@ import math
 import os
 import random
 import shutil
-import time
 
 import pytest
 
@@ -375,12 +374,10 @@ def test_a_synthetic_loop_steady_within_its_window():
     assert result["loop"]["window_rounds"] == [4, 5, 6, 7, 8]
 
 
-def test_the_standard_scale_plots_are_drawn_in_seconds(tmp_path):
+def test_the_standard_scale_plots_are_all_drawn(tmp_path):
     result = _intensity.build(synthetic())
-    start = time.monotonic()
     drawn = _intensity_plots.plots(copy.deepcopy(result), str(tmp_path), "d1 (SAMSUNG MZQL23T8HCLS-00A07)", "run r1")
     assert set(drawn) == PLOTS | {"confidence"}
-    assert time.monotonic() - start < 20  # about 3 s on one core; generous for a shared CI runner
 
 
 def test_the_histograms_of_a_figure_share_one_bin_width(tmp_path, monkeypatch):

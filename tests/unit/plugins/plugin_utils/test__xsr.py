@@ -12,7 +12,6 @@ import math
 import os
 import random
 import re
-import time
 
 import pytest
 
@@ -290,14 +289,12 @@ def test_a_round_without_its_fio_section_is_an_error_not_a_figure():
         _xsr.build(test)
 
 
-def test_a_full_run_builds_and_renders_fast_with_a_sampled_table():
+def test_a_full_run_builds_and_renders_with_a_sampled_table():
     series = realistic()
-    started = time.perf_counter()
     result = _xsr.build(make_test(series, gap_s=1.0))
     lines = _xsr_md.section(result, {"throughput": "plots/xsr-throughput.png", "panels": "plots/xsr-panels.png"}, 4,
                             3840755982336)
-    elapsed = time.perf_counter() - started
-    assert result["status"] == "complete" and result["rounds_run"] == 1320 and elapsed < 5
+    assert result["status"] == "complete" and result["rounds_run"] == 1320
     assert [g["final_samples"] for g in result["groups"]] == [48, 36, 48]
     sample_rows = [line for line in lines if re.match(r"^\| [\d,.]+ \| \[[\d,]+\]\(xsr/group", line)]
     # Per group its first and last ten samples and about ten between.
@@ -321,17 +318,13 @@ def test_a_full_run_builds_and_renders_fast_with_a_sampled_table():
     assert settle["sample"] is not None and 50 < settle["minutes"] < 100
 
 
-def test_plots_of_a_full_run_are_drawn_quickly(tmp_path):
+def test_plots_of_a_full_run_are_drawn(tmp_path):
     result = _xsr.build(make_test(realistic(), gap_s=1.0))
-    started = time.perf_counter()
     drawn = _xsr_plots.plots(result, str(tmp_path), "drive (model)", "run test")
-    elapsed = time.perf_counter() - started
     assert sorted(drawn) == ["panels", "throughput"]
     assert [os.path.basename(p) for p in (drawn["throughput"], drawn["panels"])] == [
         "xsr-throughput.png", "xsr-panels.png"]
     assert all(os.path.getsize(p) > 10000 for p in drawn.values())
-    # A couple of seconds on a quiet machine; the bound leaves room for a busy one.
-    assert elapsed < 15
 
 
 def test_plots_of_a_partial_run_and_of_none(tmp_path):
