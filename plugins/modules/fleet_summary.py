@@ -33,9 +33,9 @@ description:
     is INCOMPLETE with the file and why; the other drives and the summary are still written.
   - Several runs, or the results trees of several controllers (job slices), merge into one summary.
   - Writes the runs into the history (O(history_url)) before its files, and says in C(fleet.md) whether they were
-    written - a history that cannot be written (a server gone) never changes a verdict or the exit status: the results
+    written - a history that cannot be written (a server gone) never changes a verdict or the exit status; the results
     stay on disk and P(fleetqual.pts.report_rebuild#module) writes them later. Its History section compares each model
-    and firmware of the run with every earlier run of it in the history (the population each drive's report read:
+    and firmware of the run with every earlier run of it in the history (the population each drive's report read -
     size, dates, median, 5th to 95th percentiles), names the drives that are outliers against it (with the outlier
     settings, as a cohort's; O(outliers_fail) fails them too), and links each model's comparison with its previous
     run (C(<results>/compare/)).
@@ -143,7 +143,7 @@ pts_fleet:
   description:
     - Verdict counts, the verdict per C(host/drive), where the summary is, whether its exit status fails
       (C(failed)), the hosts not tested (C(errors)) and still running elsewhere (C(in_progress)), and whether the
-      runs were written into the history (C(history): C(written), C(databases), C(error)).
+      runs were written into the history (C(history) with C(written), C(databases), C(error)).
   returned: success
   type: dict
 """

@@ -9,7 +9,7 @@ module: pts_compare
 short_description: Compare a baseline with a candidate from the PTS history (runs or firmware versions)
 version_added: 1.0.0
 description:
-  - Reads the history (O(history_url): SQLite beside the runs, C(pts-history.sqlite) in O(results_dir), or the
+  - Reads the history (O(history_url) - SQLite beside the runs, C(pts-history.sqlite) in O(results_dir), or the
     PostgreSQL database every controller shares), in which every run's fleet summary files one row per drive and
     headline figure, and C(playbooks/report.yml) rebuilds from the results tree.
   - Compares two sides, either two sets of runs (O(baseline_runs), O(candidate_runs)), or one drive model's runs under

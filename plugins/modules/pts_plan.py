@@ -35,7 +35,7 @@ description:
     See R(Wear,ansible_collections.fleetqual.pts.docsite.wear).
   - Refuses a C(pts_history_url) (or C(PTS_HISTORY_URL)) that is not a C(postgresql://) URL, or one the controller
     lacks the C(psycopg) Python package for, naming it without its password; the server itself is not asked (a
-    server that is down does not stop a run: the summary says the run was not written, and
+    server that is down does not stop a run - the summary says the run was not written, and
     M(fleetqual.pts.report_rebuild) writes it later).
   - Runs on the controller only.
 author:

@@ -22,7 +22,7 @@ description:
   - Also writes the run (or, without O(run_id), every run of the tree) into the history that
     P(fleetqual.pts.pts_compare#module), the drive reports and the fleet summary read - before the reports (each
     report compares its drive with every earlier run in it) and again after them (their verdicts). The history is
-    O(history_url): SQLite beside the runs (C(pts-history.sqlite) in O(results_dir)), where runs gone from disk are
+    O(history_url) - SQLite beside the runs (C(pts-history.sqlite) in O(results_dir)), where runs gone from disk are
     dropped, or a PostgreSQL database many controllers share, where this tree's runs are written and no other's is
     dropped. A run whose fleet summary could not write it (the server was down) is written here.
   - With O(run_dir), O(host) and O(drive), only that drive's report, reading the history but writing nothing into

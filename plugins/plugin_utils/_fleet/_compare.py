@@ -365,8 +365,7 @@ def build(conn, selection: dict, tolerance_pct: float | None = None,
     models = {_model(r) for r in selection["baseline"]} & {_model(r) for r in selection["candidate"]}
     cohort: list[dict] = []
     for model in sorted(models):
-        cohort += conn.query(model=None if model == UNKNOWN_MODEL else model,
-                                 no_model=model == UNKNOWN_MODEL)
+        cohort += conn.query(model=None if model == UNKNOWN_MODEL else model, no_model=model == UNKNOWN_MODEL)
     result = compare(selection, cohort, tolerance_pct, min_tolerance_pct)
     serials = sorted({r["serial"] for r in selection["baseline"] + selection["candidate"]
                       if r.get("serial") and _model(r) in models})
