@@ -52,8 +52,8 @@ def fleet(root: str) -> list[str]:
     made = []
     for number in range(1, 4):
         made.append(trees.run(root, f"run-{number}", trees.day(number), [
-            {"drive": f"d{d}", "serial": f"S{d}", "figures": {IOPS: 1000.0 * number + d, "latency_4k_write_mean_ms":
-                                                               0.5 + d / 10}} for d in range(4)]))
+            {"drive": f"d{d}", "serial": f"S{d}",
+             "figures": {IOPS: 1000.0 * number + d, "latency_4k_write_mean_ms": 0.5 + d / 10}} for d in range(4)]))
     made.append(trees.run(root, "run-fw2", trees.day(4), [{"drive": "d0", "serial": "S0", "firmware": "2.0",
                                                            "figures": {IOPS: 5000.0}}]))
     made.append(trees.run(root, "run-quick", trees.day(5), [{"drive": "d0", "serial": "S0", "figures": {IOPS: 10.0}}],
@@ -138,8 +138,8 @@ def _writer(url: str, run_dir: str, times: int) -> None:
 
 def test_writers_at_once_all_land_whole(database, tmp_path):
     root = str(tmp_path / "results")
-    runs = [trees.run(root, f"run-{n}", trees.day(n + 1), [{"drive": f"d{d}", "serial": f"S{n}-{d}",
-                                                             "figures": {IOPS: 100.0 + d}} for d in range(20)])
+    runs = [trees.run(root, f"run-{n}", trees.day(n + 1),
+                      [{"drive": f"d{d}", "serial": f"S{n}-{d}", "figures": {IOPS: 100.0 + d}} for d in range(20)])
             for n in range(4)]
     context = multiprocessing.get_context("spawn")
     workers = [context.Process(target=_writer, args=(database.url, run_dir, 10)) for run_dir in runs]
@@ -243,4 +243,3 @@ def test_a_missing_client_library_is_named(monkeypatch, database):
     with pytest.raises(HistoryError, match="needs the psycopg Python package"):
         open_store(database, None)
     _preflight.before_the_run(_location.Spec())  # SQLite needs nothing
-

@@ -116,7 +116,7 @@ def test_one_row_per_drive_and_figure_from_the_files(tmp_path):
                                        "max_temperature_c", "throttled_rounds", "warning_rounds",
                                        "host_bytes_written", "drive_bytes_written", "write_amplification"))
     assert conn.runs() == [{"run_id": "run-1", "run_time": "2026-11-01T10:00:00.000+00:00", "drives": 2,
-                                    "models": "ACME X1", "firmware": "1.0"}]
+                            "models": "ACME X1", "firmware": "1.0"}]
     conn.close()
 
 

@@ -73,8 +73,8 @@ def test_outliers_as_the_fleet_summary_lists_them():
                  LAT: _population.compare(LAT, [0.5] * 8, 0.5, True),
                  "not_a_figure": {"n": 99}, "throughput_1024k_read_mb_s": {"n": "x", "value": 1, "steady": True}}}
     (found,) = _population.outliers(block, 3.5, 10.0, 3)
-    assert (found["figure"], found["against"], found["cohort"], found["cohort_size"]) == (IOPS, "population",
-                                                                                         "ACME X1 / 1.0", 8)
+    assert (found["figure"], found["against"], found["cohort"], found["cohort_size"]) == \
+        (IOPS, "population", "ACME X1 / 1.0", 8)
     assert found["population"] == {"runs": 4, "from": "2026-10-01T10:00", "to": "2026-10-04T10:00", "profile": "full"}
     assert math.isinf(found["robust_z"]) and found["robust_z"] < 0
     assert _population.outliers({"error": "down"}, 3.5, 10.0, 3) == [] and _population.outliers(None, 1, 1, 1) == []

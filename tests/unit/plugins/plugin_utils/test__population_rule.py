@@ -41,8 +41,8 @@ FLEET = {IOPS: [1000.0 + i for i in range(40)], LAT: [0.5 + i / 1000 for i in ra
     (dict(RULE, population_min_size=2.5), "population_min_size=2.5"),
     (dict(RULE, population_figures=["iops"]), "population_figures: unknown figures ['iops']"),
     (dict(RULE, population_figures=[]), "population_figures=[]: must be a list"),
-    ({"model": "ACME*", "population_min_size": 5}, "population_min_size and population_figures need "
-                                                  "population_percentile"),
+    ({"model": "ACME*", "population_min_size": 5},
+     "population_min_size and population_figures need population_percentile"),
 ])
 def test_bad_rules_are_named(rule, message):
     with pytest.raises(ValueError) as caught:
