@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
+import time
 
 import psycopg
 import pytest
@@ -224,6 +226,25 @@ def test_no_password_in_any_message(server, database, tmp_path, monkeypatch):
     assert found["population"]["error"].startswith(f"{spec.shown()}: could not connect")
     for text in (written["error"], found["population"]["error"], str(written), repr(spec)):
         assert server.password not in text and server.quoted_password() not in text
+
+
+def test_a_server_with_every_connection_taken_is_waited_for(server, database):
+    # Every drive report of a large fleet ending at once opens its own short connection: at the limit, one waits.
+    name = database.url.rsplit("/", 1)[1]
+    open_store(database, None).close()
+    server.sql(f"ALTER DATABASE {name} CONNECTION LIMIT 1")
+    try:
+        held = psycopg.connect(database.url)
+        releaser = threading.Timer(2.0, held.close)
+        releaser.start()
+        started = time.monotonic()
+        with open_store(database, None, readonly=False) as store:
+            waited = time.monotonic() - started
+            assert store.version()[0] == _schema.SCHEMA_VERSION
+        releaser.join()
+        assert waited >= 1.5
+    finally:
+        server.sql(f"ALTER DATABASE {name} CONNECTION LIMIT -1")
 
 
 def test_reading_an_empty_database_says_so(database):

@@ -17,6 +17,8 @@ Errors are HistoryError with the database named without its password and every k
 from __future__ import annotations
 
 import contextlib
+import random
+import time
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _schema
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._location import Spec
@@ -34,6 +36,10 @@ else:
 
 CONNECT_TIMEOUT_S = 10
 LOCK_TIMEOUT_S = 60
+# How long a connection waits for a server that has all its connections taken ("sorry, too many clients already";
+# "too many connections for role/database" when the role's or database's CONNECTION LIMIT is reached).
+BUSY_WAIT_S = 120
+_TOO_MANY = ("too many clients", "too many connections")
 # pg_advisory_xact_lock's key of the history's write lock: "fqpts" in ASCII, so no other application's is taken.
 WRITE_LOCK = 0x6671707473
 APPLICATION = "fleetqual.pts"
@@ -61,12 +67,7 @@ class PostgresStore(SqlStore):
                    "row_factory": dict_row}
         if spec.password:
             options["password"] = spec.password
-        try:
-            self.conn = psycopg.connect(spec.url, **options)
-        except psycopg.Error as exc:
-            raise HistoryError(spec.scrub(f"{self.shown}: could not connect: {_first_line(exc)}")) from None
-        except ValueError as exc:  # a URL libpq cannot parse (psycopg's ProgrammingError is a psycopg.Error)
-            raise HistoryError(spec.scrub(f"{self.shown}: not a URL libpq reads: {exc}")) from None
+        self.conn = self._connect(options)
         try:
             if readonly:
                 self.check_readable()
@@ -75,6 +76,23 @@ class PostgresStore(SqlStore):
         except HistoryError:
             self.close()
             raise
+
+    def _connect(self, options: dict):
+        """The connection; a server at its max_connections (every drive report of a large fleet ending at once, each
+        with its short connection) is waited for, up to BUSY_WAIT_S."""
+        deadline = time.monotonic() + BUSY_WAIT_S
+        while True:
+            try:
+                return psycopg.connect(self.spec.url, **options)
+            except psycopg.OperationalError as exc:
+                if any(text in str(exc) for text in _TOO_MANY) and time.monotonic() < deadline:
+                    time.sleep(0.5 + random.random())
+                    continue
+                raise HistoryError(self.spec.scrub(f"{self.shown}: could not connect: {_first_line(exc)}")) from None
+            except psycopg.Error as exc:
+                raise HistoryError(self.spec.scrub(f"{self.shown}: could not connect: {_first_line(exc)}")) from None
+            except ValueError as exc:  # a URL libpq cannot parse
+                raise HistoryError(self.spec.scrub(f"{self.shown}: not a URL libpq reads: {exc}")) from None
 
     def _failed(self, exc: Exception) -> HistoryError:
         return HistoryError(self.spec.scrub(f"{self.shown}: {_first_line(exc)}"))

@@ -20,6 +20,9 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _sch
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._schema import KEY, NAMES, SCHEMA_VERSION
 
 _JSON_COLUMNS = ("tests", "settings", "health")
+# A figure every drive of every run has a row of (PTS-E 1.1's are written whether the test ran or not): counting a
+# run's drives by it reads one row per drive, from the population's index alone.
+ANCHOR_FIGURE = "iops_4k_write"
 
 
 class HistoryError(Exception):
@@ -279,14 +282,17 @@ class SqlStore:
         where, params = self._cohort(model, firmware)
         where.append("run_id <> ?")
         params.append(run)
-        if quick is not None:
-            where.append("quick_profile = ?")
-            params.append(int(bool(quick)))
         if before:
             where.append("run_time < ?")
             params.append(before)
+        if quick is not None:
+            where += ["quick_profile = ?", "figure = ?"]
+            params += [int(bool(quick)), ANCHOR_FIGURE]
+            count = "COUNT(*)"
+        else:
+            count = "COUNT(DISTINCT host || '/' || drive)"
         rows = self.fetch(self.sql(
-            "SELECT run_id, MIN(run_time) AS run_time, COUNT(DISTINCT host || '/' || drive) AS drives FROM figures "
+            f"SELECT run_id, MIN(run_time) AS run_time, {count} AS drives FROM figures "
             f"WHERE {' AND '.join(where)} GROUP BY run_id"), params)
         return sorted(({**r, "drives": int(r["drives"])} for r in rows),
                       key=lambda r: (r["run_time"] or "", r["run_id"]), reverse=True)
