@@ -24,6 +24,7 @@ import shutil
 import statistics
 import tempfile
 import time
+import tracemalloc
 
 from _common import machine, save, table
 
@@ -105,7 +106,13 @@ def lookups(spec, root: str) -> dict:
         blocks.append(found["population"])
     block = blocks[0]
     assert block["figures"]["iops_4k_write"]["n"] == RUNS * DRIVES, block
-    return {"per_drive_s": per_drive, "block": block}
+    # What one lookup allocates at its peak (the population's values are read into the drive's worker): Python's own
+    # allocations, traced - not PSS (malloc's free lists and libpq's or SQLite's own buffers are not counted).
+    tracemalloc.start()
+    _lookup.drive_history(drive_dir, drive_model(0), spec)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return {"per_drive_s": per_drive, "block": block, "peak_mib": peak / 1048576}
 
 
 def fleet_part(block: dict) -> float:
@@ -135,7 +142,7 @@ def tree_rows(work: str) -> float:
 
 def main() -> dict:
     work = tempfile.mkdtemp(prefix="pts-bench-history-", dir="/var/tmp")
-    server = PostgreSQL()
+    server = PostgreSQL(durable=True)  # fsync on, as a real server's (and as SQLite's synchronous=FULL)
     results = {}
     try:
         read_s = tree_rows(os.path.join(work, "tree"))
@@ -147,7 +154,7 @@ def main() -> dict:
             written = write_new(spec, root)
             found = lookups(spec, root)
             results[name] = {"fill_s": filled, "write_s": written, "lookup_s": found["per_drive_s"],
-                             "fleet_s": fleet_part(found["block"])}
+                             "lookup_peak_mib": found["peak_mib"], "fleet_s": fleet_part(found["block"])}
     finally:
         server.close()
         shutil.rmtree(work, ignore_errors=True)
@@ -159,11 +166,12 @@ def main() -> dict:
         per = found["lookup_s"]
         rows.append([name, f"{found['fill_s']:.1f} s", f"{found['write_s']:.2f} s",
                      f"{statistics.median(per):.3f} s", f"{sorted(per)[int(0.95 * (len(per) - 1))]:.3f} s",
-                     f"{found['fleet_s']:.2f} s"])
+                     f"{found['lookup_peak_mib']:.1f} MiB", f"{found['fleet_s']:.2f} s"])
     print(f"{RUNS} earlier runs x {DRIVES} drives (one model and firmware: {RUNS * DRIVES:,} earlier measurements of "
           f"each figure); rows of a {DRIVES}-drive results tree read in {read_s:.2f} s")
     print(table(["history", f"{RUNS} runs written", f"run {RUNS + 1} written ({DRIVES * 5:,} rows)",
-                 "drive report's lookup, median", "p95", f"fleet summary's part ({DRIVES} drives)"], rows))
+                 "drive report's lookup, median", "p95", "lookup's peak allocation",
+                 f"fleet summary's part ({DRIVES} drives)"], rows))
     return result
 
 

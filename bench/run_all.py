@@ -152,11 +152,13 @@ def write_doc() -> str:
                   f"{h['drives']:,} drives from their reports' blocks. Reading the rows of a {h['drives']:,}-drive "
                   f"results tree (both back ends): {h['tree_rows_s']:.2f} s.", "",
                   f"| history | {h['runs']} earlier runs written | run {h['runs'] + 1} written | lookup per drive, "
-                  "median / p95 | fleet summary's part |", "|---|---:|---:|---:|---:|"]
+                  "median / p95 | lookup's peak allocation (tracemalloc) | fleet summary's part |",
+                  "|---|---:|---:|---:|---:|---:|"]
         for name, x in h["backends"].items():
             per = sorted(x["lookup_s"])
             lines.append(f"| {name} | {x['fill_s']:.1f} s | {x['write_s']:.2f} s | {statistics.median(per):.3f} s / "
-                         f"{per[int(0.95 * (len(per) - 1))]:.3f} s | {x['fleet_s']:.2f} s |")
+                         f"{per[int(0.95 * (len(per) - 1))]:.3f} s | {x.get('lookup_peak_mib', 0):.1f} MiB | "
+                         f"{x['fleet_s']:.2f} s |")
         lines.append("")
     if t:
         lines += ["## Report time (`bench/report_time.py`)", "",

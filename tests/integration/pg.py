@@ -47,7 +47,10 @@ def _free_port() -> int:
 class PostgreSQL:
     """One cluster: ``url()`` with the password in it, ``url(password=False)`` without (give it another way)."""
 
-    def __init__(self):
+    def __init__(self, durable: bool = False):
+        # The tests' clusters skip fsync (fast, and nothing in them outlives the test); durable=True keeps PostgreSQL's
+        # default (fsync on), as a real server's - the benchmark's, so its write figures compare with SQLite's.
+        self.durable = durable
         self.bin = _bin_dir()
         self.owner = _owner()
         self.dir = tempfile.mkdtemp(prefix="pts-pg-")
@@ -81,7 +84,8 @@ class PostgreSQL:
 
     def start(self) -> None:
         self._as_owner([os.path.join(self.bin, "pg_ctl"), "-D", self.data, "-l", self.log, "-w", "-t", "60", "-o",
-                        f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off", "start"])
+                        f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1"
+                        + ("" if self.durable else " -c fsync=off"), "start"])
 
     def stop(self) -> None:
         self._as_owner([os.path.join(self.bin, "pg_ctl"), "-D", self.data, "-m", "fast", "-w", "-t", "60", "stop"])
