@@ -64,5 +64,5 @@ def test_no_index_or_another_model_or_other_tests_means_no_link(tmp_path):
     assert _previous.find(later, dict(other, drive=dict(other["drive"], firmware="2.1")))["previous"] is None
     assert _previous.find(later, dict(other, tests={"wsat": {}}))["previous"] is None  # run-1 ran no write saturation
     # No model reported: nothing to compare with, no population either.
-    assert _previous.find(later, dict(other, drive=dict(other["drive"], model=None))) == {"previous": None,
-                                                                                         "population": None}
+    unknown = dict(other, drive=dict(other["drive"], model=None))
+    assert _previous.find(later, unknown) == {"previous": None, "population": None}
