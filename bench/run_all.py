@@ -19,13 +19,15 @@ import drives
 import fleet_scale
 import fleet_summary
 import guard_check
+import history
 import long_run
 import report_time
 import rounds
 from _common import ROOT
 
 BENCHES = {"rounds": rounds, "long_run": long_run, "drives": drives, "report_time": report_time,
-           "fleet_summary": fleet_summary, "fleet_scale": fleet_scale, "guard_check": guard_check}
+           "fleet_summary": fleet_summary, "fleet_scale": fleet_scale, "guard_check": guard_check,
+           "history": history}
 
 
 def _load(name: str) -> dict | None:
@@ -137,6 +139,26 @@ def write_doc() -> str:
                   "the history index; synthetic result trees.", "",
                   "| drives | wall | CPU |", "|---:|---:|---:|"]
         lines += [f"| {x['drives']:,} | {x['wall_s']:.1f} s | {x['cpu_s']:.1f} s |" for x in s["rows"]]
+        lines.append("")
+    h = _load("history")
+    if h:
+        lines += ["## The history at fleet scale (`bench/history.py`)", "",
+                  f"A history of {h['runs']} earlier runs of {h['drives']:,} drives of one model and firmware "
+                  f"({h['runs'] * h['drives']:,} earlier measurements of each headline figure), in SQLite beside the "
+                  "runs and in PostgreSQL (a local server started by the benchmark). *Write*: the next run's "
+                  f"{h['drives']:,} drives, {h['drives'] * 5:,} rows, one transaction. *Lookup*: what each drive's "
+                  "report reads - its previous run and its five figures against their populations - per drive, over "
+                  f"{h['sample']} drives. *Fleet summary's part*: the population outliers and fleet.md's History of "
+                  f"{h['drives']:,} drives from their reports' blocks. Reading the rows of a {h['drives']:,}-drive "
+                  f"results tree (both back ends): {h['tree_rows_s']:.2f} s.", "",
+                  f"| history | {h['runs']} earlier runs written | run {h['runs'] + 1} written | lookup per drive, "
+                  "median / p95 | lookup's peak allocation (tracemalloc) | fleet summary's part |",
+                  "|---|---:|---:|---:|---:|---:|"]
+        for name, x in h["backends"].items():
+            per = sorted(x["lookup_s"])
+            lines.append(f"| {name} | {x['fill_s']:.1f} s | {x['write_s']:.2f} s | {statistics.median(per):.3f} s / "
+                         f"{per[int(0.95 * (len(per) - 1))]:.3f} s | {x.get('lookup_peak_mib', 0):.1f} MiB | "
+                         f"{x['fleet_s']:.2f} s |")
         lines.append("")
     if t:
         lines += ["## Report time (`bench/report_time.py`)", "",

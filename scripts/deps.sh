@@ -28,6 +28,8 @@ libs=$(/sbin/ldconfig -p 2>/dev/null || true)
 test -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf || missing+=(fonts-dejavu-core)
 command -v pdftotext >/dev/null || missing+=(poppler-utils)
 command -v chromium >/dev/null || missing+=(chromium)
+# The shared history's tests start a real PostgreSQL server of their own (initdb and pg_ctl as a non-root user).
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
 
 if ((${#missing[@]})); then
   if ! command -v apt-get >/dev/null; then

@@ -13,6 +13,7 @@ from ansible.utils.display import Display
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError, run_id
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _run, _run_lock, _safe_tree
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_summary
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _location
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._acceptance import VERDICTS
 
 display = Display()
@@ -37,6 +38,8 @@ class ActionModule(ActionBase):
             fail=dict(type="bool", default=True),
             errors=dict(type="list", elements="dict", default=[]),
             release_locks=dict(type="bool", default=False),
+            # Unset: the pts_history_url variable, else PTS_HISTORY_URL, else SQLite beside the runs.
+            history_url=dict(type="str", no_log=True),
         ))
         try:
             for index, run in enumerate(args["run_ids"]):
@@ -58,6 +61,10 @@ class ActionModule(ActionBase):
             raise AnsibleActionFail(f"fleet_summary: {exc}; nothing was written") from None
         if not run_dirs:
             raise AnsibleActionFail(f"fleet_summary: no run {args['run_ids']} under {roots}")
+        try:
+            history = _location.from_task_vars(args["history_url"], task_vars, self._templar.template)
+        except ValueError as exc:
+            raise AnsibleActionFail(f"fleet_summary: {exc}; nothing was written") from None
         out = out or run_dirs[0]
         # Actions run in a worker forked from ansible-playbook: host locks of that process are this run's own.
         owner = os.getppid()
@@ -67,7 +74,8 @@ class ActionModule(ActionBase):
             # Told apart by release_locks: only the run's own judge (judge.yml) passes it - a process of the run, whose
             # hosts' locks these are; a summary from outside the run (playbooks/fleet_summary.yml) that finds hosts
             # still running fails, "in progress".
-            summary = _fleet_summary.summarize(run_dirs, out, settings, busy, args["errors"], args["release_locks"])
+            summary = _fleet_summary.summarize(run_dirs, out, settings, busy, args["errors"], args["release_locks"],
+                                               history)
             if args["release_locks"]:
                 self._release(run_dirs, owner)
                 # Job slices that share the run: whichever finishes last sees every other's locks gone once its own
@@ -75,7 +83,7 @@ class ActionModule(ActionBase):
                 now_busy = self._in_progress(run_dirs, owner)
                 if busy and now_busy != busy:
                     busy = now_busy
-                    summary = _fleet_summary.summarize(run_dirs, out, settings, busy, args["errors"], True)
+                    summary = _fleet_summary.summarize(run_dirs, out, settings, busy, args["errors"], True, history)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise AnsibleActionFail(f"fleet_summary: {exc}") from None
         finally:
@@ -83,8 +91,10 @@ class ActionModule(ActionBase):
                 self._release(run_dirs, owner)
         counts = summary["counts"]
         if (summary.get("history") or {}).get("error"):
-            # The verdicts stand without the index; compare.yml will not see this run until report.yml rebuilds it.
-            display.warning(f"fleet_summary: {summary['history']['error']}; playbooks/report.yml rebuilds it")
+            # The verdicts stand without the history; compare.yml and later runs will not see this run until
+            # report.yml writes it.
+            display.warning(f"fleet_summary: the run was not written into the history: {summary['history']['error']}; "
+                            "playbooks/report.yml writes it later")
         result.update(
             changed=True,
             failed=summary["failed"] and args["fail"],
@@ -95,11 +105,14 @@ class ActionModule(ActionBase):
                 " (in progress: this summary passes nothing not judged yet)" if summary.get("in_progress_fails") else "",
                 f"; exit status {'fails' if summary['failed'] else 'passes'}; fleet summary in "
                 f"{os.path.join(out, 'fleet.md')}",
+                f"; the run was not written into the history: {summary['history']['error']}"
+                if (summary.get("history") or {}).get("error") else "",
                 *(f"; fleet.{kind} not made: {why}" for kind, why in
                   (summary.get("outputs") or {}).get("not_produced", {}).items() if "not asked for" not in why),
             ]),
             pts_fleet={"counts": counts, "output_dir": out, "failed": summary["failed"],
                        "errors": len(summary["errors"]), "in_progress": len(busy),
+                       "history": {k: (summary.get("history") or {}).get(k) for k in ("written", "databases", "error")},
                        "verdicts": {d["id"]: d["verdict"] for d in summary["drives"]}},
         )
         return result

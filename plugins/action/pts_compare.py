@@ -11,7 +11,10 @@ from ansible.plugins.action import ActionBase
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError, run_id
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run, _safe_tree
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _compare, _compare_report, _history
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _compare, _compare_report
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _location
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._sql import HistoryError
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._store import open_store
 
 ARGUMENT_SPEC = dict(
     results_dir=dict(type="path"),
@@ -23,6 +26,8 @@ ARGUMENT_SPEC = dict(
     tolerance_pct=dict(type="raw"),
     fail_on_regression=dict(type="bool", default=True),
     output_dir=dict(type="path"),
+    # Unset: the pts_history_url variable, else PTS_HISTORY_URL, else SQLite beside the runs.
+    history_url=dict(type="str", no_log=True),
 )
 
 
@@ -36,7 +41,7 @@ def _default_name(selection: dict) -> str:
 
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
-    _requires_connection = False  # reads the history index and writes the comparison on the controller only
+    _requires_connection = False  # reads the history and writes the comparison on the controller only
     _supports_check_mode = False  # it writes the comparison: --check skips it
 
     def run(self, tmp=None, task_vars=None):
@@ -48,7 +53,8 @@ class ActionModule(ActionBase):
                 for index, run in enumerate(runs or []):
                     run_id(f"{variable}[{index}]" if len(runs) > 1 else variable, run)
             tolerance = _compare.tolerance_input(args["tolerance_pct"])
-        except (PlanError, _compare.CompareError) as exc:
+            history = _location.from_task_vars(args["history_url"], task_vars, self._templar.template)
+        except (PlanError, ValueError) as exc:  # a CompareError, or pts_history_url
             raise AnsibleActionFail(f"pts_compare: {exc}; nothing was written") from None
         try:
             root = _run.results_root(args["results_dir"])
@@ -58,20 +64,20 @@ class ActionModule(ActionBase):
             raise AnsibleActionFail(f"pts_compare: {exc}; nothing was written") from None
         if not _safe_tree.isdir(root):
             raise AnsibleActionFail(f"pts_compare: pts_results_dir={root!r} is not a directory")
-        database = _history.db_path(root)
         try:
-            conn = _history.connect(database, readonly=True)
-        except _history.HistoryError as exc:
-            raise AnsibleActionFail(f"pts_compare: {exc}: a run is indexed when its fleet summary is written; "
-                                    "build the index from the results tree with playbooks/report.yml") from None
+            store = open_store(history, root, readonly=True)
+        except HistoryError as exc:
+            raise AnsibleActionFail(f"pts_compare: {history.scrub(exc)}: a run is written into the history when its "
+                                    "fleet summary is written; playbooks/report.yml writes it from the results tree"
+                                    ) from None
         try:
-            selection = _compare.select(conn, args["baseline_runs"], args["candidate_runs"], args["model"],
-                                        args["baseline_firmware"], args["candidate_firmware"], db=database)
-            compared = _compare.build(conn, selection, tolerance)
-        except _compare.CompareError as exc:
-            raise AnsibleActionFail(f"pts_compare: {exc}; nothing was written") from None
+            selection = _compare.select(store, args["baseline_runs"], args["candidate_runs"], args["model"],
+                                        args["baseline_firmware"], args["candidate_firmware"], db=store.shown)
+            compared = _compare.build(store, selection, tolerance)
+        except (_compare.CompareError, HistoryError) as exc:
+            raise AnsibleActionFail(f"pts_compare: {history.scrub(exc)}; nothing was written") from None
         finally:
-            conn.close()
+            store.close()
         out = given_out or os.path.join(root, "compare", _default_name(selection))
         try:
             written = _compare_report.write(compared, out, args["fail_on_regression"], root=root)

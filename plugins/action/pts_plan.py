@@ -16,6 +16,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._plan import build_plan
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import (_concurrency, _identity, _progress, _resume,
                                                                     _results, _role_inputs, _run, _run_steps)
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _location, _preflight
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._raid import validate_arrays
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._acceptance import matching_rule
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._acceptance import validate_rules
@@ -75,6 +76,9 @@ class ActionModule(ActionBase):
             plan["publish"] = _run.publish_targets(variables.get("pts_run_publish"))
             plan["raid"] = validate_arrays(variables.get("pts_raid"), listed)
             plan["wear_budget_pct"] = _wear.budget_pct(variables.get("pts_run_wear_budget_pct"))
+            # Where the run will be written at its end: a URL that is not one, or a PostgreSQL history without its
+            # client library, is refused now, before any drive is touched (the server itself is not asked).
+            _preflight.before_the_run(_location.from_task_vars(None, task_vars, self._templar.template))
         except PlanError as exc:
             raise AnsibleActionFail(f"pts_plan: {self._user_named(exc, variables, task_vars)}; nothing was written") from None
         except ValueError as exc:

@@ -13,7 +13,8 @@ from ansible.utils.display import Display
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import RUN_ID_RE, PlanError, run_id
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run, _safe_tree
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _history
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _index, _location
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._sql import HistoryError
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
 
 display = Display()
@@ -32,11 +33,17 @@ class ActionModule(ActionBase):
             run_dir=dict(type="path"),
             host=dict(type="str"),
             drive=dict(type="str"),
+            # Unset: the pts_history_url variable, else PTS_HISTORY_URL, else SQLite beside the runs.
+            history_url=dict(type="str", no_log=True),
         ), required_together=[("run_dir", "host", "drive")],
             mutually_exclusive=[("run_dir", "results_dir"), ("run_dir", "run_id")])
         formats = None if args["formats"] is None else tuple(args["formats"])
+        try:
+            history = _location.from_task_vars(args["history_url"], task_vars, self._templar.template)
+        except ValueError as exc:
+            raise AnsibleActionFail(f"report_rebuild: {exc}; nothing was written") from None
         if args["run_dir"]:
-            return self._one_drive(result, args["run_dir"], args["host"], args["drive"], formats)
+            return self._one_drive(result, args["run_dir"], args["host"], args["drive"], formats, history)
         if args["run_id"] is not None:
             try:
                 run_id("run_id (pts_run_id)", args["run_id"])
@@ -55,6 +62,13 @@ class ActionModule(ActionBase):
                 raise AnsibleActionFail(f"report_rebuild: run_id={args['run_id']!r} has no directory under {root}")
         except OSError as exc:
             raise AnsibleActionFail(f"report_rebuild: {exc}; nothing was written") from None
+        # The history from the results as they are first, so that each report rebuilt below reads every earlier run
+        # in it (its population, its previous run); written again once the reports are (their verdicts).
+        runs_wanted = [args["run_id"]] if args["run_id"] else None
+        try:
+            first = _index.rebuild(root, runs_wanted, history)
+        except (HistoryError, sqlite3.Error, OSError) as exc:
+            first = {"error": history.scrub(exc)}
         reports, warnings, not_produced = [], [], {}
         drive_dirs = []
         for run in runs:
@@ -65,7 +79,7 @@ class ActionModule(ActionBase):
                 warnings.append(f"no report for run {run}: {exc}")
         for drive_dir in drive_dirs:
             try:
-                written = _drive_report.write_drive_report(drive_dir, formats)
+                written = _drive_report.write_drive_report(drive_dir, formats, history)
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 # One drive's bad file (a link, a FIFO, too large, too deep, of the wrong shape) fails that drive alone.
                 warnings.append(f"no report for {drive_dir}: {exc}")
@@ -76,33 +90,37 @@ class ActionModule(ActionBase):
         # A missing HTML or PDF library is said, never a failure: report.md is the report.
         skipped = "".join(f"; {what} (not made for {len(dirs)} drive(s))" for what, dirs in not_produced.items()
                           if "not asked for" not in what)
-        # The history index from the rebuilt results: this run's rows, or every run's (and runs gone from disk out).
+        # The history from the rebuilt results: this run's rows, or every run's (for SQLite beside the runs, runs gone
+        # from disk out; a shared PostgreSQL history keeps every other controller's).
         try:
-            history = _history.rebuild(root, [args["run_id"]] if args["run_id"] else None)
-        except (_history.HistoryError, sqlite3.Error, OSError) as exc:
-            history = {"database": _history.db_path(root), "error": str(exc)}
-            warnings.append(f"history index not rebuilt: {exc}")
-        indexed = "" if history.get("error") else f"; {len(history['runs'])} run(s) indexed in {history['database']}"
-        warnings += [f"history index: left out {s['path']}: {s['why']}" for s in history.get("skipped") or []]
-        if history.get("moved_aside"):
-            moved = (f"the history index {history['database']} was not a sound database "
-                     f"({history['moved_aside']['why']}): kept as {history['moved_aside']['path']}, and rebuilt from "
+            rebuilt = _index.rebuild(root, runs_wanted, history)
+        except (HistoryError, sqlite3.Error, OSError) as exc:
+            rebuilt = {"database": history.shown(root), "error": history.scrub(exc)}
+            warnings.append(f"history not written: {rebuilt['error']}")
+        if first.get("moved_aside"):
+            rebuilt["moved_aside"] = first["moved_aside"]
+        indexed = "" if rebuilt.get("error") else \
+            f"; {len(rebuilt['runs'])} run(s) written into the history {rebuilt['database']}"
+        warnings += [f"history: left out {s['path']}: {s['why']}" for s in rebuilt.get("skipped") or []]
+        if rebuilt.get("moved_aside"):
+            moved = (f"the history index {rebuilt['database']} was not a sound database "
+                     f"({rebuilt['moved_aside']['why']}): kept as {rebuilt['moved_aside']['path']}, and rebuilt from "
                      "every run of the results tree")
             display.warning(f"report_rebuild: {moved}")
             indexed += f"; {moved}"
         result.update(changed=bool(reports), pts_reports=reports, failed=bool(warnings),
-                      pts_not_produced=dict(not_produced), pts_history=history,
+                      pts_not_produced=dict(not_produced), pts_history=rebuilt,
                       msg="; ".join(warnings) or f"{len(reports)} report(s) rebuilt from {root}{skipped}{indexed}")
         return result
 
     @staticmethod
-    def _one_drive(result: dict, run_dir: str, host: str, drive: str, formats: tuple | None) -> dict:
+    def _one_drive(result: dict, run_dir: str, host: str, drive: str, formats: tuple | None, history) -> dict:
         try:
             path = _results.drive_dir(_run.checked_root(run_dir, "run_dir"), host, drive)
             if not _safe_tree.exists(os.path.join(path, "drive.json")):
                 result.update(failed=True, msg=f"report_rebuild: {path} holds no drive record (drive.json)")
                 return result
-            written = _drive_report.write_drive_report(path, formats)
+            written = _drive_report.write_drive_report(path, formats, history)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             result.update(failed=True, msg=f"report_rebuild: no report for {host} {drive}: {exc}")
             return result

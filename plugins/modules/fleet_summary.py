@@ -32,6 +32,13 @@ description:
     writes (a link, a FIFO, too large, nested too deep, a round whose fio completed no I/O, a field of the wrong type)
     is INCOMPLETE with the file and why; the other drives and the summary are still written.
   - Several runs, or the results trees of several controllers (job slices), merge into one summary.
+  - Writes the runs into the history (O(history_url)) before its files, and says in C(fleet.md) whether they were
+    written - a history that cannot be written (a server gone) never changes a verdict or the exit status; the results
+    stay on disk and P(fleetqual.pts.report_rebuild#module) writes them later. Its History section compares each model
+    and firmware of the run with every earlier run of it in the history (the population each drive's report read -
+    size, dates, median, 5th to 95th percentiles), names the drives that are outliers against it (with the outlier
+    settings, as a cohort's; O(outliers_fail) fails them too), and links each model's comparison with its previous
+    run (C(<results>/compare/)).
   - Runs on the controller only.
 author:
   - fleetqual.pts contributors (@fleetqual)
@@ -111,6 +118,15 @@ options:
     type: bool
     default: false
     version_added: 2.0.0
+  history_url:
+    description:
+      - Where the history is. Defaults to the C(pts_history_url) variable, else the C(PTS_HISTORY_URL) environment
+        variable, else SQLite beside the runs (C(pts-history.sqlite) in each run's results root).
+      - A C(postgresql://) URL is one PostgreSQL database every controller, job slice and AWX job shares; its password
+        (in the URL, the C(pts_history_password) variable, or where libpq finds it) is never printed nor written. See
+        R(History and comparison,ansible_collections.fleetqual.pts.docsite.compare).
+    type: str
+    version_added: 3.0.0
 seealso:
   - module: fleetqual.pts.report_rebuild
 """
@@ -126,7 +142,8 @@ RETURN = r"""
 pts_fleet:
   description:
     - Verdict counts, the verdict per C(host/drive), where the summary is, whether its exit status fails
-      (C(failed)), the hosts not tested (C(errors)) and still running elsewhere (C(in_progress)).
+      (C(failed)), the hosts not tested (C(errors)) and still running elsewhere (C(in_progress)), and whether the
+      runs were written into the history (C(history) with C(written), C(databases), C(error)).
   returned: success
   type: dict
 """

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 DOCUMENTATION = r"""
 module: pts_compare
-short_description: Compare a baseline with a candidate from the PTS history index (runs or firmware versions)
+short_description: Compare a baseline with a candidate from the PTS history (runs or firmware versions)
 version_added: 1.0.0
 description:
-  - Reads the history index of a results tree (C(pts-history.sqlite) in O(results_dir)), in which every run's fleet
-    summary files one row per drive and headline figure, and C(playbooks/report.yml) rebuilds from the results tree.
+  - Reads the history (O(history_url) - SQLite beside the runs, C(pts-history.sqlite) in O(results_dir), or the
+    PostgreSQL database every controller shares), in which every run's fleet summary files one row per drive and
+    headline figure, and C(playbooks/report.yml) rebuilds from the results tree.
   - Compares two sides, either two sets of runs (O(baseline_runs), O(candidate_runs)), or one drive model's runs under
     two firmware versions across every indexed run (O(model), O(baseline_firmware), O(candidate_firmware)).
   - Per drive model on both sides and per headline figure (4k random write IOPS, 1024k sequential read and write
@@ -75,6 +76,15 @@ options:
       - Where C(compare.md), C(compare.json), C(compare.html) and C(plots/) go.
       - Defaults to C(compare/BASELINE-vs-CANDIDATE) under O(results_dir).
     type: path
+  history_url:
+    description:
+      - Where the history is. Defaults to the C(pts_history_url) variable, else the C(PTS_HISTORY_URL) environment
+        variable, else SQLite beside the runs (C(pts-history.sqlite) in O(results_dir)).
+      - A C(postgresql://) URL is one PostgreSQL database many controllers share; a baseline run by another controller
+        is compared like one of this tree's (its per-round plots are drawn only where its results tree is here). Its
+        password is never printed nor written. See R(History and comparison,ansible_collections.fleetqual.pts.docsite.compare).
+    type: str
+    version_added: 3.0.0
 seealso:
   - plugin: fleetqual.pts.fleet_summary
     plugin_type: module

@@ -33,6 +33,10 @@ description:
     write when it would use more than C(pts_run_wear_budget_pct) (C(pts_wear_budget_pct), default 5) % of the drive's
     remaining life (the rated endurance less its percentage used), with every figure in the message.
     See R(Wear,ansible_collections.fleetqual.pts.docsite.wear).
+  - Refuses a C(pts_history_url) (or C(PTS_HISTORY_URL)) that is not a C(postgresql://) URL, or one the controller
+    lacks the C(psycopg) Python package for, naming it without its password; the server itself is not asked (a
+    server that is down does not stop a run - the summary says the run was not written, and
+    M(fleetqual.pts.report_rebuild) writes it later).
   - Runs on the controller only.
 author:
   - fleetqual.pts contributors (@fleetqual)
@@ -80,6 +84,12 @@ options:
         and on the drive's health per round C(max_temperature_c) (the hottest reading of any round, in degrees
         Celsius) and C(allow_throttling) (V(false) fails the drive when it throttled in any round). Validated here,
         recorded with the plan, applied by M(fleetqual.pts.fleet_summary).
+      - Against the fleet's memory, C(population_percentile) (above 0, below 50) fails a drive with a headline figure
+        worse than that percentile of every earlier run of its model and firmware in the history (counted from the
+        worse end), C(population_figures) naming the figures (default every figure the drive measured), in a
+        population of at least C(population_min_size) earlier measurements (default 10; fewer leaves the drive
+        INCOMPLETE, as does a history that cannot be read). See
+        R(History and comparison,ansible_collections.fleetqual.pts.docsite.compare).
       - For the wear budget, a rule may give the model's rated endurance - C(endurance_tbw) (terabytes written,
         decimal) or C(dwpd) with C(warranty_years) (C(dwpd) requires it; given both forms, the smaller endurance
         counts) - and C(rated_write_mb_s), its rated sequential write in MB/s, which bounds the estimate's write

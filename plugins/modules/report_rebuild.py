@@ -19,11 +19,15 @@ description:
     of the wrong type); every other drive's report is still made.
   - Reads and writes the tree by directory file descriptors, never through a link; run as root, it refuses a results
     tree (or a run of it) that a level another user can change leads to, naming the level.
-  - Also rebuilds the history index (C(pts-history.sqlite) in O(results_dir)) that
-    P(fleetqual.pts.pts_compare#module) reads, for the run or, without O(run_id), for every run, dropping runs gone
-    from disk.
-  - With O(run_dir), O(host) and O(drive), only that drive's report and no index - what each drive worker of
-    C(playbooks/pts.yml) does as soon as its tests end, in parallel with the drives still testing.
+  - Also writes the run (or, without O(run_id), every run of the tree) into the history that
+    P(fleetqual.pts.pts_compare#module), the drive reports and the fleet summary read - before the reports (each
+    report compares its drive with every earlier run in it) and again after them (their verdicts). The history is
+    O(history_url) - SQLite beside the runs (C(pts-history.sqlite) in O(results_dir)), where runs gone from disk are
+    dropped, or a PostgreSQL database many controllers share, where this tree's runs are written and no other's is
+    dropped. A run whose fleet summary could not write it (the server was down) is written here.
+  - With O(run_dir), O(host) and O(drive), only that drive's report, reading the history but writing nothing into
+    it - what each drive worker of C(playbooks/pts.yml) does as soon as its tests end, in parallel with the drives
+    still testing.
   - An index file that is not a sound SQLite database (C(file is not a database), C(database disk image is
     malformed)) is moved aside, kept as C(pts-history.sqlite.corrupt-<UTC time>) with its journal, and a new index
     is built from every run of the results tree; a warning and the task's message say so.
@@ -69,6 +73,16 @@ options:
     description: The drive (its C(pts_devices) name or key), with O(run_dir) and O(host).
     type: str
     version_added: 2.0.0
+  history_url:
+    description:
+      - Where the history is. Defaults to the C(pts_history_url) variable, else the C(PTS_HISTORY_URL) environment
+        variable, else SQLite beside the runs (C(pts-history.sqlite) in O(results_dir)).
+      - A C(postgresql://) URL is one PostgreSQL database (libpq's URL; the C(psycopg) Python package on the
+        controller). Its password may be in the URL, in the C(pts_history_password) variable (vault it), or where libpq
+        finds it (C(PGPASSWORD), C(~/.pgpass), a service file); it is never printed nor written into a result file or
+        report. See R(History and comparison,ansible_collections.fleetqual.pts.docsite.compare).
+    type: str
+    version_added: 3.0.0
 seealso:
   - module: fleetqual.pts.fleet_summary
 """
@@ -98,7 +112,8 @@ pts_not_produced:
   type: dict
 pts_history:
   description:
-    - The index rebuilt - C(database), C(runs), C(dropped), C(rows); or C(error).
+    - The history written - C(database) (the file, or the URL without its password), C(runs), C(dropped), C(rows);
+      or C(error).
     - C(moved_aside) (C(path), C(why)) when a corrupt index was moved aside before the rebuild.
   returned: always
   type: dict

@@ -18,6 +18,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _text
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _wear
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import BY_NAME
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _population_rule
 
 PASS, FAIL, INCOMPLETE = "PASS", "FAIL", "INCOMPLETE"
 VERDICTS = (PASS, FAIL, INCOMPLETE)
@@ -45,7 +46,10 @@ HEALTH_CRITERIA = ("max_temperature_c", "allow_throttling")
 # The model's rated endurance and write rate, for the wear budget the plan judges before the first write
 # (module_utils/_pts/_wear.py): endurance_tbw (TB written, decimal) or dwpd with warranty_years, and rated_write_mb_s.
 ENDURANCE_KEYS = ("endurance_tbw", "dwpd", "warranty_years", "rated_write_mb_s")
-RULE_KEYS = ("name", "model", "firmware", "require_steady", *CRITERIA, *HEALTH_CRITERIA, *ENDURANCE_KEYS)
+# Against the fleet's memory: no figure worse than the fleet's percentile for the model and firmware
+# (_history/_population_rule.py).
+RULE_KEYS = ("name", "model", "firmware", "require_steady", *CRITERIA, *HEALTH_CRITERIA, *ENDURANCE_KEYS,
+             *_population_rule.KEYS)
 # The physical range of each criterion's limit: (lowest, highest). A limit outside it is a typo or a unit mix-up that
 # would pass or fail every drive. A 4k random write at PCIe 5.0 x4's 16 GB/s is 3.9 M IOPS and the fastest links carry
 # well under a TB/s, so 100 M IOPS and 1,000,000 MB/s leave room for any drive or array; a 4k write takes more than
@@ -95,6 +99,7 @@ def validate_rules(rules: object) -> list[dict]:
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
                                   or not math.isfinite(value) or not 0 < value < 200):
             raise ValueError(f"{where}.max_temperature_c={value!r}: must be a temperature in °C above 0 and below 200")
+        _population_rule.validate(rule, where)
         if rule.get("dwpd") is not None and rule.get("warranty_years") is None:
             raise ValueError(f"{where}.dwpd={rule['dwpd']!r}: needs warranty_years (the rated drive writes per day "
                              "hold over the warranty period), or give endurance_tbw instead")
@@ -284,6 +289,9 @@ def verdict(model: dict | None, planned: list[str], rule: dict | None, lost: str
     health, unjudged = health_checks(model, rule)
     checks += health
     incomplete += unjudged
+    population, unjudged = _population_rule.checks(model, rule)
+    checks += population
+    incomplete += unjudged
     failed = [c["text"] for c in checks if not c["passed"]]
     if failed:
         outcome = FAIL
@@ -311,6 +319,9 @@ def limits(rule: dict | None) -> list[dict]:
                     "text": f"drive temperature ≤ {rule['max_temperature_c']:g} °C in every round"})
     if rule is not None and rule.get("allow_throttling") is False:
         out.append({"criterion": "allow_throttling", "limit": False, "text": "no thermal throttling in any round"})
+    if (rule or {}).get("population_percentile") is not None:
+        out.append({"criterion": "population_percentile", "limit": rule["population_percentile"],
+                    "text": _population_rule.limit_text(rule)})
     if rule is not None:
         out.append({"criterion": "require_steady", "limit": rule.get("require_steady", True),
                     "text": "every test steady" if rule.get("require_steady", True) else "steady state not required"})

@@ -135,6 +135,13 @@ VERDICT_KEYS = ("pts_steady_state", "pts_wsat", "pts_sweep", "pts_sample")
 _SECRET_RE = re.compile(r"pass(word)?\b|passwd|secret|token|vault|private_key|api_key", re.I)
 _EXTRA_FLAGS = ("-e", "--extra-vars")
 HIDDEN = "(hidden: it names a secret)"
+# A URL's password (postgresql://user:password@host/db, pts_history_url): the password goes, the rest stays.
+_URL_PASSWORD_RE = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s:/@?#\"']*):[^\s/?#\"']*@")
+
+
+def without_url_passwords(text: str) -> str:
+    """``text`` with the password of every URL in it replaced."""
+    return _URL_PASSWORD_RE.sub(r"\1:********@", text)
 
 
 def command_line(argv: list[str] | None = None) -> dict | None:
@@ -146,7 +153,7 @@ def command_line(argv: list[str] | None = None) -> dict | None:
     shown, extra = [os.path.basename(argv[0])], []
     expect_extra = False
     for arg in argv[1:]:
-        safe = HIDDEN if _SECRET_RE.search(arg) else arg
+        safe = HIDDEN if _SECRET_RE.search(arg) else without_url_passwords(arg)
         if expect_extra:
             expect_extra = False
             extra.append(safe)
@@ -154,7 +161,7 @@ def command_line(argv: list[str] | None = None) -> dict | None:
             expect_extra = True
         elif arg.startswith("--extra-vars="):
             value = arg.split("=", 1)[1]
-            extra.append(HIDDEN if _SECRET_RE.search(value) else value)
+            extra.append(HIDDEN if _SECRET_RE.search(value) else without_url_passwords(value))
             safe = "--extra-vars=" + extra[-1]
         shown.append(safe)
     return {"argv": shown, "extra_vars": extra, "recorded_at": now_iso()}

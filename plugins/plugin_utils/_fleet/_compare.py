@@ -5,8 +5,8 @@
 # Note that this plugin util is **PRIVATE** to the collection. It can have breaking changes at any time.
 # Do not use this from other collections or standalone plugins!
 
-"""Baseline against candidate from the history index: two sets of runs (two run ids, or one model's runs under two
-firmware versions), per drive model and headline figure the median and spread over drives on each side, the change in
+"""Baseline against candidate from the history (SQLite or PostgreSQL, plugin_utils/_history): two sets of runs (two
+run ids, or one model's runs under two firmware versions), per drive model and headline figure the median and spread over drives on each side, the change in
 %, and a REGRESSION / IMPROVEMENT / SAME verdict against a tolerance; the history of every compared drive (same
 serial) across all indexed runs; compare.md, compare.json and compare.html.
 
@@ -28,7 +28,6 @@ import statistics
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import _registry
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _history
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _acceptance
 
 REGRESSION, IMPROVEMENT, SAME, NOT_COMPARED = "REGRESSION", "IMPROVEMENT", "SAME", "NOT COMPARED"
@@ -77,7 +76,7 @@ def tolerance_input(value: object, variable: str = "pts_compare_tolerance_pct") 
 # --- selection ----------------------------------------------------------------------------------------------------
 
 def _indexed_runs(conn) -> dict:
-    return {r["run_id"]: r for r in _history.runs(conn)}
+    return {r["run_id"]: r for r in conn.runs()}
 
 
 def select(conn, baseline_runs: list[str] | None, candidate_runs: list[str] | None, model: str | None,
@@ -110,11 +109,11 @@ def select(conn, baseline_runs: list[str] | None, candidate_runs: list[str] | No
         if overlap:
             raise CompareError(f"pts_compare_baseline_run={baseline_runs!r} and pts_compare_candidate_run="
                                f"{candidate_runs!r} share run {', '.join(overlap)}: a run cannot be both sides")
-        base = _history.query(conn, runs=baseline_runs, model=model or None)
-        cand = _history.query(conn, runs=candidate_runs, model=model or None)
+        base = conn.query(runs=baseline_runs, model=model or None)
+        cand = conn.query(runs=candidate_runs, model=model or None)
         if model and not base:
             raise CompareError(f"pts_compare_model={model!r}: no drive of that model in pts_compare_baseline_run="
-                               f"{baseline_runs!r} (models indexed: {', '.join(_history.models(conn)) or 'none'})")
+                               f"{baseline_runs!r} (models indexed: {', '.join(conn.models()) or 'none'})")
         if model and not cand:
             raise CompareError(f"pts_compare_model={model!r}: no drive of that model in pts_compare_candidate_run="
                                f"{candidate_runs!r}")
@@ -123,19 +122,19 @@ def select(conn, baseline_runs: list[str] | None, candidate_runs: list[str] | No
                 "baseline_runs": list(baseline_runs), "candidate_runs": list(candidate_runs)}
     if not model:
         raise CompareError(f"pts_compare_model={model!r}: a firmware comparison needs the drive model (models "
-                           f"indexed: {', '.join(_history.models(conn)) or 'none'})")
-    known_models = _history.models(conn)
+                           f"indexed: {', '.join(conn.models()) or 'none'})")
+    known_models = conn.models()
     if model not in known_models:
         raise CompareError(f"pts_compare_model={model!r}: no indexed run has a drive of that model (models indexed: "
                            f"{', '.join(repr(m) for m in known_models) or 'none'})")
-    versions = _history.firmware_of(conn, model)
+    versions = conn.firmware_of(model)
     sides = {}
     for variable, firmware in (("pts_compare_baseline_firmware", baseline_firmware),
                                ("pts_compare_candidate_firmware", candidate_firmware)):
         if firmware in (None, ""):
             raise CompareError(f"{variable}={firmware!r}: a firmware comparison needs both firmware versions "
                                f"(indexed for {model!r}: {', '.join(versions) or 'none'})")
-        rows = _history.query(conn, model=model, firmware=[str(firmware)])
+        rows = conn.query(model=model, firmware=[str(firmware)])
         if not rows:
             raise CompareError(f"{variable}={firmware!r}: no indexed run has a {model!r} drive with that firmware "
                                f"(indexed for {model!r}: {', '.join(repr(v) for v in versions) or 'none'})")
@@ -366,13 +365,12 @@ def build(conn, selection: dict, tolerance_pct: float | None = None,
     models = {_model(r) for r in selection["baseline"]} & {_model(r) for r in selection["candidate"]}
     cohort: list[dict] = []
     for model in sorted(models):
-        cohort += _history.query(conn, model=None if model == UNKNOWN_MODEL else model,
-                                 no_model=model == UNKNOWN_MODEL)
+        cohort += conn.query(model=None if model == UNKNOWN_MODEL else model, no_model=model == UNKNOWN_MODEL)
     result = compare(selection, cohort, tolerance_pct, min_tolerance_pct)
     serials = sorted({r["serial"] for r in selection["baseline"] + selection["candidate"]
                       if r.get("serial") and _model(r) in models})
     if serials:
-        result["history"] = history(_history.query(conn, serials=serials), serials, min_tolerance_pct)
+        result["history"] = history(conn.query(serials=serials), serials, min_tolerance_pct)
     return result
 
 

@@ -15,7 +15,10 @@ from __future__ import annotations
 import os
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _compare_plots, _history
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _compare_plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._location import Spec
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._sql import HistoryError
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._store import open_store
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _html, _previous
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _acceptance, _result_files, _safe_tree
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
@@ -211,11 +214,13 @@ def write(result: dict, out_dir: str, fail_on_regression: bool, root: str | None
     return result
 
 
-def previous_comparisons(run_dirs: list[str]) -> list[dict]:
-    """For each drive model and firmware of these runs that an earlier indexed run also tested, the comparison of the
-    two runs' drives of that model (runs mode, the model given) in <root>/compare/<previous>-vs-<run>-<model>/: the
-    page each drive report links to as its history comparison (_report/_previous.py names it). Per comparison its
+def previous_comparisons(run_dirs: list[str], spec: Spec | None = None) -> list[dict]:
+    """For each drive model and firmware of these runs whose drive report names a previous run (its ``previous``, read
+    from the history when the report was drawn), the comparison of the two runs' drives of that model (runs mode, the
+    model given) in <root>/compare/<previous>-vs-<run>-<model>/: the page each drive report links to as its history
+    comparison (_report/_previous.py names it), from the history ``spec`` names (either back end). Per comparison its
     path or why it was not written; never raises (the summary stands without them)."""
+    spec = spec or Spec()
     done = []
     for run_dir in run_dirs:
         run_dir = os.path.normpath(run_dir)
@@ -227,26 +232,25 @@ def previous_comparisons(run_dirs: list[str]) -> list[dict]:
                 model = _result_files.check_result(_results.read_json(path), path)
             except (OSError, ValueError):
                 continue
-            found = _previous.find(drive_dir, model)
-            if found:
-                wanted[found["comparison"]] = (found["run_id"], (model.get("drive") or {}).get("model"))
+            found = model.get("previous")
+            drive_model = (model.get("drive") or {}).get("model")
+            if isinstance(found, dict) and isinstance(found.get("run_id"), str) and drive_model:
+                wanted[_previous.comparison_name(found["run_id"], run, drive_model)] = (found["run_id"], drive_model)
         if not wanted:
             continue
         try:
-            conn = _history.connect(_history.db_path(root), readonly=True)
-        except _history.HistoryError as exc:
-            done += [{"comparison": name, "error": str(exc)} for name in wanted]
+            store = open_store(spec, root, readonly=True)
+        except HistoryError as exc:
+            done += [{"comparison": name, "error": spec.scrub(str(exc))} for name in wanted]
             continue
-        try:
+        with store:
             for name, (previous, drive_model) in sorted(wanted.items()):
                 try:
-                    selection = select(conn, [previous], [run], drive_model, None, None, db=_history.db_path(root))
-                    result = build(conn, selection)
+                    selection = select(store, [previous], [run], drive_model, None, None, db=store.shown)
+                    result = build(store, selection)
                     out = os.path.join(root, _previous.COMPARE_DIR, name)
                     write(result, out, fail_on_regression=False, root=root)
                     done.append({"comparison": name, "path": out, "counts": result["counts"]})
-                except (CompareError, OSError, ValueError) as exc:
-                    done.append({"comparison": name, "error": str(exc)})
-        finally:
-            conn.close()
+                except (CompareError, HistoryError, OSError, ValueError) as exc:
+                    done.append({"comparison": name, "error": spec.scrub(str(exc))})
     return done

@@ -27,6 +27,14 @@ PTS2_COLUMNS = (("cbw", "CBW MaxIOPS (IOPS · ART ms · 99.999 % ms)"),
 
 def outlier_text(outlier: dict) -> str:
     label, digits = FIGURE_LABELS[outlier["figure"]]
+    if outlier.get("against") == "population":
+        # Against every earlier run of its model and firmware in the history (_history/_population.py).
+        known = outlier.get("population") or {}
+        span = f", {(known.get('from') or '')[:10]} – {(known.get('to') or '')[:10]}" if known.get("from") else ""
+        return (f"{label} {outlier['value']:,.{digits}f} is {outlier['deviation_pct']:.0f} % from the fleet's median "
+                f"{outlier['median']:,.{digits}f} for {outlier['cohort']} (robust z {outlier['robust_z']:+.1f}; "
+                f"{outlier['cohort_size']:,} earlier measurements in {known.get('runs') or 0} run(s){span}, "
+                f"{known.get('profile') or 'full'} profile)")
     return (f"{label} {outlier['value']:,.{digits}f} is {outlier['deviation_pct']:.0f} % from its cohort's median "
             f"{outlier['median']:,.{digits}f} (robust z {outlier['robust_z']:+.1f}, {outlier['cohort_size']} drives)")
 

@@ -40,7 +40,8 @@ def render_junit(summary: dict) -> str:
         # XML 1.0 cannot carry control characters at all: drive strings reach junit.xml as plain text.
         cases = [(c["criterion"], c["passed"], md.plain(c["text"]), times.get(c.get("test")) if "figure" not in c
                   else None) for c in drive["checks"]]
-        cases += [(f"cohort {o['figure']}", not summary["outlier_settings"]["fail"], md.plain(outlier_text(o)), None)
+        cases += [(f"{'population' if o.get('against') == 'population' else 'cohort'} {o['figure']}",
+                   not summary["outlier_settings"]["fail"], md.plain(outlier_text(o)), None)
                   for o in drive["outliers"]]
         label = drive.get("label") or drive["verdict"]
         text = md.plain(f"{label}: " + "; ".join(drive["reasons"]) if drive["reasons"] else label)

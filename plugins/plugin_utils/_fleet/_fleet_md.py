@@ -15,6 +15,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registr
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _acceptance
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_history_md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet._fleet_figures import (
     FIGURE_LABELS, PTS1_FIGURES, PTS2_COLUMNS, exit_status, outlier_text)
 
@@ -174,7 +175,7 @@ def render_markdown(summary: dict, plots: dict, models: dict | None = None) -> s
     lines += md.table(headers, rows, numeric=False)
     lines += ["", ("Figures are measurement-window averages (MB/s = 10⁶ bytes/s); *italic* ones come from a window that "
                    "was not steady (the test stopped, failed or reached its round limit). " if figures else "")
-              + "⚑ marks a cohort outlier. "
+              + "⚑ marks an outlier against its cohort or the fleet's earlier runs (History). "
               + ("n/r: measured but not resolved (too few IOs for the percentile; the drive's report says how many). "
                  if any(f in (d.get("unresolved") or {}) for d in summary["drives"] for f in figures) else "")
               + (f"\\* p99.99: {_headline_figures.P9999_NOTE}. " if "latency_4k_write_p9999_ms" in figures else "")
@@ -196,7 +197,8 @@ def render_markdown(summary: dict, plots: dict, models: dict | None = None) -> s
                   ""]
         for name, path in models.items():
             lines += md.image(path, f"Model {name}: each drive's DV per round, one colour per drive.")
-    outliers = [d for d in summary["drives"] if d["outliers"]]
+    # Outliers against the population (the fleet's earlier runs) are listed under History.
+    outliers = [d for d in summary["drives"] if any(o.get("against") != "population" for o in d["outliers"])]
     settings = summary["outlier_settings"]
     lines += ["## Cohorts", "",
               f"Drives of one model and firmware are compared with their cohort's median: a figure is flagged when "
@@ -207,11 +209,13 @@ def render_markdown(summary: dict, plots: dict, models: dict | None = None) -> s
     lines += _cohort_sizes(summary)
     for drive in outliers:
         for outlier in drive["outliers"]:
-            lines.append(f"- ⚑ **{md.text(drive['id'])}**: {md.text(outlier_text(outlier))}")
+            if outlier.get("against") != "population":
+                lines.append(f"- ⚑ **{md.text(drive['id'])}**: {md.text(outlier_text(outlier))}")
     if outliers:
         lines.append("")
     for name, path in plots.items():
         lines += md.image(path, f"Cohort {name}: every drive's figure, the cohort median, outliers in red.")
+    lines += _fleet_history_md.lines(summary)
     return "\n".join(lines).rstrip() + "\n"
 
 

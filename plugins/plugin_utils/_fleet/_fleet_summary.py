@@ -21,7 +21,7 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _html
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run, _acceptance, _safe_tree
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _result_files
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _compare_report, _history
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_history
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet._fleet_figures import (
     FIGURE_LABELS, exit_status, outlier_text)
@@ -50,8 +50,9 @@ def fresh(drive_dir: str) -> bool:
 _OUTPUTS = ("result.json", "report.md", "report.html", "report.pdf")
 
 
-def drive_model(drive_dir: str, render: bool = True) -> dict:
-    """The drive's report model: result.json when it is up to date, else the report is built again."""
+def drive_model(drive_dir: str, render: bool = True, history=None) -> dict:
+    """The drive's report model: result.json when it is up to date, else the report is built again (reading the
+    history ``history`` names: plugin_utils/_history/_location.Spec)."""
     if fresh(drive_dir):
         path = os.path.join(drive_dir, "result.json")
         try:
@@ -59,8 +60,8 @@ def drive_model(drive_dir: str, render: bool = True) -> dict:
         except _safe_tree.BadFile:
             pass  # not the result.json the report writes (a field of another type, too large, too deep): built again
     if render:
-        return _drive_report.write_drive_report(drive_dir)["model"]
-    return _drive_report.build_model(drive_dir)
+        return _drive_report.write_drive_report(drive_dir, history=history)["model"]
+    return _drive_report.build_model(drive_dir, history)
 
 
 def _drive_time(model: dict) -> float | None:
@@ -95,7 +96,7 @@ def host_failure(host_dir: str) -> dict | None:
     return record
 
 
-def collect(run_dirs: list[str], skip: set | None = None) -> list[dict]:
+def collect(run_dirs: list[str], skip: set | None = None, history=None) -> list[dict]:
     """One record per listed or identified drive: host, drive, identity, verdict, headline figures, report path.
     Each record carries its per-round series under "_series" for the fleet plots (not written to fleet.json).
     ``skip``: (run directory, host directory name) pairs another live process is still running (a job slice)."""
@@ -122,7 +123,7 @@ def collect(run_dirs: list[str], skip: set | None = None) -> list[dict]:
             seen_paths = set()
             for drive_dir in _results.drive_dirs_of_host(host_dir):
                 try:
-                    model = drive_model(drive_dir)
+                    model = drive_model(drive_dir, history=history)
                     judged = _drive_verdict.judge(drive_dir, model, recorded)
                 except (OSError, _safe_tree.BadFile) as exc:
                     # One drive's files that are not what the collection wrote fail that drive alone, named.
@@ -143,7 +144,9 @@ def collect(run_dirs: list[str], skip: set | None = None) -> list[dict]:
                                        if _headline_figures.maxiops_point(model, name)},
                     "wsat": _headline_figures.wsat_end(model), "_series": _fleet_plots.series(model),
                     # The figures measured but not resolved: "n/r" in the fleet table, as in the drive's report.
-                    "unresolved": _headline_figures.unresolved(model), **judged,
+                    "unresolved": _headline_figures.unresolved(model),
+                    # Against every earlier run of its model and firmware, as its report read the history.
+                    "population": _fleet_history.brief(model.get("population")), **judged,
                 })
             seen_names = set(_safe_tree.listdir(host_dir))
             for spec in plan.get("listed") or []:
@@ -200,7 +203,7 @@ def run_errors(run_dirs: list[str], skip: set | None = None) -> list[dict]:
 
 
 def summarize(run_dirs: list[str], out_dir: str, settings: dict | None = None, in_progress: list[dict] | None = None,
-              errors: list[dict] | None = None, slice_of_run: bool = False) -> dict:
+              errors: list[dict] | None = None, slice_of_run: bool = False, history=None) -> dict:
     """Judge every drive and write fleet.md, fleet.json and junit.xml. The fleet settings (fail_on,
     outlier_robust_z, outlier_min_deviation_pct, outlier_min_cohort, outliers_fail) are the ones the runs' plans
     recorded (_run.recorded_fleet_settings), each replaced by ``settings``' where that gives one: a summary written
@@ -211,21 +214,26 @@ def summarize(run_dirs: list[str], out_dir: str, settings: dict | None = None, i
     the run (a job slice, judge.yml's ``release_locks``): the last slice to finish judges them all, and hosts still
     running elsewhere do not fail this one; otherwise (playbooks/fleet_summary.yml during a run) they fail it, "in
     progress". ``errors``: run errors found after the drives (a publishing that failed), each ``{"host", "task",
-    "msg"}``; like a host not tested, each fails the run."""
+    "msg"}``; like a host not tested, each fails the run. ``history``: where the history is (a
+    plugin_utils/_history/_location.Spec; None: PTS_HISTORY_URL, else SQLite beside the runs) - the run is written
+    into it, and the summary says whether it was."""
     busy = {(entry["run_dir"], entry["host"]) for entry in in_progress or []}
     chosen = dict(_run.recorded_fleet_settings(run_dirs),
                   **{k: v for k, v in (settings or {}).items() if v is not None})
     fail_on, outlier_threshold = chosen["fail_on"], float(chosen["outlier_robust_z"])
     outlier_min_deviation_pct = float(chosen["outlier_min_deviation_pct"])
     outlier_min_cohort, outliers_fail = int(chosen["outlier_min_cohort"]), bool(chosen["outliers_fail"])
-    records = collect(run_dirs, busy)
+    history, problem = _fleet_history.spec_or_error(history)
+    records = collect(run_dirs, busy, history)
     given = [{"host": str(e.get("host") or ""), "task": e.get("task"), "msg": str(e.get("msg") or "failed")}
              for e in errors or []]
     errors = run_errors(run_dirs, busy) + given
     flagged = _acceptance.cohort_outliers([r for r in records if r.get("model")], outlier_threshold,
                                           outlier_min_deviation_pct, outlier_min_cohort)
+    # Against the fleet's memory too: each drive's population (its report read it), with this summary's thresholds.
+    against = _fleet_history.population_outliers(records, chosen)
     for record in records:
-        record["outliers"] = flagged.get(record["id"], [])
+        record["outliers"] = flagged.get(record["id"], []) + against.get(record["id"], [])
         if record["outliers"] and outliers_fail and record["verdict"] == _acceptance.PASS:
             record["verdict"] = _acceptance.FAIL
             record["label"] = _acceptance.label(_acceptance.FAIL, bool(record.get("quick_profile")))
@@ -243,6 +251,9 @@ def summarize(run_dirs: list[str], out_dir: str, settings: dict | None = None, i
         "drives": [dict({k: v for k, v in r.items() if k != "_series"},
                         report=os.path.relpath(r["report"], out_dir) if r["report"] else None) for r in records],
     }
+    # The run into the history before the summary's files, so they say whether it was written (and why not);
+    # the verdicts stand either way.
+    summary["history"] = _fleet_history.write(run_dirs, records, history, out_dir, problem)
     _safe_tree.makedirs(out_dir)
     plots = _cohort_plots(summary, out_dir)
     models = _fleet_plots.by_model(records, out_dir, summary["runs"]) if _plots.available() else {}
@@ -262,13 +273,6 @@ def summarize(run_dirs: list[str], out_dir: str, settings: dict | None = None, i
                               "pdf": made["pdf"] and os.path.basename(made["pdf"]), "not_produced": made["not_produced"]}
         if made["not_produced"] != outputs["not_produced"]:
             _results.atomic_write_json(os.path.join(out_dir, "fleet.json"), summary)
-    # The history index beside the runs (playbooks/compare.yml reads it), from the files just written; its failure
-    # is said in summary["history"], never the summary's.
-    summary["history"] = _history.after_summary(run_dirs, os.path.join(out_dir, "fleet.json"))
-    # Then each drive report's history comparison: its model's drives in this run against the run that tested that
-    # model and firmware last before it (the link is in the report already; here its page is written).
-    if not summary["history"].get("error"):
-        summary["history"]["comparisons"] = _compare_report.previous_comparisons(run_dirs)
     return summary
 
 

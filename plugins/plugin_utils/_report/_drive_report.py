@@ -51,8 +51,9 @@ REPORTS = {
 TEST_MODULES = {test.name: REPORTS[test.report] for test in _registry.TESTS}
 
 
-def build_model(drive_dir: str) -> dict:
-    """Everything the report shows, computed from the files on disk."""
+def build_model(drive_dir: str, history=None) -> dict:
+    """Everything the report shows, computed from the files on disk - and what the history (``history``: a
+    plugin_utils/_history/_location.Spec, else PTS_HISTORY_URL or SQLite beside the runs) says of earlier runs."""
     loaded = _results.load_drive(drive_dir)
     identity = loaded["identity"]
     raid = raid_model(drive_dir, loaded.get("raid"))
@@ -91,8 +92,9 @@ def build_model(drive_dir: str) -> dict:
         "people_notes": people_notes((recorded or {}).get("command")),
         "estimate": estimate((recorded or {}).get("plan"), os.path.basename(drive_dir)),
     }
-    model["previous"] = _previous.find(drive_dir, model)
     model["headline"] = _headline_figures.block(model)
+    # Before the verdict: an acceptance rule may judge the drive against its population (population_percentile).
+    model.update(_previous.find(drive_dir, model, history, (recorded or {}).get("plan")))
     model["verdict"] = _drive_verdict.judge(drive_dir, model, recorded)
     model["wear"] = wear_model(loaded, drive, (recorded or {}).get("plan"), model["drive_key"])
     return model
@@ -327,11 +329,11 @@ def _drop_stale_plots(plot_dir: str, plots: dict) -> None:
             _safe_tree.unlink(os.path.join(plot_dir, name))
 
 
-def write_drive_report(drive_dir: str, formats: tuple[str, ...] | None = None) -> dict:
+def write_drive_report(drive_dir: str, formats: tuple[str, ...] | None = None, history=None) -> dict:
     """Rebuild report.md, plots/*.png, result.json - and report.html and report.pdf where the controller has the
-    libraries - for one drive; return their paths and, per output not made, why."""
+    libraries - for one drive; return their paths and, per output not made, why. ``history``: as build_model."""
     formats = formats_from_env() if formats is None else formats
-    model = build_model(drive_dir)
+    model = build_model(drive_dir, history)
     subtitle = plot_footer(model)
     prefix = md.plot_label(f"{model['drive_key']} ({model['drive'].get('model') or 'drive'})")
     plot_dir = os.path.join(drive_dir, "plots")

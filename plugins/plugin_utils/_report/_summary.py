@@ -16,7 +16,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import f
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._pts_versions import SPEC_NAMES
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import BY_NAME, OPERATING_POINT_TESTS, PTS2_TESTS, PTS_TESTS
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures, _identity
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections, _tests
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _history_section, _sections, _tests
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 
 TITLE = "Summary"
@@ -240,20 +240,6 @@ def round_health_lines(health: dict) -> list[str]:
     return lines
 
 
-def previous_lines(model: dict, html: bool) -> list[str]:
-    """The history comparison: this drive's model and firmware in the run that tested them last before this one."""
-    previous = model.get("previous")
-    if not previous:
-        return []
-    when = (previous.get("run_time") or "")[:16].replace("T", " ")
-    link = previous["link"] if html else previous["link_md"]
-    return [f"History: run {md.code(previous['run_id'])}" + (f" ({md.text(when)} UTC)" if when else "")
-            + " tested this model and firmware last before this run "
-            + f"({md.plural(int(previous.get('drives') or 0), 'drive')}): "
-            f"[comparison of the two runs' drives of this model]({link}) (written with the fleet summary, which "
-            "indexes this run).", ""]
-
-
 def section(model: dict, html: bool = True) -> list[str]:
     """The summary page: verdict, headline figures, run time per test, health. Unnumbered, before the contents."""
     drive = model["drive"]
@@ -291,7 +277,7 @@ def section(model: dict, html: bool = True) -> list[str]:
     lines += _health_lines(model)
     if model["tests"] and model.get("wear"):
         lines += wear_lines(model["wear"])
-    lines += previous_lines(model, html)
+    lines += _history_section.lines(model, html)
     return lines
 
 

@@ -12,7 +12,9 @@ import os
 import pytest
 from test__history import make_run
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _compare, _compare_report, _history
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _compare, _compare_report
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _index
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._sqlite_store import SqliteStore
 
 IOPS, LAT, TP_READ = "iops_4k_write", "latency_4k_write_mean_ms", "throughput_1024k_read_mb_s"
 
@@ -35,8 +37,8 @@ def index(tmp_path):
     def build(runs: list[tuple]) -> object:
         for number, (run, values, kwargs) in enumerate(runs, 1):
             fleet_run(root, run, number, values, **kwargs)
-        _history.rebuild(root)
-        return _history.connect(_history.db_path(root), readonly=True)
+        _index.rebuild(root)
+        return SqliteStore(os.path.join(root, "pts-history.sqlite"), readonly=True)
 
     build.root = root
     return build
@@ -255,8 +257,8 @@ def test_a_figure_the_tests_ran_without_giving_is_not_called_not_run(tmp_path):
     for number, run in enumerate(("base", "cand"), 1):
         make_run(root, run, [{"drive": "d1", "serial": "S1", "figures": {IOPS: 1000.0},
                               "no_value": ("latency_4k_write_p9999_ms",)}], when=day(number))
-    _history.rebuild(root)
-    conn = _history.connect(_history.db_path(root), readonly=True)
+    _index.rebuild(root)
+    conn = SqliteStore(os.path.join(root, "pts-history.sqlite"), readonly=True)
     result = _compare.build(conn, _compare.select(conn, ["base"], ["cand"], None, None, None))
     conn.close()
     (group,) = result["groups"]

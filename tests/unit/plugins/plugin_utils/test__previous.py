@@ -27,7 +27,7 @@ def test_the_report_links_the_comparison_with_the_previous_run_the_summary_write
     root = str(tmp_path / "results")
     first = _run(root, "run-1", 1.0)
     _fleet_summary.summarize([os.path.join(root, "run-1")], os.path.join(root, "run-1"))  # indexes run-1
-    assert _drive_report.build_model(first)["previous"] is None  # no run before it
+    assert _drive_report.build_model(first)["previous"] is None  # no run before it (run-1 is this run)
     time.sleep(0.01)
     second = _run(root, "run-2", 0.8)
     written = _drive_report.write_drive_report(second)
@@ -52,11 +52,17 @@ def test_no_index_or_another_model_or_other_tests_means_no_link(tmp_path):
     root = str(tmp_path / "results")
     drive_dir = _run(root, "run-1", 1.0)
     model = _drive_report.build_model(drive_dir)
-    assert _previous.find(drive_dir, model) is None  # no index yet
+    found = _previous.find(drive_dir, model)
+    assert found["previous"] is None  # no index yet: said in the population block, no link
+    assert found["population"] == {"history": os.path.join(root, "pts-history.sqlite"),
+                                   "none": "no run was written to it yet"}
     _fleet_summary.summarize([os.path.join(root, "run-1")], os.path.join(root, "run-1"))
     later = _run(root, "run-2", 1.0)
     other = dict(_drive_report.build_model(later))
-    assert _previous.find(later, other)["run_id"] == "run-1"
-    assert _previous.find(later, dict(other, drive=dict(other["drive"], model="ACME X1"))) is None
-    assert _previous.find(later, dict(other, drive=dict(other["drive"], firmware="2.1"))) is None
-    assert _previous.find(later, dict(other, tests={"wsat": {}})) is None  # run-1 ran no write saturation
+    assert _previous.find(later, other)["previous"]["run_id"] == "run-1"
+    assert _previous.find(later, dict(other, drive=dict(other["drive"], model="ACME X1")))["previous"] is None
+    assert _previous.find(later, dict(other, drive=dict(other["drive"], firmware="2.1")))["previous"] is None
+    assert _previous.find(later, dict(other, tests={"wsat": {}}))["previous"] is None  # run-1 ran no write saturation
+    # No model reported: nothing to compare with, no population either.
+    unknown = dict(other, drive=dict(other["drive"], model=None))
+    assert _previous.find(later, unknown) == {"previous": None, "population": None}

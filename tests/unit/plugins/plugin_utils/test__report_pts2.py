@@ -17,7 +17,7 @@ from conftest import write_drive
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_summary, _history
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_summary
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
@@ -117,7 +117,7 @@ def test_fleet_summary_gives_each_pts2_test_a_column_and_json_the_figures(pts2):
 
 def test_the_history_index_holds_the_pts2_figures_of_a_drive_that_ran_them(pts2):
     run_dir = pts2[0]
-    conn = sqlite3.connect(_history.db_path(os.path.dirname(run_dir)))
+    conn = sqlite3.connect(os.path.join(os.path.dirname(run_dir), "pts-history.sqlite"))
     figures = {row[0]: row[1] for row in conn.execute("SELECT figure, value FROM figures WHERE run_id = 'run-2'")}
     conn.close()
     model = pts2[2]

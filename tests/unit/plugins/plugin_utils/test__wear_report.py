@@ -14,7 +14,7 @@ from conftest import SETTINGS, scaled_round, write_drive, write_wipc
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import wsat
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import format_bytes
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _history
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _rows
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
 
 ROUND_BYTES = wsat.written_bytes(scaled_round("fio-3.33-iops-round.json", 1.0)["jobs"])
@@ -91,7 +91,7 @@ def test_host_bytes_and_the_drives_counter_per_test_and_for_the_run(tmp_path):
             f"grew by {format_bytes(8000 * unit)}; the plan's upper bound was {format_bytes(48 * 10**9)}, 0.96 % of "
             "the remaining rated life (budget 5 %).") in summary
     # The history index takes the run's figures from the report's wear block.
-    row = _history.run_rows(run_dir)[0]
+    row = _rows.run_rows(run_dir)[0]
     assert row["host_bytes_written"] == 3 * ROUND_BYTES + WIPC_BYTES and row["drive_bytes_written"] == 8000 * unit
 
 
