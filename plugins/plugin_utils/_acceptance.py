@@ -349,8 +349,8 @@ def _requirement_check(record: dict) -> tuple[dict | None, str | None]:
     sign = _judge.SIGNS[record["comparison"]]
     if legacy:
         figure = CRITERIA[legacy][0]
-        text = _criterion_text(figure, record["measured"], passed, sign, (record.get("given") or {}).get("limit",
-                                                                                                    record["limit"]))
+        limit = (record.get("given") or {}).get("limit", record["limit"])
+        text = _criterion_text(figure, record["measured"], passed, sign, limit)
     else:
         shown = f"{_judge.number(record['measured'])} {record['unit']}"
         text = (f"{record['case']}: {record['figure']} {shown} {'meets' if passed else 'misses'} "

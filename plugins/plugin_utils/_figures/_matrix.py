@@ -20,9 +20,9 @@ def matrix_planned(test: str, variable_bs: str, variable_mix: str):
         entry = tests.get(test)
         if entry is None:
             return f"the {BY_NAME[test].short} test is not selected (pts_tests)"
-        if parse_block_size(params["bs"]) not in entry.get("block_sizes") or []:
+        if parse_block_size(params["bs"]) not in (entry.get("block_sizes") or []):
             return f"{params['bs']} is not among the {BY_NAME[test].short} test's block sizes ({variable_bs})"
-        if params["mix"] not in entry.get("mixes") or []:
+        if params["mix"] not in (entry.get("mixes") or []):
             return f"{params['mix']}/{100 - params['mix']} is not among the {BY_NAME[test].short} test's R/W mixes ({variable_mix})"
         return None
     return planned

@@ -55,7 +55,7 @@ def _planned(tests: dict, params: dict, plan: dict) -> str | None:
     if entry is None:
         return "the QoS measurement is not selected (pts_tests)"
     parameters = entry.get("parameters") or {}
-    if params["qd"] not in parameters.get("queue_depths") or []:
+    if params["qd"] not in (parameters.get("queue_depths") or []):
         return f"QD{params['qd']} is not among the QoS measurement's queue depths (pts_run_qos_queue_depths)"
     pct = params.get("pct")
     if pct and needed_ios(pct) > int(parameters.get("ios") or 0):

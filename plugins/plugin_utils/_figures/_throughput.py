@@ -34,7 +34,7 @@ def _planned(tests: dict, params: dict, plan: dict) -> str | None:
     entry = tests.get("throughput")
     if entry is None:
         return "the Throughput test is not selected (pts_tests)"
-    if parse_block_size(params["bs"]) not in entry.get("block_sizes") or []:
+    if parse_block_size(params["bs"]) not in (entry.get("block_sizes") or []):
         return f"{params['bs']} is not among the Throughput test's block sizes (pts_run_throughput_block_sizes)"
     return None
 

@@ -58,8 +58,8 @@ def _verdict_lines(model: dict) -> list[str]:
     if unjudged and judged.get("verdict") == "FAIL":
         lines += ["Not judged: " + "; ".join(md.text(r) for r in unjudged) + ".", ""]
     # The requirements of specifications have their own table (section Acceptance); the rule's own limits are listed.
-    passed = [c for c in judged.get("checks") or [] if c.get("passed") and (not c.get("requirement")
-                                                                          or c.get("legacy"))]
+    passed = [c for c in judged.get("checks") or []
+              if c.get("passed") and (not c.get("requirement") or c.get("legacy"))]
     if passed:
         lines += ["Checks passed: " + "; ".join(md.text(c["text"]) for c in passed) + ".", ""]
     lines += ["Cohort outliers (drives of one model and firmware far from their median) are judged in the fleet "

@@ -138,6 +138,7 @@ def decide(variables: dict, devices: list[dict], specs: list[dict], chosen: str,
         if stand_in:
             result["stand_ins"][(gap["spec"]["name"], gap["spec"]["version"], gap["requirement"]["id"])] = stand_in
         wanted.append((gap, needs, stand_in))
+
     def note(test: str, variable: str, value: object, gap: dict, stand_in: str | None) -> None:
         entry = next((a for a in result["added"] if (a["variable"], a["value"]) == (variable, value)), None)
         if entry is None:
@@ -202,8 +203,8 @@ def decide(variables: dict, devices: list[dict], specs: list[dict], chosen: str,
 def _for(gap: dict, stand_in: str | None) -> str:
     spec = gap["spec"]
     named = f"{spec['name']} {spec['version']}" if spec.get("inline") is None else spec["name"]
-    return f"{named}: {gap['requirement']['id']} ({gap['figure']}" + (f", measured as {stand_in})" if stand_in
-                                                                       else ")")
+    measured_as = f", measured as {stand_in})" if stand_in else ")"
+    return f"{named}: {gap['requirement']['id']} ({gap['figure']}" + measured_as
 
 
 def annotate(specs: list[dict], stand_ins: dict) -> list[dict]:

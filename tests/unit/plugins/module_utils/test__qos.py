@@ -13,7 +13,6 @@ import os
 import pytest
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _inputs, _job_check, _plan
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import qos
 
 BASE = {"pts_run_tests": ["qos"], "pts_run_profile": "standard", "pts_run_window": 5,
         "pts_run_max_data_excursion_pct": 20, "pts_run_max_slope_excursion_pct": 10}
@@ -32,8 +31,8 @@ def test_the_standard_qos_measurement():
     assert (pc["name"], pc["stop"], pc["dvs"][0]["name"]) == ("precondition", "steady", "4k 0/100 IOPS")
     assert (found["wipc"], found["purge"], found["stop"]) == (True, "test", "phases")
     assert (measure["name"], measure["stop"], measure["output_format"]) == ("measure", "sweep", "json+")
-    assert [(r["qd"], r["direction"]) for r in measure["rounds"]] == [(1, "read"), (1, "write"), (32, "read"),
-                                                                     (32, "write")]
+    assert [(r["qd"], r["direction"]) for r in measure["rounds"]] == [
+        (1, "read"), (1, "write"), (32, "read"), (32, "write")]
     (cell,) = measure["rounds"][2]["combinations"]
     assert (cell["name"], cell["rw"], cell["bs"], cell["seconds"]) == ("qos-read-qd32", "randread", 4096, 1800.0)
     assert cell["options"] == {"numjobs": 1, "iodepth": 32, "time_based": 0, "io_size": 100_000 * 4096}

@@ -43,8 +43,8 @@ def test_each_figure_parses_its_example_and_validates_as_a_requirement(figure):
     family, params, name = _catalogue.parse(figure.example)
     assert family is figure and name == figure.example
     limit = max(_units.RANGES[figure.unit][0], 1.0)
-    found = _spec_file.requirement("spec.yml: requirements[0]", {"id": "R1", "figure": figure.example,
-                                                                   "limit": limit}, "incomplete")
+    given = {"id": "R1", "figure": figure.example, "limit": limit}
+    found = _spec_file.requirement("spec.yml: requirements[0]", given, "incomplete")
     assert found["unit"] == figure.unit and found["comparison"] == (">=" if figure.direction == "higher" else "<=")
 
 
@@ -61,8 +61,8 @@ def test_the_docs_table_is_the_one_the_catalogue_generates():
     end = page.index(_catalogue.TABLE_END) + len(_catalogue.TABLE_END)
     assert page[start:end] == _catalogue.rst_table(), "run python scripts/acceptance_figures.py --write"
     # And nothing in pts_plan's list of figures that the catalogue does not have.
-    listed = re.findall(r"C\(([a-z0-9_.<>]+)\)", " ".join(yaml.safe_load(pts_plan.DOCUMENTATION)["options"]
-                                                           ["acceptance_specs"]["description"][2:]))
+    described = yaml.safe_load(pts_plan.DOCUMENTATION)["options"]["acceptance_specs"]["description"][2:]
+    listed = re.findall(r"C\(([a-z0-9_.<>]+)\)", " ".join(described))
     assert sorted({name for name in listed if not name.startswith("<")}) == sorted(f.pattern for f in _catalogue.ALL)
 
 
@@ -161,3 +161,14 @@ def test_throttling_cannot_be_counted_on_a_drive_without_its_counters():
     model = dict(MODEL, round_health=dict(MODEL["round_health"], throttle_counters=False))
     found = _catalogue.value(model, "health.throttled_rounds")
     assert found["value"] is None and "no thermal-management counters" in found["reason"]
+
+
+@pytest.mark.parametrize("name, entry, why", [
+    ("iops.4k.100/0", {}, "4k is not among the IOPS test's block sizes"),
+    ("iops.4k.100/0", {"block_sizes": [4096]}, "100/0 is not among the IOPS test's R/W mixes"),
+    ("throughput.128k.read", {}, "128k is not among the Throughput test's block sizes"),
+    ("qos.read.qd8.p99", {}, "QD8 is not among the QoS measurement's queue depths"),
+])
+def test_a_planned_test_without_the_parameter_lists_says_why_it_does_not_measure_the_figure(name, entry, why):
+    family, params, dummy = _catalogue.parse(name)
+    assert why in family.planned({family.test: entry}, params, {})

@@ -82,7 +82,7 @@ def test_a_drive_judged_against_a_spec_has_its_acceptance_section_and_page_1_nam
                                                                        "R999": "NOT JUDGED"}
     assert verdict["verdict"] == "FAIL" and verdict["failed_requirements"] == ["Loop QoS 3: W99"]
     markdown = _drive_report.render_markdown(model, {})
-    summary = markdown.split("## Contents")[0]
+    summary = markdown.split("## Contents", maxsplit=1)[0]
     assert "Requirements (Loop QoS 3): 1 of 3 PASS, **1 FAIL**, 1 not judged (section Acceptance). Failed " \
            "requirements: `Loop QoS 3: W99`. Not judged: `Loop QoS 3: R999`." in summary
     section = markdown.split("Acceptance\n\n", 2)[-1]

@@ -98,8 +98,8 @@ def test_a_spec_applies_by_its_drives_and_an_inline_rule_by_first_match():
 def test_a_plan_of_before_3_0_0_is_judged_on_its_inline_rules():
     plan = {"acceptance": [{"name": "old", "model": "ACME*", "min_iops_4k_write": 1}]}
     (found,) = _judge.specs_of_plan(plan)
-    assert (found["name"], found["inline"], [r["id"] for r in found["requirements"]]) == ("old", 0,
-                                                                                         ["min_iops_4k_write"])
+    assert (found["name"], found["inline"], [r["id"] for r in found["requirements"]]) == (
+        "old", 0, ["min_iops_4k_write"])
     assert _judge.specs_of_plan({"acceptance_specs": [], "acceptance": plan["acceptance"]}) == []
 
 
