@@ -93,3 +93,10 @@ def test_a_drive_judged_against_a_spec_has_its_acceptance_section_and_page_1_nam
            "p99.9 needs at least 10,000 (10 beyond it) to be resolved |" in section
     # The linked round file is the one the figure comes from.
     assert os.path.exists(os.path.join(path, "qos", "measure", "round-02.json"))
+
+
+def test_the_stimulus_names_the_preconditioning_load_and_the_cells_one_thread_at_each_queue_depth(tmp_path):
+    model = _drive_report.build_model(file_qos(str(tmp_path / "run-1")))
+    markdown = _drive_report.render_markdown(model, {})
+    assert "| Stimulus | preconditioning: 4k random write, 2 threads × queue depth 16, until steady, 0.2 s per round; " \
+           "then 4k random read and 4k random write, one thread at queue depth 4; libaio, direct I/O |" in markdown
