@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import os
 
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
@@ -18,8 +19,9 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils import (_concurrency
                                                                     _results, _role_inputs, _run, _run_steps)
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _location, _preflight
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._raid import validate_arrays
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._acceptance import matching_rule
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._acceptance import inline_specs, matching_rule
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._acceptance import validate_rules
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._requirements import _measure, _spec_file
 
 display = Display()
 
@@ -50,6 +52,9 @@ class ActionModule(ActionBase):
                 # raw: a malformed pts_devices is refused below under its own name, not as this option's.
                 listed=dict(type="raw", default=[]),
                 acceptance=dict(type="raw", default=[]),
+                # raw: refused below naming pts_acceptance_specs and the file, not this option.
+                acceptance_specs=dict(type="raw", default=[]),
+                acceptance_measure=dict(type="raw", default="add"),
                 resume=dict(type="dict", options=dict(
                     results_dir=dict(type="path"),
                     run_id=dict(type="str"),
@@ -70,8 +75,16 @@ class ActionModule(ActionBase):
             moved = _identity.guarded_refusals(args["devices"], args["guarded"])
             if moved:
                 raise PlanError(f"pts_devices: {'; '.join(moved)}; nothing was written")
-            plan = build_plan(variables, args["devices"])
-            plan["acceptance"] = validate_rules(args["acceptance"])
+            rules = validate_rules(args["acceptance"])
+            specs = inline_specs(rules) + _spec_file.load(args["acceptance_specs"], self._spec_path)
+            measure = _measure.mode(args["acceptance_measure"])
+            # The run measures what the specifications ask of the drives it plans: the plan adds the measurement, or
+            # refuses (pts_acceptance_measure), before any write.
+            decided = _measure.decide(variables, args["devices"], specs, measure, build_plan)
+            plan, variables = decided["plan"], decided["variables"]
+            plan["acceptance"] = rules
+            plan["acceptance_specs"] = decided.get("specs") or specs
+            plan["acceptance_measure"] = {"mode": measure, "added": decided["added"]}
             plan["fleet"] = _run.fleet_settings(variables)
             plan["publish"] = _run.publish_targets(variables.get("pts_run_publish"))
             plan["raid"] = validate_arrays(variables.get("pts_raid"), listed)
@@ -113,8 +126,20 @@ class ActionModule(ActionBase):
         result.update(changed=False, pts_plan=plan, pts_context=args["context"])
         return result
 
+    def _spec_path(self, path: str) -> str:
+        """A specification file's path: absolute as given, else relative to the playbook (as its own files are)."""
+        return path if os.path.isabs(path) else self._loader.path_dwim(path)
+
     def _show(self, plan: dict, host: str) -> None:
-        """Before the first write: each drive's plan, its time estimate and wear budget (also under --check)."""
+        """Before the first write: what the specifications made the plan add, each drive's plan, its time estimate and
+        wear budget (also under --check)."""
+        for spec in plan.get("acceptance_specs") or []:
+            if spec.get("example"):
+                display.warning(f"pts_plan: the acceptance specification {spec['name']!r} {spec['version']} "
+                                f"({spec.get('file')}) is an example: its limits are placeholders, not any vendor's or "
+                                "body's numbers")
+        for line in _measure.lines(host, (plan.get("acceptance_measure") or {}).get("added") or []):
+            display.display(_progress.plain(line))
         for drive in plan["drives"]:
             left = _concurrency.remaining(drive)
             for line in _progress.plan_lines(host, plan, drive, left):

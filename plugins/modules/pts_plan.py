@@ -99,8 +99,50 @@ options:
         100,000,000, the throughput limits 1 to 1,000,000 MB/s, the latency limits 0.001 to 3,600,000 ms); a value
         outside it is refused naming the rule, the key and the value.
         See R(Wear,ansible_collections.fleetqual.pts.docsite.wear).
+      - A rule is an anonymous acceptance specification - its limits above become requirements named by their keys -
+        and may also list C(requirements) in the specification files' form (see O(acceptance_specs)) and say with
+        C(not_judged) (V(incomplete), the default, or V(fail)) what a requirement it cannot judge does to the verdict.
     type: raw
     default: []
+  acceptance_specs:
+    description:
+      - Acceptance specifications (C(pts_acceptance_specs)) - YAML files (paths relative to the playbook, or absolute)
+        or mappings, each with a C(name), C(version), C(source) (C(document), C(section), C(url)), C(applies_to)
+        (C(model) glob, optional C(firmware) glob, C(interface), C(capacity) class such as V(3.84TB) or a C(min)/C(max)
+        range), optional C(not_judged) and C(example), and C(requirements) - each an C(id), optional C(title) and
+        C(source), a C(figure), a C(comparison) (V(>=), V(>), V(<=), V(<); by default the figure's direction), and either
+        a C(limit) (in C(unit), by default the figure's) or C(rated) with C(min_pct_of_rated) (a figure better higher)
+        or C(max_pct_of_rated) (better lower).
+      - Every file is read and validated here, before the first write; an unknown key or figure, a unit that is not
+        the figure's, a comparison against the figure's direction or a limit outside its physical range is refused,
+        naming the file, the requirement and the value. The specifications are recorded with the plan (and each file's
+        SHA-256), so a report rebuilt later judges against what the run was given.
+      - 'The figures, each a family named with its parameters (C(<bs>) a block size, C(<mix>) an R/W mix such as
+        V(65/35), C(<dir>) V(read) or V(write), C(<pct>) a percentile, C(<qd>) a queue depth, C(<point>) V(max), V(mid)
+        or V(min), C(<ws>) a wait state): C(iops.<bs>.<mix>), C(throughput.<bs>.<dir>), C(latency.<bs>.<mix>.mean),
+        C(latency.<bs>.<mix>.max), C(latency.<bs>.<mix>.iops), C(latency.<bs>.<mix>.<dir>.mean),
+        C(latency.<bs>.<mix>.<dir>.p<pct>), C(latency.<bs>.<mix>.p<pct>), C(wsat.level.iops), C(wsat.level.mean),
+        C(hir.ws<ws>.gain), C(xsr.recovery), C(cbw.<point>.iops), C(cbw.<point>.art), C(cbw.<point>.mrt),
+        C(cbw.<point>.p99.999), C(dirth.<point>.iops), C(dirth.<point>.art), C(dirth.<point>.mrt),
+        C(dirth.<point>.p99.999), C(qos.<dir>.qd<qd>.p<pct>), C(qos.<dir>.qd<qd>.mean), C(qos.<dir>.qd<qd>.max),
+        C(qos.<dir>.qd<qd>.iops), C(health.max_temperature), C(health.throttled_rounds), C(health.error_rounds),
+        C(wear.write_amplification), C(wear.percentage_used_added). See
+        R(Acceptance,ansible_collections.fleetqual.pts.docsite.acceptance) for what each is and which test measures it.'
+    type: raw
+    default: []
+    version_added: 3.0.0
+  acceptance_measure:
+    description:
+      - C(pts_acceptance_measure) - what the plan does when a specification that applies to a planned drive asks for a
+        figure no selected test measures (a test not selected, a block size not in the matrix, a queue depth the QoS
+        measurement does not run, a percentile the latency test's window cannot resolve).
+      - V(add) adds the measurement - the test, the block size, mix or wait state, a QoS queue depth or a deeper
+        percentile (a latency percentile at queue depth 1 of 4k random reads or writes is measured by the QoS
+        measurement instead) - prints what it added and for which requirement, and records it with the plan;
+        V(refuse) refuses the run before any write, naming the specification, the requirement, the figure and why.
+    type: raw
+    default: add
+    version_added: 3.0.0
   resume:
     description:
       - Where this run's results are. With a O(resume.run_id) whose results already hold finished tests of a

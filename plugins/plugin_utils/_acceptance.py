@@ -5,8 +5,17 @@
 # Note that this plugin util is **PRIVATE** to the collection. It can have breaking changes at any time.
 # Do not use this from other collections or standalone plugins!
 
-"""A drive's verdict - PASS, FAIL (which criterion, measured against its limit) or INCOMPLETE - and the
-fleet-relative check: drives far from the median of their model and firmware cohort."""
+"""A drive's verdict - PASS, FAIL (which criterion or requirement, measured against its limit) or INCOMPLETE - and the
+fleet-relative check: drives far from the median of their model and firmware cohort.
+
+What is judged: every test planned (finished, steady where the rule asks for it), the drive's health per round (the
+rule's limits) and every requirement of the specifications that apply to the drive (_requirements/: the inventory's
+rule as an anonymous specification, and the files of pts_acceptance_specs), each on one figure of the catalogue
+(_figures/_catalogue.py). A requirement the results cannot judge counts as its specification says: INCOMPLETE (the
+default) or FAIL. A further kind of requirement - one against the fleet's own figures (a population rule, such as "no
+worse than the fleet's 5th percentile") - judges the same figures by name: its records join the requirements here
+with the same fields (case, figure, limit, measured, status, files), so the report, the pass rates and JUnit take them
+as they are."""
 
 from __future__ import annotations
 
@@ -19,6 +28,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _wear
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import BY_NAME
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _population_rule
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._requirements import _inline, _judge, _spec_file
 
 PASS, FAIL, INCOMPLETE = "PASS", "FAIL", "INCOMPLETE"
 VERDICTS = (PASS, FAIL, INCOMPLETE)
@@ -49,7 +59,7 @@ ENDURANCE_KEYS = ("endurance_tbw", "dwpd", "warranty_years", "rated_write_mb_s")
 # Against the fleet's memory: no figure worse than the fleet's percentile for the model and firmware
 # (_history/_population_rule.py).
 RULE_KEYS = ("name", "model", "firmware", "require_steady", *CRITERIA, *HEALTH_CRITERIA, *ENDURANCE_KEYS,
-             *_population_rule.KEYS)
+             "requirements", "not_judged", *_population_rule.KEYS)
 # The physical range of each criterion's limit: (lowest, highest). A limit outside it is a typo or a unit mix-up that
 # would pass or fail every drive. A 4k random write at PCIe 5.0 x4's 16 GB/s is 3.9 M IOPS and the fastest links carry
 # well under a TB/s, so 100 M IOPS and 1,000,000 MB/s leave room for any drive or array; a 4k write takes more than
@@ -106,7 +116,17 @@ def validate_rules(rules: object) -> list[dict]:
         if rule.get("warranty_years") is not None and rule.get("dwpd") is None and rule.get("endurance_tbw") is None:
             raise ValueError(f"{where}.warranty_years={rule['warranty_years']!r}: gives no endurance without dwpd "
                              "(or give endurance_tbw)")
+        if rule.get("not_judged") is not None and rule["not_judged"] not in _spec_file.NOT_JUDGED:
+            raise ValueError(f"{where}.not_judged={rule['not_judged']!r}: must be one of "
+                             f"{', '.join(_spec_file.NOT_JUDGED)}")
+        # Its requirements in the specification files' form, and its limits as requirements: checked the same way.
+        _inline.requirements(rule, where)
     return rules
+
+
+def inline_specs(rules: list[dict]) -> list[dict]:
+    """The inventory's rules (validated) as anonymous specifications, in their order (first match wins)."""
+    return [_inline.spec(rule, index) for index, rule in enumerate(rules or [])]
 
 
 def test_name(name: str) -> str:
@@ -206,14 +226,21 @@ def _drive_error(failure: dict) -> bool:
     return "io_u error" in text or "ended with error" in text or "Input/output error" in text
 
 
-def verdict(model: dict | None, planned: list[str], rule: dict | None, lost: str | None = None) -> dict:
-    """PASS, FAIL or INCOMPLETE with every check made; FAIL wins over INCOMPLETE (evidence of a bad drive)."""
+def verdict(model: dict | None, planned: list[str], rule: dict | None, lost: str | None = None,
+            specs: list[dict] | None = None) -> dict:
+    """PASS, FAIL or INCOMPLETE with every check made; FAIL wins over INCOMPLETE (evidence of a bad drive).
+
+    ``specs``: the specifications that apply to the drive (_requirements/_judge.applicable), the rule's anonymous one
+    among them; by default the rule's alone."""
     checks: list[dict] = []
     incomplete: list[str] = []
+    if specs is None:
+        specs = [_inline.spec(rule, 0)] if rule else []
     if model is None:
         incomplete.append(lost or "no results: the host was not reached or stopped before identifying the drive")
         return {"verdict": INCOMPLETE, "label": INCOMPLETE, "quick_profile": False, "reasons": incomplete,
-                "checks": checks, "rule": rule and rule.get("name"), "limits": limits(rule)}
+                "checks": checks, "rule": rule and rule.get("name"), "limits": limits(rule),
+                "specs": spec_summaries(specs), "requirements": [], "failed_requirements": []}
     guard = model.get("guard") or {}
     if guard and not guard.get("passed"):
         incomplete.append("refused by the guard: " + "; ".join(guard.get("refusals") or []))
@@ -267,25 +294,19 @@ def verdict(model: dict | None, planned: list[str], rule: dict | None, lost: str
             checks.append({"criterion": "xsr: every sample", "passed": True, "test": name, "seconds": seconds,
                            "text": f"{test_name('xsr')}: {_xsr_text(result)}"})
     figures = headline(model)
-    missing = _headline_figures.unresolved(model)
+    records = _judge.evaluate(specs, model)
     not_judged = []
-    for key, (figure, direction, unit) in CRITERIA.items():
-        limit = (rule or {}).get(key)
-        if limit is None:
-            continue
-        measured = figures.get(figure)
-        if measured is None:
-            # Not a pass: a figure the sample cannot resolve is not judged, and the verdict says why.
-            if figure in missing:
-                not_judged.append(f"{key}: {missing[figure]['reason']}")
-            incomplete.append(f"{key}: not judged: {missing[figure]['reason']}" if figure in missing
-                              else f"{key}: no figure measured for it")
-            continue
-        passed = measured >= limit if direction == "min" else measured <= limit
-        sign = "≥" if direction == "min" else "≤"
-        checks.append({"criterion": key, "passed": passed, "measured": measured, "limit": limit, "unit": unit,
-                       "figure": figure, "test": _headline_figures.FIGURES[figure]["test"],
-                       "text": _criterion_text(figure, measured, passed, sign, limit)})
+    for record in records:
+        check, unjudged = _requirement_check(record)
+        if check:
+            checks.append(check)
+        # Said even when another reason fails the drive: a limit the results could not judge (an inline rule's limit
+        # of before 3.0.0 only when its percentile was measured and not resolved, as before).
+        if record["status"] == _judge.NOT_JUDGED and (record.get("ios") is not None or not record.get("legacy")):
+            who = record["legacy"] if record.get("legacy") else f"{record['case']} ({record['figure']})"
+            not_judged.append(f"{who}: {record.get('reason') or 'no figure measured'}")
+        if unjudged:
+            incomplete.append(unjudged)
     health, unjudged = health_checks(model, rule)
     checks += health
     incomplete += unjudged
@@ -302,7 +323,48 @@ def verdict(model: dict | None, planned: list[str], rule: dict | None, lost: str
     quick = bool(model.get("quick_profile"))
     return {"verdict": outcome, "label": label(outcome, quick), "quick_profile": quick, "reasons": failed or incomplete,
             "not_judged": not_judged, "checks": checks, "rule": rule and rule.get("name"), "limits": limits(rule),
-            "headline": figures, "headline_steady": headline_steady(model)}
+            "headline": figures, "headline_steady": headline_steady(model), "specs": spec_summaries(specs),
+            "requirements": records,
+            "failed_requirements": [r["case"] for r in records if r["status"] == _judge.FAIL
+                                    or (r["status"] == _judge.NOT_JUDGED and r["not_judged"] == "fail")]}
+
+
+def spec_summaries(specs: list[dict]) -> list[dict]:
+    """The specifications a drive was judged against, for its report and result.json."""
+    return [{"name": s["name"], "version": s["version"], "source": s.get("source"), "file": s.get("file"),
+             "sha256": s.get("sha256"), "example": bool(s.get("example")), "inline": s.get("inline"),
+             "requirements": len(s["requirements"])} for s in specs]
+
+
+def _requirement_check(record: dict) -> tuple[dict | None, str | None]:
+    """A judged requirement as the verdict's check (PASS or FAIL, and a not judged one its specification fails), or
+    the reason it leaves the drive INCOMPLETE. An inline rule's limits of before 3.0.0 keep their words."""
+    legacy = record.get("legacy")
+    base = {"criterion": record["case"], "requirement": True, "figure": record["figure"], "test": record.get("test")}
+    if legacy:
+        base["legacy"] = legacy
+    if record["status"] == _judge.NOT_JUDGED:
+        if legacy:
+            why = (f"{legacy}: not judged: {record['reason']}" if record.get("ios") is not None
+                   else f"{legacy}: no figure measured for it")
+        else:
+            why = f"{record['case']} ({record['figure']}): not judged: {record.get('reason') or 'no figure measured'}"
+        if record["not_judged"] == "fail":
+            return dict(base, passed=False, text=f"{why} (its specification fails a requirement it cannot judge)"), None
+        return None, why
+    passed = record["status"] == _judge.PASS
+    sign = _judge.SIGNS[record["comparison"]]
+    if legacy:
+        figure = CRITERIA[legacy][0]
+        limit = (record.get("given") or {}).get("limit", record["limit"])
+        text = _criterion_text(figure, record["measured"], passed, sign, limit)
+    else:
+        shown = f"{_judge.number(record['measured'])} {record['unit']}"
+        text = (f"{record['case']}: {record['figure']} {shown} {'meets' if passed else 'misses'} "
+                f"{record['limit_text']}" + (f" (measured as {record['measured_as']})" if record.get("measured_as")
+                                             else ""))
+    return dict(base, passed=passed, measured=record["measured"], limit=record["limit"], unit=record["unit"],
+                text=text), None
 
 
 def limits(rule: dict | None) -> list[dict]:

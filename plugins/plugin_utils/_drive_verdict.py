@@ -5,7 +5,8 @@
 # Note that this plugin util is **PRIVATE** to the collection. It can have breaking changes at any time.
 # Do not use this from other collections or standalone plugins!
 
-"""One drive's verdict from the results tree: the host's plan (acceptance rules, the tests the drive's mode runs),
+"""One drive's verdict from the results tree: the host's plan (acceptance rules and specifications, the tests the drive's
+mode runs),
 a lost host or drive, and the drive's report model. The drive report's summary page and the fleet summary both
 judge through here, so they cannot disagree (the fleet summary may only add its cohort outliers)."""
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 import os
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _acceptance, _safe_tree
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._requirements import _judge
 
 
 def plan(host_dir: str) -> dict | None:
@@ -62,7 +64,8 @@ def judge(drive_dir: str, model: dict, recorded: dict | None = None) -> dict:
         # Planned, guarded and held, yet nothing of its tests is on disk: no drive worker ran it.
         why = ("none of its tests started: no drive worker ran it (a host limit that left the run's workers out, or "
                "a run stopped before its drives)")
-    judged = _acceptance.verdict(model, tests, rule, lost=why)
+    specs = _judge.applicable(_judge.specs_of_plan(run_plan), drive)
+    judged = _acceptance.verdict(model, tests, rule, lost=why, specs=specs)
     judged["planned"] = tests
     judged["plan_recorded"] = recorded is not None
     return judged

@@ -74,7 +74,8 @@ ALLOWED = {
     "numjobs": _ranged(1, MAX_NUMJOBS),
     "iodepth": _ranged(1, MAX_IODEPTH),
     "group_reporting": _one_of("1"),
-    "time_based": _one_of("1"),
+    # 0: a QoS cell runs its IO count (io_size), capped by its runtime; every other section is time based.
+    "time_based": _FLAG,
     "runtime": _matching(_MS_RE, "a duration in ms or s"),
     "startdelay": _matching(_MS_RE, "a duration in ms or s"),
     "norandommap": _FLAG,
@@ -88,6 +89,7 @@ ALLOWED = {
     "offset": _matching(_PCT_OR_SIZE_RE, "a size or a percentage"),
     "offset_increment": _matching(_PCT_OR_SIZE_RE, "a size or a percentage"),
     "loops": _ranged(1, 1000),
+    "io_size": _matching(_SIZE_RE, "a size"),
     "rw": _one_of(*RW_MODES),
     "rwmixread": _ranged(0, 100),
     "bs": _matching(_SIZE_RE, "a block size"),

@@ -5,7 +5,9 @@
 # Note that this plugin util is **PRIVATE** to the collection. It can have breaking changes at any time.
 # Do not use this from other collections or standalone plugins!
 
-"""The fleet summary as JUnit XML (junit.xml): a test suite per run, a test case per drive and test.
+"""The fleet summary as JUnit XML (junit.xml): a test suite per run, a test case per drive and test, and one per
+requirement of each specification that applies to the drive (passed, failed, or an error when it was not judged and
+counts as INCOMPLETE).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from xml.etree import ElementTree
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet._fleet_figures import outlier_text
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._requirements import _judge, _pass_rates
 
 
 def _case(suite, classname: str, name: str, passed: bool | None, text: str, seconds: float | None):
@@ -28,6 +31,14 @@ def _case(suite, classname: str, name: str, passed: bool | None, text: str, seco
     return case
 
 
+def _outcome(record: dict) -> bool | None:
+    """A requirement as a JUnit case: passed, failed (a FAIL, or not judged where its specification fails it) or an
+    error (not judged: INCOMPLETE)."""
+    if record["status"] == _judge.NOT_JUDGED:
+        return False if record.get("not_judged") == "fail" else None
+    return record["status"] == _judge.PASS
+
+
 def render_junit(summary: dict) -> str:
     """One test case per drive and criterion (each PTS test's own - steady state, write saturation - with the test's
     wall time), per cohort outlier, and the drive's verdict with its total test time; the suite's time is the sum."""
@@ -39,7 +50,8 @@ def render_junit(summary: dict) -> str:
         times = drive.get("test_times") or {}
         # XML 1.0 cannot carry control characters at all: drive strings reach junit.xml as plain text.
         cases = [(c["criterion"], c["passed"], md.plain(c["text"]), times.get(c.get("test")) if "figure" not in c
-                  else None) for c in drive["checks"]]
+                  else None) for c in drive["checks"] if not c.get("requirement")]
+        cases += [(r["case"], _outcome(r), md.plain(_pass_rates.text(r)), None) for r in drive.get("requirements") or []]
         cases += [(f"{'population' if o.get('against') == 'population' else 'cohort'} {o['figure']}",
                    not summary["outlier_settings"]["fail"], md.plain(outlier_text(o)), None)
                   for o in drive["outliers"]]

@@ -18,6 +18,7 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils import _acceptance
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_history_md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet._fleet_figures import (
     FIGURE_LABELS, PTS1_FIGURES, PTS2_COLUMNS, exit_status, outlier_text)
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_requirements
 
 
 def _exit_line(summary: dict) -> str:
@@ -89,7 +90,8 @@ def _dates_line(summary: dict) -> list[str]:
 def _rules_line(summary: dict) -> list[str]:
     """Which drives no acceptance rule (pts_acceptance) matched: they are judged on their tests alone."""
     identified = [d for d in summary["drives"] if d.get("model")]
-    unruled = [d for d in identified if not d.get("rule")]
+    # A drive an acceptance specification file applies to is judged against it, rule or not.
+    unruled = [d for d in identified if not d.get("rule") and not d.get("specs")]
     if not unruled:
         return []
     models = ", ".join(sorted({md.text(d["model"]) for d in unruled}))
@@ -181,6 +183,7 @@ def render_markdown(summary: dict, plots: dict, models: dict | None = None) -> s
               + (f"\\* p99.99: {_headline_figures.P9999_NOTE}. " if "latency_4k_write_p9999_ms" in figures else "")
               + ("Write saturation: how it ended and the user capacity written (× capacity). " if saturated else "")
               + "Test time: the drive's tests' wall times added up.", ""]
+    lines += _fleet_requirements.section(summary)
     lines += _pts2_table(summary)
     problems = [d for d in summary["drives"] if d["verdict"] != "PASS"]
     if problems:

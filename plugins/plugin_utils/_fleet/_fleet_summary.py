@@ -27,6 +27,7 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet._fleet_figure
     FIGURE_LABELS, exit_status, outlier_text)
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet._fleet_junit import render_junit
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet._fleet_md import render_markdown
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._requirements import _pass_rates
 
 
 def fresh(drive_dir: str) -> bool:
@@ -250,6 +251,8 @@ def summarize(run_dirs: list[str], out_dir: str, settings: dict | None = None, i
                              "min_cohort": outlier_min_cohort, "fail": outliers_fail},
         "drives": [dict({k: v for k, v in r.items() if k != "_series"},
                         report=os.path.relpath(r["report"], out_dir) if r["report"] else None) for r in records],
+        # Per requirement of the specifications, across the drives it applied to.
+        "requirements": _pass_rates.rates(records),
     }
     # The run into the history before the summary's files, so they say whether it was written (and why not);
     # the verdicts stand either way.

@@ -23,6 +23,7 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _html
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import (
     _hir_md, _hir_plots, _intensity_md, _intensity_plots)
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _xsr_md, _xsr_plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _acceptance_section, _qos
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _plots, _previous, _split
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _safe_tree
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _summary, _test_summary, _throughput
@@ -36,8 +37,8 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._health_sect
     health_entries, health_section)
 
 QUICK_BANNER = "quick profile — not a qualification"
-# The PTS 2.0 tests with a steady-state phase (a preconditioning, a TC × QD loop).
-STEADY_PHASES = ("hir", "cbw", "dirth")
+# The PTS 2.0 tests with a steady-state phase (a preconditioning, a TC × QD loop), and the QoS measurement's.
+STEADY_PHASES = ("hir", "cbw", "dirth", "qos")
 DASH = md.DASH
 # Each report kind (a test's ``report`` in module_utils/_pts/_tests/) and what draws it: the model (build), the figures
 # (plots), the Markdown section - one module, or its parts when it has more than one file.
@@ -46,7 +47,7 @@ REPORTS = {
     "hir": SimpleNamespace(build=_hir.build, plots=_hir_plots.plots, section=_hir_md.section),
     "xsr": SimpleNamespace(build=_xsr.build, plots=_xsr_plots.plots, section=_xsr_md.section),
     "intensity": SimpleNamespace(build=_intensity.build, plots=_intensity_plots.plots, section=_intensity_md.section),
-    "characterisation": _characterisation, "hdd": _hdd,
+    "qos": _qos, "characterisation": _characterisation, "hdd": _hdd,
 }
 TEST_MODULES = {test.name: REPORTS[test.report] for test in _registry.TESTS}
 
@@ -95,8 +96,9 @@ def build_model(drive_dir: str, history=None) -> dict:
     model["headline"] = _headline_figures.block(model)
     # Before the verdict: an acceptance rule may judge the drive against its population (population_percentile).
     model.update(_previous.find(drive_dir, model, history, (recorded or {}).get("plan")))
-    model["verdict"] = _drive_verdict.judge(drive_dir, model, recorded)
+    # The wear first: a requirement may be on it (wear.write_amplification).
     model["wear"] = wear_model(loaded, drive, (recorded or {}).get("plan"), model["drive_key"])
+    model["verdict"] = _drive_verdict.judge(drive_dir, model, recorded)
     return model
 
 
@@ -243,7 +245,8 @@ def render_markdown(model: dict, plots: dict, outputs: dict | None = None) -> st
     per_round = bool((model.get("round_health") or {}).get("read"))
     sections = ["Device information", "Setup information"] + (["Steady state"] if steady_rule else []) + \
         [t["title"] for t in model["tests"].values()] + (["Drive health per round"] if per_round else []) + \
-        (["Wear"] if model["tests"] and model.get("wear") else [])
+        (["Wear"] if model["tests"] and model.get("wear") else []) + \
+        (["Acceptance"] if (model.get("verdict") or {}).get("requirements") else [])
     lines += ["## Contents", "", f"[{_summary.TITLE}](#{md.anchor(_summary.TITLE)}) (above), then:", ""]
     for number, title in enumerate(sections, 1):
         lines.append(f"{number}. [{title}](#{md.anchor(f'{number} {title}')})")
@@ -273,7 +276,9 @@ def render_markdown(model: dict, plots: dict, outputs: dict | None = None) -> st
            if any(name in CHARACTERISATION + HDD for name in model["tests"]) else ".")
         + (" HIR, CBW and DIRTH judge their preconditioning this way (CBW and DIRTH also their TC × QD loop); their "
            "other phases, and XSR, run a set number of rounds."
-           if any(name in PTS2_TESTS for name in model["tests"]) else ""), "",
+           if any(name in PTS2_TESTS for name in model["tests"]) else "")
+        + (" The QoS measurement judges its preconditioning this way, then runs each of its cells once."
+           if "qos" in model["tests"] else ""), "",
     ]
     capacity = int(model["drive"].get("size_bytes") or 0)
     for number, (name, result) in enumerate(model["tests"].items(), test_number(steady_rule)):
@@ -284,6 +289,8 @@ def render_markdown(model: dict, plots: dict, outputs: dict | None = None) -> st
         lines += health_section(model, plots, sections.index("Drive health per round") + 1)
     if "Wear" in sections:
         lines += wear_section(model, sections.index("Wear") + 1)
+    if "Acceptance" in sections:
+        lines += _acceptance_section.section(model, sections.index("Acceptance") + 1)
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -309,7 +316,7 @@ FORMATS = ("html", "pdf")
 # About how long each test's plots take to draw, relative to one another (its figures, and how busy they are): what
 # _split balances between the two cores.
 PLOT_WEIGHTS = {"iops": 4.0, "throughput": 7.0, "latency": 6.0, "wsat": 2.0, "hir": 5.0, "xsr": 2.0, "cbw": 10.0,
-                "dirth": 11.0}
+                "dirth": 11.0, "qos": 2.0}
 
 
 def formats_from_env() -> tuple[str, ...]:

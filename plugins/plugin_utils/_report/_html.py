@@ -38,6 +38,8 @@ _WEASYPRINT: dict = {}
 # No script, no connection: images come as data: URIs, styles inline. Drive strings are escaped in the Markdown
 # already (md.text); this policy makes sure nothing in the page can run or phone home even so.
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+# The header cells that make a table one of requirements (its ids and figure names kept whole where they fit).
+REQUIREMENT_COLUMNS = {"Id", "Figure", "Limit"}
 _VERDICT_RE = re.compile(r"^Verdict: (PASS|FAIL|INCOMPLETE)")
 _STYLE = """
 body { font-family: "DejaVu Sans", "Helvetica Neue", Arial, sans-serif; font-size: 14px; line-height: 1.45;
@@ -51,6 +53,7 @@ th { background: #eceff1; }
 tr:nth-child(even) td { background: #fafafa; }
 code { font-family: "DejaVu Sans Mono", monospace; font-size: .92em; background: #f3f5f7; padding: 0 .2em;
        overflow-wrap: anywhere; }
+table.requirements code { overflow-wrap: break-word; }
 pre { background: #f3f5f7; padding: .6em .8em; font-size: .85em; }
 pre code { background: none; padding: 0; }
 blockquote { margin: .8em 0; padding: .5em 1em; border-left: 5px solid #90a4ae; background: #f5f7f8; }
@@ -248,6 +251,17 @@ def _table_rows(tokens, index: int) -> int:
     return rows
 
 
+def _table_header(tokens, index: int) -> list[str]:
+    """The header cells' text of the table opening at ``index``."""
+    cells = []
+    for position, token in enumerate(tokens[index:], index):
+        if token.type == "thead_close":
+            break
+        if token.type == "th_open":
+            cells.append(tokens[position + 1].content if tokens[position + 1].type == "inline" else "")
+    return cells
+
+
 def _leads(tokens, index: int) -> bool:
     """A paragraph that leads into what follows it - a table, a plot, a collapsed table (<details>), or anything
     after a closing colon - and is printed on its page."""
@@ -322,8 +336,14 @@ def to_html(text: str, base_dir: str, title: str, self_name: str | None = None, 
             _mark_verdict(tokens, index)
         elif token.type == "paragraph_open" and token.tag == "p" and _leads(tokens, index):
             token.attrSet("class", "lead")  # "Tests run, in order:" stays with its table, an intro with its plot
-        elif token.type == "table_open" and _table_rows(tokens, index) <= SHORT_TABLE_ROWS:
-            token.attrSet("class", "short")
+        elif token.type == "table_open":
+            classes = ["short"] if _table_rows(tokens, index) <= SHORT_TABLE_ROWS else []
+            # A table of requirements (the Acceptance section, the fleet's Requirements): an id or a figure's name is
+            # broken only where it must be, not anywhere a long reason or list of files would squeeze its column to.
+            if REQUIREMENT_COLUMNS <= set(_table_header(tokens, index)):
+                classes.append("requirements")
+            if classes:
+                token.attrSet("class", " ".join(classes))
         if section == "summary" and token.type in _SUMMARY_BLOCKS and token.attrGet("class") in (None, "lead", "short"):
             token.attrSet("class", f"{token.attrGet('class') or ''} summary".strip())
         if token.type == "inline":

@@ -16,7 +16,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import f
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._pts_versions import SPEC_NAMES
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import BY_NAME, OPERATING_POINT_TESTS, PTS2_TESTS, PTS_TESTS
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures, _identity
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _history_section, _sections, _tests
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _acceptance_section, _history_section, _sections, _tests
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 
 TITLE = "Summary"
@@ -36,6 +36,8 @@ def _verdict_lines(model: dict) -> list[str]:
     if judged.get("rule"):
         limits = [lim["text"] for lim in judged.get("limits") or []]
         lines.append(f"> Acceptance rule {md.text(judged['rule'])}: " + md.text("; ".join(limits)) + ".")
+    elif judged.get("specs"):
+        lines.append("> No acceptance rule of the inventory matched this drive; the specifications below apply to it.")
     elif judged.get("plan_recorded"):
         lines.append("> No acceptance rule matched this drive's model and firmware: it is judged on its tests alone "
                      "(each finished, steady where the PTS asks for it).")
@@ -47,6 +49,7 @@ def _verdict_lines(model: dict) -> list[str]:
                        "(most often: not steady within the few rounds the quick profile allows) says nothing about "
                        "the drive."]
     lines.append("")
+    lines += _acceptance_section.summary_lines(judged)
     reasons = judged.get("reasons") or []
     if judged.get("verdict") != "PASS" and reasons:
         lines += ["Why:", ""] + [f"- {md.text(reason)}" for reason in reasons] + [""]
@@ -54,7 +57,9 @@ def _verdict_lines(model: dict) -> list[str]:
     unjudged = judged.get("not_judged") or []
     if unjudged and judged.get("verdict") == "FAIL":
         lines += ["Not judged: " + "; ".join(md.text(r) for r in unjudged) + ".", ""]
-    passed = [c for c in judged.get("checks") or [] if c.get("passed")]
+    # The requirements of specifications have their own table (section Acceptance); the rule's own limits are listed.
+    passed = [c for c in judged.get("checks") or []
+              if c.get("passed") and (not c.get("requirement") or c.get("legacy"))]
     if passed:
         lines += ["Checks passed: " + "; ".join(md.text(c["text"]) for c in passed) + ".", ""]
     lines += ["Cohort outliers (drives of one model and firmware far from their median) are judged in the fleet "

@@ -53,6 +53,18 @@ def _stimulus(settings: dict) -> str:
     return "; ".join(parts)
 
 
+def _qos_stimulus(settings: dict) -> str:
+    """The QoS measurement's: its preconditioning (the profile's threads and queue depth) and its cells (one thread at
+    each queue depth), not the generic line that would read as if every cell ran the profile's load."""
+    parameters = settings.get("parameters") or {}
+    numjobs, iodepth = settings.get("numjobs"), settings.get("iodepth")
+    load = f"{md.plural(int(numjobs), 'thread')} × queue depth {iodepth}, " if numjobs and iodepth else ""
+    seconds = f", {float(settings['round_seconds']):g} s per round" if settings.get("round_seconds") else ""
+    depths = ", ".join(str(q) for q in parameters.get("queue_depths") or []) or "none"
+    return (f"preconditioning: 4k random write, {load}until steady{seconds}; then 4k random read and 4k random write, "
+            f"one thread at queue depth {depths}; {settings.get('ioengine') or 'libaio'}, direct I/O")
+
+
 def _outcome(result: dict) -> str:
     text = result.get("steady_text") or ""
     status = result.get("status") or "not run"
@@ -71,7 +83,7 @@ def rows(model: dict, name: str, result: dict) -> list[list[str]]:
            ["Test date", _when(result)],
            ["Run", f"{md.code(model['run_id'])} · profile {md.text(settings.get('profile') or None)} · SNIA PTS "
                    f"{md.text(settings.get('spec') or '1.1')}{quick}"],
-           ["Stimulus", md.text(_stimulus(settings))]]
+           ["Stimulus", md.text(_qos_stimulus(settings) if name == "qos" else _stimulus(settings))]]
     if name in _STEADY and settings.get("window"):
         out.append(["Steady state", f"window {settings['window']} rounds, at most {settings.get('max_rounds')} rounds, "
                                     f"max − min ≤ {settings.get('max_data_excursion_pct', 20):g} %, best-fit change ≤ "

@@ -12,8 +12,9 @@ its figures, the verdicts its short name and the report its report kind. One fil
 
 from __future__ import annotations
 
-# Where a test comes from: the report groups its specification rows by these.
-FAMILIES = ("pts", "pts2", "characterisation", "hdd")
+# Where a test comes from: the report groups its specification rows by these ("acceptance": the measurement an
+# acceptance specification asks for, QoS).
+FAMILIES = ("pts", "pts2", "acceptance", "characterisation", "hdd")
 # How a segment ends: steady state of its DVs, bytes written (write saturation), every row of a sweep, a demand ramp
 # past the drive's limit, or per segment (a PTS 2.0 test's phases, each with one of the rules and "samples"/"points").
 STOPS = ("steady", "written", "sweep", "demand", "phases")

@@ -6,7 +6,8 @@
 # Do not use this from other collections or standalone plugins/modules!
 
 """Every test the collection runs, in the order they run whatever order they are selected in: PTS-E 1.1's, PTS 2.0's
-own, the Myce/OakGate characterisation tests, TKperf's HDD tests. The plan (inputs, profile values, segments and the
+own, the QoS measurement an acceptance specification asks for, the Myce/OakGate characterisation tests, TKperf's HDD
+tests. The plan (inputs, profile values, segments and the
 stop rule of each, which the round action and the wear estimate follow), the resume (the variables that shape its
 figures), the verdicts (short names), the report (report kinds) and the role's argument spec (checked by a unit test)
 read this list; adding a test is its file here, its report and its row in docs/docsite/rst/tests.rst."""
@@ -15,12 +16,13 @@ from __future__ import annotations
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import cbw, dirth, entropy_sweep, hdd_iops
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import hdd_throughput, hir, iops, latency
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import latency_demand, mixed_sweep, rw_sweep
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import latency_demand, mixed_sweep, qos, rw_sweep
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import throughput, wsat, xsr
 
 TESTS = tuple(module.TEST for module in (
     iops, throughput, latency, wsat,
     hir, xsr, cbw, dirth,
+    qos,
     latency_demand, rw_sweep, mixed_sweep, entropy_sweep,
     hdd_iops, hdd_throughput,
 ))
@@ -36,6 +38,7 @@ def family(name: str) -> tuple:
 
 PTS_TESTS = family("pts")
 PTS2_TESTS = family("pts2")
+ACCEPTANCE_TESTS = family("acceptance")
 CHARACTERISATION = family("characterisation")
 HDD = family("hdd")
 # The tests that choose operating points from a thread count x queue depth loop (CBW, DIRTH): one report kind.

@@ -281,3 +281,57 @@ def test_planning_and_the_resume_check_import_neither_the_report_nor_matplotlib(
     found = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
                            env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
     assert found.stdout.strip() == "[]"
+
+
+QOS_SPEC = {"name": "Loop QoS", "version": "1", "source": {"document": "QoS table", "section": "2"},
+            "applies_to": {"model": "loop*"},
+            "requirements": [{"id": "Q8", "figure": "qos.read.qd8.p99", "limit": 2, "unit": "ms"}]}
+
+
+def test_a_specification_file_is_validated_and_recorded_with_the_plan(settings, tmp_path, said):
+    path = tmp_path / "qos.yml"
+    path.write_text(json.dumps(QOS_SPEC))
+    plan = run(plan_args(devices=[LOOP], acceptance_specs=[str(path)]))["pts_plan"]
+    (spec,) = plan["acceptance_specs"]
+    assert (spec["name"], spec["file"], len(spec["sha256"])) == ("Loop QoS", str(path), 64)
+    # The run measures what it asks: the QoS measurement at QD8, added before the first write and said.
+    assert [(a["variable"], a["value"]) for a in plan["acceptance_measure"]["added"]] == [
+        ("pts_run_tests", "qos"), ("pts_run_qos_queue_depths", 8), ("pts_run_qos_percentile", "99")]
+    assert [t["test"] for t in plan["drives"][0]["tests"]] == ["iops", "qos"]
+    assert plan["variables"]["pts_run_qos_queue_depths"] == [8]
+    assert "PTS acceptance h1: adds pts_run_tests += qos for Loop QoS 1: Q8 (qos.read.qd8.p99)" in said()
+    # The wear estimate counts what was added.
+    assert {t["test"] for t in plan["drives"][0]["wear"]["tests"]} == {"iops", "qos"}
+
+
+def test_a_specification_the_run_does_not_measure_is_refused_when_the_operator_says_so(settings, tmp_path):
+    path = tmp_path / "qos.yml"
+    path.write_text(json.dumps(QOS_SPEC))
+    for check in (False, True):
+        assert fail_message(plan_args(devices=[LOOP], acceptance_specs=[str(path)], acceptance_measure="refuse"),
+                            check=check) == (
+            f"pts_plan: acceptance specification 'Loop QoS 1' ({path}) requirement 'Q8' asks for qos.read.qd8.p99 on "
+            "drive victim, which no selected test measures: the QoS measurement is not selected (pts_tests); set "
+            "pts_acceptance_measure: add to let the plan add what they need; nothing was written")
+
+
+@pytest.mark.parametrize("specs, message", [
+    ([dict(QOS_SPEC, requirements=[{"id": "Q8", "figure": "qos.read.qd8.p99", "limit": 2, "unit": "MB/s"}])],
+     "pts_plan: pts_acceptance_specs[0]: requirements[0] (Q8).unit='MB/s': not a unit of this figure, which is "
+     "measured in ms: give ms, us, µs, ns, s; nothing was written"),
+    (["relative/missing.yml"], None),
+    ("one.yml", "pts_plan: pts_acceptance_specs='one.yml': must be a list of specification files (or mappings); "
+                "nothing was written"),
+])
+def test_a_bad_specification_fails_validation_before_anything(settings, specs, message):
+    found = fail_message(plan_args(acceptance_specs=specs))
+    if message:
+        assert found == message
+    else:
+        assert found.startswith("pts_plan: pts_acceptance_specs[0] (relative/missing.yml): cannot be read")
+
+
+def test_the_measure_choice_is_add_or_refuse(settings):
+    assert fail_message(plan_args(acceptance_measure="sometimes")) == (
+        "pts_plan: pts_acceptance_measure='sometimes': must be add (the plan adds the measurement a specification asks "
+        "for) or refuse (the run is refused before any write); nothing was written")

@@ -78,6 +78,8 @@ def test_include_in_any_spelling_is_refused(line):
     ("x" * 1100, "longer than 1024 bytes"),
     ("[sec tion]", "is not a section header"),
     ("[a]x", "is not a section header"),
+    ("time_based=2", "time_based='2' must be one of 0, 1"),
+    ("io_size=4k,8k", "io_size='4k,8k' must be a size"),
 ])
 def test_only_the_collections_options_with_their_own_values_pass(line, why):
     found = _job_check.refusals(GOOD + line + "\n", DEVICE)

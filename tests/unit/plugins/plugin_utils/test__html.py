@@ -202,6 +202,11 @@ def _plot(path, width_px: int, height_px: int) -> str:
                  ['<p class="lead">Every sample:</p>'], id="lead-into-details"),
     pytest.param("Then:\n\n- one\n- two\n", ['<p class="lead">Then:</p>'], id="colon-leads-into-a-list"),
     pytest.param("A closing remark.\n\n- one\n", ["<p>A closing remark.</p>"], id="no-lead"),
+    pytest.param("| Id | Figure | Limit | Result |\n|---|---|---|---|\n| `R1` | `qos.read.qd1.p99` | 1 ms | PASS |\n",
+                 ['<table class="short requirements">'], id="short-requirements-table"),
+    pytest.param("| Specification | Id | Figure | Limit |\n|---|---|---|---|\n"
+                 + "".join(f"| S | `R{n}` | `iops.4k.100/0` | 1 |\n" for n in range(_html.SHORT_TABLE_ROWS + 1)),
+                 ['<table class="requirements">'], id="long-requirements-table"),
 ])
 def test_what_stays_together_on_a_page(tmp_path, markdown, marks):
     _plot(tmp_path / "a.png", 20, 10)

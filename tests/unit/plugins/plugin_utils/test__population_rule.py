@@ -18,9 +18,9 @@ RULE = {"name": "x1", "model": "ACME*", "population_percentile": 5}
 
 def model(iops: float | None, latency: float | None = None, population: dict | None = None) -> dict:
     """A drive that ran the IOPS (and latency) test, steady, with its population block."""
-    tests = {"iops": {"status": "steady", "steady_round": 5, "tables": {"iops": {"4k": {"0": iops}}}}}
+    tests = {"iops": {"status": "steady", "steady_round": 5, "rounds_run": 5, "tables": {"iops": {"4k": {"0": iops}}}}}
     if latency is not None:
-        tests["latency"] = {"status": "steady", "steady_round": 5, "tables": {"mean_ms": {"4k": {"0": latency}}},
+        tests["latency"] = {"status": "steady", "steady_round": 5, "rounds_run": 5, "tables": {"mean_ms": {"4k": {"0": latency}}},
                             "percentiles_ms": {}}
     return {"drive": {"model": "ACME X1", "firmware": "1.0"}, "tests": tests, "population": population}
 
