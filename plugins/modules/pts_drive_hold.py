@@ -223,7 +223,7 @@ def _present(module: AnsibleModule, path: str, run_id: str, token: str, expect: 
         hold = {k: got["hold"][k] for k in ("pid", "start_time", "run_id", "token", "devnum", "lock")}
         _guard_record.write(dict(record, hold=hold, state=_guard_record.HELD))
         # The token stays on the host (the hold's lock file, the guard's record): no result or event carries it.
-        hold.pop("token")
+        hold["token_id"] = _hold.token_id(hold.pop("token"))
     except _hold.HoldError as exc:
         named = _openers_words(devnum)
         module.fail_json(msg=f"{where}: cannot hold it for run {run_id}: {exc}{'; ' + named if named else ''}; nothing "

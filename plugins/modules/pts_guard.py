@@ -205,9 +205,10 @@ pts_guard:
       elements: str
     hold:
       description:
-        - With O(hold=true), the run's hold on the drive - C(pid), C(start_time), C(run_id), C(devnum), C(lock) - and
-          C(record), the path of the guard's record on the host. The run token stays on the host (since 3.0.0 it is
-          in no result: AWX stores every event).
+        - With O(hold=true), the run's hold on the drive - C(pid), C(start_time), C(run_id), C(devnum), C(lock),
+          C(token_id) - and C(record), the path of the guard's record on the host. The run token stays on the host:
+          since 3.0.0 no result carries it (AWX stores every event), only C(token_id), the first 16 hex digits of its
+          SHA-256, which tells this run's record from another run's of the same id and authorizes nothing.
       type: dict
       version_added: 3.0.0
     signatures:
@@ -314,7 +315,8 @@ def hold_passed(module: AnsibleModule, verdicts: list[dict], run_id: str, token:
             taken.append(hold)
             record = _guard_record.make(verdict, hold, run_id, token, module.params["allow_signatures"], since)
             # The token stays on the host (the hold's lock file, the guard's record): no result or event carries it.
-            verdict["hold"] = dict({k: v for k, v in hold.items() if k != "token"}, record=_guard_record.write(record))
+            verdict["hold"] = dict({k: v for k, v in hold.items() if k != "token"}, token_id=_hold.token_id(token),
+                                   record=_guard_record.write(record))
     except (_hold.HoldError, _guard_record.RecordError, OSError) as exc:
         for hold in taken:
             try:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 
+from ansible import context
 from ansible.utils.display import Display
 from ansible.utils.vars import load_extra_vars
 
@@ -67,7 +68,7 @@ def start(task_vars: dict, template, loader, check_mode: bool, environ: dict | N
         targets = _destinations.targets(template(task_vars.get("pts_run_publish")))
         lost_ok = _destinations.ephemeral(template(task_vars.get("pts_results_ephemeral")))
         resuming = _relaunch.resume(template(task_vars.get("pts_resume")))
-        after_run = after_run_file(template(task_vars.get("pts_after_run")), task_vars.get("playbook_dir"))
+        after_run = after_run_file(template(task_vars.get("pts_after_run")), project_dir(task_vars))
     except ValueError as exc:
         raise StepRefused(f"{exc}; nothing was written") from None
     job_dir = _destinations.private_data_dir(environ)
@@ -110,9 +111,19 @@ def start(task_vars: dict, template, loader, check_mode: bool, environ: dict | N
             "pts_run_publish_targets": targets, "pts_run_after_run": after_run}
 
 
+def project_dir(task_vars: dict) -> str | None:
+    """The directory of the playbook ansible-playbook was given (an AWX project's wrapper playbook); playbook_dir is
+    the imported playbook's (the collection's)."""
+    given = (context.CLIARGS or {}).get("args") or []
+    if given and isinstance(given[0], str) and os.path.isfile(given[0]):
+        return os.path.dirname(os.path.abspath(given[0]))
+    return task_vars.get("playbook_dir")
+
+
 def after_run_file(given: object, playbook_dir: object) -> str | None:
     """The operator's task file run after the judge (pts_after_run): a file of the project - a path relative to the
-    playbook's directory, no '..' - so that what runs there is what the project holds, not a path a launcher names."""
+    directory of the playbook ansible-playbook was given, no '..' - so that what runs there is what the project holds,
+    not a path a launcher names."""
     if given in (None, ""):
         return None
     where = f"pts_after_run={given!r}"
