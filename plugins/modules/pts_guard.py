@@ -206,7 +206,7 @@ pts_guard:
     hold:
       description:
         - With O(hold=true), the run's hold on the drive - C(pid), C(start_time), C(run_id), C(devnum), C(lock),
-          C(token_id) - and C(record), the path of the guard's record on the host. The run token stays on the host:
+          C(token_id) - and C(record), the path of the guard's record on the host. The run token stays on the host -
           since 3.0.0 no result carries it (AWX stores every event), only C(token_id), the first 16 hex digits of its
           SHA-256, which tells this run's record from another run's of the same id and authorizes nothing.
       type: dict
