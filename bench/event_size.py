@@ -75,5 +75,7 @@ def run() -> dict:
     return result
 
 
+main = run
+
 if __name__ == "__main__":
     run()

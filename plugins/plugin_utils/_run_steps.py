@@ -72,7 +72,8 @@ def start(task_vars: dict, template, loader, check_mode: bool, environ: dict | N
     except ValueError as exc:
         raise StepRefused(f"{exc}; nothing was written") from None
     job_dir = _destinations.private_data_dir(environ)
-    lost = _destinations.lost_refusal(root, targets, lost_ok, job_dir)
+    # --check writes nothing and tests nothing: it may plan a run whose results would be lost, or a finished one.
+    lost = None if check_mode else _destinations.lost_refusal(root, targets, lost_ok, job_dir)
     if lost:
         raise StepRefused(lost)
     run_dir = os.path.join(root, run_id)
@@ -85,7 +86,7 @@ def start(task_vars: dict, template, loader, check_mode: bool, environ: dict | N
     from_workflow = source is None and _run.new_run_id(awx_workflow_job_id=workflow) == run_id
     if from_workflow:
         source = f"the default run id of AWX workflow job {workflow}, shared by its slices"
-    if source is not None:
+    if source is not None and not check_mode:
         try:
             again = _relaunch.refusal(run_id, run_dir, drive_hosts, resuming, source)
         except ValueError as exc:

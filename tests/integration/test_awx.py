@@ -180,6 +180,27 @@ def test_a_fail_is_published_to_ssh_and_s3_and_the_results_host_is_never_prepare
     assert_nothing_held(lab["devices"]["s-a"])
 
 
+def test_a_failed_upload_is_a_run_error_and_the_artifacts_say_the_results_are_nowhere(lab):
+    s3 = lab["s3"]
+    streamed = _job(lab, "upload", {"s-b": _drive_host(lab, "s-b")},
+                    {"pts_publish": [{"s3": {"bucket": "no-such-bucket", "endpoint_url": s3.endpoint}}]},
+                    env=_env(lab, **s3.env()))
+    job = streamed.wait()
+    run_id = job.artifacts.get("pts_run_id")
+    run_dir = os.path.join(streamed.worker_dir, "project", "results", run_id)
+    summary = assert_exit_matches_fleet(job.rc, run_dir, job.stdout)
+    assert job.rc != 0 and len(summary["drives"]) == 1, _said(job)[-3000:]
+    (error,) = summary["errors"]
+    assert error["host"] == f"s3://no-such-bucket/{run_id}/" and error["task"] == "publishing"
+    assert error["msg"].startswith(f"the run was not uploaded to s3://no-such-bucket/{run_id}/: ClientError: ")
+    assert "NoSuchBucket" in error["msg"]
+    # Nothing outlives the job: the artifacts say so rather than name a directory that is gone.
+    assert job.artifacts["pts_results"] == [] and job.artifacts["pts_run_dir"] is None
+    assert job.artifacts["pts_fleet_summary"] is None and job.artifacts["pts_fleet_exit_status"] == "fails"
+    assert s3.secret_key not in json.dumps(job.events) + job.stdout
+    assert_nothing_held(lab["devices"]["s-b"])
+
+
 def test_a_relaunch_with_a_finished_run_id_is_refused_and_resumes_only_when_asked(lab):
     results = lab["tmp"] / "kept-results"
     fixed = {"pts_results_dir": str(results), "pts_run_id": "nightly-rack12"}
