@@ -42,9 +42,9 @@ class SeaweedS3:
         self.secret_key = secrets.token_urlsafe(24)
         config = os.path.join(workdir, "s3.json")
         with open(config, "w", encoding="utf-8") as handle:
-            json.dump({"identities": [{"name": "pts", "credentials": [{"accessKey": self.access_key,
-                                                                          "secretKey": self.secret_key}],
-                                       "actions": ["Admin", "Read", "List", "Tagging", "Write"]}]}, handle)
+            identity = {"name": "pts", "credentials": [{"accessKey": self.access_key, "secretKey": self.secret_key}],
+                        "actions": ["Admin", "Read", "List", "Tagging", "Write"]}
+            json.dump({"identities": [identity]}, handle)
         ports = _free_ports(8)
         self.port = ports[0]
         self.endpoint = f"http://127.0.0.1:{self.port}"

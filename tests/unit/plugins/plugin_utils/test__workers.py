@@ -94,8 +94,8 @@ def test_the_filters_example_sets_every_variable_a_worker_gets():
 
 
 def test_a_workers_plan_does_not_grow_with_the_drives_of_its_host():
-    plan = {"settings": {"remote_dir": "/x"}, "window": 5, "drives": [{"key": f"D{n}", "tests": [1] * 50}
-                                                                   for n in range(24)]}
+    drives = [{"key": f"D{n}", "tests": [1] * 50} for n in range(24)]
+    plan = {"settings": {"remote_dir": "/x"}, "window": 5, "drives": drives}
     hostvars = {"h": {"pts_run_drives": [{"path": f"/dev/{n}", "key": f"D{n}"} for n in range(24)],
                       "pts_guard_passed": {f"/dev/{n}": {"resolved": f"/dev/{n}"} for n in range(24)},
                       "pts_run_plan": plan, "pts_run_token": "f" * 32}}
