@@ -192,8 +192,10 @@ def test_a_failed_upload_is_a_run_error_and_the_artifacts_say_the_results_are_no
     assert job.rc != 0 and len(summary["drives"]) == 1, _said(job)[-3000:]
     (error,) = summary["errors"]
     assert error["host"] == f"s3://no-such-bucket/{run_id}/" and error["task"] == "publishing"
-    assert error["msg"].startswith(f"the run was not uploaded to s3://no-such-bucket/{run_id}/: ClientError: ")
-    assert "NoSuchBucket" in error["msg"]
+    # botocore's own words: the error code (its exception class), the operation, the server's message.
+    assert error["msg"] == (f"the run was not uploaded to s3://no-such-bucket/{run_id}/: NoSuchBucket: An error "
+                            "occurred (NoSuchBucket) when calling the ListObjectsV2 operation: The specified bucket "
+                            "does not exist"), error["msg"]
     # Nothing outlives the job: the artifacts say so rather than name a directory that is gone.
     assert job.artifacts["pts_results"] == [] and job.artifacts["pts_run_dir"] is None
     assert job.artifacts["pts_fleet_summary"] is None and job.artifacts["pts_fleet_exit_status"] == "fails"
