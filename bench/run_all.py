@@ -16,6 +16,7 @@ import statistics
 import os
 
 import drives
+import event_size
 import fleet_scale
 import fleet_summary
 import guard_check
@@ -25,7 +26,7 @@ import report_time
 import rounds
 from _common import ROOT
 
-BENCHES = {"rounds": rounds, "long_run": long_run, "drives": drives, "report_time": report_time,
+BENCHES = {"rounds": rounds, "long_run": long_run, "drives": drives, "event_size": event_size, "report_time": report_time,
            "fleet_summary": fleet_summary, "fleet_scale": fleet_scale, "guard_check": guard_check,
            "history": history}
 
@@ -236,11 +237,32 @@ def write_doc() -> str:
                   "runs right before each fio starts.", "", "| check | median | max |", "|---|---:|---:|"]
         lines += [f"| {name} | {v['median_ms']:.1f} ms | {v['max_ms']:.1f} ms |" for name, v in g["parts"].items()]
         lines += [""]
+    lines += _event_size_section()
     path = os.path.join(ROOT, "build", "bench", "performance.md")
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", encoding="utf-8") as handle:
         handle.write("\n".join(lines).rstrip() + "\n")
     return path
+
+
+def _event_size_section() -> list[str]:
+    after, before = _load("event_size"), _load("event_size_before")
+    if not after:
+        return []
+    earlier = {r["drives"]: r for r in (before or {}).get("rows") or []}
+    lines = ["## Events AWX stores (`bench/event_size.py`)", "",
+             "One host's drives (16 MiB loop devices, the IOPS test at one block size and mix, three 0.2 s rounds) as "
+             "one job through ansible-runner's streaming mode; the largest file of `job_events/` (AWX drops an "
+             "event's result past 700,000 bytes). *Before*: the same benchmark against an earlier checkout "
+             "(`PTS_BENCH_ROOT=<checkout> PTS_BENCH_LABEL=event_size_before`).", "",
+             "| drives | largest event, before | largest event | its task | all events |", "|---:|---:|---:|---|---:|"]
+    for row in after["rows"]:
+        old = earlier.get(row["drives"])
+        was = f"{old['largest_event_bytes']:,} B" if old else "n/a"
+        lines.append(f"| {row['drives']} | {was} | {row['largest_event_bytes']:,} B | {row['largest_event']} | "
+                     f"{row['all_events_bytes']:,} B |")
+    return lines + [f"Target: every event under 64 kB at 24 drives - "
+                    f"{_mark(all(r['largest_event_bytes'] < 64_000 for r in after['rows']))}.", ""]
 
 
 def main() -> None:

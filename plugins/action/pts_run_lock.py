@@ -37,4 +37,8 @@ class ActionModule(ActionBase):
         except _run_steps.StepRefused as exc:
             raise AnsibleActionFail(f"pts_run_lock: {exc}") from None
         result.update(changed=False, **taken)
+        # The run's token is for the holds on the hosts, not for the job's output: AWX stores every event, and anyone
+        # who reads the job would read it. The result is registered whole; callbacks see it censored (a refusal
+        # above still shows its message).
+        result["_ansible_no_log"] = True
         return result

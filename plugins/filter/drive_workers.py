@@ -15,9 +15,12 @@ description:
     controller-side inventory host that runs one drive's purge, preconditioning and rounds, delegating every
     step that touches the drive to its host; with the C(free) strategy all drives of all hosts run at once.
   - A worker gets exactly the variables its C(vars) lists - its host (C(pts_run_host)), its drive
-    (C(pts_run_drive_key), C(pts_run_drives)), the host's plan (C(pts_run_plan)), the guard's record of the drive
-    (C(pts_guard_passed)), the run's id, directory and token, a local connection with the controller's Python - and its
-    host's groups (so group variables such as acceptance rules apply).
+    (C(pts_run_drive_key), C(pts_run_drives)), its drive's part of the host's plan (C(pts_run_plan)), the guard's
+    record of the drive (C(pts_guard_passed)), the run's id and directory, a local connection with the controller's
+    Python - and its host's groups (so group variables such as acceptance rules apply). Since 3.0.0 never the run's
+    token (the worker reads it from its host's facts; no event carries it), and only its own drive's part of the plan.
+  - P(fleetqual.pts.run_workers#filter) adds the workers to the inventory itself (no C(add_host) loop, whose result
+    grew with every drive of every host); this filter is what it uses, for a playbook of one's own.
   - A worker is named C(host/drive); a name that is already an inventory host or group is refused.
     P(fleetqual.pts.run_workers#filter), in the C(hosts) line of the play that runs the workers, lets them through the
     run's C(--limit).
@@ -52,7 +55,7 @@ author:
 """
 
 EXAMPLES = r"""
-# As the pts_run role's prepare entry point does it: add_host takes each of the entry's vars by name.
+# What the run_workers filter does in the worker play's host line, as tasks (a playbook of one's own).
 - name: Add one worker per guarded drive
   ansible.builtin.add_host:
     name: "{{ item.name }}"
@@ -64,7 +67,6 @@ EXAMPLES = r"""
     pts_guard_passed: "{{ item.vars.pts_guard_passed }}"
     pts_run_id: "{{ item.vars.pts_run_id }}"
     pts_run_dir: "{{ item.vars.pts_run_dir }}"
-    pts_run_token: "{{ item.vars.pts_run_token }}"
     ansible_connection: "{{ item.vars.ansible_connection }}"
     ansible_python_interpreter: "{{ item.vars.ansible_python_interpreter }}"
   loop: >-

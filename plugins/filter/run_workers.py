@@ -20,6 +20,10 @@ description:
     tested, so the run fails rather than pass untested drives.
   - Refuses C(--start-at-task) (an error before the play starts) - the run's first play validates, guards and plans
     every drive, and a run started past it would end with nothing tested and nothing judged.
+  - Adds the drive workers to the inventory - one per drive the guard passed and the plan covers on each prepared host
+    (P(fleetqual.pts.drive_workers#filter)), each with its own drive's part of the plan and never the run's token -
+    here, in the main ansible-playbook process, so that no task result (no event AWX stores) carries them. Since 3.0.0;
+    workers a playbook of one's own added with C(ansible.builtin.add_host) are kept (their variables updated).
   - When there are no workers (C(--check), which plans and stops, or no drive passed), the group is made empty in
     the inventory, so that the play matches no host without ansible-core's warning that the pattern matches nothing.
   - It says how many drives run at once under the C(forks) in force (a warning when C(forks) is lower than the
@@ -55,13 +59,14 @@ _value:
 """
 
 import gc
+import sys
 
 from ansible import context
 from ansible.errors import AnsibleFilterError
 from ansible.utils.display import Display
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _concurrency
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._workers import GROUP
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._workers import GROUP, workers as drive_workers
 
 display = Display()
 
@@ -101,6 +106,8 @@ def run_workers(hostvars) -> str:
         # No worker was added (--check plans and stops, or no drive passed): an empty group matches no host without
         # ansible-core's "Could not match supplied host pattern", a warning the run did not earn.
         inventory.add_group(GROUP)
+    if not (context.CLIARGS or {}).get("check"):
+        _add_workers(hostvars, inventory)
     workers = inventory.get_hosts(GROUP, ignore_limits=True, ignore_restrictions=True)
     if workers and (context.CLIARGS or {}).get("subset"):
         selected = [host.name for host in inventory.get_hosts("all", ignore_restrictions=True)
@@ -111,6 +118,20 @@ def run_workers(hostvars) -> str:
         _preload_reports()
     gc.freeze()
     return GROUP
+
+
+def _add_workers(hostvars, inventory) -> None:
+    """One worker per guarded, planned drive of every host the prepare play got to its plan, added as add_host would
+    add it (InventoryManager.add_dynamic_host), from the hosts' facts."""
+    prepared = [host.name for host in inventory.get_hosts("all", ignore_limits=True, ignore_restrictions=True)
+                if GROUP not in {group.name for group in host.get_groups()} and hostvars[host.name].get("pts_run_plan")]
+    try:
+        found = drive_workers(hostvars, prepared, sys.executable, groups=dict(inventory.groups))
+    except (KeyError, ValueError) as exc:
+        raise AnsibleFilterError(f"fleetqual.pts.run_workers: {exc}") from exc
+    for entry in found:
+        inventory.add_dynamic_host({"host_name": entry["name"], "host_vars": entry["vars"], "groups": entry["groups"]},
+                                   {"refresh": True})
 
 
 def _preload_reports() -> None:

@@ -224,7 +224,7 @@ import time
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _hold, _signatures
-from ansible_collections.fleetqual.pts.plugins.module_utils._drive._guard import recheck
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive._guard import host_record, recheck
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio_runner, _job_check, _remote_dir, _run_io
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import FioOutputError, parse
 
@@ -340,8 +340,10 @@ def main() -> None:
     refused = "; ".join(_job_check.refusals(job_text, device)) or refusal(job_text)
     if refused:
         module.fail_json(msg=f"{where}: {refused}", job_file=job_file, pts_context=context)
-    hold = params["expect"].get("hold") or {}
-    ids = (str(hold.get("run_id") or ""), str(hold.get("token") or ""))
+    # The run's token for the server's pidfile (a release of the run finds its fio by it): from the host's own guard
+    # record, which the check above matched to this run - the controller's record carries only its token id.
+    record = host_record(device, params["expect"])[0] or {}
+    ids = (str(record.get("run_id") or ""), str(record.get("token") or ""))
 
     if params["serve"] or params["detach"]:
         # An earlier attempt's server of this directory (a run cancelled mid-segment, resumed): one server per

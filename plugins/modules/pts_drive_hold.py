@@ -128,9 +128,6 @@ pts_drive_hold:
     run_id:
       description: The run.
       type: str
-    token:
-      description: The run token.
-      type: str
     pid:
       description: The new holder's PID (V(present)); null in check mode.
       type: int
@@ -161,7 +158,7 @@ pts_drive_hold:
     ignored:
       description:
         - Processes with a drive holder's command line for the device that do not have it open (V(present)), each
-          with C(pid), C(devnum), C(run_id), C(device), C(lock), C(token). They hold nothing and never block a drive;
+          with C(pid), C(devnum), C(run_id), C(device), C(lock). They hold nothing and never block a drive;
           a warning names each.
       type: list
       elements: dict
@@ -198,6 +195,10 @@ def _openers_words(devnum: str) -> str:
     return "; ".join(f"process {o['pid']} ({o['command']}) has it open" for o in found)
 
 
+def _untokened(entry):
+    return {k: v for k, v in entry.items() if k != "token"} if isinstance(entry, dict) else entry
+
+
 def _present(module: AnsibleModule, path: str, run_id: str, token: str, expect: dict) -> None:
     where = f"pts_drive_hold {show(path)}"
     devnum = _devnum(path)
@@ -211,7 +212,7 @@ def _present(module: AnsibleModule, path: str, run_id: str, token: str, expect: 
         whose = why if record is None else f"the guard passed it for {_hold.owner_words(record, run_id, token)}"
         module.fail_json(msg=f"{where}: {whose}: only a drive the guard passed for this run ({run_id}) is held; run "
                              "fleetqual.pts.pts_guard with hold=true; nothing was held or written")
-    result: dict = {"device": path, "devnum": devnum, "run_id": run_id, "token": token, "pid": None, "start_time": None,
+    result: dict = {"device": path, "devnum": devnum, "run_id": run_id, "pid": None, "start_time": None,
                     "lock": _hold.lock_path(devnum), "since": None, "took_over": None, "removed": [], "ignored": []}
     if module.check_mode:
         result["removed"] = [e for e in _hold.scan_locks() if not e["live"] and e["devnum"] == devnum]
@@ -221,6 +222,8 @@ def _present(module: AnsibleModule, path: str, run_id: str, token: str, expect: 
         got = _hold.take(path, devnum, run_id, token, timeout=module.params["timeout"])
         hold = {k: got["hold"][k] for k in ("pid", "start_time", "run_id", "token", "devnum", "lock")}
         _guard_record.write(dict(record, hold=hold, state=_guard_record.HELD))
+        # The token stays on the host (the hold's lock file, the guard's record): no result or event carries it.
+        hold["token_id"] = _hold.token_id(hold.pop("token"))
     except _hold.HoldError as exc:
         named = _openers_words(devnum)
         module.fail_json(msg=f"{where}: cannot hold it for run {run_id}: {exc}{'; ' + named if named else ''}; nothing "
@@ -231,7 +234,8 @@ def _present(module: AnsibleModule, path: str, run_id: str, token: str, expect: 
     for pretender in got["ignored"]:
         module.warn(f"{where}: process {pretender['pid']} has a drive holder's command line for run "
                     f"{show(pretender['run_id'])} but does not have the device open: it holds nothing, ignored")
-    result.update(got["hold"], took_over=got["took_over"], removed=got["removed"], ignored=got["ignored"])
+    result.update({k: v for k, v in got["hold"].items() if k != "token"}, took_over=_untokened(got["took_over"]),
+                  removed=got["removed"], ignored=[_untokened(e) for e in got["ignored"]])
     module.exit_json(changed=True, pts_drive_hold=result, pts_guard_record=dict(expect, hold=hold))
 
 
@@ -258,7 +262,7 @@ def _absent(module: AnsibleModule, path: str | None, run_id: str, token: str, ex
     if not module.check_mode:
         for devnum_done in {h["devnum"] for h in released["stopped"]} | ({devnum} if devnum else set()):
             _guard_record.remove(devnum_done, run_id, token)
-    result = dict(released, device=path, devnum=devnum, run_id=run_id, token=token)
+    result = dict(released, device=path, devnum=devnum, run_id=run_id)
     result["removed"] = [{k: e[k] for k in ("lock", "devnum", "run_id", "pid", "why")} for e in released["removed"]]
     module.exit_json(changed=bool(released["stopped"] or released["removed"]), pts_drive_hold=result,
                      pts_guard_record=_without_hold(expect))
@@ -273,7 +277,7 @@ def main() -> None:
         argument_spec=dict(
             path=dict(type="path"),
             run_id=dict(type="str", required=True),
-            run_token=dict(type="str", default="", no_log=False),
+            run_token=dict(type="str", default="", no_log=True),
             state=dict(type="str", choices=["present", "absent"], default="present"),
             expect=dict(type="dict", default={}),
             timeout=dict(type="float", default=15),

@@ -205,8 +205,10 @@ pts_guard:
       elements: str
     hold:
       description:
-        - With O(hold=true), the run's hold on the drive - C(pid), C(start_time), C(run_id), C(token), C(devnum),
-          C(lock) - and C(record), the path of the guard's record on the host.
+        - With O(hold=true), the run's hold on the drive - C(pid), C(start_time), C(run_id), C(devnum), C(lock),
+          C(token_id) - and C(record), the path of the guard's record on the host. The run token stays on the host -
+          since 3.0.0 no result carries it (AWX stores every event), only C(token_id), the first 16 hex digits of its
+          SHA-256, which tells this run's record from another run's of the same id and authorizes nothing.
       type: dict
       version_added: 3.0.0
     signatures:
@@ -228,9 +230,6 @@ pts_guard:
           type: int
         run_id:
           description: The run it holds the drive for (this run).
-          type: str
-        token:
-          description: The run token it holds the drive for (this run's).
           type: str
         lock:
           description: Its lock file.
@@ -315,7 +314,9 @@ def hold_passed(module: AnsibleModule, verdicts: list[dict], run_id: str, token:
             hold = {k: got["hold"][k] for k in ("pid", "start_time", "run_id", "token", "devnum", "lock")}
             taken.append(hold)
             record = _guard_record.make(verdict, hold, run_id, token, module.params["allow_signatures"], since)
-            verdict["hold"] = dict(hold, record=_guard_record.write(record))
+            # The token stays on the host (the hold's lock file, the guard's record): no result or event carries it.
+            verdict["hold"] = dict({k: v for k, v in hold.items() if k != "token"}, token_id=_hold.token_id(token),
+                                   record=_guard_record.write(record))
     except (_hold.HoldError, _guard_record.RecordError, OSError) as exc:
         for hold in taken:
             try:
@@ -335,7 +336,7 @@ def main() -> None:
             allow_destroy=dict(type="bool", default=False),
             allow_signatures=dict(type="bool", default=False),
             run_id=dict(type="str"),
-            run_token=dict(type="str", default="", no_log=False),
+            run_token=dict(type="str", default="", no_log=True),
             takeover=dict(type="bool", default=True),
             hold=dict(type="bool", default=False),
             hold_timeout=dict(type="float", default=15),
@@ -390,7 +391,7 @@ def main() -> None:
             signatures=info["signatures"] or [],
             described=info.get("described", []),
             related=[{k: r.get(k) for k in ("name", "devnum", "relation", "how")} for r in info.get("related", [])],
-            takeover=info.get("takeover"),
+            takeover={k: v for k, v in (info.get("takeover") or {}).items() if k != "token"} or None,
         ))
     stale_holds = [{k: e[k] for k in ("lock", "devnum", "run_id", "pid", "why")} for e in stale]
     refused = [v for v in verdicts if not v["passed"]]

@@ -257,7 +257,7 @@ import time
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _guard_record, _hold, _signatures
-from ansible_collections.fleetqual.pts.plugins.module_utils._drive._guard import recheck
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive._guard import host_record, recheck
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._md_raid import (
     CHUNK_LEVELS,
     REDUNDANT_LEVELS,
@@ -442,15 +442,17 @@ def _release_member_holds(runner: _Runner, members: list[str], expect: list[dict
         if not isinstance(hold, dict) or not hold.get("run_id"):
             continue
         devnum = hold.get("devnum") or (record_expected or {}).get("devnum")
+        # The run's token from the host's own guard record of the member (the controller's carries its token id only).
+        on_host = host_record(member, record_expected, _LOCK_DIR)[0] or {}
+        token = hold.get("token") or on_host.get("token") or ""
         try:
-            done = _hold.release(hold["run_id"], devnum, hold.get("pid"), _LOCK_DIR, _PROC_ROOT,
-                                 token=hold.get("token") or "")
+            done = _hold.release(hold["run_id"], devnum, hold.get("pid"), _LOCK_DIR, _PROC_ROOT, token=token)
         except (_hold.HoldError, OSError) as exc:
             runner.fail(f"refused, nothing was written: cannot release the run's hold on member {member} before "
                         f"mdadm opens it: {exc}")
         released += [{"member": member, "pid": h["pid"], "run_id": h["run_id"]} for h in done["stopped"]]
         # md's own claim holds the member from here; its guard record stays, for its write cache once the array is down.
-        _guard_record.mark(devnum, _guard_record.IN_ARRAY, hold["run_id"], hold.get("token") or "", _LOCK_DIR)
+        _guard_record.mark(devnum, _guard_record.IN_ARRAY, hold["run_id"], token, _LOCK_DIR)
     return released
 
 

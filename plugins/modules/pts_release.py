@@ -101,7 +101,7 @@ def main() -> None:
     module = AnsibleModule(
         argument_spec=dict(
             run_id=dict(type="str", required=True),
-            run_token=dict(type="str", default="", no_log=False),
+            run_token=dict(type="str", default="", no_log=True),
             remote_dir=dict(type="path", default="/var/lib/fleetqual-pts"),
             holds=dict(type="bool", default=True),
             timeout=dict(type="float", default=15),

@@ -65,6 +65,8 @@ pts_run_token:
       carry it beside the run id (O(fleetqual.pts.pts_drive_hold#module:run_token)), so another run that chose the
       same run id never takes over or releases this run's holds. Null under C(--check) before the run directory
       exists, and without a run id.
+    - Since 3.0.0 the result is registered whole but shown censored (C(_ansible_no_log)) - no event of the job (AWX stores
+      them all) carries the token.
   returned: success
   type: str
 pts_run_concurrent:

@@ -12,12 +12,19 @@ description:
   - The first step of a run, once, before any host - the run's id is the C(pts_run_id) variable (C(-e) or the
     inventory), else the C(PTS_RUN_ID) environment variable, else the P(fleetqual.pts.pts_report#callback) callback's
     C(run_id), else a new one no other run takes (the UTC time now and AWX's job id, C(YYYYMMDDTHHMMSSZ-awx<id>), or a
-    random suffix outside AWX).
+    random suffix outside AWX). A job of an AWX workflow (a sliced job's slices) takes C(awx-wf<workflow job id>),
+    which its slices share and every launch renews.
   - Refuses a run id that is not one directory name - letters, digits, C(.), C(_) and C(-), at most 128, starting and
     ending with a letter or digit, no control character or trailing newline - naming where it was set.
   - The results root is the C(pts_results_dir) variable, else the C(PTS_RESULTS_DIR) environment variable, else the
     callback's C(output_dir), else C(results) in the directory C(ansible-playbook) runs in, made absolute here.
-  - "Prints C(PTS run <id>: results in <dir>) before anything is written, and writes nothing."
+  - Refused before anything is written (since 3.0.0) - under ansible-runner (AWX), a results root inside the job's
+    private data directory (deleted when the job ends) when C(pts_publish) names no results host or bucket and
+    C(pts_results_ephemeral) is not V(true); a run id fixed by the operator, or the workflow's default id, whose run was
+    already judged for the play's hosts (its C(fleet.json)), unless C(pts_resume) is V(true); a play whose hosts are all
+    results hosts; a C(pts_publish) entry or a C(pts_after_run) file that is not what it must be, naming it.
+  - "Prints C(PTS run <id>: results in <dir>) (and where it is published) before anything is written, and writes
+    nothing."
   - Runs on the controller only. The P(fleetqual.pts.pts_run#role) role's first task.
 author:
   - fleetqual.pts contributors (@fleetqual)
@@ -58,4 +65,42 @@ pts_run_dir:
   returned: success
   type: str
   sample: /srv/pts-results/20261126T083300Z-awx4711
+pts_results:
+  description: Every place the run will be after the job - the run directory when it outlives the job, then each
+    publish target's location.
+  returned: success
+  type: list
+  elements: str
+  version_added: 3.0.0
+  sample: [results01:/srv/pts-results/20261126T083300Z-awx4711, s3://pts-results/fleet/20261126T083300Z-awx4711/]
+pts_results_kept:
+  description: Whether the run directory outlives the job (it is not inside an ansible-runner job's private data
+    directory).
+  returned: success
+  type: bool
+  version_added: 3.0.0
+pts_run_publish_name:
+  description: The name the run is published under - the run id, or C(<run id>-job<AWX job id>) for a job that took
+    its AWX workflow's default run id.
+  returned: success
+  type: str
+  version_added: 3.0.0
+pts_run_results_hosts:
+  description: The results hosts of C(pts_publish), never drive hosts of the run.
+  returned: success
+  type: list
+  elements: str
+  version_added: 3.0.0
+pts_run_publish_targets:
+  description: The C(pts_publish) entries, checked - each C(kind) V(ssh) (C(host), C(dest), C(connection)) or V(s3)
+    (C(bucket), C(prefix), C(endpoint_url), C(region)).
+  returned: success
+  type: list
+  elements: dict
+  version_added: 3.0.0
+pts_run_after_run:
+  description: The C(pts_after_run) task file, absolute, or null.
+  returned: success
+  type: str
+  version_added: 3.0.0
 """

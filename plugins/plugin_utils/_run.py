@@ -34,7 +34,7 @@ from ansible.plugins.loader import callback_loader
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _text
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import number_text
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _safe_tree
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _destinations, _results, _safe_tree
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._acceptance import FAIL, INCOMPLETE, VERDICTS
 
 CALLBACK = "fleetqual.pts.pts_report"
@@ -101,22 +101,37 @@ def same_directory(variable: str, run_id: object) -> str:
 _AWX_JOB_RE = re.compile(r"^[0-9]{1,18}$")
 
 
-def new_run_id(now: datetime.datetime | None = None, awx_job_id: object = None) -> str:
-    """The run id of a run nobody named: the UTC time it was planned, and what makes it this controller process's own -
-    AWX's job id (each slice of a sliced job has its own), else a random suffix."""
+def new_run_id(now: datetime.datetime | None = None, awx_job_id: object = None,
+               awx_workflow_job_id: object = None) -> str:
+    """The run id of a run nobody named, new for every launch. Under an AWX workflow job - a sliced job's slices are
+    one, each slice a job of it - ``awx-wf<workflow job id>``, which every slice shares, so that their hosts are one
+    run; else the UTC time it was planned and what makes it this controller process's own - AWX's job id, else a
+    random suffix."""
+    workflow = str(awx_workflow_job_id) if awx_workflow_job_id not in (None, "") else ""
+    if _AWX_JOB_RE.fullmatch(workflow):
+        return f"awx-wf{workflow}"
     stamp = (now or datetime.datetime.now(datetime.timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
     job = str(awx_job_id) if awx_job_id not in (None, "") else ""
     return f"{stamp}-awx{job}" if _AWX_JOB_RE.fullmatch(job) else f"{stamp}-{secrets.token_hex(3)}"
 
 
 def run_id_in_force(variable: object, env: object, configured: object, now: datetime.datetime | None = None,
-                    awx_job_id: object = None) -> str:
+                    awx_job_id: object = None, awx_workflow_job_id: object = None) -> str:
     """The run id of this run: the pts_run_id variable (-e or the inventory), else the PTS_RUN_ID environment
     variable, else the run_id setting of ansible.cfg, else a new one. Not yet checked (see run_id_candidates)."""
     for value in (variable, env, configured):
         if value not in (None, ""):
             return value if isinstance(value, str) else str(value)
-    return new_run_id(now, awx_job_id)
+    return new_run_id(now, awx_job_id, awx_workflow_job_id)
+
+
+def run_id_source(variable: object, env: object, configured: object) -> str | None:
+    """Where a run id the operator fixed came from, or None for a new one."""
+    for label, value in (("pts_run_id", variable), ("PTS_RUN_ID", env),
+                         ("run_id of the [callback_pts_report] section of ansible.cfg", configured)):
+        if value not in (None, ""):
+            return label
+    return None
 
 
 def run_id_candidates(effective: object, extra: object, env: object, configured: object) -> list[tuple[str, object]]:
@@ -190,27 +205,6 @@ def recorded_fleet_settings(run_dirs: list[str]) -> dict:
     return found
 
 
-_PUBLISH_KEYS = ("host", "dest")
-
-
 def publish_targets(given: object) -> list[dict]:
-    """The results hosts of pts_run_publish (pts_publish): each ``{"host": inventory host, "dest": absolute path}``;
-    ValueError naming the entry that is wrong."""
-    if given in (None, ""):
-        return []
-    if not isinstance(given, list):
-        raise ValueError(f"pts_run_publish={given!r}: must be a list of {{host, dest}} entries")
-    targets = []
-    for index, entry in enumerate(given):
-        where = f"pts_run_publish[{index}]"
-        if not isinstance(entry, dict) or sorted(entry) != sorted(_PUBLISH_KEYS):
-            raise ValueError(f"{where}={entry!r}: must have exactly host and dest")
-        host, dest = entry["host"], entry["dest"]
-        if not isinstance(host, str) or not host or any(c.isspace() for c in host):
-            raise ValueError(f"{where}.host={host!r}: must be an inventory host name")
-        if not isinstance(dest, str) or not dest.startswith("/") or "/../" in dest + "/" or "/./" in dest + "/":
-            raise ValueError(f"{where}.dest={dest!r}: must be an absolute directory path")
-        _text.no_format_characters(f"{where}.host", host)
-        _text.no_format_characters(f"{where}.dest", dest)
-        targets.append({"host": host, "dest": dest.rstrip("/") or "/"})
-    return targets
+    """The publish targets of pts_run_publish (pts_publish): plugin_utils/_destinations.py targets()."""
+    return _destinations.targets(given)

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import os
 
+from ansible import context
 from ansible.utils.display import Display
 from ansible.utils.vars import load_extra_vars
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _inputs
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _extra_vars, _people, _results, _run, _run_lock, _safe_tree
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import (
+    _destinations, _extra_vars, _people, _relaunch, _results, _run, _run_lock, _safe_tree)
 
 display = Display()
 
@@ -46,23 +48,104 @@ def checked_run_id(effective, loader) -> str | None:
     return str(effective) if effective not in (None, "") else None
 
 
-def start(task_vars: dict, template, loader, check_mode: bool) -> dict:
+def start(task_vars: dict, template, loader, check_mode: bool, environ: dict | None = None) -> dict:
     """Once per run, before any host: extra variables that would replace the run's own state are refused; then the run
-    id and the directory every host's results go under, said before anything is written (nothing is written here)."""
-    refused = _extra_vars.refusal(load_extra_vars(loader))
+    id and the directory every host's results go under, the results hosts and buckets it is published to, said before
+    anything is written (nothing is written here). Refused before the first write: results that would be lost with
+    the job's private data directory (ansible-runner, AWX), a run id whose run finished for these hosts (a relaunch
+    that would test nothing), a run with no drive host."""
+    environ = os.environ if environ is None else environ
+    extra = load_extra_vars(loader)
+    refused = _extra_vars.refusal(extra)
     if refused:
         raise StepRefused(refused)
-    run_id = checked_run_id(_run.run_id_in_force(template(task_vars.get("pts_run_id")), os.environ.get("PTS_RUN_ID"),
-                                                 setting("run_id"), awx_job_id=task_vars.get("awx_job_id")), loader)
+    given = (template(task_vars.get("pts_run_id")), environ.get("PTS_RUN_ID"), setting("run_id"))
+    workflow = task_vars.get("awx_workflow_job_id")
+    run_id = checked_run_id(_run.run_id_in_force(*given, awx_job_id=task_vars.get("awx_job_id"),
+                                                 awx_workflow_job_id=workflow), loader)
     try:
         root = _run.results_root(None, template(task_vars.get("pts_results_dir")))
+        targets = _destinations.targets(template(task_vars.get("pts_run_publish")))
+        lost_ok = _destinations.ephemeral(template(task_vars.get("pts_results_ephemeral")))
+        resuming = _relaunch.resume(template(task_vars.get("pts_resume")))
+        after_run = after_run_file(template(task_vars.get("pts_after_run")), project_dir(task_vars))
     except ValueError as exc:
         raise StepRefused(f"{exc}; nothing was written") from None
+    job_dir = _destinations.private_data_dir(environ)
+    # --check writes nothing and tests nothing: it may plan a run whose results would be lost, or a finished one.
+    lost = None if check_mode else _destinations.lost_refusal(root, targets, lost_ok, job_dir)
+    if lost:
+        raise StepRefused(lost)
     run_dir = os.path.join(root, run_id)
-    display.display(f"PTS run {run_id}: results in {run_dir}{' (--check writes nothing)' if check_mode else ''}")
+    results_hosts = _destinations.results_hosts(targets)
+    drive_hosts = [str(h) for h in task_vars.get("ansible_play_hosts_all") or [] if str(h) not in results_hosts]
+    if not drive_hosts and task_vars.get("ansible_play_hosts_all"):
+        raise StepRefused(f"every host of the play is a results host of pts_publish ({', '.join(results_hosts)}): "
+                          "no drive to test; nothing was written")
+    source = _run.run_id_source(*given)
+    from_workflow = source is None and _run.new_run_id(awx_workflow_job_id=workflow) == run_id
+    if from_workflow:
+        source = f"the default run id of AWX workflow job {workflow}, shared by its slices"
+    if source is not None and not check_mode:
+        try:
+            again = _relaunch.refusal(run_id, run_dir, drive_hosts, resuming, source)
+        except ValueError as exc:
+            raise StepRefused(f"{exc}; nothing was written") from None
+        if again:
+            raise StepRefused(again)
+    hostvars = task_vars.get("hostvars") or {}
+    for host in results_hosts:
+        if host in hostvars and hostvars[host].get("pts_devices"):
+            display.warning(f"{host} is a results host of pts_publish: it is not prepared, guarded or judged, and its "
+                            "pts_devices are not tested")
+    name = publish_name(run_id, from_workflow, task_vars.get("awx_job_id"))
+    kept = _destinations.persistent(root, job_dir)
+    places = ([run_dir] if kept else []) + [_destinations.location(t, name) for t in targets]
+    display.display(f"PTS run {run_id}: results in {run_dir}"
+                    f"{'' if kept else ' (deleted with the job)'}"
+                    f"{'; published to ' + ', '.join(places[1 if kept else 0:]) if targets else ''}"
+                    f"{' (--check writes nothing)' if check_mode else ''}")
     for entry in cut_names(_results.command_line()):
         display.warning(entry)
-    return {"pts_run_id": run_id, "pts_run_dir": run_dir}
+    return {"pts_run_id": run_id, "pts_run_dir": run_dir, "pts_results": places, "pts_results_kept": kept,
+            "pts_run_publish_name": name, "pts_run_results_hosts": results_hosts,
+            "pts_run_publish_targets": targets, "pts_run_after_run": after_run}
+
+
+def project_dir(task_vars: dict) -> str | None:
+    """The directory of the playbook ansible-playbook was given (an AWX project's wrapper playbook); playbook_dir is
+    the imported playbook's (the collection's)."""
+    given = (context.CLIARGS or {}).get("args") or []
+    if given and isinstance(given[0], str) and os.path.isfile(given[0]):
+        return os.path.dirname(os.path.abspath(given[0]))
+    return task_vars.get("playbook_dir")
+
+
+def after_run_file(given: object, playbook_dir: object) -> str | None:
+    """The operator's task file run after the judge (pts_after_run): a file of the project - a path relative to the
+    directory of the playbook ansible-playbook was given, no '..' - so that what runs there is what the project holds,
+    not a path a launcher names."""
+    if given in (None, ""):
+        return None
+    where = f"pts_after_run={given!r}"
+    if not isinstance(given, str) or os.path.isabs(given) or ".." in given.split("/"):
+        raise ValueError(f"{where}: must be a task file of the project, a path relative to the playbook's directory "
+                         "without '..'")
+    if not isinstance(playbook_dir, str) or not playbook_dir:
+        raise ValueError(f"{where}: the playbook's directory is not known")
+    path = os.path.join(playbook_dir, given)
+    if not os.path.isfile(path) or os.path.islink(path):
+        raise ValueError(f"{where}: {path} is not a regular file of the project")
+    return path
+
+
+def publish_name(run_id: str, from_workflow: bool, awx_job_id: object) -> str:
+    """The name the run is published under: its run id; for a job of an AWX workflow that took the workflow's default
+    id (a slice of a sliced job, whose results tree holds its own hosts only), ``<run id>-job<AWX job id>``, so that
+    the slices' copies sit side by side instead of one keeping the other aside."""
+    if from_workflow and str(awx_job_id or "").isdigit():
+        return f"{run_id}-job{awx_job_id}"
+    return run_id
 
 
 def cut_names(command: dict | None) -> list[str]:

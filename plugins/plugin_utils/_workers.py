@@ -11,14 +11,21 @@ state at the same time: the fleet's wall time is the slowest drive's, not the su
 A worker is an inventory host named ``<host>/<drive>``; a name that is already an inventory host or group is refused
 (the run would test the wrong thing, or ansible-core would warn of a host and a group of one name). The workers join
 the group ``pts_drive_workers`` and their host's groups; the filter ``fleetqual.pts.run_workers`` lets them through
-whatever ``--limit`` selected their hosts."""
+whatever ``--limit`` selected their hosts, and adds them to the inventory itself (in the main ansible-playbook process,
+where that play's host line is templated), so that no task result carries them: an ``add_host`` loop over every
+drive of every host was one event that grew with the drives of a host times the hosts of the fleet.
+
+A worker gets only its own drive's part of its host's plan and of the guard's record, and never the run's token (the
+worker reads it from its host's facts when a step needs it; no event shows it)."""
 
 from __future__ import annotations
 
 GROUP = "pts_drive_workers"
 # Each worker's variables: exactly these, no more (the rest of its host's variables stay with the host).
 VARIABLES = ("pts_run_host", "pts_run_drive_key", "pts_run_drives", "pts_run_plan", "pts_guard_passed", "pts_run_id",
-             "pts_run_dir", "pts_run_token", "ansible_connection", "ansible_python_interpreter")
+             "pts_run_dir", "ansible_connection", "ansible_python_interpreter")
+# The plan's lists that name every drive of the host: a worker keeps its own drive's entry.
+_PER_DRIVE = ("drives",)
 
 
 def name(host: str, drive_key: str) -> str:
@@ -29,8 +36,9 @@ def workers(hostvars, hosts: list[str], python: str | None = None, run_id: str |
             run_dir: str | None = None, groups: dict | None = None) -> list[dict]:
     """The add_host arguments of one worker per drive the guard passed and the plan covers on each host (of the host's
     ``pts_run_drives``, the drives the pts_run role's plan step was made for and published): ``name``,
-    ``groups`` and ``vars`` - exactly the variables the worker gets (its host, drive, the host's plan, the guard's
-    record of the drive, the run id, directory and token, a local connection with the controller's Python ``python``).
+    ``groups`` and ``vars`` - exactly the variables the worker gets (its host, drive, its drive's part of the host's
+    plan, the guard's record of the drive, the run id and directory, a local connection with the controller's Python
+    ``python``). ``run_id`` and ``run_dir`` default to the host's own facts.
     ValueError when a worker's name is an inventory host or group (``groups``: the inventory's groups)."""
     found = []
     taken = set(groups or {})
@@ -50,12 +58,20 @@ def workers(hostvars, hosts: list[str], python: str | None = None, run_id: str |
                 "name": worker,
                 "groups": [GROUP] + [g for g in host_vars.get("group_names") or [] if g != GROUP],
                 "vars": {"pts_run_host": host, "pts_run_drive_key": drive["key"], "pts_run_drives": [drive],
-                         "pts_run_plan": plan, "pts_guard_passed": {drive["path"]: passed[drive["path"]]},
-                         "pts_run_id": run_id, "pts_run_dir": run_dir,
-                         "pts_run_token": host_vars.get("pts_run_token") or "", "ansible_connection": "local",
+                         "pts_run_plan": drive_plan(plan, drive["key"]),
+                         "pts_guard_passed": {drive["path"]: passed[drive["path"]]},
+                         "pts_run_id": run_id or host_vars.get("pts_run_id"),
+                         "pts_run_dir": run_dir or host_vars.get("pts_run_dir"), "ansible_connection": "local",
                          "ansible_python_interpreter": python},
             })
     return found
+
+
+def drive_plan(plan: dict, key: str) -> dict:
+    """The host's plan as one drive's worker needs it: the settings, limits and run of the host's plan, and of its
+    per-drive lists the drive's own entry only."""
+    return dict(plan, **{name: [d for d in plan.get(name) or [] if isinstance(d, dict) and d.get("key") == key]
+                         for name in _PER_DRIVE})
 
 
 def _workers_of(hostvars, worker: str) -> set[str]:

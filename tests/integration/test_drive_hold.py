@@ -9,6 +9,7 @@ over by the resume, and no holder or lock file is left after a run, whatever bec
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import os
 import re
@@ -199,7 +200,8 @@ def test_another_run_that_chose_the_same_run_id_neither_takes_over_nor_releases_
     tree_a, tree_b = tmp_path / "a", tmp_path / "b"
     tree_a.mkdir()
     tree_b.mkdir()
-    slow = dict(TINY, pts_run_round_seconds=6, pts_run_max_rounds=10, pts_run_window=8)
+    # Twenty 6 s rounds: the first run still runs while the two others (about 40 s each on a busy machine) are judged.
+    slow = dict(TINY, pts_run_round_seconds=6, pts_run_max_rounds=20, pts_run_window=20)
     first = Background(tree_a, host_vars((drive, "victim")), "same-id", slow)
     try:
         first.wait_for(lambda: os.path.exists(lock_file(drive.path)), "hold of the first run")
@@ -212,16 +214,19 @@ def test_another_run_that_chose_the_same_run_id_neither_takes_over_nor_releases_
         token_b = (tree_b / "results" / "same-id" / ".pts-run-token").read_text().strip()
         assert first.proc.poll() is None, "the first run ended before the second was judged; the test proves nothing"
         assert second.returncode != 0 and token_b != token_a
-        assert (f"is held for another run of the same run id same-id (run token {token_a}, not {token_b}: results in "
-                f"another directory or on another controller) by its drive holder, process {lock['pid']}") \
-            in second.stdout, second.stdout[-3000:]
+        # The tokens themselves are in no output (AWX stores every event): their ids tell the two runs apart.
+        assert (f"is held for another run of the same run id same-id (run token id {token_id(token_a)}, not "
+                f"{token_id(token_b)}: results in another directory or on another controller) by its drive holder, "
+                f"process {lock['pid']}") in second.stdout, second.stdout[-3000:]
+        assert token_a not in second.stdout and token_b not in second.stdout
         assert "Run every segment of each test" not in second.stdout
         assert lock_record(drive.path)["pid"] == lock["pid"] and holders(drive.path) == [lock["pid"]]
 
         # 2. Another drive under the same run id, held and then refused by the plan (wear budget): the failure
         # releases every hold of its own run on the host - and none of the first run's.
         rule = {"name": "tiny endurance", "model": "loop device", "endurance_tbw": 0.0001}
-        third = run(tree_b, host_vars((other, "victim"), pts_acceptance=[rule]), "same-id", TINY)
+        # (pts_resume: tree b's run same-id was judged, and a finished run id is refused otherwise.)
+        third = run(tree_b, host_vars((other, "victim"), pts_acceptance=[rule]), "same-id", dict(TINY, pts_resume=True))
         assert first.proc.poll() is None, "the first run ended before the third was judged; the test proves nothing"
         assert third.returncode != 0 and "pts_plan: the wear budget refuses drive victim" in third.stdout
         assert "Release the holds this run took on the host" in third.stdout, third.stdout[-3000:]
@@ -275,11 +280,17 @@ def test_a_killed_controller_leaves_its_holder_named_then_the_resume_takes_it_ov
     # The guard proved the old holder to be this run's and named it for the takeover.
     guard = json.loads((tmp_path / "results" / "hold-kill" / "localhost" / "victim" / "guard.json").read_text())
     token = (tmp_path / "results" / "hold-kill" / ".pts-run-token").read_text().strip()
-    assert guard["passed"] and guard["takeover"] == {"pid": lock["pid"], "run_id": "hold-kill", "token": token,
+    assert guard["passed"] and guard["takeover"] == {"pid": lock["pid"], "run_id": "hold-kill",
                                                      "lock": lock_file(device.path)}
+    assert token not in resumed.stdout
     outcome = result(tmp_path, "hold-kill")
     assert outcome["status"] in ("steady", "not steady") and outcome["rounds_run"] >= 2
     assert_nothing_held(device)
+
+
+def token_id(token: str) -> str:
+    """What the output says of a run token: the first 16 hex digits of its SHA-256."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()[:16]
 
 
 def guard_record(tmp_path, run_id: str, drive: str) -> dict:

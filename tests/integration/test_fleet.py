@@ -70,11 +70,14 @@ def _inventory(tmp, key, hosts, devices, limit_iops: float) -> str:
                     pts_devices=[{"path": d.path, "name": f"bay{n}", "backing_file": d.image}
                                  for n, d in enumerate(devices[name])])
     inventory = {"all": {
-        # The results hosts: stor-13-01 (outside the limit: reached by delegation) keeps the run; stor-12-02's sshd
-        # is stopped mid-run, so publishing there fails - a run error the summary names.
+        # The results hosts: stor-13-01 (outside the limit: reached by delegation) keeps the run; results-lost, no
+        # inventory host but reached through its entry's connection variables, is stor-12-02's address, whose sshd is
+        # stopped mid-run, so publishing there fails - a run error the summary names. (A results host is never a
+        # drive host of the run: stor-12-02 itself stays one.)
         "vars": {"pts_allow_destroy": True, "pts_profile": "quick", "pts_tests": ["iops"],
                  "pts_publish": [{"host": "stor-13-01", "dest": str(tmp / "published")},
-                                 {"host": "stor-12-02", "dest": str(tmp / "published-lost")}]},
+                                 {"host": "results-lost", "dest": str(tmp / "published-lost"),
+                                  "connection": hosts["stor-12-02"].inventory_vars(key)}]},
         "children": {
             "rack12": {"hosts": {"stor-12-01": host_vars("stor-12-01"), "stor-12-02": host_vars("stor-12-02")},
                        "vars": {"pts_acceptance": [{"name": "lab loop", "model": "loop*",
@@ -157,5 +160,5 @@ def test_a_rack_runs_at_once_a_lost_host_fails_only_its_drives(fleet):
     assert sorted(p.name for p in (published / "stor-12-01" / "bay0" / "iops").glob("round-*.json")) == \
         sorted(p.name for p in (results / "stor-12-01" / "bay0" / "iops").glob("round-*.json"))
     assert (published / "junit.xml").is_file() and (published / "fleet.md").is_file()
-    assert any(e["host"] == "stor-12-02" and "was not published" in e["msg"] for e in summary["errors"])
+    assert any(e["host"] == "results-lost" and "was not published" in e["msg"] for e in summary["errors"])
     assert "## Run errors" in fleet_md and "the run was not published" in fleet_md

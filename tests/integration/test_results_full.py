@@ -58,7 +58,9 @@ def test_a_round_that_cannot_be_recorded_stops_its_test_and_resume_finishes_it(l
         # report.pdf embed the plots: more than the 2 MiB this test starts with).
         filler.unlink()
         sh("mount", "-o", "remount,size=64m", str(results))
-        second = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, check=False)
+        # A run that was judged (it failed) is resumed only when asked: pts_resume.
+        second = subprocess.run(command + ["-e", '{"pts_resume": true}'], cwd=ROOT, env=env, capture_output=True,
+                                text=True, timeout=900, check=False)
         (tmp_path / "second.log").write_text(second.stdout + second.stderr)
         assert second.returncode == 0, second.stdout[-3000:]
         with open(results / "full-1" / "localhost" / "full" / "result.json", encoding="utf-8") as handle:

@@ -135,12 +135,12 @@ def test_a_second_live_run_of_the_same_id_refuses_and_a_resume_keeps_the_setting
     assert sorted(p.name for p in run_dir.iterdir() if p.is_dir()) == ["localhost", "plots", "second"]
     assert (run_dir / "second" / "host-failure.json").is_file() and not (run_dir / "second" / "victim" / "iops").exists()
 
-    # Resuming the finished run with other settings: refused at validation naming the change, and plan.json keeps
-    # the settings that ran.
+    # Resuming the finished run (pts_resume: a finished run id is refused otherwise) with other settings: refused at
+    # validation naming the change, and plan.json keeps the settings that ran.
     plan_file = run_dir / "localhost" / "plan.json"
     plan_before = plan_file.read_bytes()
     command, env = playbook(tmp_path, {"localhost": host_vars(device)}, "same-id",
-                            dict(slow, pts_run_iops_block_sizes=["4k", "8k"], pts_run_max_rounds=4))
+                            dict(slow, pts_run_iops_block_sizes=["4k", "8k"], pts_run_max_rounds=4, pts_resume=True))
     changed = run(command, env, tmp_path, "changed")
     assert changed.returncode != 0
     assert ("resuming run same-id with other test settings than it recorded in plan.json: pts_run_iops_block_sizes: "
@@ -161,7 +161,8 @@ def test_a_resume_refuses_another_device_under_the_same_name(loop_device, tmp_pa
     other = loop_device()
     fill(other)
     before = other.checksum()
-    swapped = run_playbook(tmp_path, host_vars(other), TINY, run_id="resume-1")
+    # (pts_resume: the run finished; without it the run id is refused as a relaunch that would test nothing.)
+    swapped = run_playbook(tmp_path, host_vars(other), dict(TINY, pts_resume=True), run_id="resume-1")
     assert swapped.rc != 0
     output = swapped.stdout
     assert f"run resume-1 recorded model 'loop device', size_bytes 67108864, backing_file '{first_device.image}' " \

@@ -247,6 +247,11 @@ def host_record(path: str, expect: dict, lock_dir: str = _hold.LOCK_DIR) -> tupl
         return None, (f"{where} (device {devnum}): {why}: the guard did not pass this device in this run, whatever "
                       "the run's variables say; nothing is written to it")
     run_id, token = hold["run_id"], hold.get("token") or ""
+    if "token" not in hold and hold.get("token_id") is not None:
+        # What the controller knows of the run's token (no event carries the token): the record's matches it, or
+        # the record is another run's.
+        if record.get("run_id") == run_id and _hold.token_id(record.get("token")) == hold["token_id"]:
+            token = record.get("token") or ""
     if not _guard_record.same_run(record, run_id, token):
         return None, (f"{where} (device {devnum}): the guard passed it for {_hold.owner_words(record, run_id, token)}, "
                       f"not for this run ({run_id}); nothing is written to it")

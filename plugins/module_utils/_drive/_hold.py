@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import hashlib
 import json
 import os
 import re
@@ -188,6 +189,13 @@ def read_lock(path: str) -> tuple[dict | None, str | None]:
     return data, None
 
 
+def token_id(token: str | None) -> str:
+    """What the controller and the job's output know of a run token: the first 16 hex digits of its SHA-256. It tells
+    two runs of one run id apart in a message or an expectation, and authorizes nothing (a release or a takeover needs
+    the token itself, which stays on the host and in the run's results directory)."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()[:16] if token else ""
+
+
 def same_run(holder: dict, run_id: str, token: str) -> bool:
     """Is this holder (holder_args() or a lock record) one of run ``run_id`` with run token ``token``?"""
     return holder.get("run_id") == run_id and (holder.get("token") or "") == (token or "")
@@ -196,8 +204,9 @@ def same_run(holder: dict, run_id: str, token: str) -> bool:
 def owner_words(holder: dict, run_id: str | None = None, token: str | None = None) -> str:
     """Whose holder it is, for a message: "run X", or, for the same run id with another token, another run of it."""
     if run_id is not None and holder.get("run_id") == run_id and (holder.get("token") or "") != (token or ""):
-        return (f"another run of the same run id {holder['run_id']} (run token {holder.get('token') or 'none'}, not "
-                f"{token or 'none'}: results in another directory or on another controller)")
+        return (f"another run of the same run id {holder['run_id']} (run token id "
+                f"{token_id(holder.get('token')) or 'none'}, not {token_id(token) or 'none'}: results in another "
+                "directory or on another controller)")
     return f"run {holder.get('run_id')}"
 
 

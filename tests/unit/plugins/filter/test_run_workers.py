@@ -68,6 +68,13 @@ class Inventory:
     def subset(self, pattern):
         self.subsets.append(pattern)
 
+    def add_dynamic_host(self, host_info, result_item):
+        """ansible-core's add_host, as the filter calls it."""
+        self.groups.update({g: None for g in host_info["groups"]})
+        self.workers.append(Host(host_info["host_name"], [g for g in host_info["groups"] if g != GROUP],
+                                 host_info["host_vars"]))
+        self.workers[-1]._groups.append(SimpleNamespace(name=GROUP))
+
 
 @pytest.fixture
 def cliargs(monkeypatch):
@@ -110,8 +117,22 @@ def fleet() -> Inventory:
                      workers=[worker("h1", "a", p1), worker("h1", "b", p1), worker("h2", "c", p2)])
 
 
-def hostvars(inventory) -> SimpleNamespace:
-    return SimpleNamespace(_inventory=inventory)
+class HostVars:
+    """hostvars (a mapping, not a dict): each host's variables by name, and the inventory behind them."""
+
+    def __init__(self, inventory, facts: dict):
+        self._inventory = inventory
+        self._facts = facts
+
+    def __getitem__(self, name):
+        return self._facts.get(name, {})
+
+    def __contains__(self, name):
+        return name in self._facts
+
+
+def hostvars(inventory, facts: dict | None = None) -> HostVars:
+    return HostVars(inventory, facts or {})
 
 
 # --- the limit --------------------------------------------------------------------------------------------------------
@@ -142,7 +163,7 @@ def test_without_workers_the_limit_is_left_alone_and_nothing_is_said(cliargs, di
     display.display.assert_not_called()
     display.warning.assert_not_called()
     # The group is made (empty) before it is looked up: a pattern that names nothing is ansible-core's warning.
-    assert inventory.added == [GROUP] and inventory.asked[0][0] == GROUP
+    assert inventory.added == [GROUP] and (GROUP, True, True) in inventory.asked
 
 
 def test_with_workers_the_group_is_left_as_it_is(cliargs, display, frozen, forks):
@@ -164,6 +185,34 @@ def test_an_inventory_out_of_reach_is_a_warning_under_a_limit(cliargs, display, 
             "fleetqual.pts.run_workers: the inventory cannot be reached from hostvars, so the drive workers may not "
             "pass --limit")
     assert frozen == []
+
+
+# --- the workers themselves -------------------------------------------------------------------------------------------
+
+def _prepared() -> dict:
+    drives = [{"path": f"/dev/loop{n}", "key": f"bay{n}"} for n in range(3)]
+    return {"h9": {"group_names": ["rack12"], "pts_run_drives": drives, "pts_run_id": "R1", "pts_run_dir": "/srv/R1",
+                   "pts_guard_passed": {d["path"]: {"resolved": d["path"], "hold": {"token_id": "ab"}} for d in drives},
+                   "pts_run_plan": plan("bay0", "bay1", "bay2"), "pts_run_token": "f" * 32}}
+
+
+def test_the_workers_are_added_to_the_inventory_with_their_own_drive_only(cliargs, display, frozen, forks):
+    inventory = Inventory(selected=[Host("h9", ["rack12"]), Host("h8", [])], workers=[])
+    assert run_workers.run_workers(hostvars(inventory, _prepared())) == GROUP
+    assert [w.name for w in inventory.workers] == ["h9/bay0", "h9/bay1", "h9/bay2"]  # h8 has no plan: not prepared
+    second = inventory.workers[1].vars
+    assert second["pts_run_drives"] == [{"path": "/dev/loop1", "key": "bay1"}]
+    assert [d["key"] for d in second["pts_run_plan"]["drives"]] == ["bay1"]
+    assert list(second["pts_guard_passed"]) == ["/dev/loop1"]
+    assert (second["pts_run_id"], second["pts_run_dir"], second["ansible_connection"]) == ("R1", "/srv/R1", "local")
+    assert "f" * 32 not in repr([w.vars for w in inventory.workers])  # the run's token stays with the host
+
+
+def test_check_mode_adds_no_worker(cliargs, display, frozen, forks):
+    cliargs(check=True)
+    inventory = Inventory(selected=[Host("h9", ["rack12"])], workers=[])
+    run_workers.run_workers(hostvars(inventory, _prepared()))
+    assert inventory.workers == [] and inventory.added == [GROUP]
 
 
 # --- concurrency ------------------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _guard, _guard_record
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _guard, _guard_record, _hold
 from ansible_collections.fleetqual.pts.tests.unit.plugins.module_utils._fake_host import FakeHost
 
 
@@ -278,7 +278,8 @@ def test_a_holder_of_the_same_run_id_with_another_token_is_another_run_and_never
     assert _guard.claim_own_hold(info, "r1", str(host.locks), str(host.proc), token="b" * 32) is None
     assert "takeover" not in info
     assert _guard.refusals(info, {}, allow_destroy=True, run_id="r1", token="b" * 32) == [
-        f"loop4 is held for another run of the same run id r1 (run token {'a' * 32}, not {'b' * 32}: results in "
+        f"loop4 is held for another run of the same run id r1 (run token id {_hold.token_id('a' * 32)}, not "
+        f"{_hold.token_id('b' * 32)}: results in "
         f"another directory or on another controller) by its drive holder, process 70 (lock file {hold['lock']}): "
         "that run has the drive until its tests end; if run r1 is gone, resume it with the same run id "
         "(pts_run_id=r1) to finish and release the drive, or release it as root on this host with `kill 70`"]

@@ -247,7 +247,8 @@ def test_release_leaves_another_run_of_the_same_run_id_alone(host):
     # Its holder is proved to its own run only.
     assert host.problem(41, "7:4", "run-a", token=theirs) is None
     assert host.problem(41, "7:4", "run-a", token=mine) == (
-        f"process 41 holds it for another run of the same run id run-a (run token {theirs}, not {mine}: results in "
+        f"process 41 holds it for another run of the same run id run-a (run token id {_hold.token_id(theirs)}, not "
+        f"{_hold.token_id(mine)}: results in "
         "another directory or on another controller)")
     hold = {"pid": 41, "run_id": "run-a", "token": mine, "devnum": "7:4", "start_time": 1000}
     assert _hold.verify(hold, "7:4", str(host.locks), str(host.proc)).startswith("process 41 holds it for another run")

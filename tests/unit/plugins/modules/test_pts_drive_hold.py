@@ -99,7 +99,7 @@ def test_present_starts_a_holder_and_puts_it_in_the_guards_record(holds):
     # The new hold goes into the guard's record on the host too: every write checks that one.
     assert holds.calls == [("start", "/dev/loop3", "7:3", "r1"), ("record", "7:3", 900)]
     assert done.result["pts_guard_record"] == {"devnum": "7:3", "serial": None, "hold": {
-        "pid": 900, "start_time": 77, "run_id": "r1", "token": "", "devnum": "7:3",
+        "pid": 900, "start_time": 77, "run_id": "r1", "token_id": "", "devnum": "7:3",
         "lock": "/run/fleetqual-pts/hold-7-3.json"}}
     assert done.result["pts_drive_hold"]["took_over"] is None
 
@@ -162,14 +162,17 @@ def test_a_holder_of_another_run_of_the_same_run_id_is_refused_not_replaced(hold
     assert done.failed and holds.calls == []
     assert done.result["msg"].startswith(
         f"pts_drive_hold /dev/loop3: cannot hold it for run r1: held for another run of the same run id r1 (run token "
-        f"{'a' * 32}, not {'b' * 32}: results in another directory or on another controller) by its drive holder, "
+        f"id {_hold.token_id('a' * 32)}, not {_hold.token_id('b' * 32)}: results in another directory or on another "
+        "controller) by its drive holder, "
         "process 41 ")
     # The run whose token it carries replaces it (a resume of that very run) and hands its token to the new holder.
     holds.guarded("r1", "a" * 32)
     done = run({"path": "/dev/loop3", "run_id": "r1", "run_token": "a" * 32})
     assert not done.failed
     assert holds.calls == [("stop", 41, "7:3"), ("start", "/dev/loop3", "7:3", "r1", "a" * 32), ("record", "7:3", 900)]
-    assert done.result["pts_guard_record"]["hold"]["token"] == "a" * 32
+    # ... which stays on the host: the result carries its token id only.
+    assert done.result["pts_guard_record"]["hold"]["token_id"] == _hold.token_id("a" * 32)
+    assert "a" * 32 not in repr(done.result)
 
 
 def test_this_runs_proved_holder_is_replaced_and_an_unproved_one_refused(holds):

@@ -144,3 +144,13 @@ def test_a_publish_target_that_would_not_display_as_it_is_is_refused(entry, said
     with pytest.raises(ValueError) as caught:
         _run.publish_targets([entry])
     assert said in str(caught.value)
+
+
+def test_a_sliced_jobs_slices_share_the_default_id_of_their_workflow_and_each_launch_has_its_own():
+    assert _run.new_run_id(NOW, awx_job_id=12, awx_workflow_job_id=11) == "awx-wf11"
+    assert _run.new_run_id(NOW, awx_job_id=13, awx_workflow_job_id=11) == "awx-wf11"
+    assert _run.new_run_id(NOW, awx_job_id=15, awx_workflow_job_id=14) == "awx-wf14"
+    assert _run.new_run_id(NOW, awx_job_id=12, awx_workflow_job_id="11; rm") != "awx-wf11; rm"
+    assert _run.run_id_in_force(None, None, None, NOW, awx_job_id=12, awx_workflow_job_id=11) == "awx-wf11"
+    assert _run.run_id_in_force("mine", None, None, NOW, awx_job_id=12, awx_workflow_job_id=11) == "mine"
+    assert _run.run_id_source(None, "env-id", None) == "PTS_RUN_ID" and _run.run_id_source(None, None, None) is None

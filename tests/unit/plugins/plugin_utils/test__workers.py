@@ -29,7 +29,9 @@ def test_one_worker_per_guarded_planned_drive():
     assert first["groups"] == ["pts_drive_workers", "rack12"]
     assert first["vars"]["pts_run_host"] == "h1" and first["vars"]["pts_run_drives"] == [{"path": "/dev/a", "key": "A"}]
     assert first["vars"]["pts_guard_passed"] == {"/dev/a": {"resolved": "/dev/a"}}  # only its own drive
-    assert first["vars"]["pts_run_plan"] == HOSTVARS["h1"]["pts_run_plan"]
+    # Its own drive's part of the plan, and never the run's token: the worker's events stay the size of one drive.
+    assert first["vars"]["pts_run_plan"] == {"drives": [{"key": "A"}]}
+    assert "pts_run_token" not in first["vars"]
 
 
 def test_the_drives_tested_are_the_ones_the_plan_step_published():
@@ -47,12 +49,12 @@ def test_a_worker_gets_exactly_the_variables_add_host_gives_it():
     # Not the host's other inputs (pts_allow_destroy, the host's other drives): the plan carries what the tests need.
     assert sorted(first["vars"]) == sorted(VARIABLES) == [
         "ansible_connection", "ansible_python_interpreter", "pts_guard_passed", "pts_run_dir", "pts_run_drive_key",
-        "pts_run_drives", "pts_run_host", "pts_run_id", "pts_run_plan", "pts_run_token"]
+        "pts_run_drives", "pts_run_host", "pts_run_id", "pts_run_plan"]
     assert (first["vars"]["ansible_connection"], first["vars"]["ansible_python_interpreter"],
-            first["vars"]["pts_run_id"], first["vars"]["pts_run_dir"], first["vars"]["pts_run_token"]) == \
-        ("local", "/venv/bin/python3", "r1", "/srv/results/r1", "0" * 32)
-    # A host without a token (--check took no lock) gives its workers an empty one, never another host's.
-    assert workers(HOSTVARS, ["h1"])[0]["vars"]["pts_run_token"] == ""
+            first["vars"]["pts_run_id"], first["vars"]["pts_run_dir"]) == \
+        ("local", "/venv/bin/python3", "r1", "/srv/results/r1")
+    # The token stays with the host's facts (worker.yml reads it there): no worker variable carries it.
+    assert "0" * 32 not in repr(first)
 
 
 def test_a_worker_joins_its_hosts_groups_never_a_group_named_after_its_host():
@@ -89,3 +91,15 @@ def test_the_filters_example_sets_every_variable_a_worker_gets():
     (task,) = yaml.safe_load(drive_workers.EXAMPLES)
     given = {key for key in task["ansible.builtin.add_host"] if key not in ("name", "groups")}
     assert given == set(workers(HOSTVARS, ["h1"])[0]["vars"])
+
+
+def test_a_workers_plan_does_not_grow_with_the_drives_of_its_host():
+    drives = [{"key": f"D{n}", "tests": [1] * 50} for n in range(24)]
+    plan = {"settings": {"remote_dir": "/x"}, "window": 5, "drives": drives}
+    hostvars = {"h": {"pts_run_drives": [{"path": f"/dev/{n}", "key": f"D{n}"} for n in range(24)],
+                      "pts_guard_passed": {f"/dev/{n}": {"resolved": f"/dev/{n}"} for n in range(24)},
+                      "pts_run_plan": plan, "pts_run_token": "f" * 32}}
+    found = workers(hostvars, ["h"])
+    assert len(found) == 24
+    assert all(w["vars"]["pts_run_plan"] == dict(plan, drives=[plan["drives"][n]]) for n, w in enumerate(found))
+    assert all("f" * 32 not in repr(w) for w in found)
