@@ -169,8 +169,11 @@ def test_nvme_by_serial_and_sata_through_purge_write_cache_and_a_round(vm, tmp_p
     zones = sorted(glob.glob(os.path.join(host_dir, "sata", "hdd_iops", "round-[0-9][0-9].json")))
     assert len(zones) == 4
     assert read_json(zones[-1])["fio"]["jobs"][0]["options"]["offset"] == str(3 * (128 * 2 ** 20 // 4))
-    # Both drives were held by the run (the NVMe format ran under the hold) and released after their tests.
-    assert re.search(r"Hold each drive that passed the guard until its tests end\] \*+\n(changed: .*\n){2}", proc.stdout)
+    # Both drives were held by the run from the guard on (the NVMe format ran under the hold: the guard's record names
+    # it) and released after their tests.
+    assert re.search(r"and hold those that pass\] \*+\nchanged: \[ptsguest\]", proc.stdout)
+    for name in ("nvme", "sata"):
+        assert read_json(host_dir, name, "guard.json")["hold"]["run_id"] == "run", name
     assert_no_hold_left(vm)
 
 
@@ -221,7 +224,8 @@ def test_raid_mode_builds_tests_and_tears_down_an_md_array(vm, tmp_path):
     # was held for its tests and released before its teardown; nothing is held any more.
     assert [h["member"] for h in array["released_holds"]] == nodes and \
         {h["run_id"] for h in array["released_holds"]} == {"raid"}, array.get("released_holds")
-    assert re.search(r"Hold the array for this run until its tests end - fq0\] \*+\nchanged: ", proc.stdout)
+    assert re.search(r"Run the guard on the array fq0\] \*+\nchanged: ", proc.stdout)
+    assert read_json(host_dir, "fq0", "guard.json")["hold"]["run_id"] == "raid"
     assert re.search(r"Release the run's hold on the md array fq0\] \*+\nchanged: \[ptsguest/fq0 -> ptsguest[](]", proc.stdout)
     assert_no_hold_left(vm)
     # Torn down: no array left, and neither member carries an md superblock any more.
@@ -251,7 +255,8 @@ def test_a_dual_path_disk_is_refused_when_its_other_path_is_mounted(vm, tmp_path
         before = checksums()
         assert before[0] == before[1]
         # The ext4 signature is allowed: the mount on the other path alone must refuse the drive.
-        devices = [{"path": f"/dev/{listed}", "name": "dual"}]
+        # QEMU's SCSI disk says it is rotational: its entry says how to test it (drive mode auto would refuse).
+        devices = [{"path": f"/dev/{listed}", "name": "dual", "mode": "hdd"}]
         proc, host_dir = run_pts(vm, tmp_path, {"pts_devices": devices, "pts_allow_signatures": True}, QUICK, "dual")
         output = proc.stdout + proc.stderr
         assert proc.returncode != 0, output[-3000:]

@@ -60,7 +60,8 @@ def test_a_hot_nvme_drive_is_marked_per_round_and_failed_by_its_rule(vm, tmp_pat
         log = json.loads(sh(vm, f"nvme smart-log {ctrl} -o json"))
         assert log["critical_warning"] & 2 and log["temperature"] == 323
         devices = [{"serial": N_HOT, "name": "nvme"},
-                   {"path": f"/dev/disk/by-id/ata-QEMU_HARDDISK_{S_RUN}", "name": "sata", "serial": S_RUN}]
+                   {"path": f"/dev/disk/by-id/ata-QEMU_HARDDISK_{S_RUN}", "name": "sata", "serial": S_RUN,
+                    "mode": "hdd"}]
         proc, host_dir = run_pts(vm, tmp_path, {"pts_devices": devices, "pts_acceptance": [RULE]}, QUICK, "health")
     finally:
         sh(vm, f"nvme set-feature {ctrl} --namespace-id=0 -f 4 -v 343 || "
