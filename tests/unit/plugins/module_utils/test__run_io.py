@@ -115,8 +115,12 @@ def test_a_process_that_ends_as_a_zombie_has_ended(tmp_path):
     server = subprocess.Popen([sys.executable, "-c", "import os, subprocess, time; os.setsid(); "
                                "subprocess.Popen(['sh', '-c', 'sleep 30; :']); time.sleep(60)"], cwd=run)
     try:
-        deadline = time.monotonic() + 10
-        while not _children(server.pid) and time.monotonic() < deadline:
+        # Until the shell runs its sleep: a child caught between fork and exec is not yet the shell.
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            kids = _children(server.pid)
+            if kids and _children(kids[0][0]):
+                break
             time.sleep(0.02)
         with open(f"/proc/{server.pid}/stat", encoding="ascii") as handle:
             start = int(handle.read().rsplit(")", 1)[1].split()[19])
