@@ -104,7 +104,8 @@ def one(count: int) -> dict:
             [s[1]["pss"] for s in samples if first_end <= s[0] <= last_round]
         gaps = [stamp(r[i]) - stamp(r[i - 1]) - r[i]["fio"]["elapsed_s"] for r in rounds.values() for i in range(1, len(r))]
         waits = (work / "run.log").read_text(encoding="utf-8").count(": waiting for a report slot")
-        return {"drives": count, "rc": rc, "load_start": load_start, "load_end": _load(), "slot_waits": waits, "pss_testing_mib": statistics.median(testing) / 1024,
+        return {"drives": count, "rc": rc, "load_start": load_start, "load_end": _load(), "slot_waits": waits,
+                "pss_testing_mib": statistics.median(testing) / 1024,
                 "pss_peak_mib": max(s[1]["pss"] for s in samples) / 1024, "end_phase_s": ended - last_round,
                 "gap_median_s": statistics.median(gaps), "gap_p95_s": sorted(gaps)[int(0.95 * (len(gaps) - 1))],
                 "processes_testing": statistics.median(s[1]["processes"] for s in samples
