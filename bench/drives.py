@@ -7,7 +7,11 @@ phase - from the last round on disk to ansible-playbook's exit (each drive's rep
 
 Each drive is a 32 MiB loop device running a write saturation of rate-limited rounds (the drive is not the bottleneck:
 the harness is). Memory is the PSS of ansible-playbook and every process it started, sampled every half second, taken
-as the median while every drive is in its rounds; per running drive is the growth from 1 drive to N, divided by N-1.
+as the median while every drive is in its rounds, and at its peak (the end phase: every drive's report); per running
+drive is the growth from 1 drive to N, divided by N-1, of each. The load average is noted at the start and the end of
+each run (a shared machine's times are only as good as that). Reports are drawn pts_report_concurrency at once
+(PTS_BENCH_REPORT_CONCURRENCY; unset: the controller's usable cores); the console's "waiting for a report slot" lines
+are counted.
 
 PTS_BENCH_ROOT runs another checkout of the collection (an earlier commit, for a before/after in one sitting).
 """
@@ -31,7 +35,7 @@ from _common import ROOT as HERE, LoopDevice, machine, save, table, tree_memory_
 ROOT = os.environ.get("PTS_BENCH_ROOT", HERE)
 COUNTS = [int(n) for n in os.environ.get("PTS_BENCH_DRIVES", "1 8 32").split()]
 ROUNDS = int(os.environ.get("PTS_BENCH_DRIVE_ROUNDS", "40"))
-ROUND_SECONDS = 0.2
+ROUND_SECONDS = float(os.environ.get("PTS_BENCH_ROUND_SECONDS", "0.5"))
 RATE = 50
 
 
@@ -44,7 +48,13 @@ def _rounds(drive_dir: pathlib.Path) -> list[dict]:
     return sorted(found, key=lambda r: r["round"])
 
 
+def _load() -> float:
+    with open("/proc/loadavg", encoding="utf-8") as handle:
+        return float(handle.read().split()[0])
+
+
 def one(count: int) -> dict:
+    load_start = _load()
     work = pathlib.Path(tempfile.mkdtemp(prefix=f"pts-bench-drives-{count}-", dir="/var/tmp"))
     devices = [LoopDevice(work, "32M") for dummy in range(count)]
     samples: list[tuple[float, dict]] = []
@@ -59,6 +69,8 @@ def one(count: int) -> dict:
             # rounds x two jobs x RATE IOPS x round time x 4 KiB, just under: the rule stops after ROUNDS rounds.
             "pts_run_wsat_capacity_multiple": (ROUNDS - 0.5) * 2 * RATE * ROUND_SECONDS * 4096 / (32 << 20),
             "pts_run_wsat_max_hours": 2}}}}))
+        extra = ["-e", f"pts_report_concurrency={os.environ['PTS_BENCH_REPORT_CONCURRENCY']}"] \
+            if os.environ.get("PTS_BENCH_REPORT_CONCURRENCY") else []
         env = dict(os.environ, PATH=os.path.join(ROOT, ".venv", "bin") + os.pathsep + os.environ.get("PATH", ""),
                    ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
                    ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"), ANSIBLE_FORKS=str(count + 10),
@@ -66,7 +78,7 @@ def one(count: int) -> dict:
                    MPLCONFIGDIR=str(work / "mpl"), PTS_RESULTS_DIR=str(work / "results"), PTS_RUN_ID="drives")
         with open(work / "run.log", "w", encoding="utf-8") as log:
             proc = subprocess.Popen([os.path.join(ROOT, ".venv", "bin", "ansible-playbook"), "playbooks/pts.yml", "-i",
-                                     str(inventory)], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+                                     str(inventory)] + extra, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
 
             def sample():
                 while proc.poll() is None:
@@ -91,7 +103,9 @@ def one(count: int) -> dict:
         testing = [s[1]["pss"] for s in samples if all_started <= s[0] <= first_done] or \
             [s[1]["pss"] for s in samples if first_end <= s[0] <= last_round]
         gaps = [stamp(r[i]) - stamp(r[i - 1]) - r[i]["fio"]["elapsed_s"] for r in rounds.values() for i in range(1, len(r))]
-        return {"drives": count, "rc": rc, "pss_testing_mib": statistics.median(testing) / 1024,
+        waits = (work / "run.log").read_text(encoding="utf-8").count(": waiting for a report slot")
+        return {"drives": count, "rc": rc, "load_start": load_start, "load_end": _load(), "slot_waits": waits,
+                "pss_testing_mib": statistics.median(testing) / 1024,
                 "pss_peak_mib": max(s[1]["pss"] for s in samples) / 1024, "end_phase_s": ended - last_round,
                 "gap_median_s": statistics.median(gaps), "gap_p95_s": sorted(gaps)[int(0.95 * (len(gaps) - 1))],
                 "processes_testing": statistics.median(s[1]["processes"] for s in samples
@@ -108,15 +122,18 @@ def main() -> dict:
     for row in rows:
         extra = row["drives"] - base["drives"]
         row["pss_per_drive_mib"] = (row["pss_testing_mib"] - base["pss_testing_mib"]) / extra if extra else None
+        row["peak_per_drive_mib"] = (row["pss_peak_mib"] - base["pss_peak_mib"]) / extra if extra else None
         row["end_phase_vs_first"] = row["end_phase_s"] / base["end_phase_s"]
     result = {"machine": machine(), "root": ROOT, "rounds": ROUNDS, "round_seconds": ROUND_SECONDS, "rows": rows}
     save("drives" if ROOT == HERE else "drives-other-root", result)
-    print(table(["drives", "PSS while testing", "per running drive", "peak PSS", "gap median", "gap p95",
-                 "end phase", f"vs {base['drives']}"], [
+    print(table(["drives", "PSS while testing", "per running drive", "peak PSS", "peak per drive", "gap median",
+                 "gap p95", "end phase", f"vs {base['drives']}", "slot waits", "load start/end"], [
         [r["drives"], f"{r['pss_testing_mib']:.0f} MiB",
          "-" if r["pss_per_drive_mib"] is None else f"{r['pss_per_drive_mib']:.1f} MiB",
-         f"{r['pss_peak_mib']:.0f} MiB", f"{r['gap_median_s']:.3f} s", f"{r['gap_p95_s']:.3f} s",
-         f"{r['end_phase_s']:.1f} s", f"{r['end_phase_vs_first']:.2f} x"] for r in rows]))
+         f"{r['pss_peak_mib']:.0f} MiB", "-" if r["peak_per_drive_mib"] is None else f"{r['peak_per_drive_mib']:.1f} MiB",
+         f"{r['gap_median_s']:.3f} s", f"{r['gap_p95_s']:.3f} s",
+         f"{r['end_phase_s']:.1f} s", f"{r['end_phase_vs_first']:.2f} x", r["slot_waits"],
+         f"{r['load_start']:.1f} / {r['load_end']:.1f}"] for r in rows]))
     return result
 
 

@@ -123,14 +123,21 @@ def write_doc() -> str:
                   f"One host's drives all testing at once: each a 32 MiB loop device running a write saturation of "
                   f"{d['rounds']} rate-limited rounds of {d['round_seconds']:g} s, so the harness sets the pace. Memory: "
                   "PSS of ansible-playbook and every process it started, the median while every drive is in its "
-                  "rounds; per running drive, the growth over one drive divided by the drives added. *End phase*: "
-                  "the last round on disk to ansible-playbook's exit (each drive's report, the fleet summary).", "",
-                  "| drives | PSS while testing | per running drive | peak PSS | gap median | gap p95 | end phase |",
-                  "|---:|---:|---:|---:|---:|---:|---:|"]
-        lines += [f"| {x['drives']} | {x['pss_testing_mib']:.0f} MiB | "
-                  f"{'-' if x['pss_per_drive_mib'] is None else format(x['pss_per_drive_mib'], '.1f') + ' MiB'} | "
-                  f"{x['pss_peak_mib']:.0f} MiB | {x['gap_median_s']:.3f} s | {x['gap_p95_s']:.3f} s | "
-                  f"{x['end_phase_s']:.1f} s ({x['end_phase_vs_first']:.2f} x) |" for x in rows]
+                  "rounds; *peak PSS*, the highest sample, in the end phase, while the reports are drawn "
+                  "(`pts_report_concurrency` at once, each in a short-lived child); per running drive, the growth "
+                  "over one drive divided by the drives added, of each. *End phase*: the last round on disk to "
+                  "ansible-playbook's exit (each drive's report, the fleet summary). *Load*: the machine's load "
+                  "average at the start and the end of the run.", "",
+                  "| drives | PSS while testing | per running drive | peak PSS | peak per drive | gap median | gap p95 "
+                  "| end phase | load |",
+                  "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+
+        def mib(value):
+            return "-" if value is None else format(value, ".1f") + " MiB"
+        lines += [f"| {x['drives']} | {x['pss_testing_mib']:.0f} MiB | {mib(x['pss_per_drive_mib'])} | "
+                  f"{x['pss_peak_mib']:.0f} MiB | {mib(x.get('peak_per_drive_mib'))} | {x['gap_median_s']:.3f} s | "
+                  f"{x['gap_p95_s']:.3f} s | {x['end_phase_s']:.1f} s ({x['end_phase_vs_first']:.2f} x) | "
+                  f"{x.get('load_start', 0):.1f} / {x.get('load_end', 0):.1f} |" for x in rows]
         lines.append("")
     s = _load("fleet_summary")
     if s:

@@ -12,10 +12,9 @@ from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import RUN_ID_RE, PlanError, run_id
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run, _safe_tree
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _child, _progress, _report_slots, _results, _run, _safe_tree
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _index, _location
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._sql import HistoryError
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
 
 display = Display()
 
@@ -35,15 +34,17 @@ class ActionModule(ActionBase):
             drive=dict(type="str"),
             # Unset: the pts_history_url variable, else PTS_HISTORY_URL, else SQLite beside the runs.
             history_url=dict(type="str", no_log=True),
+            concurrency=dict(type="raw"),
         ), required_together=[("run_dir", "host", "drive")],
             mutually_exclusive=[("run_dir", "results_dir"), ("run_dir", "run_id")])
         formats = None if args["formats"] is None else tuple(args["formats"])
         try:
             history = _location.from_task_vars(args["history_url"], task_vars, self._templar.template)
+            slots = _report_slots.Slots(_report_slots.slot_count(args["concurrency"]))
         except ValueError as exc:
             raise AnsibleActionFail(f"report_rebuild: {exc}; nothing was written") from None
         if args["run_dir"]:
-            return self._one_drive(result, args["run_dir"], args["host"], args["drive"], formats, history)
+            return self._one_drive(result, args["run_dir"], args["host"], args["drive"], formats, history, slots)
         if args["run_id"] is not None:
             try:
                 run_id("run_id (pts_run_id)", args["run_id"])
@@ -79,8 +80,8 @@ class ActionModule(ActionBase):
                 warnings.append(f"no report for run {run}: {exc}")
         for drive_dir in drive_dirs:
             try:
-                written = _drive_report.write_drive_report(drive_dir, formats, history)
-            except (OSError, ValueError, KeyError, TypeError) as exc:
+                written = _draw(drive_dir, formats, history, slots, f"PTS report {drive_dir}")
+            except (OSError, ValueError, KeyError, TypeError, _child.ChildError) as exc:
                 # One drive's bad file (a link, a FIFO, too large, too deep, of the wrong shape) fails that drive alone.
                 warnings.append(f"no report for {drive_dir}: {exc}")
                 continue
@@ -114,14 +115,15 @@ class ActionModule(ActionBase):
         return result
 
     @staticmethod
-    def _one_drive(result: dict, run_dir: str, host: str, drive: str, formats: tuple | None, history) -> dict:
+    def _one_drive(result: dict, run_dir: str, host: str, drive: str, formats: tuple | None, history,
+                   slots: _report_slots.Slots) -> dict:
         try:
             path = _results.drive_dir(_run.checked_root(run_dir, "run_dir"), host, drive)
             if not _safe_tree.exists(os.path.join(path, "drive.json")):
                 result.update(failed=True, msg=f"report_rebuild: {path} holds no drive record (drive.json)")
                 return result
-            written = _drive_report.write_drive_report(path, formats, history)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+            written = _draw(path, formats, history, slots, f"PTS report {host} {drive}")
+        except (OSError, ValueError, KeyError, TypeError, _child.ChildError) as exc:
             result.update(failed=True, msg=f"report_rebuild: no report for {host} {drive}: {exc}")
             return result
         not_produced = {f"report.{kind}: {why}": [path] for kind, why in written["not_produced"].items()}
@@ -129,3 +131,36 @@ class ActionModule(ActionBase):
         result.update(changed=True, pts_reports=[written["report"]], pts_not_produced=not_produced,
                       pts_history={}, msg=f"report of {host} {drive} in {written['report']}")
         return result
+
+
+def _draw(drive_dir: str, formats: tuple | None, history, slots: _report_slots.Slots, line: str) -> dict:
+    """One drive's report, drawn once one of the controller's report slots is free (the wait said on the console)
+    and in a short-lived child (_drive_report.draw), the plots on a second slot when one is free too."""
+    try:
+        held = slots.take(on_wait=lambda: display.display(_progress.plain(
+            f"{line}: waiting for a report slot ({slots.count} drawn at once on this controller, "
+            "pts_report_concurrency)")))
+    except (_report_slots.SlotError, OSError) as exc:
+        display.warning(_progress.plain(f"{line}: drawn without waiting for a report slot: {exc}"))
+        held = None
+    try:
+        if held is not None and held.waited_s >= 0.5:
+            display.display(_progress.plain(f"{line}: drawing, after {held.waited_s:.0f} s waiting for a report slot"))
+        # The report libraries are imported once a slot is taken: a worker waiting for one does not load them (when
+        # run_workers has not loaded them in the controller already).
+        from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import (  # pylint: disable=import-outside-toplevel
+            _drive_report)
+
+        return _drive_report.draw(drive_dir, formats, history, _extra_core(slots) if held is not None else None)
+    finally:
+        if held is not None:
+            held.release()
+
+
+def _extra_core(slots: _report_slots.Slots):
+    def take():
+        try:
+            return slots.try_take()
+        except (_report_slots.SlotError, OSError):
+            return None  # the plots are drawn on the report's own slot
+    return take

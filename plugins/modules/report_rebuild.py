@@ -82,6 +82,19 @@ options:
         finds it (C(PGPASSWORD), C(~/.pgpass), a service file); it is never printed nor written into a result file or
         report. See R(History and comparison,ansible_collections.fleetqual.pts.docsite.compare).
     type: str
+  concurrency:
+    description:
+      - How many reports the controller draws at once, across every task and every C(ansible-playbook) on it (job
+        slices sharing a controller included); a report waits, saying so on the console, while that many are being
+        drawn. V(0) (the default) is the controller's usable cores - the CPUs this process may run on, fewer when its
+        cgroup caps its CPU time.
+      - Each report takes one of that many lock files (C(slot-0), C(slot-1), ...) with C(flock) in a directory only
+        the controller's user can write - C(/run/fleetqual-pts/report-slots) for root - and draws its plots, HTML
+        and PDF in a short-lived child process, so the memory they take is returned when the report is done. The
+        plots of one report are drawn on two cores when a second slot is free.
+      - Playbooks pass C(pts_report_concurrency).
+    type: raw
+    default: 0
     version_added: 3.0.0
 seealso:
   - module: fleetqual.pts.fleet_summary

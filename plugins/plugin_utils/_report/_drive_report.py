@@ -25,7 +25,7 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import (
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _xsr_md, _xsr_plots
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _acceptance_section, _qos
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _plots, _previous, _split
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _safe_tree
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _child, _results, _safe_tree
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _summary, _test_summary, _throughput
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _wsat, _xsr
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
@@ -336,9 +336,10 @@ def _drop_stale_plots(plot_dir: str, plots: dict) -> None:
             _safe_tree.unlink(os.path.join(plot_dir, name))
 
 
-def write_drive_report(drive_dir: str, formats: tuple[str, ...] | None = None, history=None) -> dict:
+def write_drive_report(drive_dir: str, formats: tuple[str, ...] | None = None, history=None, extra_core=None) -> dict:
     """Rebuild report.md, plots/*.png, result.json - and report.html and report.pdf where the controller has the
-    libraries - for one drive; return their paths and, per output not made, why. ``history``: as build_model."""
+    libraries - for one drive; return their paths and, per output not made, why. ``history``: as build_model;
+    ``extra_core``: what takes a second core for the plots (_split.run), where the cores are shared out."""
     formats = formats_from_env() if formats is None else formats
     model = build_model(drive_dir, history)
     subtitle = plot_footer(model)
@@ -363,7 +364,7 @@ def write_drive_report(drive_dir: str, formats: tuple[str, ...] | None = None, h
         # Most of a report's time: its tests' plots, drawn on two cores where the process allows it (_split).
         jobs = [(name, PLOT_WEIGHTS.get(name, 4.0), lambda name=name, result=result: draw(name, result))
                 for name, result in model["tests"].items() if result.get("rounds_run")]
-        drawn_by_test = _split.run(jobs)
+        drawn_by_test = _split.run(jobs, extra_core)
         plots = {name: drawn_by_test[name] for name in model["tests"] if name in drawn_by_test}
         _drop_stale_plots(plot_dir, plots)
     model["plots"] = plots
@@ -374,11 +375,13 @@ def write_drive_report(drive_dir: str, formats: tuple[str, ...] | None = None, h
     expected["not_produced"].update({k: "not asked for (PTS_REPORT_FORMATS)" for k in FORMATS if k not in formats})
     _results.atomic_write_text(report, render_markdown(model, plots, expected))
     outputs = {"html": None, "pdf": None, "not_produced": dict(expected["not_produced"])}
-    if "html" in formats and "html" not in expected["not_produced"]:
+    wanted = [kind for kind in FORMATS if kind in formats and kind not in expected["not_produced"]]
+    if wanted:
         title = f"PTS report — {model['drive_key']} on {model['host']}"
-        # Page 1 holds the summary alone: the contents start page 2, and every section flows on from there.
-        outputs = _html.write(report, title, pdf="pdf" in formats, footer=footer(model),
-                              page_breaks=("contents",) + test_anchors(model))
+        # Page 1 holds the summary alone: the contents start page 2, and every section flows on from there. The PDF
+        # is printed from the page without report.html when only the PDF is asked for.
+        outputs = _html.write(report, title, pdf="pdf" in wanted, footer=footer(model),
+                              page_breaks=("contents",) + test_anchors(model), html="html" in wanted)
         outputs["not_produced"] = dict(expected["not_produced"], **outputs["not_produced"])
         if outputs["not_produced"] != expected["not_produced"]:
             # The engine failed on this report: the Markdown says so too.
@@ -392,3 +395,13 @@ def write_drive_report(drive_dir: str, formats: tuple[str, ...] | None = None, h
     _results.atomic_write_json(result_json, model)
     return {"report": report, "result": result_json, "plots": plots, "model": model, "html": outputs.get("html"),
             "pdf": outputs.get("pdf"), "not_produced": outputs["not_produced"]}
+
+
+def draw(drive_dir: str, formats: tuple[str, ...] | None = None, history=None, extra_core=None) -> dict:
+    """write_drive_report in a short-lived child (_child), so that its memory - the figures, WeasyPrint's layout - is
+    returned when it is done; the paths it wrote and, per output not made, why. A failure comes back as
+    _child.ChildError with its message."""
+    def work() -> dict:
+        written = write_drive_report(drive_dir, formats, history, extra_core)
+        return {key: written[key] for key in ("report", "result", "html", "pdf", "not_produced")}
+    return _child.run(work)

@@ -304,14 +304,16 @@ SHORT_TABLE_ROWS = 25
 
 
 def to_html(text: str, base_dir: str, title: str, self_name: str | None = None, footer: str | None = None,
-            page_breaks: tuple[str, ...] = (), image_heights: dict | None = None) -> str:
+            page_breaks: tuple[str, ...] = (), image_heights: dict | None = None, embedded: dict | None = None) -> str:
     """Markdown to a self-contained page: heading ids as GitHub makes them, plots as data: URIs, links to a
     sibling report.md / fleet.md pointed at its .html when that exists. ``self_name``: the file this page becomes
     (a link to it is shown as bold text). For print: ``footer`` on every page, a page break before each heading
     whose id is in ``page_breaks``, the list after a "Contents" heading with page numbers, and the blocks between a
     "Summary" heading and the next one marked to print a little tighter (they fill page 1). Each plot is numbered
     (``data-fig``, in order); ``image_heights`` ({number: CSS px}) prints those smaller (fit_images). A plot's caption
-    stays with it, a short table on one page, a paragraph that leads into a table or a plot with what it leads into."""
+    stays with it, a short table on one page, a paragraph that leads into a table or a plot with what it leads into.
+    ``embedded``: a dict that gets each plot's data: URI by its number instead of the page (the PDF's page, which
+    puts them into the parsed page: its parser would read every character of them)."""
     parser = MarkdownIt("commonmark", {"html": True}).enable("table")
     tokens = _figures(parser.parse(text))
     seen: dict = {}
@@ -351,9 +353,11 @@ def to_html(text: str, base_dir: str, title: str, self_name: str | None = None, 
             for position, child in enumerate(list(children)):
                 if child.type == "image":
                     uri = _data_uri(base_dir, str(child.attrGet("src") or ""))
-                    if uri:
-                        child.attrSet("src", uri)
                     figure += 1
+                    if uri and embedded is not None:
+                        embedded[figure] = uri
+                    elif uri:
+                        child.attrSet("src", uri)
                     child.attrSet("data-fig", str(figure))
                     if figure in (image_heights or {}):
                         child.attrSet("style", f"max-height: {image_heights[figure]:.0f}px")
@@ -438,29 +442,52 @@ def _fits(document, share: float = FIT_SHARE) -> dict:
     return found
 
 
-def fit_images(weasyprint, page):
-    """Lay the page out (``page(heights)`` builds its HTML with those plots printed smaller) so that no plot leaves a
-    page half blank that it would fit at FIT_SHARE of its size: plots found so (_fits) are shrunk to the room left,
-    and the page laid out again, up to _FIT_PASSES times. Returns WeasyPrint's document."""
+def fit_images(weasyprint, page, set_heights) -> object:
+    """Lay out ``page`` (WeasyPrint's parsed HTML) so that no plot leaves a page half blank that it would fit at
+    FIT_SHARE of its size: plots found so (_fits) are shrunk to the room left (``set_heights({plot number: CSS
+    px})`` prints them so in ``page``), and the page laid out again, up to _FIT_PASSES times. Every pass lays out the
+    same parsed page with the same images (decoded once). Returns WeasyPrint's document."""
     heights: dict = {}
     document = None
+    options = {"cache": {}} if "cache" in getattr(weasyprint, "DEFAULT_OPTIONS", {}) else {}
     for dummy in range(_FIT_PASSES):
-        document = weasyprint.HTML(string=page(heights), base_url=None,
-                                   url_fetcher=data_urls_only(weasyprint)).render()
+        document = page.render(**options)
         if not all(hasattr(p, "_page_box") for p in document.pages):
             return document  # a WeasyPrint that keeps its layout elsewhere: printed as laid out
         more = _fits(document)
         if not more:
             break
         heights.update(more)
+        set_heights(heights)
     return document
 
 
+def pdf_document(weasyprint, text: str, base_dir: str, title: str, self_name: str | None = None,
+                 footer: str | None = None, page_breaks: tuple[str, ...] = ()):
+    """The PDF's document of the Markdown ``text`` (see to_html), its plots fitted (fit_images). The page is parsed
+    once, without its plots; each plot's data: URI is then put into the parsed page (the same page as one parsed with
+    them, with none of their characters read by the parser), and each pass's heights too."""
+    embedded: dict = {}
+    html = to_html(text, base_dir, title, self_name, footer, page_breaks, embedded=embedded)
+    # No base URL: the images are in the page already, and a link to a file beside the report stays relative (with
+    # one, WeasyPrint would write file:///<the controller's path> into the PDF).
+    page = weasyprint.HTML(string=html, base_url=None, url_fetcher=data_urls_only(weasyprint))
+    figures = {int(element.get("data-fig")): element for element in page.etree_element.iter("img")
+               if str(element.get("data-fig") or "").isdigit()}
+    for number, uri in embedded.items():
+        figures[number].set("src", uri)
+
+    def set_heights(heights: dict) -> None:
+        for number, height in heights.items():
+            figures[number].set("style", f"max-height: {height:.0f}px")
+    return fit_images(weasyprint, page, set_heights)
+
+
 def write(markdown_path: str, title: str, pdf: bool = True, footer: str | None = None,
-          page_breaks: tuple[str, ...] = ()) -> dict:
+          page_breaks: tuple[str, ...] = (), html: bool = True) -> dict:
     """report.html and report.pdf (fleet.html, fleet.pdf) beside ``markdown_path``; per output its path, or why it
     was not made. Never raises for a missing or failing library: the Markdown is the report. ``footer`` and
-    ``page_breaks``: see to_html."""
+    ``page_breaks``: see to_html; ``html`` False prints the PDF without writing the HTML page."""
     stem = os.path.splitext(markdown_path)[0]
     base_dir = os.path.dirname(markdown_path)
     written: dict = {"html": None, "pdf": None, "not_produced": {}}
@@ -470,8 +497,9 @@ def write(markdown_path: str, title: str, pdf: bool = True, footer: str | None =
         return written
     text = _safe_tree.read_text(markdown_path)
     name = os.path.basename(stem)
-    _results.atomic_write_text(stem + ".html", to_html(text, base_dir, title, f"{name}.html", footer, page_breaks))
-    written["html"] = stem + ".html"
+    if html:
+        _results.atomic_write_text(stem + ".html", to_html(text, base_dir, title, f"{name}.html", footer, page_breaks))
+        written["html"] = stem + ".html"
     if not pdf:
         return written
     weasyprint = _weasyprint()
@@ -479,10 +507,7 @@ def write(markdown_path: str, title: str, pdf: bool = True, footer: str | None =
         written["not_produced"]["pdf"] = _WEASYPRINT["error"]
         return written
     try:
-        # No base URL: the images are in the page already, and a link to a file beside the report stays relative
-        # (with one, WeasyPrint would write file:///<the controller's path> into the PDF).
-        document = fit_images(weasyprint, lambda heights: to_html(text, base_dir, title, f"{name}.pdf", footer,
-                                                                  page_breaks, heights)).write_pdf()
+        document = pdf_document(weasyprint, text, base_dir, title, f"{name}.pdf", footer, page_breaks).write_pdf()
     except Exception as exc:  # pylint: disable=broad-exception-caught  # any failure of the engine: no PDF, say why
         written["not_produced"]["pdf"] = f"WeasyPrint failed: {type(exc).__name__}: {exc}"
         return written

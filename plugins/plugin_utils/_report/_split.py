@@ -49,10 +49,23 @@ def _read_all(fd: int) -> bytes:
         chunks.append(chunk)
 
 
-def run(jobs: list[tuple[str, float, Callable[[], dict]]]) -> dict:
-    """Run every job (name, weight, function returning a JSON-able dict); {name: its result}."""
+def run(jobs: list[tuple[str, float, Callable[[], dict]]], extra_core: Callable[[], object] | None = None) -> dict:
+    """Run every job (name, weight, function returning a JSON-able dict); {name: its result}. ``extra_core``: where
+    the cores are shared out (report slots), what takes a second one - an object with ``release()``, or None when
+    none is free, and the jobs all run here."""
     if len(jobs) < 2 or not _usable():
         return {name: func() for name, dummy, func in jobs}
+    held = extra_core() if extra_core is not None else None
+    if extra_core is not None and held is None:
+        return {name: func() for name, dummy, func in jobs}
+    try:
+        return _run_split(jobs)
+    finally:
+        if held is not None:
+            held.release()
+
+
+def _run_split(jobs: list[tuple[str, float, Callable[[], dict]]]) -> dict:
     theirs, ours = balance(jobs)
     reader, writer = os.pipe()
     try:

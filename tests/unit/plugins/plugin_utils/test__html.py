@@ -225,8 +225,8 @@ def _weasyprint():
 
 
 def _document(tmp_path, text: str, forced: bool = False):
-    return _html.fit_images(_weasyprint(), lambda heights: _html.to_html(
-        text, str(tmp_path), "t", page_breaks=("next-test",) if forced else (), image_heights=heights))
+    return _html.pdf_document(_weasyprint(), text, str(tmp_path), "t",
+                              page_breaks=("next-test",) if forced else ())
 
 
 def _filler() -> str:
