@@ -151,9 +151,10 @@ def test_report_pdf_summary_alone_on_page_1_contents_with_page_numbers_and_a_foo
     pages = int(re.search(r"^Pages:\s+(\d+)$", info, re.M).group(1))
     with open(written["report"], encoding="utf-8") as handle:
         sections = re.findall(r"^## (.+)$", handle.read(), re.M)
-    # Device, setup, steady state, the four tests, wear (a loop device has no health log, so no health section).
-    assert sections[:3] == ["Summary", "Contents", "1 Device information"] and len(sections) == 10
-    assert sections[-1] == "8 Wear"
+    # Device, setup, steady state, the four tests, wear (a loop device has no health log, so no health section), and
+    # the plan's acceptance rule requirement by requirement.
+    assert sections[:3] == ["Summary", "Contents", "1 Device information"] and len(sections) == 11
+    assert sections[-2:] == ["8 Wear", "9 Acceptance"]
     text = _pdf_pages(written["pdf"])
     assert len(text) == pages >= 5
     first = text[0]

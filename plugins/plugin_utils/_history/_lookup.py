@@ -57,15 +57,19 @@ def outlier_settings(plan: dict | None) -> dict:
     return out
 
 
-def _population_of(store: SqlStore, model: dict, run: str, started: str | None, plan: dict | None) -> dict:
+def _population_of(store: SqlStore | None, shown: str, model: dict, run: str, started: str | None,
+                   plan: dict | None) -> dict:
+    """The drive's population block; ``store`` None (no history yet) reads as a population of no earlier run, as the
+    history will once this run is written into it - the report drawn now and one rebuilt later say the same."""
     drive = model.get("drive") or {}
     figures = _headline_figures.values(model)
     steady = _headline_figures.steady(model)
     measured = [f for f in _headline_figures.HEADLINES if figures.get(f) is not None]
     quick = bool(model.get("quick_profile"))
-    read = store.population(drive["model"], drive.get("firmware") or None, quick, measured, run, started)
+    read = store.population(drive["model"], drive.get("firmware") or None, quick, measured, run, started) \
+        if store is not None else {"values": {f: [] for f in measured}, "runs": 0, "from": None, "to": None}
     settings = outlier_settings(plan)
-    identity = {"history": store.shown, "model": drive["model"], "firmware": drive.get("firmware") or None,
+    identity = {"history": shown, "model": drive["model"], "firmware": drive.get("firmware") or None,
                 "profile": "quick" if quick else "full", "before": started, "run": run, "outlier_settings": settings}
     block = _population.block(read, figures, steady, identity, _percentile(model, plan))
     for entry in block["figures"].values():
@@ -76,8 +80,8 @@ def _population_of(store: SqlStore, model: dict, run: str, started: str | None, 
 
 def drive_history(drive_dir: str, model: dict, spec: Spec | None = None, plan: dict | None = None) -> dict:
     """{"previous": {run_id, run_time, drives} or None, "population": block or None} for the drive's report. No model
-    reported: nothing to compare with. A history that is empty, unreachable or of a newer schema: the population
-    block says so (``none`` or ``error``), with where it looked."""
+    reported: nothing to compare with. A history not written yet: a population of no earlier run. One unreachable or
+    of a newer schema: the population block says so (``error``), with where it looked."""
     drive = model.get("drive") or {}
     if not drive.get("model"):
         return {"previous": None, "population": None}
@@ -92,8 +96,8 @@ def drive_history(drive_dir: str, model: dict, spec: Spec | None = None, plan: d
     try:
         with open_store(spec, root, readonly=True) as store:
             return {"previous": _previous(store, model, run, started),
-                    "population": _population_of(store, model, run, started, plan)}
+                    "population": _population_of(store, store.shown, model, run, started, plan)}
     except NoHistory:
-        return {"previous": None, "population": {"history": shown, "none": "no run was written to it yet"}}
+        return {"previous": None, "population": _population_of(None, shown, model, run, started, plan)}
     except (HistoryError, OSError, ValueError) as exc:
         return {"previous": None, "population": {"history": shown, "error": spec.scrub(str(exc))}}

@@ -136,8 +136,9 @@ def test_the_drive_reports_lookup(tmp_path):
     assert (entry["n"], entry["value"], entry["better_than_pct"], entry["outlier"]) == (10, 500.0, 0.0, True)
     assert entry["percentile"] == 5 and entry["limit"] == pytest.approx(1001.45)
     assert set(block["figures"]) == {IOPS}  # only the figures the drive measured
-    # No model: no population; a history that does not exist yet: said, not raised.
+    # No model: no population; a history that does not exist yet: a population of no earlier run, not raised.
     assert _lookup.drive_history(drive_dir, dict(model, drive={}), Spec()) == {"previous": None, "population": None}
     elsewhere = str(tmp_path / "empty" / "run" / "h1" / "d1")
     os.makedirs(elsewhere)
-    assert _lookup.drive_history(elsewhere, model, Spec())["population"]["none"] == "no run was written to it yet"
+    empty = _lookup.drive_history(elsewhere, model, Spec())["population"]
+    assert empty["runs"] == 0 and empty["figures"][IOPS]["n"] == 0 and not empty["figures"][IOPS]["outlier"]

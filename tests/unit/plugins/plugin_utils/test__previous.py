@@ -54,8 +54,9 @@ def test_no_index_or_another_model_or_other_tests_means_no_link(tmp_path):
     model = _drive_report.build_model(drive_dir)
     found = _previous.find(drive_dir, model)
     assert found["previous"] is None  # no index yet: said in the population block, no link
-    assert found["population"] == {"history": os.path.join(root, "pts-history.sqlite"),
-                                   "none": "no run was written to it yet"}
+    population = found["population"]  # no index yet: a population of no earlier run, where it looked
+    assert population["history"] == os.path.join(root, "pts-history.sqlite") and population["runs"] == 0
+    assert population["figures"] and all(entry["n"] == 0 for entry in population["figures"].values())
     _fleet_summary.summarize([os.path.join(root, "run-1")], os.path.join(root, "run-1"))
     later = _run(root, "run-2", 1.0)
     other = dict(_drive_report.build_model(later))
@@ -66,3 +67,20 @@ def test_no_index_or_another_model_or_other_tests_means_no_link(tmp_path):
     # No model reported: nothing to compare with, no population either.
     unknown = dict(other, drive=dict(other["drive"], model=None))
     assert _previous.find(later, unknown) == {"previous": None, "population": None}
+
+
+def test_a_report_says_the_same_of_its_history_before_and_after_its_run_is_written_into_it(tmp_path):
+    """Drawn during the run (no history yet) and again by report.yml (the history holds this run alone): one line."""
+    root = str(tmp_path / "results")
+    drive_dir = _run(root, "run-1", 1.0)
+    before = _drive_report.write_drive_report(drive_dir)
+    with open(before["report"], encoding="utf-8") as handle:
+        drawn = [line for line in handle if line.startswith("Against the fleet's memory")]
+    _fleet_summary.summarize([os.path.join(root, "run-1")], os.path.join(root, "run-1"))  # writes run-1 into it
+    assert os.path.exists(os.path.join(root, "pts-history.sqlite"))
+    after = _drive_report.write_drive_report(drive_dir)
+    with open(after["report"], encoding="utf-8") as handle:
+        again = [line for line in handle if line.startswith("Against the fleet's memory")]
+    assert len(drawn) == 1 and drawn == again and "no earlier" in drawn[0], (drawn, again)
+    assert before["model"]["population"] == after["model"]["population"]
+    assert _results.read_json(os.path.join(drive_dir, "result.json"))["population"] == after["model"]["population"]
