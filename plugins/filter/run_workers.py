@@ -59,6 +59,7 @@ _value:
 """
 
 import gc
+import inspect
 import sys
 
 from ansible import context
@@ -130,8 +131,18 @@ def _add_workers(hostvars, inventory) -> None:
     except (KeyError, ValueError) as exc:
         raise AnsibleFilterError(f"fleetqual.pts.run_workers: {exc}") from exc
     for entry in found:
-        inventory.add_dynamic_host({"host_name": entry["name"], "host_vars": entry["vars"], "groups": entry["groups"]},
-                                   {"refresh": True})
+        _add_host(inventory, entry["name"], entry["vars"], entry["groups"])
+
+
+def _add_host(inventory, name: str, host_vars: dict, groups: list) -> None:
+    """InventoryManager.add_dynamic_host as add_host calls it: a dict and a task result up to ansible-core 2.20, an
+    AddHost record from 2.21 on (the only form it takes there)."""
+    if "result_item" in inspect.signature(inventory.add_dynamic_host).parameters:
+        inventory.add_dynamic_host({"host_name": name, "host_vars": host_vars, "groups": groups}, {"refresh": True})
+        return
+    from ansible._internal._task import AddHost  # pylint: disable=import-outside-toplevel
+
+    inventory.add_dynamic_host(AddHost(host_name=name, host_vars=host_vars, parent_group_names=groups))
 
 
 def _preload_reports() -> None:
