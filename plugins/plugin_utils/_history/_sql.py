@@ -12,6 +12,7 @@ write transaction that holds the database's one write lock, the tables and colum
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import json
 
@@ -61,7 +62,7 @@ def _order(row: dict) -> tuple:
             row["figure"])
 
 
-class SqlStore:
+class SqlStore(abc.ABC):
     """The history in one database. Subclasses give: ``dialect``, ``ph`` (the placeholder), ``shown``, ``fetch``,
     ``execute``, ``execute_many``, ``writing`` (a context: one transaction under the write lock), ``tables``,
     ``columns``, ``close``."""
@@ -72,26 +73,33 @@ class SqlStore:
 
     # --- what a back end gives -------------------------------------------------------------------------------------
 
+    @abc.abstractmethod
     def fetch(self, sql: str, params: tuple | list = ()) -> list[dict]:
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def execute(self, sql: str, params: tuple | list = ()) -> None:
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def execute_many(self, sql: str, rows: list[tuple]) -> None:
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def writing(self):
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def tables(self) -> set[str]:
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def columns(self, table: str) -> set[str]:
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def close(self) -> None:
-        raise NotImplementedError
+        ...
 
     def __enter__(self):
         return self
