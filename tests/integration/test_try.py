@@ -98,3 +98,59 @@ def test_a_trial_killed_on_the_way_still_detaches_and_removes_what_it_made(insta
     while time.time() < deadline and (os.path.exists(image) or attached(image)):
         time.sleep(0.5)
     assert not os.path.exists(image) and attached(image) == [], f"{image} or its loop device {device} is left behind"
+
+
+def holders(device: str) -> list[int]:
+    """The processes that have ``device`` open."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if any(os.readlink(f"/proc/{pid}/fd/{fd}") == device for fd in os.listdir(f"/proc/{pid}/fd")):
+                found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
+def test_a_trial_killed_mid_round_frees_its_device_of_the_hold_and_fio(installed, tmp_path):
+    # Killed once its drive is held and fio is running: the hold and any fio that outlived its worker would keep the
+    # loop device open, and an open loop device stays attached over the removed file.
+    proc = subprocess.Popen([os.path.join(BIN, "ansible-playbook"), "fleetqual.pts.try", "-e", "pts_try_size=64M",
+                             "-e", f"pts_try_dir={tmp_path}", "-e", '{"pts_try_tests": ["iops"]}'],
+                            cwd=str(tmp_path), env=installed["env"], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    seen, found, opened = [], None, []
+    try:
+        for line in proc.stdout:
+            seen.append(line)
+            found = found or TRIAL_LINE.search(line)
+            if found and " iops round 1/" in line:
+                opened = holders(found.group(1))
+                break
+        assert found and opened, "".join(seen)[-4000:]
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=60)
+    device, dummy, image = found.groups()
+    deadline = time.time() + 60
+    # (the device's name is not watched once detached: another test may attach its own drive under it)
+    while time.time() < deadline and (os.path.exists(image) or attached(image)
+                                      or any(os.path.exists(f"/proc/{pid}") for pid in opened)):
+        time.sleep(0.5)
+    assert not any(os.path.exists(f"/proc/{pid}") for pid in opened), f"{opened} still have {device} open"
+    assert not os.path.exists(image) and attached(image) == [], f"{image} or its loop device {device} is left behind"
+
+
+def test_a_trial_refused_says_why_and_leaves_nothing_behind(installed, tmp_path):
+    proc = subprocess.run([os.path.join(BIN, "ansible-playbook"), "fleetqual.pts.try", "-e", "pts_try_size=64M",
+                           "-e", f"pts_try_dir={tmp_path}", "-e", "pts_run_ioengine=nosuchengine"],
+                          cwd=str(tmp_path), env=installed["env"], capture_output=True, text=True, timeout=900,
+                          check=False)
+    output = proc.stdout + proc.stderr
+    found = TRIAL_LINE.search(output)
+    assert proc.returncode != 0 and found, output[-4000:]
+    device, image = found.group(1), found.group(3)
+    # The refusal is the failure the trial names, not what followed from it (no run to judge).
+    told = re.findall(r"PTS trial failed: ([^\n]*)", output)
+    assert told and all("pts_run_ioengine='nosuchengine'" in t and "no run" not in t for t in told), told
+    assert not os.path.exists(image) and attached(image) == [], f"{image} or its loop device {device} is left behind"
