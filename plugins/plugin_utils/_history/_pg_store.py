@@ -130,6 +130,24 @@ class PostgresStore(SqlStore):
         except psycopg.Error as exc:
             raise self._failed(exc) from None
 
+    def after_write(self) -> None:
+        """The table's statistics brought up to date (ANALYZE samples it: a fraction of a second however large): the
+        planner picks the population's index for a figure's values and the runs index for its span only when it knows
+        how many rows each model and figure has - a history just filled, before autovacuum's turn, included. A role
+        that does not own the table is told so by a warning, not an error; the write is committed already."""
+        with contextlib.suppress(HistoryError):
+            self.execute("ANALYZE figures")
+
+    @contextlib.contextmanager
+    def reading(self):
+        """One read-only transaction on one snapshot (REPEATABLE READ): every read in it sees the same history."""
+        try:
+            with self.conn.transaction():
+                self.conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                yield self
+        except psycopg.Error as exc:
+            raise self._failed(exc) from None
+
     def tables(self) -> set[str]:
         names = ("schema_version", "meta", "figures", "runs")
         rows = self.fetch("SELECT " + ", ".join(f"to_regclass('{n}') IS NOT NULL AS {n}" for n in names))
