@@ -66,8 +66,11 @@ class Sorted:
 
 
 def ranked(values) -> Sorted:
-    """Values in ascending order (a list), or a population that reads them by rank (Sorted, sql.StoredPopulation)."""
-    return Sorted(values) if isinstance(values, list) else values
+    """Values in ascending order (a list or any sequence), or a population that reads them by rank (Sorted,
+    sql.StoredPopulation)."""
+    if hasattr(values, "at") and hasattr(values, "deviation_at"):
+        return values
+    return Sorted(values if isinstance(values, list) else list(values))
 
 
 def _median_by_rank(n: int, at) -> float:
