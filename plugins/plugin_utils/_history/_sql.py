@@ -92,6 +92,11 @@ class SqlStore(abc.ABC):
         ...
 
     @abc.abstractmethod
+    def reading(self):
+        """A read transaction: every read in it sees the same history (a writer's transaction lands before or after
+        all of them)."""
+
+    @abc.abstractmethod
     def tables(self) -> set[str]:
         ...
 
@@ -392,11 +397,6 @@ class SqlStore(abc.ABC):
                 f"(SELECT MAX(run_time) FROM figures WHERE {condition} AND run_id = found.prev) AS last "
                 "FROM found WHERE prev IS NOT NULL) spans"), condition_params * 4)
         return {"runs": int(row["runs"] or 0), "from": row["first"], "to": row["last"]}
-
-    def reading(self):
-        """A read transaction: every read in it sees the same history (a writer's transaction lands before or after
-        all of them)."""
-        raise NotImplementedError
 
 
 class StoredPopulation:
