@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import random
+import sys
 import threading
 import time
 
@@ -24,6 +26,10 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._sql import
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._store import open_store
 
 IOPS = "iops_4k_write"
+# The population comparison as it was (every value read), the reference the lookup by rank is held to: the unit
+# tests' (tests/unit/plugins/plugin_utils/_population_reference.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "unit", "plugins", "plugin_utils"))
+import _population_reference as reference  # noqa: E402  pylint: disable=wrong-import-position
 
 
 @pytest.fixture(scope="module")
@@ -68,12 +74,12 @@ def test_an_empty_database_is_migrated_to_this_collections_schema(database):
         assert store.version()[0] == _schema.SCHEMA_VERSION
         assert store.tables() == {"schema_version", "meta", "figures", "runs"}
     rows = psycopg.connect(database.url).execute("SELECT version, applied_by FROM schema_version ORDER BY 1").fetchall()
-    assert [r[0] for r in rows] == [1, 2] and all(r[1] == "3.0.0" for r in rows)
+    assert [r[0] for r in rows] == [1, 2, 3] and all(r[1] == "3.0.0" for r in rows)
     assert scalar(database, "SELECT value FROM meta WHERE key = 'schema'") == str(_schema.SCHEMA_VERSION)
     # Again: nothing more to apply.
     with open_store(database, None) as store:
         assert store.migrate() == []
-    assert scalar(database, "SELECT COUNT(*) FROM schema_version") == 2
+    assert scalar(database, "SELECT COUNT(*) FROM schema_version") == 3
 
 
 def test_a_database_at_the_schema_collections_before_3_kept_is_migrated(database, tmp_path):
@@ -92,7 +98,7 @@ def test_a_database_at_the_schema_collections_before_3_kept_is_migrated(database
         assert (record["run_id"], record["indexed_by"], record["drives"]) == ("old", "schema 1 (migrated)", 1)
     versions = psycopg.connect(database.url).execute(
         "SELECT version, applied_by FROM schema_version ORDER BY 1").fetchall()
-    assert versions == [(1, "before 3.0.0"), (2, "3.0.0")]
+    assert versions == [(1, "before 3.0.0"), (2, "3.0.0"), (3, "3.0.0")]
 
 
 def test_a_database_newer_than_the_collection_is_refused_read_or_write(database, tmp_path):
@@ -106,7 +112,7 @@ def test_a_database_newer_than_the_collection_is_refused_read_or_write(database,
         with pytest.raises(HistoryError) as caught:
             open_store(database, None, readonly=readonly)
         assert str(caught.value).startswith(f"{database.shown()}: the history is at schema version 99, written by "
-                                            "fleetqual.pts 9.0.0, newer than this collection's (2)")
+                                            "fleetqual.pts 9.0.0, newer than this collection's (3)")
     written = _index.after_summary([run_dir], database)
     assert written["written"] is False and "newer than this collection's" in written["error"]
     assert scalar(database, "SELECT COUNT(*) FROM figures") == before
@@ -130,6 +136,23 @@ def test_the_same_rows_and_reads_as_sqlite(database, tmp_path):
         # The full-profile population of firmware 1.0: twelve values, never the quick run's 10 IOPS nor 2.0's 5000.
         assert pops[0]["values"][IOPS] == sorted(1000.0 * n + d for n in range(1, 4) for d in range(4))
         assert (pops[0]["runs"], pops[0]["from"], pops[0]["to"]) == (3, trees.day(1), trees.day(3))
+
+
+def test_the_population_by_rank_equals_every_value_read_and_sqlite(database, tmp_path):
+    """PostgreSQL's doubles, sort and arithmetic give the same block as the reference and as SQLite, to the bit."""
+    rng = random.Random(3939)
+    prepared = reference.history(rng)
+    sqlite = _location.Spec()
+    root = str(tmp_path / "results")
+    os.makedirs(root)
+    for spec in (sqlite, database):
+        with open_store(spec, root) as store:
+            store.write_runs(prepared)
+    with open_store(sqlite, root, readonly=True) as one, open_store(database, root, readonly=True) as other:
+        for lookup in reference.lookups(rng, prepared, 40):
+            new, old = reference.both(other, lookup)
+            assert new == old, lookup
+            assert new == reference.both(one, lookup)[0], lookup
 
 
 def _writer(url: str, run_dir: str, times: int) -> None:

@@ -66,12 +66,18 @@ def _population_of(store: SqlStore | None, shown: str, model: dict, run: str, st
     steady = _headline_figures.steady(model)
     measured = [f for f in _headline_figures.HEADLINES if figures.get(f) is not None]
     quick = bool(model.get("quick_profile"))
-    read = store.population(drive["model"], drive.get("firmware") or None, quick, measured, run, started) \
-        if store is not None else {"values": {f: [] for f in measured}, "runs": 0, "from": None, "to": None}
     settings = outlier_settings(plan)
     identity = {"history": shown, "model": drive["model"], "firmware": drive.get("firmware") or None,
                 "profile": "quick" if quick else "full", "before": started, "run": run, "outlier_settings": settings}
-    block = _population.block(read, figures, steady, identity, _percentile(model, plan))
+    if store is None:
+        block = _population.block({"values": {f: [] for f in measured}, "runs": 0, "from": None, "to": None},
+                                  figures, steady, identity, _percentile(model, plan))
+    else:
+        # Only the ranks, counts and deviations the statistics need are read, all from one snapshot of the history.
+        with store.reading():
+            read = store.population_ranks(drive["model"], drive.get("firmware") or None, quick,
+                                          {f: figures[f] for f in measured}, run, started)
+            block = _population.block(read, figures, steady, identity, _percentile(model, plan))
     for entry in block["figures"].values():
         entry["outlier"] = _population.is_outlier(entry, settings["outlier_robust_z"],
                                                   settings["outlier_min_deviation_pct"], settings["outlier_min_cohort"])

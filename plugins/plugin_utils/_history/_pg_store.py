@@ -130,6 +130,29 @@ class PostgresStore(SqlStore):
         except psycopg.Error as exc:
             raise self._failed(exc) from None
 
+    def after_write(self) -> None:
+        """The table vacuumed and its statistics brought up to date, after the write's commit: VACUUM marks the pages
+        it wrote all-visible (it reads only the pages not so marked), so the population's reads are index-only scans
+        that never visit the table; ANALYZE tells the planner how many rows each model and figure has, so it takes
+        the population's index for a figure's values and the runs index for its span - a history just written,
+        before autovacuum's turn, included. SKIP_LOCKED: while another writer's (or autovacuum) holds the table, this
+        one leaves it to them. A role that does not own the table is told so by a warning, not an error."""
+        with contextlib.suppress(HistoryError):
+            self.execute("VACUUM (ANALYZE, SKIP_LOCKED) figures")
+
+    @contextlib.contextmanager
+    def reading(self):
+        """One read-only transaction on one snapshot (REPEATABLE READ): every read in it sees the same history. Without
+        parallel workers: each of its queries reads one figure's index, and a fleet's reports read at once, one
+        backend each."""
+        try:
+            with self.conn.transaction():
+                self.conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                self.conn.execute("SET LOCAL max_parallel_workers_per_gather = 0")
+                yield self
+        except psycopg.Error as exc:
+            raise self._failed(exc) from None
+
     def tables(self) -> set[str]:
         names = ("schema_version", "meta", "figures", "runs")
         rows = self.fetch("SELECT " + ", ".join(f"to_regclass('{n}') IS NOT NULL AS {n}" for n in names))

@@ -26,7 +26,6 @@ in the history - its population.
 from __future__ import annotations
 
 import math
-import statistics
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
 
@@ -40,29 +39,75 @@ def better(figure: str) -> str:
     return "lower" if unit in LOWER_IS_BETTER_UNITS else "higher"
 
 
-def quantile(ordered: list[float], q: float) -> float | None:
-    """The q-quantile (0 to 1) of values in ascending order, interpolated between the closest ranks; None for none."""
-    if not ordered:
+class Sorted:
+    """A population's values in memory, in ascending order: what the statistics below read of a population by rank.
+    The history's own (sql.StoredPopulation) answers the same questions from the database, reading only the ranks
+    asked for - the same answers, so the same figures."""
+
+    def __init__(self, ordered: list[float]):
+        self.ordered = ordered
+        self.n = len(ordered)
+        self._deviations: dict[float, list[float]] = {}
+
+    def at(self, rank: int) -> float:
+        """The value of that rank (0: the lowest)."""
+        return self.ordered[rank]
+
+    def position(self, value: float) -> tuple[int, int]:
+        """How many values are below ``value``, and how many equal it."""
+        below = _count_below(self.ordered, value)
+        return below, _count_below(self.ordered, value, inclusive=True) - below
+
+    def deviation_at(self, centre: float, rank: int) -> float:
+        """The rank-th smallest absolute deviation from ``centre``."""
+        if centre not in self._deviations:
+            self._deviations[centre] = sorted(abs(v - centre) for v in self.ordered)
+        return self._deviations[centre][rank]
+
+
+def ranked(values) -> Sorted:
+    """Values in ascending order (a list or any sequence), or a population that reads them by rank (Sorted,
+    sql.StoredPopulation)."""
+    if hasattr(values, "at") and hasattr(values, "deviation_at"):
+        return values
+    return Sorted(values if isinstance(values, list) else list(values))
+
+
+def _median_by_rank(n: int, at) -> float:
+    """statistics.median of n values in ascending order, ``at(rank)`` giving each: the middle one, or the mean of
+    the two middle ones."""
+    if n % 2 == 1:
+        return at(n // 2)
+    return (at(n // 2 - 1) + at(n // 2)) / 2
+
+
+def _quantile(population, q: float) -> float | None:
+    if not population.n:
         return None
-    position = (len(ordered) - 1) * min(max(q, 0.0), 1.0)
+    position = (population.n - 1) * min(max(q, 0.0), 1.0)
     low = math.floor(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+    high = min(low + 1, population.n - 1)
+    return population.at(low) + (population.at(high) - population.at(low)) * (position - low)
 
 
-def worse_percentile(ordered: list[float], percent: float, direction: str) -> float | None:
+def quantile(ordered, q: float) -> float | None:
+    """The q-quantile (0 to 1) of values in ascending order, interpolated between the closest ranks; None for none."""
+    return _quantile(ranked(ordered), q)
+
+
+def worse_percentile(ordered, percent: float, direction: str) -> float | None:
     """The value ``percent`` % of the population is worse than."""
     return quantile(ordered, percent / 100.0 if direction == "higher" else 1.0 - percent / 100.0)
 
 
-def better_than_pct(ordered: list[float], value: float, direction: str) -> float | None:
+def better_than_pct(ordered, value: float, direction: str) -> float | None:
     """The share (%) of the population ``value`` is better than; a tie counts half."""
-    if not ordered:
+    population = ranked(ordered)
+    if not population.n:
         return None
-    below = _count_below(ordered, value)
-    equal = _count_below(ordered, value, inclusive=True) - below
-    worse = below if direction == "higher" else len(ordered) - below - equal
-    return 100.0 * (worse + equal / 2.0) / len(ordered)
+    below, equal = population.position(value)
+    worse = below if direction == "higher" else population.n - below - equal
+    return 100.0 * (worse + equal / 2.0) / population.n
 
 
 def _count_below(ordered: list[float], value: float, inclusive: bool = False) -> int:
@@ -76,16 +121,18 @@ def _count_below(ordered: list[float], value: float, inclusive: bool = False) ->
     return low
 
 
-def statistics_of(ordered: list[float]) -> dict:
-    """Size, median, percentiles, MAD and spread of values in ascending order."""
-    if not ordered:
+def statistics_of(ordered) -> dict:
+    """Size, median, percentiles, MAD and spread of values in ascending order (or of a population read by rank)."""
+    population = ranked(ordered)
+    n = population.n
+    if not n:
         return {"n": 0}
-    median = statistics.median(ordered)
-    mad = statistics.median(sorted(abs(v - median) for v in ordered))
-    p5, p95 = quantile(ordered, 0.05), quantile(ordered, 0.95)
-    return {"n": len(ordered), "median": median, "p5": p5, "p25": quantile(ordered, 0.25),
-            "p75": quantile(ordered, 0.75), "p95": p95, "min": ordered[0], "max": ordered[-1], "mad": mad,
-            "spread_pct": (p95 - p5) / abs(median) * 100.0 if median else None}
+    median = _median_by_rank(n, population.at)
+    mad = _median_by_rank(n, lambda rank: population.deviation_at(median, rank))
+    p5, p95 = _quantile(population, 0.05), _quantile(population, 0.95)
+    return {"n": n, "median": median, "p5": p5, "p25": _quantile(population, 0.25),
+            "p75": _quantile(population, 0.75), "p95": p95, "min": population.at(0), "max": population.at(n - 1),
+            "mad": mad, "spread_pct": (p95 - p5) / abs(median) * 100.0 if median else None}
 
 
 def robust_z(value: float, median: float, mad: float) -> float:
@@ -95,14 +142,15 @@ def robust_z(value: float, median: float, mad: float) -> float:
     return 0.0 if value == median else math.copysign(math.inf, value - median)
 
 
-def compare(figure: str, ordered: list[float], value: float | None, steady: bool,
-            percentile: float | None = None) -> dict:
-    """One figure of a drive against its population (values in ascending order): the population's statistics, and
-    where ``value`` falls; with ``percentile``, the fleet's percentile counted from the worse end (``limit``)."""
+def compare(figure: str, ordered, value: float | None, steady: bool, percentile: float | None = None) -> dict:
+    """One figure of a drive against its population (values in ascending order, or a population read by rank): the
+    population's statistics, and where ``value`` falls; with ``percentile``, the fleet's percentile counted from the
+    worse end (``limit``)."""
     direction = better(figure)
+    ordered = ranked(ordered)
     entry = {"figure": figure, "better": direction, "value": value, "steady": bool(steady),
              **statistics_of(ordered)}
-    if not ordered:
+    if not ordered.n:
         return entry
     if percentile is not None:
         entry["percentile"] = percentile
@@ -149,8 +197,8 @@ def outliers(block: dict | None, threshold: float, min_deviation_pct: float, min
 
 
 def block(population: dict, figures: dict, steady: dict, identity: dict, percentile: float | None = None) -> dict:
-    """A drive's population block (result.json's ``population``): ``population`` as the store read it (values per
-    figure in ascending order, runs, from, to), the drive's own ``figures`` and whether each is final (``steady``),
+    """A drive's population block (result.json's ``population``): ``population`` as the store read it (per figure its
+    values in ascending order or a population read by rank, runs, from, to), the drive's own ``figures`` and whether each is final (``steady``),
     ``identity`` (history, model, firmware, profile, before)."""
     compared = {}
     for figure, ordered in population["values"].items():

@@ -14,13 +14,14 @@ database of any earlier version (none at all included) to this collection's.
   holds the current version too.
 - ``figures``: one row per run x host x drive x headline figure, the key (run_id, host, drive, figure).
 - ``runs``: one row per run written, when and by which controller.
+- Version 3 adds no table: the index the population's span reads (``figures_population_runs``).
 
 Version 1 is the SQLite index every collection before 3.0.0 kept beside the runs (``meta`` says ``schema = 1``, no
 ``schema_version`` table); a database with neither table is version 0."""
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 SQLITE, POSTGRESQL = "sqlite", "postgresql"
 
 # (column, type) in table order: INTEGER is 64-bit in both (BIGINT in PostgreSQL), REAL a double.
@@ -87,9 +88,20 @@ def _version_2(dialect: str) -> list[str]:
     ]
 
 
+def _version_3(dialect: str) -> list[str]:
+    """The index the population's span reads (how many runs, the first and the last one's start) without reading its
+    rows: one model, firmware and profile's steady rows run by run, each run's times in order - a run found by one
+    seek, its first and last start by one more each."""
+    if dialect == POSTGRESQL:
+        return ["CREATE INDEX IF NOT EXISTS figures_population_runs ON figures "
+                "(model, firmware, quick_profile, steady, run_id, run_time) INCLUDE (figure, value)"]
+    return ["CREATE INDEX IF NOT EXISTS figures_population_runs ON figures "
+            "(model, firmware, quick_profile, steady, run_id, run_time, figure, value)"]
+
+
 # version -> the statements that bring a database of the version before it to it. Forward only; never edited once
 # released (a change is a new version).
-MIGRATIONS = {1: _version_1, 2: _version_2}
+MIGRATIONS = {1: _version_1, 2: _version_2, 3: _version_3}
 
 
 def schema_version_table(dialect: str) -> str:

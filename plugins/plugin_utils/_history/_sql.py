@@ -70,6 +70,8 @@ class SqlStore(abc.ABC):
     dialect = _schema.SQLITE
     ph = "?"
     shown = ""
+    # The database's schema version, once read (check_readable) or brought up to date (migrate).
+    schema = 0
 
     # --- what a back end gives -------------------------------------------------------------------------------------
 
@@ -88,6 +90,11 @@ class SqlStore(abc.ABC):
     @abc.abstractmethod
     def writing(self):
         ...
+
+    @abc.abstractmethod
+    def reading(self):
+        """A read transaction: every read in it sees the same history (a writer's transaction lands before or after
+        all of them)."""
 
     @abc.abstractmethod
     def tables(self) -> set[str]:
@@ -138,6 +145,7 @@ class SqlStore(abc.ABC):
             raise HistoryError(_schema.newer_text(self.shown, found, by))
         if found == 0 or "figures" not in self.tables():
             raise NoHistory(f"{self.shown}: no run was ever written to this history")
+        self.schema = found
         return found
 
     def migrate(self) -> list[int]:
@@ -153,6 +161,7 @@ class SqlStore(abc.ABC):
         if found > SCHEMA_VERSION:
             raise HistoryError(_schema.newer_text(self.shown, found, by))
         if found == SCHEMA_VERSION:
+            self.schema = found
             return []
         now, version = _results.now_iso(), _results.collection_version()
         self.execute(_schema.schema_version_table(self.dialect))
@@ -172,6 +181,7 @@ class SqlStore(abc.ABC):
             applied.append(number)
         self.execute(self.sql("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET "
                               "value = excluded.value"), ("schema", str(SCHEMA_VERSION)))
+        self.schema = SCHEMA_VERSION
         return applied
 
     def _add_missing_columns(self) -> None:
@@ -204,7 +214,11 @@ class SqlStore(abc.ABC):
             now = _results.now_iso()
             for run, rows, hosts in prepared:
                 self._write_run(run, rows, hosts, now, indexed_by)
-            return dropped
+        self.after_write()
+        return dropped
+
+    def after_write(self) -> None:
+        """After a write transaction: what the back end does to keep its reads quick (PostgreSQL: ANALYZE)."""
 
     def _write_run(self, run: str, rows: list[dict], hosts: set, now: str, indexed_by: str | None) -> None:
         keep = {tuple(row[k] for k in KEY) for row in rows}
@@ -308,6 +322,9 @@ class SqlStore(abc.ABC):
     def tests_of(self, run: str, model: str, firmware: str | None) -> set[str]:
         """The tests a run's drives of this model and firmware ran."""
         where, params = self._cohort(model, firmware)
+        # The model compared as an expression: the run's rows are read by the run's index. SQLite (no statistics)
+        # would otherwise take an index of the model - every run of it - for the two equalities it matches.
+        where[0] = "model || '' = ?"
         rows = self.fetch(self.sql(f"SELECT DISTINCT tests FROM figures WHERE run_id = ? AND {' AND '.join(where)}"),
                           [run] + params)
         found: set[str] = set()
@@ -319,30 +336,131 @@ class SqlStore(abc.ABC):
             found |= {t for t in tests if isinstance(t, str)} if isinstance(tests, list) else set()
         return found
 
-    def population(self, model: str, firmware: str | None, quick: bool, figures: list[str], run: str,
-                   before: str | None) -> dict:
-        """The earlier runs of a model, firmware and profile (quick or full: never both): per figure the steady values
-        in order, and the runs and their time span. Leaves ``run`` out and, with ``before``, every run that did not
-        start before it."""
+    def _population_where(self, model: str, firmware: str | None, quick: bool, run: str,
+                          before: str | None) -> tuple[list[str], list]:
         where, params = self._cohort(model, firmware)
         where += ["quick_profile = ?", "steady = 1", "value IS NOT NULL", "run_id <> ?"]
         params += [int(bool(quick)), run]
         if before:
             where.append("run_time < ?")
             params.append(before)
+        return where, params
+
+    def population(self, model: str, firmware: str | None, quick: bool, figures: list[str], run: str,
+                   before: str | None) -> dict:
+        """The earlier runs of a model, firmware and profile (quick or full: never both): per figure the steady values
+        in order, and the runs and their time span. Leaves ``run`` out and, with ``before``, every run that did not
+        start before it. Every value is read: population_ranks() reads only what the statistics need."""
+        where, params = self._population_where(model, firmware, quick, run, before)
         values = {}
         for figure in figures:
             rows = self.fetch(self.sql(f"SELECT value FROM figures WHERE {' AND '.join(where)} AND figure = ? "
                                        "ORDER BY value"), params + [figure])
             values[figure] = [float(r["value"]) for r in rows]
-        span: dict = {"runs": 0, "from": None, "to": None}
-        if figures:
-            marks = ", ".join("?" for dummy in figures)
+        return {"values": values, **self._span(where, params, figures)}
+
+    def population_ranks(self, model: str, firmware: str | None, quick: bool, figures: dict, run: str,
+                         before: str | None) -> dict:
+        """population(), each figure's values left in the database: a StoredPopulation per figure, which reads the
+        ranks, counts and deviations the statistics ask for (population.py) from the population index. ``figures``:
+        {figure: the drive's value or None}, where the drive falls counted with the population's size. Read inside
+        ``reading()``, so that every figure and rank comes from the same snapshot."""
+        where, params = self._population_where(model, firmware, quick, run, before)
+        values = {}
+        for figure, value in figures.items():
+            values[figure] = StoredPopulation(self, " AND ".join(where + ["figure = ?"]), params + [figure], value)
+        return {"values": values, **self._span(where, params, list(figures))}
+
+    def _span(self, where: list[str], params: list, figures: list[str]) -> dict:
+        """How many runs a population holds, and the first and the last one's start. From schema version 3, by its
+        runs index: one seek per run found and two for its times (the population's rows are not read); an older
+        database a reader reads as it is, by counting its rows."""
+        if not figures:
+            return {"runs": 0, "from": None, "to": None}
+        marks = ", ".join("?" for dummy in figures)
+        condition = " AND ".join(where + [f"figure IN ({marks})"])
+        condition_params = params + list(figures)
+        if self.schema < 3:
             (row,) = self.fetch(self.sql(
                 "SELECT COUNT(DISTINCT run_id) AS runs, MIN(run_time) AS first, MAX(run_time) AS last FROM figures "
-                f"WHERE {' AND '.join(where)} AND figure IN ({marks})"), params + list(figures))
-            span = {"runs": int(row["runs"] or 0), "from": row["first"], "to": row["last"]}
-        return {"values": values, **span}
+                f"WHERE {condition}"), condition_params)
+        else:
+            # A loose index scan: each run is the least run id above the one before it (WITH RECURSIVE, in both;
+            # ORDER BY ... LIMIT 1 rather than MIN, which PostgreSQL may take as an aggregate over every row).
+            (row,) = self.fetch(self.sql(
+                f"WITH RECURSIVE found (prev) AS (SELECT (SELECT run_id FROM figures WHERE {condition} ORDER BY run_id "
+                f"LIMIT 1) UNION ALL SELECT (SELECT run_id FROM figures WHERE {condition} AND run_id > found.prev "
+                "ORDER BY run_id LIMIT 1) FROM found "
+                "WHERE found.prev IS NOT NULL) "
+                "SELECT COUNT(prev) AS runs, MIN(first) AS first, MAX(last) AS last FROM ("
+                f"SELECT prev, (SELECT MIN(run_time) FROM figures WHERE {condition} AND run_id = found.prev) AS first, "
+                f"(SELECT MAX(run_time) FROM figures WHERE {condition} AND run_id = found.prev) AS last "
+                "FROM found WHERE prev IS NOT NULL) spans"), condition_params * 4)
+        return {"runs": int(row["runs"] or 0), "from": row["first"], "to": row["last"]}
+
+
+class StoredPopulation:
+    """One figure's population left in the database, read by rank as population.Sorted reads a list: its size and where
+    a drive falls counted at once (one pass over the population index), each rank asked for read with ``ORDER BY
+    value LIMIT 2 OFFSET k`` from the nearer end of the index, each absolute deviation from the median by the
+    database's own sort. The values are the database's doubles and the arithmetic the same (IEEE subtraction and
+    absolute value in SQLite, PostgreSQL and Python alike): every statistic equals the one from all values read."""
+
+    def __init__(self, store: SqlStore, where: str, params: list, value: float | None = None):
+        self.store, self.where, self.params = store, where, list(params)
+        self._ranks: dict[int, float] = {}
+        self._deviations: dict[tuple[float, int], float] = {}
+        self._positions: dict[float, tuple[int, int]] = {}
+        if value is None:
+            (row,) = store.fetch(store.sql(f"SELECT COUNT(*) AS n FROM figures WHERE {where}"), self.params)
+        else:
+            (row,) = store.fetch(store.sql(
+                "SELECT COUNT(*) AS n, SUM(CASE WHEN value < ? THEN 1 ELSE 0 END) AS below, "
+                f"SUM(CASE WHEN value = ? THEN 1 ELSE 0 END) AS equal FROM figures WHERE {where}"),
+                [float(value), float(value)] + self.params)
+            self._positions[float(value)] = (int(row["below"] or 0), int(row["equal"] or 0))
+        self.n = int(row["n"])
+
+    def _read(self, sql: str, params: list) -> list[float]:
+        return [float(r["v"]) for r in self.store.fetch(self.store.sql(sql), params)]
+
+    def at(self, rank: int) -> float:
+        if rank not in self._ranks:
+            if not 0 <= rank < self.n:
+                raise IndexError(rank)
+            if rank <= self.n - 1 - rank:
+                found = self._read(f"SELECT value AS v FROM figures WHERE {self.where} ORDER BY value LIMIT 2 OFFSET ?",
+                                   self.params + [rank])
+                ranks = range(rank, rank + len(found))
+            else:
+                found = self._read(f"SELECT value AS v FROM figures WHERE {self.where} ORDER BY value DESC LIMIT 2 "
+                                   "OFFSET ?", self.params + [self.n - 1 - rank])
+                ranks = range(rank, rank - len(found), -1)
+            if not found:
+                raise HistoryError(f"{self.store.shown}: the population changed while it was read")
+            self._ranks.update(zip(ranks, found))
+        return self._ranks[rank]
+
+    def position(self, value: float) -> tuple[int, int]:
+        value = float(value)
+        if value not in self._positions:
+            (row,) = self.store.fetch(self.store.sql(
+                "SELECT SUM(CASE WHEN value < ? THEN 1 ELSE 0 END) AS below, "
+                f"SUM(CASE WHEN value = ? THEN 1 ELSE 0 END) AS equal FROM figures WHERE {self.where}"),
+                [value, value] + self.params)
+            self._positions[value] = (int(row["below"] or 0), int(row["equal"] or 0))
+        return self._positions[value]
+
+    def deviation_at(self, centre: float, rank: int) -> float:
+        if (centre, rank) not in self._deviations:
+            if not 0 <= rank < self.n:
+                raise IndexError(rank)
+            found = self._read(f"SELECT ABS(value - ?) AS v FROM figures WHERE {self.where} ORDER BY v LIMIT 2 "
+                               "OFFSET ?", [float(centre)] + self.params + [rank])
+            if not found:
+                raise HistoryError(f"{self.store.shown}: the population changed while it was read")
+            self._deviations.update(((centre, rank + i), v) for i, v in enumerate(found))
+        return self._deviations[(centre, rank)]
 
 
 @contextlib.contextmanager

@@ -106,6 +106,17 @@ class SqliteStore(SqlStore):
                 self.conn.execute("ROLLBACK")
             raise
 
+    @contextlib.contextmanager
+    def reading(self):
+        """One read transaction (SQLite's shared lock held from its first read to its end: a writer commits before or
+        after it, never in between)."""
+        self.execute("BEGIN")
+        try:
+            yield self
+        finally:
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.execute("COMMIT")
+
     def tables(self) -> set[str]:
         return {r["name"] for r in self.fetch("SELECT name FROM sqlite_master WHERE type = 'table'")}
 

@@ -57,7 +57,11 @@ def test_each_dialects_statements():
     lite = " ".join(_schema.statements(_schema.SQLITE, 1, "T") + _schema.statements(_schema.SQLITE, 2, "T"))
     assert "capacity_bytes BIGINT" in pg and "value DOUBLE PRECISION" in pg and "INCLUDE (run_time, run_id)" in pg
     assert "capacity_bytes INTEGER" in lite and "INCLUDE" not in lite and "'T', 'schema 1 (migrated)'" in lite
-    assert _schema.pending(0) == [1, 2] and _schema.pending(1) == [2] and _schema.pending(2) == []
+    assert _schema.statements(_schema.POSTGRESQL, 3, "T") == [
+        "CREATE INDEX IF NOT EXISTS figures_population_runs ON figures (model, firmware, quick_profile, steady, run_id, "
+        "run_time) INCLUDE (figure, value)"]
+    assert "INCLUDE" not in _schema.statements(_schema.SQLITE, 3, "T")[0]
+    assert _schema.pending(0) == [1, 2, 3] and _schema.pending(1) == [2, 3] and _schema.pending(3) == []
     with pytest.raises(ValueError):
         _schema.statements(_schema.SQLITE, 2, "it's")
 
@@ -66,8 +70,9 @@ def test_an_empty_file_is_migrated_from_nothing(tmp_path):
     path = str(tmp_path / "pts-history.sqlite")
     store = SqliteStore(path)
     store.close()
-    assert {"meta", "figures", "runs", "schema_version", "figures_population", "figures_run"} <= tables(path)
-    assert [r[0] for r in rows(path, "SELECT version FROM schema_version ORDER BY version")] == [1, 2]
+    assert {"meta", "figures", "runs", "schema_version", "figures_population", "figures_run",
+            "figures_population_runs"} <= tables(path)
+    assert [r[0] for r in rows(path, "SELECT version FROM schema_version ORDER BY version")] == [1, 2, 3]
     assert rows(path, "SELECT value FROM meta WHERE key = 'schema'") == [(str(_schema.SCHEMA_VERSION),)]
 
 
@@ -88,13 +93,13 @@ def test_the_index_of_collections_before_3_is_migrated_and_keeps_its_rows(tmp_pa
     assert "schema_version" not in tables(path)
     # ... and migrated by the first writer: the rows kept, the runs listed, the versions recorded.
     with SqliteStore(path) as store:
-        assert store.version() == (2, "3.0.0")
+        assert store.version() == (3, "3.0.0")
         assert len(store.query()) == 4
         assert [(r["run_id"], r["drives"], r["indexed_by"]) for r in store.run_records()] == [
             ("run-a", 2, "schema 1 (migrated)"), ("run-b", 2, "schema 1 (migrated)")]
     assert rows(path, "SELECT version, applied_by FROM schema_version ORDER BY version") == [
-        (1, "before 3.0.0"), (2, "3.0.0")]
-    assert rows(path, "SELECT value FROM meta WHERE key = 'schema'") == [("2",)]
+        (1, "before 3.0.0"), (2, "3.0.0"), (3, "3.0.0")]
+    assert rows(path, "SELECT value FROM meta WHERE key = 'schema'") == [("3",)]
 
 
 def test_a_partial_version_1_index_gains_its_columns_before_the_next_migration_reads_them(tmp_path):
@@ -127,3 +132,35 @@ def test_a_failed_migration_leaves_the_index_as_it_was(tmp_path, monkeypatch):
         SqliteStore(path)
     assert "runs" not in tables(path) and "schema_version" not in tables(path)
     assert rows(path, "SELECT value FROM meta") == [("1",)]
+
+
+def _at_version_2(path: str) -> None:
+    """A history as 3.0.0 before schema version 3 left it: no runs index, version 2 recorded."""
+    conn = sqlite3.connect(path)
+    conn.execute("DROP INDEX figures_population_runs")
+    conn.execute("DELETE FROM schema_version WHERE version = 3")
+    conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema'")
+    conn.commit()
+    conn.close()
+
+
+def test_a_version_2_history_is_read_as_it_is_and_migrated_by_its_first_writer(tmp_path):
+    import random  # pylint: disable=import-outside-toplevel
+    from _population_reference import history  # pylint: disable=import-outside-toplevel
+    path = str(tmp_path / "pts-history.sqlite")
+    prepared = history(random.Random(2))
+    with SqliteStore(path) as store:
+        store.write_runs(prepared)
+        span = store.population_ranks("ACME X1", "1.0", False, {"iops_4k_write": 1.0}, "run-new", None)
+    _at_version_2(path)
+    assert "figures_population_runs" not in tables(path)
+    # A reader never migrates: it reads the span by counting the rows, the same span.
+    with SqliteStore(path, readonly=True) as store:
+        assert store.schema == 2
+        found = store.population_ranks("ACME X1", "1.0", False, {"iops_4k_write": 1.0}, "run-new", None)
+        assert (found["runs"], found["from"], found["to"]) == (span["runs"], span["from"], span["to"])
+        assert found["runs"] > 5
+    with SqliteStore(path) as store:
+        assert store.schema == 3 and store.version() == (3, "3.0.0")
+    assert "figures_population_runs" in tables(path)
+    assert rows(path, "SELECT version FROM schema_version ORDER BY version") == [(1,), (2,), (3,)]
