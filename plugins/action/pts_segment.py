@@ -16,6 +16,7 @@ from ansible.errors import AnsibleActionFail, AnsibleConnectionFailure, AnsibleE
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _health
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _interval, _plan, _rounds
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import _intensity
@@ -49,7 +50,7 @@ ARGUMENT_SPEC = dict(
 )
 
 
-class _NotRecorded(Exception):
+class _NotRecorded(PtsError):
     """A sample of a continuous stimulus could not be recorded: fio is stopped, the test stops."""
 
 

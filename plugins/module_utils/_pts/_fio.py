@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import parse_block_size
 
 PERCENTILES = ("50", "99", "99.9", "99.99", "99.999")
@@ -24,7 +25,7 @@ _MIX_BY_RW = {"read": 100, "randread": 100, "write": 0, "randwrite": 0}
 _SEQUENTIAL = ("read", "write", "rw", "readwrite")
 
 
-class FioOutputError(ValueError):
+class FioOutputError(PtsError, ValueError):
     """fio's output is not what a finished run prints, or a job reported an error."""
 
 
