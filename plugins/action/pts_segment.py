@@ -505,7 +505,11 @@ class ActionModule(PtsAction):
         rounds = [_results.read_json(path) for path in _results.round_files(loop_dir)[-window:]]
         if not rounds:
             raise ActionRefused(f"the TC x QD loop's rounds are not on disk in {loop_dir}: no operating point can be chosen")
-        points = _intensity.operating_points(_intensity.window_grid([r["fio"]["jobs"] for r in rounds], params), params)
+        jobs = [(r.get("fio") if isinstance(r.get("fio"), dict) else {}).get("jobs") for r in rounds]
+        if not all(isinstance(j, list) for j in jobs):
+            raise ActionRefused(f"a round of the TC x QD loop in {loop_dir} holds no fio jobs: no operating point can be "
+                                "chosen")
+        points = _intensity.operating_points(_intensity.window_grid(jobs, params), params)
         points["window_rounds"] = [r.get("round") for r in rounds]
         return _intensity.point_row(params, row, points)
 
