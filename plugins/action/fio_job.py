@@ -4,14 +4,15 @@
 
 from __future__ import annotations
 
-from ansible.errors import AnsibleActionFail, AnsibleConnectionFailure
-from ansible.plugins.action import ActionBase
+from ansible.errors import AnsibleConnectionFailure
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio_job_args
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _filing
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._action import PtsAction
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fio_client import FioClient, outcome
 
 
-class ActionModule(ActionBase):
+class ActionModule(PtsAction):
     """Run one fio job file on the host: the fio_job module writes it, re-checks the guard and starts fio detached
     (a dropped connection does not stop it); the controller then waits, checking sparsely until a second before fio is
     expected to finish (the previous round's run time is the best guess) and letting the host watch for fio's exit
@@ -21,21 +22,15 @@ class ActionModule(ActionBase):
     """
 
     _supports_check_mode = True
+    # The module's own options, checked here before the host is asked anything.
+    ARGUMENT_SPEC = _fio_job_args.ARGUMENT_SPEC
 
-    def run(self, tmp=None, task_vars=None):
-        result = super().run(tmp, task_vars)
+    def run_action(self, result, args, task_vars):
+        numbers = {name: float(args[name]) for name in ("expected_seconds", "reconnect_timeout", "timeout")}
+        wait = args["wait"]
+        # The module gets the task's arguments as given (it fills in its own defaults).
         args = dict(self._task.args)
         run_dir = _filing.run_dir_of(task_vars)
-        wait = args.get("wait", True)
-        if not isinstance(wait, bool):
-            raise AnsibleActionFail(f"fio_job: wait={wait!r} must be a boolean")
-        numbers = {}
-        for name, default in (("expected_seconds", 0), ("reconnect_timeout", 300), ("timeout", 0)):
-            value = args.get(name, default)
-            try:
-                numbers[name] = float(value if value is not None else default)
-            except (TypeError, ValueError):
-                raise AnsibleActionFail(f"fio_job: {name}={value!r} must be a number of seconds") from None
         if self._task.check_mode:
             result.update(self._execute_module(module_name="fleetqual.pts.fio_job", module_args=args,
                                                task_vars=task_vars))

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import os
 
-from ansible.errors import AnsibleActionFail
-from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError, run_id
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _run, _run_lock, _safe_tree
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._action import ActionRefused, PtsAction
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_summary
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _location
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._acceptance import VERDICTS
@@ -19,52 +18,49 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._acceptance import V
 display = Display()
 
 
-class ActionModule(ActionBase):
-    TRANSFERS_FILES = False
+class ActionModule(PtsAction):
     _requires_connection = False  # reads the results tree on the controller only
+    ARGUMENT_SPEC = dict(
+        results_dirs=dict(type="list", elements="path"),
+        run_ids=dict(type="list", elements="str", required=True),
+        output_dir=dict(type="path"),
+        # Unset: as the runs' plans recorded them (pts_fleet_*), else _run.FLEET_DEFAULTS.
+        fail_on=dict(type="list", elements="str"),
+        outlier_robust_z=dict(type="float"),
+        outlier_min_deviation_pct=dict(type="float"),
+        outlier_min_cohort=dict(type="int"),
+        outliers_fail=dict(type="bool"),
+        fail=dict(type="bool", default=True),
+        errors=dict(type="list", elements="dict", default=[]),
+        release_locks=dict(type="bool", default=False),
+        # Unset: the pts_history_url variable, else PTS_HISTORY_URL, else SQLite beside the runs.
+        history_url=dict(type="str", no_log=True),
+    )
 
-    def run(self, tmp=None, task_vars=None):
-        result = super().run(tmp, task_vars)
-        dummy, args = self.validate_argument_spec(argument_spec=dict(
-            results_dirs=dict(type="list", elements="path"),
-            run_ids=dict(type="list", elements="str", required=True),
-            output_dir=dict(type="path"),
-            # Unset: as the runs' plans recorded them (pts_fleet_*), else _run.FLEET_DEFAULTS.
-            fail_on=dict(type="list", elements="str"),
-            outlier_robust_z=dict(type="float"),
-            outlier_min_deviation_pct=dict(type="float"),
-            outlier_min_cohort=dict(type="int"),
-            outliers_fail=dict(type="bool"),
-            fail=dict(type="bool", default=True),
-            errors=dict(type="list", elements="dict", default=[]),
-            release_locks=dict(type="bool", default=False),
-            # Unset: the pts_history_url variable, else PTS_HISTORY_URL, else SQLite beside the runs.
-            history_url=dict(type="str", no_log=True),
-        ))
+    def run_action(self, result, args, task_vars):
         try:
             for index, run in enumerate(args["run_ids"]):
                 run_id(f"run_ids[{index}] (pts_run_ids[{index}], or pts_run_id)", run)
         except PlanError as exc:
-            raise AnsibleActionFail(f"fleet_summary: {exc}; nothing was written") from None
+            raise ActionRefused(f"{exc}; nothing was written") from None
         bad = sorted(set(args["fail_on"] or []) - set(VERDICTS))
         if bad:
-            raise AnsibleActionFail(f"fleet_summary: fail_on={args['fail_on']!r}: unknown verdicts {bad}; known: "
-                                    f"{', '.join(VERDICTS)}")
+            raise ActionRefused(f"fail_on={args['fail_on']!r}: unknown verdicts {bad}; known: {', '.join(VERDICTS)}")
         try:
             roots = [_run.checked_root(root, f"results_dirs[{index}]") for index, root in enumerate(args["results_dirs"])] \
                 if args["results_dirs"] else [
-                    _run.results_root(None, self._templar.template((task_vars or {}).get("pts_results_dir")))]
+                    _run.results_root(None, self._templar.template(task_vars.get("pts_results_dir")))]
             run_dirs = [os.path.join(root, run) for root in roots for run in args["run_ids"]
                         if _safe_tree.isdir(os.path.join(root, run))]
             out = _run.checked_root(args["output_dir"], "output_dir") if args["output_dir"] else None
         except (ValueError, OSError) as exc:
-            raise AnsibleActionFail(f"fleet_summary: {exc}; nothing was written") from None
+            raise ActionRefused(f"{exc}; nothing was written") from None
         if not run_dirs:
-            raise AnsibleActionFail(f"fleet_summary: no run {args['run_ids']} under {roots}")
+            raise ActionRefused(f"no run {args['run_ids']} under {roots}")
         try:
             history = _location.from_task_vars(args["history_url"], task_vars, self._templar.template)
         except ValueError as exc:
-            raise AnsibleActionFail(f"fleet_summary: {exc}; nothing was written") from None
+            raise ActionRefused(f"{exc}; nothing was written") from None
         out = out or run_dirs[0]
         # Actions run in a worker forked from ansible-playbook: host locks of that process are this run's own.
         owner = os.getppid()
@@ -84,8 +80,8 @@ class ActionModule(ActionBase):
                 if busy and now_busy != busy:
                     busy = now_busy
                     summary = _fleet_summary.summarize(run_dirs, out, settings, busy, args["errors"], True, history)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise AnsibleActionFail(f"fleet_summary: {exc}") from None
+        except (OSError, ValueError) as exc:
+            raise ActionRefused(str(exc)) from None
         finally:
             if args["release_locks"]:
                 self._release(run_dirs, owner)

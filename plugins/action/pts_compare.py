@@ -6,29 +6,13 @@ from __future__ import annotations
 
 import os
 
-from ansible.errors import AnsibleActionFail
-from ansible.plugins.action import ActionBase
-
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError, run_id
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run, _safe_tree
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._action import ActionRefused, PtsAction
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _compare, _compare_report
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _location
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._sql import HistoryError
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._store import open_store
-
-ARGUMENT_SPEC = dict(
-    results_dir=dict(type="path"),
-    baseline_runs=dict(type="list", elements="str"),
-    candidate_runs=dict(type="list", elements="str"),
-    model=dict(type="str"),
-    baseline_firmware=dict(type="str"),
-    candidate_firmware=dict(type="str"),
-    tolerance_pct=dict(type="raw"),
-    fail_on_regression=dict(type="bool", default=True),
-    output_dir=dict(type="path"),
-    # Unset: the pts_history_url variable, else PTS_HISTORY_URL, else SQLite beside the runs.
-    history_url=dict(type="str", no_log=True),
-)
 
 
 def _default_name(selection: dict) -> str:
@@ -39,14 +23,24 @@ def _default_name(selection: dict) -> str:
     return _results.safe_name(name)
 
 
-class ActionModule(ActionBase):
-    TRANSFERS_FILES = False
+class ActionModule(PtsAction):
     _requires_connection = False  # reads the history and writes the comparison on the controller only
     _supports_check_mode = False  # it writes the comparison: --check skips it
+    ARGUMENT_SPEC = dict(
+        results_dir=dict(type="path"),
+        baseline_runs=dict(type="list", elements="str"),
+        candidate_runs=dict(type="list", elements="str"),
+        model=dict(type="str"),
+        baseline_firmware=dict(type="str"),
+        candidate_firmware=dict(type="str"),
+        tolerance_pct=dict(type="raw"),
+        fail_on_regression=dict(type="bool", default=True),
+        output_dir=dict(type="path"),
+        # Unset: the pts_history_url variable, else PTS_HISTORY_URL, else SQLite beside the runs.
+        history_url=dict(type="str", no_log=True),
+    )
 
-    def run(self, tmp=None, task_vars=None):
-        result = super().run(tmp, task_vars)
-        dummy, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+    def run_action(self, result, args, task_vars):
         try:
             for variable, runs in (("pts_compare_baseline_run", args["baseline_runs"]),
                                    ("pts_compare_candidate_run", args["candidate_runs"])):
@@ -55,34 +49,33 @@ class ActionModule(ActionBase):
             tolerance = _compare.tolerance_input(args["tolerance_pct"])
             history = _location.from_task_vars(args["history_url"], task_vars, self._templar.template)
         except (PlanError, ValueError) as exc:  # a CompareError, or pts_history_url
-            raise AnsibleActionFail(f"pts_compare: {exc}; nothing was written") from None
+            raise ActionRefused(f"{exc}; nothing was written") from None
         try:
             root = _run.results_root(args["results_dir"])
             given_out = _run.checked_root(args["output_dir"], "output_dir (pts_compare_output_dir)") \
                 if args["output_dir"] else None
         except ValueError as exc:
-            raise AnsibleActionFail(f"pts_compare: {exc}; nothing was written") from None
+            raise ActionRefused(f"{exc}; nothing was written") from None
         if not _safe_tree.isdir(root):
-            raise AnsibleActionFail(f"pts_compare: pts_results_dir={root!r} is not a directory")
+            raise ActionRefused(f"pts_results_dir={root!r} is not a directory")
         try:
             store = open_store(history, root, readonly=True)
         except HistoryError as exc:
-            raise AnsibleActionFail(f"pts_compare: {history.scrub(exc)}: a run is written into the history when its "
-                                    "fleet summary is written; playbooks/report.yml writes it from the results tree"
-                                    ) from None
+            raise ActionRefused(f"{history.scrub(exc)}: a run is written into the history when its fleet summary is "
+                                "written; playbooks/report.yml writes it from the results tree") from None
         try:
             selection = _compare.select(store, args["baseline_runs"], args["candidate_runs"], args["model"],
                                         args["baseline_firmware"], args["candidate_firmware"], db=store.shown)
             compared = _compare.build(store, selection, tolerance)
         except (_compare.CompareError, HistoryError) as exc:
-            raise AnsibleActionFail(f"pts_compare: {history.scrub(exc)}; nothing was written") from None
+            raise ActionRefused(f"{history.scrub(exc)}; nothing was written") from None
         finally:
             store.close()
         out = given_out or os.path.join(root, "compare", _default_name(selection))
         try:
             written = _compare_report.write(compared, out, args["fail_on_regression"], root=root)
         except (OSError, ValueError) as exc:
-            raise AnsibleActionFail(f"pts_compare: could not write the comparison in {out}: {exc}") from None
+            raise ActionRefused(f"could not write the comparison in {out}: {exc}") from None
         counts = written["counts"]
         missing = "".join(f"; {kind} not made: {why}" for kind, why in written["outputs"]["not_produced"].items()
                           if "not asked for" not in why)

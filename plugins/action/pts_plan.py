@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import os
 
-from ansible.errors import AnsibleActionFail
-from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _text
@@ -17,6 +15,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._plan import build_plan
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import (_concurrency, _identity, _progress, _resume,
                                                                     _results, _role_inputs, _run, _run_steps)
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._action import ActionRefused, PtsAction
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _location, _preflight
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._raid import validate_arrays
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._acceptance import inline_specs, matching_rule
@@ -37,33 +36,28 @@ ALIASES = {
 }
 
 
-class ActionModule(ActionBase):
-    TRANSFERS_FILES = False
+class ActionModule(PtsAction):
     _requires_connection = False  # validation only; runs before anything reaches a host
+    ARGUMENT_SPEC = dict(
+        variables=dict(type="dict"),
+        devices=dict(type="list", elements="dict", default=[]),
+        guarded=dict(type="dict", default={}),
+        # raw: a malformed pts_devices is refused below under its own name, not as this option's.
+        listed=dict(type="raw", default=[]),
+        acceptance=dict(type="raw", default=[]),
+        # raw: refused below naming pts_acceptance_specs and the file, not this option.
+        acceptance_specs=dict(type="raw", default=[]),
+        acceptance_measure=dict(type="raw", default="add"),
+        resume=dict(type="dict", options=dict(
+            results_dir=dict(type="path"),
+            run_id=dict(type="str"),
+            host=dict(type="str", required=True),
+            allow_changed_settings=dict(type="raw", default=False),
+        )),
+        context=dict(type="dict", default={}),
+    )
 
-    def run(self, tmp=None, task_vars=None):
-        result = super().run(tmp, task_vars)
-        task_vars = task_vars or {}
-        dummy, args = self.validate_argument_spec(
-            argument_spec=dict(
-                variables=dict(type="dict"),
-                devices=dict(type="list", elements="dict", default=[]),
-                guarded=dict(type="dict", default={}),
-                # raw: a malformed pts_devices is refused below under its own name, not as this option's.
-                listed=dict(type="raw", default=[]),
-                acceptance=dict(type="raw", default=[]),
-                # raw: refused below naming pts_acceptance_specs and the file, not this option.
-                acceptance_specs=dict(type="raw", default=[]),
-                acceptance_measure=dict(type="raw", default="add"),
-                resume=dict(type="dict", options=dict(
-                    results_dir=dict(type="path"),
-                    run_id=dict(type="str"),
-                    host=dict(type="str", required=True),
-                    allow_changed_settings=dict(type="raw", default=False),
-                )),
-                context=dict(type="dict", default={}),
-            ),
-        )
+    def run_action(self, result, args, task_vars):
         # Unless given, every input the task sees: the options of the pts_run role's argument spec.
         variables = args["variables"] if args["variables"] is not None else \
             _role_inputs.collect(task_vars, self._templar.template)
@@ -93,26 +87,23 @@ class ActionModule(ActionBase):
             # client library, is refused now, before any drive is touched (the server itself is not asked).
             _preflight.before_the_run(_location.from_task_vars(None, task_vars, self._templar.template))
         except PlanError as exc:
-            raise AnsibleActionFail(f"pts_plan: {self._user_named(exc, variables, task_vars)}; nothing was written") from None
+            raise ActionRefused(f"{self._user_named(exc, variables, task_vars)}; nothing was written") from None
         except ValueError as exc:
-            raise AnsibleActionFail(f"pts_plan: {exc}; nothing was written") from None
+            raise ActionRefused(f"{exc}; nothing was written") from None
         plan["listed"] = [{k: v for k, v in spec.items() if k in ("path", "name", "serial", "wwn")} for spec in listed]
         resume = args["resume"] or {}
-        try:
-            given = resume.get("run_id") or (args["context"] or {}).get("run_id") or _run_steps.setting("run_id")
-            run_id = _run_steps.checked_run_id(given, self._loader)
-            results_dir = _run_steps.results_root(resume.get("results_dir"), task_vars, self._templar.template)
-        except _run_steps.StepRefused as exc:
-            raise AnsibleActionFail(f"pts_plan: {exc}") from None
+        given = resume.get("run_id") or (args["context"] or {}).get("run_id") or _run_steps.setting("run_id")
+        run_id = _run_steps.checked_run_id(given, self._loader)
+        results_dir = _run_steps.results_root(resume.get("results_dir"), task_vars, self._templar.template)
         if resume and run_id and results_dir:
             try:
                 self._resume(plan, results_dir, run_id, resume, args["devices"], listed)
-            except _resume.ResumeRefused as exc:
-                raise AnsibleActionFail(f"pts_plan: {exc}") from None
+            except _resume.ResumeRefused:
+                raise
             except PlanError as exc:
-                raise AnsibleActionFail(f"pts_plan: {exc}; nothing was written") from None
+                raise ActionRefused(f"{exc}; nothing was written") from None
             except (OSError, ValueError, KeyError) as exc:
-                raise AnsibleActionFail(f"pts_plan: cannot read the results of run {run_id}: {exc}") from None
+                raise ActionRefused(f"cannot read the results of run {run_id}: {exc}") from None
         # After the resume has marked the finished tests: only what is left to run counts against the budget.
         self._wear(plan, args["devices"])
         if args["devices"] or plan["drives"]:
@@ -164,13 +155,13 @@ class ActionModule(ActionBase):
             rule = matching_rule(plan["acceptance"], device.get("model"), device.get("firmware"))
             try:
                 drive["wear"] = _wear.judge(device, drive, run, rule, plan["wear_budget_pct"])
-            except (ValueError, KeyError, TypeError) as exc:
-                raise AnsibleActionFail(f"pts_plan: the wear budget of drive {drive['key']} cannot be judged: {exc}; "
-                                        "nothing was written") from None
+            except ValueError as exc:
+                raise ActionRefused(f"the wear budget of drive {drive['key']} cannot be judged: {exc}; "
+                                    "nothing was written") from None
             if drive["wear"]["refused"]:
                 refusals.append(_wear.refusal(drive["key"], device, drive["wear"]))
         if refusals:
-            raise AnsibleActionFail(f"pts_plan: {'; '.join(refusals)}; nothing was written")
+            raise ActionRefused(f"{'; '.join(refusals)}; nothing was written")
 
     @staticmethod
     def _user_named(exc: PlanError, variables: dict, task_vars: dict) -> str:

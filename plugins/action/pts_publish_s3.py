@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import os
 
-from ansible.plugins.action import ActionBase
-
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _destinations, _publish_s3
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._action import PtsAction
 
 try:
     import boto3
@@ -19,20 +18,19 @@ except ImportError:
     BotoCoreError = ClientError = OSError  # pylint: disable=invalid-name
 
 
-class ActionModule(ActionBase):
-    TRANSFERS_FILES = False
+class ActionModule(PtsAction):
     _requires_connection = False  # the run directory is on the controller, the bucket is reached from it
+    ARGUMENT_SPEC = dict(
+        run_dir=dict(type="path", required=True),
+        name=dict(type="str", required=True),
+        bucket=dict(type="str", required=True),
+        prefix=dict(type="str", default=""),
+        endpoint_url=dict(type="str"),
+        region=dict(type="str"),
+    )
 
-    def run(self, tmp=None, task_vars=None):
-        result = super().run(tmp, task_vars)
-        dummy, args = self.validate_argument_spec(argument_spec=dict(
-            run_dir=dict(type="path", required=True),
-            name=dict(type="str", required=True),
-            bucket=dict(type="str", required=True),
-            prefix=dict(type="str", default=""),
-            endpoint_url=dict(type="str"),
-            region=dict(type="str"),
-        ))
+    def run_action(self, result, args, task_vars):
+        # Every failure is returned with its pts_publish_s3_error record (the fleet summary lists it), not raised.
         result["changed"] = False
         where = f"s3://{args['bucket']}/{_publish_s3.base_key(args['prefix'] or '', args['name'])}"
         try:

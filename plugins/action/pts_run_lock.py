@@ -6,36 +6,28 @@ from __future__ import annotations
 
 import os
 
-from ansible.errors import AnsibleActionFail
-from ansible.plugins.action import ActionBase
-
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _run_steps
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._action import PtsAction
 
 
-class ActionModule(ActionBase):
-    TRANSFERS_FILES = False
+class ActionModule(PtsAction):
     _requires_connection = False  # the lock is in the results tree on the controller
+    ARGUMENT_SPEC = dict(
+        run_id=dict(type="str"),
+        results_dir=dict(type="path"),
+        host=dict(type="str"),
+    )
 
-    def run(self, tmp=None, task_vars=None):
-        result = super().run(tmp, task_vars)
-        task_vars = task_vars or {}
-        dummy, args = self.validate_argument_spec(argument_spec=dict(
-            run_id=dict(type="str"),
-            results_dir=dict(type="path"),
-            host=dict(type="str"),
-        ))
-        try:
-            run_id = _run_steps.checked_run_id(args["run_id"] or _run_steps.setting("run_id"), self._loader)
-            root = _run_steps.results_root(args["results_dir"], task_vars, self._templar.template)
-            if not run_id:
-                # A role run outside playbooks/pts.yml without a run: no results tree to lock.
-                result.update(changed=False, pts_run_token=None, pts_run_concurrent=[])
-                return result
-            taken = _run_steps.lock(os.path.join(root, run_id), run_id, args["host"],
-                                    task_vars.get("ansible_play_hosts_all") or [], bool(self._task.check_mode),
-                                    "pts_run_lock")
-        except _run_steps.StepRefused as exc:
-            raise AnsibleActionFail(f"pts_run_lock: {exc}") from None
+    def run_action(self, result, args, task_vars):
+        run_id = _run_steps.checked_run_id(args["run_id"] or _run_steps.setting("run_id"), self._loader)
+        root = _run_steps.results_root(args["results_dir"], task_vars, self._templar.template)
+        if not run_id:
+            # A role run outside playbooks/pts.yml without a run: no results tree to lock.
+            result.update(changed=False, pts_run_token=None, pts_run_concurrent=[])
+            return result
+        taken = _run_steps.lock(os.path.join(root, run_id), run_id, args["host"],
+                                task_vars.get("ansible_play_hosts_all") or [], bool(self._task.check_mode),
+                                "pts_run_lock")
         result.update(changed=False, **taken)
         # The run's token is for the holds on the hosts, not for the job's output: AWX stores every event, and anyone
         # who reads the job would read it. The result is registered whole; callbacks see it censored (a refusal

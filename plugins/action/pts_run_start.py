@@ -4,22 +4,15 @@
 
 from __future__ import annotations
 
-from ansible.errors import AnsibleActionFail
-from ansible.plugins.action import ActionBase
-
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _run_steps
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._action import PtsAction
 
 
-class ActionModule(ActionBase):
-    TRANSFERS_FILES = False
+class ActionModule(PtsAction):
     _requires_connection = False  # the controller's run, before any host
+    ARGUMENT_SPEC: dict = {}
 
-    def run(self, tmp=None, task_vars=None):
-        result = super().run(tmp, task_vars)
-        self.validate_argument_spec(argument_spec={})
-        try:
-            fixed = _run_steps.start(task_vars or {}, self._templar.template, self._loader, bool(self._task.check_mode))
-        except _run_steps.StepRefused as exc:
-            raise AnsibleActionFail(f"pts_run_start: {exc}") from None
+    def run_action(self, result, args, task_vars):
+        fixed = _run_steps.start(task_vars, self._templar.template, self._loader, bool(self._task.check_mode))
         result.update(changed=False, **fixed)
         return result

@@ -12,14 +12,15 @@ import os
 import shlex
 import time
 
-from ansible.errors import AnsibleActionFail, AnsibleConnectionFailure, AnsibleError
-from ansible.plugins.action import ActionBase
+from ansible.errors import AnsibleConnectionFailure, AnsibleError
 from ansible.utils.display import Display
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _health
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _interval, _plan, _rounds
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import _intensity
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _progress, _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._action import ActionRefused, PtsAction
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fio_client import FioClient
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._job_text import JobTextError, round_text, wipc_text
 
@@ -31,25 +32,8 @@ _HEALTH_TIMEOUT_S = 60
 # failure.json). The result stays small whatever fio printed.
 _MSG_CHARS = 2000
 
-ARGUMENT_SPEC = dict(
-    test=dict(type="dict", required=True),
-    segment=dict(type="dict", required=True),
-    limits=dict(type="dict", default={}),
-    settings=dict(type="dict", required=True),
-    first=dict(type="bool", default=True),
-    host_dir=dict(type="path", required=True),
-    job_dir=dict(type="path", required=True),
-    device=dict(type="path", required=True),
-    expect=dict(type="dict", required=True),
-    run_dir=dict(type="path", required=True),
-    timeout=dict(type="int", default=0),
-    reconnect_timeout=dict(type="float", default=300),
-    expected_seconds=dict(type="float", default=0),
-    context=dict(type="dict", default={}),
-)
 
-
-class _NotRecorded(Exception):
+class _NotRecorded(PtsError):
     """A sample of a continuous stimulus could not be recorded: fio is stopped, the test stops."""
 
 
@@ -74,7 +58,7 @@ def _row_label(row: dict | None) -> dict | None:
     return None if row is None else {k: v for k, v in row.items() if k != "combinations"}
 
 
-class ActionModule(ActionBase):
+class ActionModule(PtsAction):
     """Every round of one segment of a PTS test, in one task: for each round, render its job file, run fio on the
     host (detached, through fleetqual.pts.fio_job), write the round on the controller (atomically, with its verdict),
     judge the stop rule and print one progress line - then the next round, until the rule says stop.
@@ -84,19 +68,30 @@ class ActionModule(ActionBase):
     """
 
     _supports_check_mode = False
+    # The options its docs-only module documents (tests/unit/plugins/action/test_argument_specs.py holds them equal).
+    ARGUMENT_SPEC = dict(
+        test=dict(type="dict", required=True),
+        segment=dict(type="dict", required=True),
+        limits=dict(type="dict", default={}),
+        settings=dict(type="dict", required=True),
+        first=dict(type="bool", default=True),
+        host_dir=dict(type="path", required=True),
+        job_dir=dict(type="path", required=True),
+        device=dict(type="path", required=True),
+        expect=dict(type="dict", required=True),
+        run_dir=dict(type="path", required=True),
+        timeout=dict(type="int", default=0),
+        reconnect_timeout=dict(type="float", default=300),
+        expected_seconds=dict(type="float", default=0),
+        context=dict(type="dict", default={}),
+    )
 
-    def run(self, tmp=None, task_vars=None):
-        result = super().run(tmp, task_vars)
-        task_vars = task_vars or {}
-        dummy, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+    def run_action(self, result, args, task_vars):
         context = dict(args["context"])
         for key in ("host", "drive", "test"):
             if not context.get(key):
-                raise AnsibleActionFail(f"pts_segment: context.{key} is required (where the rounds are filed)")
-        try:
-            rule = _rounds.check_rule(_rounds.rule_for(args["test"], args["segment"], args["limits"]))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise AnsibleActionFail(f"pts_segment: {exc}") from None
+                raise ActionRefused(f"context.{key} is required (where the rounds are filed)")
+        rule = _rounds.check_rule(_rounds.rule_for(args["test"], args["segment"], args["limits"]))
         segment_dir = _results.segment_dir(args["run_dir"], context["host"], context["drive"], context["test"],
                                            context.get("segment") or "")
         loop_id = f"{context['drive']}/{context['test']}/{context.get('segment') or ''}@{time.time():.6f}"
@@ -259,7 +254,7 @@ class ActionModule(ActionBase):
         row = rows[number - 1] if rows else None
         try:
             row = self._row(args, row, number, state, context)
-        except (KeyError, TypeError, ValueError, OSError) as exc:
+        except (PtsError, OSError) as exc:
             return self._fail(args, context, f"pts_segment: round {number} of {_progress.test_label(context)}: {exc}")
         context["row"] = _row_label(row)
         segment = args["segment"]
@@ -317,7 +312,7 @@ class ActionModule(ActionBase):
         if sample_s:
             try:
                 fio["pts_fio"]["samples"] = baseline_samples(fio.get("pts_fio_status") or [], fio["pts_fio_raw"])
-            except (KeyError, TypeError, ValueError) as exc:
+            except PtsError as exc:
                 return self._fail(args, context, f"pts_segment: round {number}: fio's status dumps cannot be cut "
                                                  f"into samples: {exc}")
         if segment.get("log_ms"):
@@ -335,7 +330,7 @@ class ActionModule(ActionBase):
         try:
             nxt, key, verdict = _rounds.advance(state, rule, fio["pts_fio"]["jobs"], time.time(),
                                                 fio["pts_fio"].get("elapsed_s"), row)
-        except (KeyError, TypeError, ValueError) as exc:
+        except PtsError as exc:
             return self._fail(args, context, f"pts_segment: round {number}: {exc}")
         nxt["health_after"] = after
         if not self._wanted():
@@ -396,7 +391,7 @@ class ActionModule(ActionBase):
             fio = self._fio_round(task_vars, module_args, on_document=record)
         except _NotRecorded as exc:
             return {"failed": True, "msg": str(exc)}
-        except (KeyError, TypeError, ValueError) as exc:
+        except PtsError as exc:
             return self._fail(args, dict(context, round=sampler.number + 1),
                               f"pts_segment: {_progress.test_label(context)}: fio's status dumps cannot be cut into "
                               f"samples (fio was stopped): {exc}")
@@ -429,7 +424,7 @@ class ActionModule(ActionBase):
         try:
             nxt, key, verdict = _rounds.advance(found["state"], rule, [job], time.time(), record["elapsed_s"],
                                                 {"label": label, "final": final})
-        except (KeyError, TypeError, ValueError) as exc:
+        except PtsError as exc:
             raise _NotRecorded(self._fail(args, context, f"pts_segment: sample {number}: {exc}")["msg"]) from exc
         if not self._wanted():
             raise _NotRecorded("pts_segment: the controller (ansible-playbook) is gone; sample "
@@ -476,7 +471,7 @@ class ActionModule(ActionBase):
         """Write a round (or a round's failure) into the results tree; the reason the test stops when it cannot."""
         try:
             _results.file_payload(args["run_dir"], context["host"], data)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+        except (OSError, PtsError) as exc:
             return (f"pts_segment: round {context.get('round')} of {_progress.test_label(context)} on "
                     f"{context['drive']} could not be recorded under {args['run_dir']}: {exc}; the test stops rather "
                     "than run a round that is not on disk. Free the space and resume with the same run id.")
@@ -509,8 +504,12 @@ class ActionModule(ActionBase):
         window = int(args["limits"]["window"])
         rounds = [_results.read_json(path) for path in _results.round_files(loop_dir)[-window:]]
         if not rounds:
-            raise ValueError(f"the TC x QD loop's rounds are not on disk in {loop_dir}: no operating point can be chosen")
-        points = _intensity.operating_points(_intensity.window_grid([r["fio"]["jobs"] for r in rounds], params), params)
+            raise ActionRefused(f"the TC x QD loop's rounds are not on disk in {loop_dir}: no operating point can be chosen")
+        jobs = [(r.get("fio") if isinstance(r.get("fio"), dict) else {}).get("jobs") for r in rounds]
+        if not all(isinstance(j, list) for j in jobs):
+            raise ActionRefused(f"a round of the TC x QD loop in {loop_dir} holds no fio jobs: no operating point can be "
+                                "chosen")
+        points = _intensity.operating_points(_intensity.window_grid(jobs, params), params)
         points["window_rounds"] = [r.get("round") for r in rounds]
         return _intensity.point_row(params, row, points)
 
@@ -544,7 +543,7 @@ class ActionModule(ActionBase):
         try:
             record = _results.read_json(os.path.join(_results.drive_dir(run_dir, context["host"], context["drive"]),
                                                      "drive.json"))
-        except (KeyError, OSError, TypeError, ValueError):
+        except (OSError, PtsError):
             return None
         drive = record.get("drive") if isinstance(record, dict) else None
         return drive if isinstance(drive, dict) else None

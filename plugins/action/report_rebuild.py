@@ -7,62 +7,60 @@ from __future__ import annotations
 import os
 import sqlite3
 
-from ansible.errors import AnsibleActionFail
-from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import RUN_ID_RE, PlanError, run_id
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _child, _progress, _report_slots, _results, _run, _safe_tree
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._action import ActionRefused, PtsAction
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _index, _location
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._sql import HistoryError
 
 display = Display()
 
 
-class ActionModule(ActionBase):
-    TRANSFERS_FILES = False
+class ActionModule(PtsAction):
     _requires_connection = False  # reads and writes the results tree on the controller only
+    ARGUMENT_SPEC = dict(
+        results_dir=dict(type="path"),
+        run_id=dict(type="str"),
+        formats=dict(type="list", elements="str", choices=["html", "pdf"]),
+        run_dir=dict(type="path"),
+        host=dict(type="str"),
+        drive=dict(type="str"),
+        # Unset: the pts_history_url variable, else PTS_HISTORY_URL, else SQLite beside the runs.
+        history_url=dict(type="str", no_log=True),
+        concurrency=dict(type="raw", default=0),  # 0: the controller's usable cores
+    )
+    ARGUMENT_RULES = dict(required_together=[("run_dir", "host", "drive")],
+                          mutually_exclusive=[("run_dir", "results_dir"), ("run_dir", "run_id")])
 
-    def run(self, tmp=None, task_vars=None):
-        result = super().run(tmp, task_vars)
-        dummy, args = self.validate_argument_spec(argument_spec=dict(
-            results_dir=dict(type="path"),
-            run_id=dict(type="str"),
-            formats=dict(type="list", elements="str", choices=["html", "pdf"]),
-            run_dir=dict(type="path"),
-            host=dict(type="str"),
-            drive=dict(type="str"),
-            # Unset: the pts_history_url variable, else PTS_HISTORY_URL, else SQLite beside the runs.
-            history_url=dict(type="str", no_log=True),
-            concurrency=dict(type="raw"),
-        ), required_together=[("run_dir", "host", "drive")],
-            mutually_exclusive=[("run_dir", "results_dir"), ("run_dir", "run_id")])
+    def run_action(self, result, args, task_vars):
         formats = None if args["formats"] is None else tuple(args["formats"])
         try:
             history = _location.from_task_vars(args["history_url"], task_vars, self._templar.template)
             slots = _report_slots.Slots(_report_slots.slot_count(args["concurrency"]))
         except ValueError as exc:
-            raise AnsibleActionFail(f"report_rebuild: {exc}; nothing was written") from None
+            raise ActionRefused(f"{exc}; nothing was written") from None
         if args["run_dir"]:
             return self._one_drive(result, args["run_dir"], args["host"], args["drive"], formats, history, slots)
         if args["run_id"] is not None:
             try:
                 run_id("run_id (pts_run_id)", args["run_id"])
             except PlanError as exc:
-                raise AnsibleActionFail(f"report_rebuild: {exc}; nothing was written") from None
+                raise ActionRefused(f"{exc}; nothing was written") from None
         try:
-            root = _run.results_root(args["results_dir"], self._templar.template((task_vars or {}).get("pts_results_dir")))
+            root = _run.results_root(args["results_dir"], self._templar.template(task_vars.get("pts_results_dir")))
         except ValueError as exc:
-            raise AnsibleActionFail(f"report_rebuild: {exc}; give results_dir") from None
+            raise ActionRefused(f"{exc}; give results_dir") from None
         try:
             if not _safe_tree.isdir(root):
-                raise AnsibleActionFail(f"report_rebuild: results_dir={root!r} is not a directory")
+                raise ActionRefused(f"results_dir={root!r} is not a directory")
             # Every run: the directories named like a run id (not hidden ones, not a stray "lost+found", not a link).
             runs = [args["run_id"]] if args["run_id"] else [e for e in _safe_tree.subdirs(root) if RUN_ID_RE.match(e)]
             if args["run_id"] and not _safe_tree.isdir(os.path.join(root, args["run_id"])):
-                raise AnsibleActionFail(f"report_rebuild: run_id={args['run_id']!r} has no directory under {root}")
+                raise ActionRefused(f"run_id={args['run_id']!r} has no directory under {root}")
         except OSError as exc:
-            raise AnsibleActionFail(f"report_rebuild: {exc}; nothing was written") from None
+            raise ActionRefused(f"{exc}; nothing was written") from None
         # The history from the results as they are first, so that each report rebuilt below reads every earlier run
         # in it (its population, its previous run); written again once the reports are (their verdicts).
         runs_wanted = [args["run_id"]] if args["run_id"] else None

@@ -4,18 +4,8 @@
 
 from __future__ import annotations
 
-from ansible.errors import AnsibleActionFail
-from ansible.plugins.action import ActionBase
-
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _steady_state
-
-ARGUMENT_SPEC = dict(
-    values=dict(type="list", elements="float", required=True),
-    window=dict(type="int", default=_steady_state.DEFAULT_WINDOW),
-    max_rounds=dict(type="int", default=_steady_state.DEFAULT_MAX_ROUNDS),
-    max_data_excursion_pct=dict(type="float", default=_steady_state.DEFAULT_MAX_DATA_EXCURSION_PCT),
-    max_slope_excursion_pct=dict(type="float", default=_steady_state.DEFAULT_MAX_SLOPE_EXCURSION_PCT),
-)
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._action import PtsAction
 
 
 def judge(args: dict) -> dict:
@@ -24,7 +14,7 @@ def judge(args: dict) -> dict:
                                args["max_slope_excursion_pct"])
     values = list(args["values"])
     if len(values) > args["max_rounds"]:
-        raise ValueError(f"{len(values)} rounds exceed max_rounds {args['max_rounds']}")
+        raise _steady_state.SteadyStateError(f"{len(values)} rounds exceed max_rounds {args['max_rounds']}")
     verdict = _steady_state.evaluate(values, args["window"], args["max_data_excursion_pct"],
                                      args["max_slope_excursion_pct"])
     judged = dict(verdict.as_dict(), name="dv", mix=None, bs=None, metric=None,
@@ -34,18 +24,19 @@ def judge(args: dict) -> dict:
             "max_rounds": args["max_rounds"], "dvs": [judged]}
 
 
-class ActionModule(ActionBase):
+class ActionModule(PtsAction):
     """A user's own series judged by the SNIA PTS steady-state rule (the PTS roles judge theirs in pts_segment)."""
 
-    TRANSFERS_FILES = False
     _requires_connection = False  # pure controller math; no round trip to the host
+    ARGUMENT_SPEC = dict(
+        values=dict(type="list", elements="float", required=True),
+        window=dict(type="int", default=_steady_state.DEFAULT_WINDOW),
+        max_rounds=dict(type="int", default=_steady_state.DEFAULT_MAX_ROUNDS),
+        max_data_excursion_pct=dict(type="float", default=_steady_state.DEFAULT_MAX_DATA_EXCURSION_PCT),
+        max_slope_excursion_pct=dict(type="float", default=_steady_state.DEFAULT_MAX_SLOPE_EXCURSION_PCT),
+    )
 
-    def run(self, tmp=None, task_vars=None):
-        result = super().run(tmp, task_vars)
-        dummy, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
-        try:
-            payload = judge(args)
-        except ValueError as exc:
-            raise AnsibleActionFail(f"steady_state: {exc}") from None
+    def run_action(self, result, args, task_vars):
+        payload = judge(args)
         result.update(changed=False, steady=payload["steady"], stop=payload["stop"], pts_steady_state=payload)
         return result

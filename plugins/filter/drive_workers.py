@@ -86,6 +86,7 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._workers import workers
 
 
@@ -94,7 +95,7 @@ def drive_workers(hostvars, hosts, python=None, run_id=None, run_dir=None, group
         raise AnsibleFilterError(f"drive_workers: hosts must be a list, not {type(hosts).__name__}")
     try:
         return workers(hostvars, list(hosts), python, run_id, run_dir, groups)
-    except (KeyError, TypeError, ValueError) as exc:
+    except PtsError as exc:
         raise AnsibleFilterError(f"drive_workers: {exc}") from exc
 
 

@@ -51,6 +51,7 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._raid import resolve_members, validate_arrays
 
 
@@ -58,7 +59,7 @@ def raid_members(arrays, listed, drives, passed):
     try:
         valid = validate_arrays(arrays, list(listed or []))
         return resolve_members(valid, list(drives or []), dict(passed or {}))
-    except (KeyError, TypeError, ValueError) as exc:
+    except PtsError as exc:
         raise AnsibleFilterError(f"raid_members: {exc}") from exc
 
 

@@ -66,6 +66,7 @@ from ansible import context
 from ansible.errors import AnsibleFilterError
 from ansible.utils.display import Display
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _concurrency
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._workers import GROUP, workers as drive_workers
 
@@ -128,7 +129,7 @@ def _add_workers(hostvars, inventory) -> None:
                 if GROUP not in {group.name for group in host.get_groups()} and hostvars[host.name].get("pts_run_plan")]
     try:
         found = drive_workers(hostvars, prepared, sys.executable, groups=dict(inventory.groups))
-    except (KeyError, ValueError) as exc:
+    except PtsError as exc:
         raise AnsibleFilterError(f"fleetqual.pts.run_workers: {exc}") from exc
     for entry in found:
         _add_host(inventory, entry["name"], entry["vars"], entry["groups"])

@@ -27,6 +27,7 @@ import os
 import stat
 import tarfile
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils import _safe_path
 from ansible_collections.fleetqual.pts.plugins.module_utils._safe_path import UnsafePath
 
@@ -36,7 +37,7 @@ _DIR = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _MAX_MEMBER_DEPTH = 32
 
 
-class PublishError(Exception):
+class PublishError(PtsError):
     """The run was not put in place: where and why."""
 
 

@@ -25,12 +25,14 @@ import os
 import secrets
 import stat
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
+
 _DIR_FLAGS = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 MAX_LINKS = 40
 
 
-class UnsafePath(OSError):
+class UnsafePath(PtsError, OSError):
     """A path the collection will not follow, read or write as it is: the level and why."""
 
     def __init__(self, path: str, why: str):
@@ -42,7 +44,7 @@ class UnsafePath(OSError):
         return f"{self.path}: {self.why}"
 
 
-class TooLarge(ValueError):
+class TooLarge(PtsError, ValueError):
     """A file over the size a reader allows (a sparse file claims any size)."""
 
     def __init__(self, path: str, size: int, limit: int):

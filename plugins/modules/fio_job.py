@@ -225,7 +225,7 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _hold, _signatures
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._guard import host_record, recheck
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio_runner, _job_check, _remote_dir, _run_io
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio_job_args, _fio_runner, _job_check, _remote_dir, _run_io
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import FioOutputError, parse
 
 
@@ -279,22 +279,7 @@ def _detached(directory_fd: int, argv_run, pidfile_ids: tuple[str, str]) -> int:
 
 def main() -> None:
     module = AnsibleModule(
-        argument_spec=dict(
-            job_file=dict(type="path", required=True),
-            job_text=dict(type="str"),
-            output=dict(type="path"),
-            output_format=dict(type="str", choices=["json", "json+"], default="json"),
-            timeout=dict(type="int", default=0),
-            context=dict(type="dict", default={}),
-            device=dict(type="path", required=True),
-            expect=dict(type="dict", required=True),
-            wait=dict(type="bool", default=True),
-            expected_seconds=dict(type="float", default=0),
-            reconnect_timeout=dict(type="float", default=300),
-            detach=dict(type="bool", default=False),
-            serve=dict(type="float", default=0),
-            max_write_bytes=dict(type="int", default=0),
-        ),
+        argument_spec=_fio_job_args.ARGUMENT_SPEC,
         supports_check_mode=True,
     )
     params = module.params

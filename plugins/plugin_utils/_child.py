@@ -26,11 +26,13 @@ import signal
 import threading
 from collections.abc import Callable
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
+
 # Set by the tests to force one way or the other; None: decide as above.
 ENABLED: bool | None = None
 
 
-class ChildError(Exception):
+class ChildError(PtsError):
     """The function failed in the child (its message), or the child ended without an answer (how it ended)."""
 
     def __init__(self, message: str, kind: str | None = None):

@@ -61,7 +61,7 @@ def forks_in_force() -> tuple[int, str]:
     cli = (context.CLIARGS or {}).get("forks")
     try:
         configured, origin = constants.config.get_config_value_and_origin("DEFAULT_FORKS")
-    except (AnsibleError, KeyError, TypeError, ValueError):  # only the message's words depend on it
+    except AnsibleError:  # a bad ansible.cfg value (AnsibleOptionsError): only the message's words depend on it
         configured, origin = None, None
     return int(cli or configured or DEFAULT_FORKS), forks_origin(cli, configured, origin)
 

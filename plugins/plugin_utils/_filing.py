@@ -20,10 +20,11 @@ from __future__ import annotations
 import os
 
 from ansible.errors import AnsibleConnectionFailure
-from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _progress, _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._action import PtsAction
 
 display = Display()
 
@@ -51,7 +52,7 @@ def file_result(run_dir: str, task_vars: dict, data: dict) -> None:
         return
     try:
         _results.file_payload(run_dir, host_of(task_vars, data), data)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, PtsError) as exc:
         data.update(failed=True, msg=f"{data.get('msg') or 'the result'} could not be recorded under {run_dir}: {exc}")
 
 
@@ -83,15 +84,11 @@ def record_lost(run_dir: str, host: str, drive: str | None, msg: str) -> None:
         display.warning(f"fleetqual.pts: could not record that {host} was lost: {exc}")
 
 
-class FilingAction(ActionBase):
-    """Run the module of this action's name on the (delegated) host, then file its payload on the controller."""
+class FilingAction(PtsAction):
+    """Run the module of this action's name on the (delegated) host, then file its payload on the controller. The
+    module checks its own arguments on the host (no ARGUMENT_SPEC here)."""
 
-    TRANSFERS_FILES = False
-
-    def run(self, tmp=None, task_vars=None):
-        result = super().run(tmp, task_vars)
-        task_vars = task_vars or {}
-        args = dict(self._task.args)
+    def run_action(self, result, args, task_vars):
         run_dir = run_dir_of(task_vars)
         context = args.get("context") if isinstance(args.get("context"), dict) else {}
         try:

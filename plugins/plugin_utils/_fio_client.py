@@ -90,7 +90,7 @@ def outcome(started: dict, text: str, job_text: str | None, timeout: int) -> dic
     found, dummy = _interval.documents(body)
     try:
         parsed = parse(found[-1] if len(found) > 1 else body)
-    except (FioOutputError, ValueError, KeyError, TypeError) as exc:
+    except FioOutputError as exc:
         return dict(failure, failed=True, msg=f"unusable fio output for {started['job_file']}: {exc}")
     parsed.update(job_file=started["job_file"], job_text=job_text, elapsed_s=round(elapsed, 3),
                   command=started.get("command"))

@@ -17,6 +17,7 @@ import os
 from jinja2 import FileSystemLoader, StrictUndefined, TemplateError
 from jinja2.sandbox import SandboxedEnvironment
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _job_check
 
 TEMPLATES = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "roles",
@@ -27,7 +28,7 @@ _ENV = SandboxedEnvironment(loader=FileSystemLoader(TEMPLATES), undefined=Strict
                             keep_trailing_newline=True, autoescape=False)
 
 
-class JobTextError(ValueError):
+class JobTextError(PtsError, ValueError):
     """A job file that cannot be rendered, or that the job-file check refuses; the message says which and why."""
 
 

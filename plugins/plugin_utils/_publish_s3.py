@@ -27,6 +27,7 @@ import datetime
 import os
 import stat
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils import _safe_path
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _safe_tree
 
@@ -35,7 +36,7 @@ TOKEN_FILE = ".pts-run-token"
 _DELETE_BATCH = 1000
 
 
-class S3PublishError(Exception):
+class S3PublishError(PtsError):
     """The run was not uploaded (or only in part): where and why."""
 
 

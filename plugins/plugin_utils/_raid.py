@@ -10,10 +10,15 @@ is touched, and after the guard, find each array's members among the drives it p
 
 from __future__ import annotations
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError, fail
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._md_raid import BITMAPS, validate_layout
 
 ARRAY_KEYS = ("name", "level", "members", "chunk", "assume_clean", "bitmap")
+
+
+class MemberRefused(PtsError, ValueError):
+    """An array member that was not identified, or has not passed the guard, on this host."""
 
 
 def _entry_for(ref: object, listed: list[dict]) -> dict | None:
@@ -84,11 +89,11 @@ def resolve_members(arrays: list[dict], drives: list[dict], passed: dict) -> dic
             drive = next((d for d in drives if ref in ((d.get("spec") or {}).get("path"), (d.get("spec") or {}).get("name"),
                                                        d.get("key"))), None)
             if drive is None:
-                raise ValueError(f"pts_raid array {array['name']}: member {ref} was not identified on this host")
+                raise MemberRefused(f"pts_raid array {array['name']}: member {ref} was not identified on this host")
             guard = passed.get(drive.get("path"))
             if not guard or not guard.get("resolved"):
-                raise ValueError(f"pts_raid array {array['name']}: member {ref} ({drive.get('path')}) has not passed "
-                                 "the guard in this run; the array is not built and nothing was written")
+                raise MemberRefused(f"pts_raid array {array['name']}: member {ref} ({drive.get('path')}) has not "
+                                    "passed the guard in this run; the array is not built and nothing was written")
             records.append({"key": drive["key"], "path": drive["path"], "resolved": guard["resolved"], "guard": guard})
             members_of[drive["key"]] = array["name"]
         built.append(dict(array, member_drives=records))

@@ -28,6 +28,7 @@ import tempfile
 import time
 from collections.abc import Callable
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils import _safe_path
 
 ROOT_DIR = "/run/fleetqual-pts/report-slots"
@@ -37,7 +38,7 @@ POLL_S = 0.2
 MAX_SLOTS = 1024
 
 
-class SlotError(Exception):
+class SlotError(PtsError):
     """The slot directory cannot be made or trusted; the message says which and why."""
 
 

@@ -13,11 +13,12 @@ from __future__ import annotations
 import json
 import os
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _safe_tree
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._identity import describe, identity, identity_changes
 
 
-class ResumeRefused(ValueError):
+class ResumeRefused(PtsError, ValueError):
     """The run being resumed recorded something else under this name or with other settings; nothing was written."""
 
 

@@ -37,6 +37,7 @@ import secrets
 import socket
 import stat
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils import _safe_path
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _safe_tree
 
@@ -45,7 +46,7 @@ TOKEN_FILE = ".pts-run-token"
 _TOKEN_RE = re.compile(r"^[0-9a-f]{32}$")
 
 
-class RunLocked(ValueError):
+class RunLocked(PtsError, ValueError):
     """Another live ansible-playbook holds the run (or its lock cannot be judged); the message says who."""
 
 

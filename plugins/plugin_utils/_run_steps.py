@@ -17,6 +17,7 @@ from ansible import context
 from ansible.utils.display import Display
 from ansible.utils.vars import load_extra_vars
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _inputs
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import (
     _destinations, _extra_vars, _people, _relaunch, _results, _run, _run_lock, _safe_tree)
@@ -24,7 +25,7 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils import (
 display = Display()
 
 
-class StepRefused(Exception):
+class StepRefused(PtsError):
     """A step refused before anything was written; the message says why (without the action's name)."""
 
 

@@ -22,6 +22,7 @@ import os
 import sqlite3
 import stat
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils import _safe_path
 from ansible_collections.fleetqual.pts.plugins.module_utils._safe_path import TooLarge, UnsafePath
 
@@ -40,7 +41,7 @@ MAX_JSON_DEPTH = 64
 MAX_WALK_DEPTH = 16
 
 
-class BadFile(ValueError):
+class BadFile(PtsError, ValueError):
     """A file that is not what the collection wrote there: its path and why (size, nesting depth, a field's type)."""
 
     def __init__(self, path: str, why: str):

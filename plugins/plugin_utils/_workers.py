@@ -20,12 +20,18 @@ worker reads it from its host's facts when a step needs it; no event shows it)."
 
 from __future__ import annotations
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
+
 GROUP = "pts_drive_workers"
 # Each worker's variables: exactly these, no more (the rest of its host's variables stay with the host).
 VARIABLES = ("pts_run_host", "pts_run_drive_key", "pts_run_drives", "pts_run_plan", "pts_guard_passed", "pts_run_id",
              "pts_run_dir", "ansible_connection", "ansible_python_interpreter")
 # The plan's lists that name every drive of the host: a worker keeps its own drive's entry.
 _PER_DRIVE = ("drives",)
+
+
+class WorkerNameTaken(PtsError, ValueError):
+    """A drive's worker would be named like an inventory host or group."""
 
 
 def name(host: str, drive_key: str) -> str:
@@ -39,7 +45,7 @@ def workers(hostvars, hosts: list[str], python: str | None = None, run_id: str |
     ``groups`` and ``vars`` - exactly the variables the worker gets (its host, drive, its drive's part of the host's
     plan, the guard's record of the drive, the run id and directory, a local connection with the controller's Python
     ``python``). ``run_id`` and ``run_dir`` default to the host's own facts.
-    ValueError when a worker's name is an inventory host or group (``groups``: the inventory's groups)."""
+    WorkerNameTaken (a ValueError) when a worker's name is an inventory host or group (``groups``: the inventory's groups)."""
     found = []
     taken = set(groups or {})
     for host in hosts:
@@ -52,8 +58,8 @@ def workers(hostvars, hosts: list[str], python: str | None = None, run_id: str |
                 continue
             worker = name(host, drive["key"])
             if worker in taken or (worker in hostvars and worker not in _workers_of(hostvars, worker)):
-                raise ValueError(f"the worker of drive {drive['key']} of {host} would be named {worker!r}, which is "
-                                 "already an inventory host or group; rename the pts_devices entry (its name)")
+                raise WorkerNameTaken(f"the worker of drive {drive['key']} of {host} would be named {worker!r}, which is "
+                                      "already an inventory host or group; rename the pts_devices entry (its name)")
             found.append({
                 "name": worker,
                 "groups": [GROUP] + [g for g in host_vars.get("group_names") or [] if g != GROUP],

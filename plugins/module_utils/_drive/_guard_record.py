@@ -25,6 +25,7 @@ import os
 import re
 import stat
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _hold
 
 FORMAT = "fleetqual.pts guard record 1"
@@ -36,7 +37,7 @@ MAX_BYTES = 64 * 1024
 HELD, IN_ARRAY = "held", "in_array"
 
 
-class RecordError(Exception):
+class RecordError(PtsError):
     """A guard record that cannot be written or removed."""
 
 

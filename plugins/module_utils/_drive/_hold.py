@@ -41,6 +41,7 @@ import stat
 import sys
 import time
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._holder_program import HOLDER_SOURCE
 
 LOCK_DIR = "/run/fleetqual-pts"
@@ -56,7 +57,7 @@ BUSY_RETRY_S = 1.0
 _LOCK_RE = re.compile(r"^hold-(\d+)-(\d+)\.json$")
 
 
-class HoldError(Exception):
+class HoldError(PtsError):
     """A hold cannot be taken, proved or released; the message says why and what to do."""
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import parse_block_size
 
 PERCENTILES = ("50", "99", "99.9", "99.99", "99.999")
@@ -24,7 +25,11 @@ _MIX_BY_RW = {"read": 100, "randread": 100, "write": 0, "randwrite": 0}
 _SEQUENTIAL = ("read", "write", "rw", "readwrite")
 
 
-class FioOutputError(ValueError):
+class MissingJob(PtsError, KeyError):
+    """Not exactly one fio job of the name, or of the mix and block size, asked for."""
+
+
+class FioOutputError(PtsError, ValueError):
     """fio's output is not what a finished run prints, or a job reported an error."""
 
 
@@ -176,7 +181,13 @@ def parse(text: str) -> dict:
     error (fio stopped or failing, with what fio printed), never a measurement of 0."""
     data = extract_json(text)
     glob = data.get("global options") or {}
-    jobs = [parse_job(job, glob) for job in data["jobs"]]
+    try:
+        jobs = [parse_job(job, glob) for job in data["jobs"]]
+        timestamp = int(data.get("timestamp", 0))
+    except FioOutputError:
+        raise
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:  # fio's output, read here: a field fio would not print
+        raise FioOutputError(f"fio JSON is not fio's ({type(exc).__name__}: {exc}): " + _excerpt(text)) from exc
     if not jobs:
         raise FioOutputError("fio JSON lists no jobs")
     idle = [job["name"] for job in jobs if not job["read"]["total_ios"] + job["write"]["total_ios"]]
@@ -187,7 +198,7 @@ def parse(text: str) -> dict:
                                                                                if said else ""))
     return {
         "fio_version": data.get("fio version", "unknown"),
-        "timestamp": int(data.get("timestamp", 0)),
+        "timestamp": timestamp,
         "global_options": dict(glob),
         "jobs": jobs,
     }
@@ -202,7 +213,7 @@ def find_named(jobs: list[dict], name: str) -> dict:
     """The job of one named section (what a job file with several sections of one mix and block size needs)."""
     matches = [job for job in jobs if job["name"] == name]
     if len(matches) != 1:
-        raise KeyError(f"{len(matches)} fio jobs named {name!r} (expected 1)")
+        raise MissingJob(f"{len(matches)} fio jobs named {name!r} (expected 1)")
     return matches[0]
 
 
@@ -210,7 +221,7 @@ def find_job(jobs: list[dict], mix: int, bs: int) -> dict:
     """The job for one (R/W mix, block size) combination; looked up by value, never by position."""
     matches = [job for job in jobs if job["mix"] == mix and job["bs"] == bs]
     if len(matches) != 1:
-        raise KeyError(f"{len(matches)} fio jobs for mix {mix}/{100 - mix} and block size {bs} (expected 1)")
+        raise MissingJob(f"{len(matches)} fio jobs for mix {mix}/{100 - mix} and block size {bs} (expected 1)")
     return matches[0]
 
 

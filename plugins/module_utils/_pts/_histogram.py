@@ -21,6 +21,8 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
+
 # Fixed-width bins for a histogram plot: ADATA's PTS 2.0 port aims for 1 ms bins; a width from the 1-2-5 series
 # is taken instead when 1 ms would give fewer than FEWEST_BINS or more than MOST_BINS bins up to the slowest IO.
 PREFERRED_WIDTH_NS = 1_000_000
@@ -29,21 +31,25 @@ MOST_BINS = 200
 TARGET_BINS = 100
 
 
+class HistogramError(PtsError, ValueError):
+    """A latency histogram that is not a list of [latency_ns, IOs] pairs."""
+
+
 def normalise(bins: object) -> list[list[int]]:
     """A histogram checked and in latency order: [[latency_ns, IOs], ...], empty bins dropped, one row per latency
     (rows of the same latency added up)."""
     if not isinstance(bins, (list, tuple)):
-        raise ValueError(f"a histogram is a list of [latency_ns, IOs] pairs, not {type(bins).__name__}")
+        raise HistogramError(f"a histogram is a list of [latency_ns, IOs] pairs, not {type(bins).__name__}")
     counts: dict[int, int] = {}
     for row in bins:
         if not isinstance(row, (list, tuple)) or len(row) != 2:
-            raise ValueError(f"a histogram bin is a [latency_ns, IOs] pair, not {row!r}")
+            raise HistogramError(f"a histogram bin is a [latency_ns, IOs] pair, not {row!r}")
         latency, count = row
         if isinstance(latency, bool) or isinstance(count, bool) or not isinstance(latency, (int, float)) \
                 or not isinstance(count, (int, float)) or not math.isfinite(latency) or not math.isfinite(count):
-            raise ValueError(f"a histogram bin holds two numbers, not {row!r}")
+            raise HistogramError(f"a histogram bin holds two numbers, not {row!r}")
         if latency < 0 or count < 0 or count != int(count):
-            raise ValueError(f"a histogram bin is a latency >= 0 and a whole count >= 0, not {row!r}")
+            raise HistogramError(f"a histogram bin is a latency >= 0 and a whole count >= 0, not {row!r}")
         if count:
             counts[int(latency)] = counts.get(int(latency), 0) + int(count)
     return [[latency, counts[latency]] for latency in sorted(counts)]
@@ -74,13 +80,13 @@ def mean(bins: object) -> float | None:
 def _fraction(percent: object) -> Fraction:
     """A percentile as fio holds it (a double, from its percentile_list), exactly."""
     if isinstance(percent, bool):
-        raise ValueError(f"{percent!r} is not a percentile")
+        raise HistogramError(f"{percent!r} is not a percentile")
     try:
         value = float(percent)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"{percent!r} is not a percentile") from exc
+        raise HistogramError(f"{percent!r} is not a percentile") from exc
     if not 0 < value <= 100:
-        raise ValueError(f"a percentile is above 0 and at most 100, not {percent!r}")
+        raise HistogramError(f"a percentile is above 0 and at most 100, not {percent!r}")
     return Fraction(value)
 
 
@@ -139,8 +145,8 @@ def subtract(after: object, before: object) -> list[list[int]]:
     for latency, count in normalise(before or []):
         left = counts.get(latency, 0) - count
         if left < 0:
-            raise ValueError(f"the later histogram has fewer IOs at {latency} ns than the earlier one: not two "
-                             "readings of one run")
+            raise HistogramError(f"the later histogram has fewer IOs at {latency} ns than the earlier one: not two "
+                                 "readings of one run")
         counts[latency] = left
     return [[latency, counts[latency]] for latency in sorted(counts) if counts[latency]]
 
@@ -201,7 +207,7 @@ def rebin(bins: object, width_ns: int | None = None, limit_ns: int | None = None
     (bin_width)."""
     rows = normalise(bins)
     if width_ns is not None and (isinstance(width_ns, bool) or int(width_ns) <= 0):
-        raise ValueError(f"a bin width is a positive number of ns, not {width_ns!r}")
+        raise HistogramError(f"a bin width is a positive number of ns, not {width_ns!r}")
     if not rows:
         return {"width_ns": int(width_ns or PREFERRED_WIDTH_NS), "bins": [], "beyond": None}
     top = rows[-1][0] if limit_ns is None else min(rows[-1][0], max(0, int(limit_ns)))

@@ -13,6 +13,7 @@ import difflib
 import math
 import re
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _text
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _job_check
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import parse_block_size
@@ -34,7 +35,7 @@ DEVICE_MODES = ("auto", "ssd", "hdd")
 _NUMBER_RE = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
 
 
-class PlanError(ValueError):
+class PlanError(PtsError, ValueError):
     """An input that would make the run meaningless; the message names the variable and value."""
 
     def __init__(self, message: str, variable: str | None = None):

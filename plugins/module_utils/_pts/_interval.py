@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _histogram
 
 DIRECTIONS = ("read", "write")
@@ -33,6 +34,10 @@ LOG_TYPES = ("bw", "iops", "lat", "clat", "slat")
 # a millisecond or two apart); a gap longer than GAP_SHARE intervals between two ticks had whole intervals without IO.
 TICK_SHARE = 0.5
 GAP_SHARE = 1.5
+
+
+class IntervalError(PtsError, ValueError):
+    """fio's status dumps or interval logs that cannot be cut into samples."""
 
 
 def documents(text: str) -> tuple[list[str], str]:
@@ -100,16 +105,22 @@ def counters(document: object) -> dict:
     """One status dump (a parsed document, or its text) as the counters of its one job since the job started:
     {"timestamp_ms" (Unix ms), "job_runtime_ms", "runtime_ms" (the job's run time: its busiest direction's),
     "read"/"write": {io_bytes, ios, runtime_ms, lat_sum_ns, lat_max_ns, lat_min_ns, bins}, "job": the parsed job
-    (name, rw, bs...)}. ValueError unless the document has exactly one job (a segment's stimulus is one section
-    under group_reporting), or when the job reports an error."""
-    data = json.loads(document) if isinstance(document, str) else document
+    (name, rw, bs...)}. IntervalError (a ValueError) unless the document has exactly one job (a segment's stimulus is
+    one section under group_reporting), when the job reports an error, or when a count is not a number."""
+    try:
+        data = json.loads(document) if isinstance(document, str) else document
+    except ValueError as exc:
+        raise IntervalError(f"not a fio JSON document: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("jobs"), list):
-        raise ValueError("not a fio JSON document")
+        raise IntervalError("not a fio JSON document")
     if len(data["jobs"]) != 1:
-        raise ValueError(f"a continuous stimulus is one fio section; this document has {len(data['jobs'])}")
+        raise IntervalError(f"a continuous stimulus is one fio section; this document has {len(data['jobs'])}")
     raw = data["jobs"][0]
     job = _fio.parse_job(raw, data.get("global options") or {})
-    found = {name: _direction_counters(raw.get(name) or {}) for name in DIRECTIONS}
+    try:
+        found = {name: _direction_counters(raw.get(name) or {}) for name in DIRECTIONS}
+    except (AttributeError, TypeError, ValueError) as exc:  # fio's own output, parsed here: a count that is not one
+        raise IntervalError(f"a status dump's counts are not fio's: {exc}") from None
     return {"timestamp_ms": int(data.get("timestamp_ms") or 0), "job_runtime_ms": int(raw.get("job_runtime") or 0),
             "runtime_ms": max(found[name]["runtime_ms"] for name in DIRECTIONS), **found,
             "job": {k: job[k] for k in ("name", "rw", "pattern", "mix", "bs", "numjobs", "iodepth", "options")},
@@ -120,7 +131,7 @@ def _window_direction(before: dict | None, after: dict, seconds: float) -> dict:
     ios = after["ios"] - (before["ios"] if before else 0)
     io_bytes = after["io_bytes"] - (before["io_bytes"] if before else 0)
     if ios < 0 or io_bytes < 0:
-        raise ValueError("the later status dump counts fewer IOs than the earlier one: not two readings of one run")
+        raise IntervalError("the later status dump counts fewer IOs than the earlier one: not two readings of one run")
     bins = _histogram.subtract(after["bins"], before["bins"] if before else [])
     found = {"runtime_ms": int(round(seconds * 1000)), "iops": ios / seconds if seconds else 0.0,
              "bw_bytes": io_bytes / seconds if seconds else 0.0, "io_bytes": io_bytes, "total_ios": ios,
@@ -152,7 +163,7 @@ def window(before: dict | None, after: dict) -> dict:
     start_ms = before["runtime_ms"] if before else 0
     seconds = (after["runtime_ms"] - start_ms) / 1000.0
     if seconds <= 0:
-        raise ValueError(f"the status dumps are {seconds * 1000:.0f} ms apart in fio's run time: no window")
+        raise IntervalError(f"the status dumps are {seconds * 1000:.0f} ms apart in fio's run time: no window")
     found = dict(after["job"], **{name: _window_direction(before[name] if before else None, after[name], seconds)
                                   for name in DIRECTIONS})
     found["total"] = _fio.combined(found["read"], found["write"])
@@ -183,7 +194,7 @@ class Sampler:
         fio's run time did not move since the dump before)."""
         start = self.before["runtime_ms"] if self.before else 0
         if dump["runtime_ms"] < start:
-            raise ValueError("a status dump earlier in fio's run time than the one before it: not one run in order")
+            raise IntervalError("a status dump earlier in fio's run time than the one before it: not one run in order")
         if dump["runtime_ms"] == start:
             return []
         self.number += 1
@@ -206,8 +217,8 @@ def parse_log(text: str) -> list[tuple[int, float, int, int]]:
         try:
             row = (int(parts[0]), float(parts[1]), int(parts[2]))
         except (IndexError, ValueError) as exc:
-            raise ValueError(f"line {number} of the interval log is not fio's (time, value, direction, ...): "
-                             f"{line[:80]!r}") from exc
+            raise IntervalError(f"line {number} of the interval log is not fio's (time, value, direction, ...): "
+                                f"{line[:80]!r}") from exc
         if rows and row[0] < rows[-1][0]:
             block += 1
         rows.append(row + (block,))

@@ -19,8 +19,10 @@ from __future__ import annotations
 import os
 import stat
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 
-class RemoteDirError(Exception):
+
+class RemoteDirError(PtsError):
     """A directory on the way to the run's files that someone else could change."""
 
 

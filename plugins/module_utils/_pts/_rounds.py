@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _dv, _steady_state, _sweeps
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import parse_block_size
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import wsat
@@ -37,10 +38,14 @@ STATE_KEYS = ("id", "rule", "round", "stop", "reason", "started", "last_elapsed_
 KIND_RULES = {"points": "sweep"}
 
 
+class RoundError(PtsError, ValueError):
+    """A stop rule, a round state or a round's measurement the round loop cannot judge."""
+
+
 def start(loop_id: str, rule: str, started: float) -> dict:
     """The state before round 1 of a loop; ``started`` is the loop's start (seconds since the epoch)."""
     if rule not in RULES:
-        raise ValueError(f"unknown stop rule {rule!r}; known: {', '.join(RULES)}")
+        raise RoundError(f"unknown stop rule {rule!r}; known: {', '.join(RULES)}")
     return {"id": str(loop_id), "rule": rule, "round": 1, "stop": False, "reason": "not started",
             "started": float(started), "last_elapsed_s": None, "window": {}, "written": 0, "misses": 0, "offset": 0}
 
@@ -48,54 +53,64 @@ def start(loop_id: str, rule: str, started: float) -> dict:
 def check_state(state: object) -> dict:
     """The state as given, or ValueError naming what is wrong with it."""
     if not isinstance(state, dict):
-        raise ValueError(f"the round state must be a dict, not {type(state).__name__}")
+        raise RoundError(f"the round state must be a dict, not {type(state).__name__}")
     missing = [key for key in STATE_KEYS if key not in state]
     if missing:
-        raise ValueError(f"the round state lacks {', '.join(missing)}")
+        raise RoundError(f"the round state lacks {', '.join(missing)}")
     if state["rule"] not in RULES:
-        raise ValueError(f"the round state's rule {state['rule']!r} is not one of {', '.join(RULES)}")
+        raise RoundError(f"the round state's rule {state['rule']!r} is not one of {', '.join(RULES)}")
     if not isinstance(state["round"], int) or state["round"] < 1:
-        raise ValueError(f"the round state's round {state['round']!r} is not a round number")
+        raise RoundError(f"the round state's round {state['round']!r} is not a round number")
     if state["stop"]:
-        raise ValueError(f"the loop {state['id']} already stopped after round {state['round'] - 1}: {state['reason']}")
+        raise RoundError(f"the loop {state['id']} already stopped after round {state['round'] - 1}: {state['reason']}")
     return state
 
 
 def check_rule(rule: object) -> dict:
     """The rule's parameters, validated once per loop: ValueError names the one that is wrong."""
     if not isinstance(rule, dict) or rule.get("kind") not in RULES:
-        raise ValueError(f"rule must be a dict whose kind is one of {', '.join(RULES)}")
+        raise RoundError(f"rule must be a dict whose kind is one of {', '.join(RULES)}")
     kind = rule["kind"]
     if kind == "steady":
         _steady_state.check_limits(int(rule.get("window", 0)), int(rule.get("max_rounds", 0)),
                                    float(rule.get("max_data_excursion_pct", _steady_state.DEFAULT_MAX_DATA_EXCURSION_PCT)),
                                    float(rule.get("max_slope_excursion_pct", _steady_state.DEFAULT_MAX_SLOPE_EXCURSION_PCT)))
         if not rule.get("dvs"):
-            raise ValueError("dvs must name at least one dependent variable")
+            raise RoundError("dvs must name at least one dependent variable")
     elif kind == "written":
         for key in ("target_bytes", "max_seconds"):
             value = rule.get(key)
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value <= 0:
-                raise ValueError(f"{key} {value!r} must be a positive number")
+                raise RoundError(f"{key} {value!r} must be a positive number")
     elif kind == "samples":
         rounds = rule.get("rounds")
         if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1:
-            raise ValueError(f"rounds {rounds!r} must be the group's number of samples (at least 1)")
+            raise RoundError(f"rounds {rounds!r} must be the group's number of samples (at least 1)")
         sample_s = rule.get("sample_s")
         if isinstance(sample_s, bool) or not isinstance(sample_s, (int, float)) or not math.isfinite(sample_s) \
                 or sample_s <= 0:
-            raise ValueError(f"sample_s {sample_s!r} must be a sample's length in seconds")
+            raise RoundError(f"sample_s {sample_s!r} must be a sample's length in seconds")
     else:
         rounds = rule.get("rounds")
         if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1:
-            raise ValueError(f"rounds {rounds!r} must be the sweep's number of rows (at least 1)")
+            raise RoundError(f"rounds {rounds!r} must be the sweep's number of rows (at least 1)")
         if kind == "demand" and (not isinstance(rule.get("misses"), int) or rule["misses"] < 1):
-            raise ValueError(f"misses {rule.get('misses')!r} must be a positive number of steps")
+            raise RoundError(f"misses {rule.get('misses')!r} must be a positive number of steps")
     return rule
 
 
 def rule_for(test: dict, segment: dict, limits: dict) -> dict:
-    """The stop rule of one segment of a planned test (a plan entry of pts_plan), with the plan's limits."""
+    """The stop rule of one segment of a planned test (a plan entry of pts_plan), with the plan's limits. RoundError
+    when the entry lacks what its rule needs."""
+    try:
+        return _rule_for(test, segment, limits)
+    except KeyError as exc:
+        raise RoundError(f"the plan's test, segment or limits lack {exc}") from None
+    except (TypeError, ValueError) as exc:
+        raise RoundError(f"the plan's test, segment or limits are malformed: {exc}") from None
+
+
+def _rule_for(test: dict, segment: dict, limits: dict) -> dict:
     kind = segment.get("stop") or test["stop"]
     kind = KIND_RULES.get(kind, kind)
     if kind == "steady":
@@ -123,7 +138,7 @@ def advance(state: dict, rule: dict, jobs: list[dict], now: float, fio_elapsed_s
     """
     check_state(state)
     if rule["kind"] != state["rule"]:
-        raise ValueError(f"the round state is for a {state['rule']} loop, the rule is {rule['kind']}")
+        raise RoundError(f"the round state is for a {state['rule']} loop, the rule is {rule['kind']}")
     number = state["round"]
     nxt = dict(state, round=number + 1, last_elapsed_s=fio_elapsed_s)
     if rule["kind"] == "steady":
@@ -143,14 +158,14 @@ def _judge_steady(state: dict, rule: dict, jobs: list[dict], number: int) -> dic
     data_pct = float(rule.get("max_data_excursion_pct", _steady_state.DEFAULT_MAX_DATA_EXCURSION_PCT))
     slope_pct = float(rule.get("max_slope_excursion_pct", _steady_state.DEFAULT_MAX_SLOPE_EXCURSION_PCT))
     if number > int(rule["max_rounds"]):
-        raise ValueError(f"round {number} exceeds max_rounds {rule['max_rounds']}")
+        raise RoundError(f"round {number} exceeds max_rounds {rule['max_rounds']}")
     kept, judged = {}, []
     for dv in rule["dvs"]:
         dv = dict(dv, metric=dv.get("metric") or "iops")
         dv["name"] = dv.get("name") or _dv.dv_name(dict(dv, bs=parse_block_size(dv["bs"])))
         previous = [float(v) for v in (state["window"].get(dv["name"]) or [])]
         if len(previous) != min(number - 1, window - 1):
-            raise ValueError(f"the round state holds {len(previous)} earlier values of {dv['name']} before round "
+            raise RoundError(f"the round state holds {len(previous)} earlier values of {dv['name']} before round "
                              f"{number}; the window needs {min(number - 1, window - 1)}")
         values = previous + [_dv.dv_value(jobs, dv["mix"], dv["bs"], dv["metric"], dv.get("job"))]
         verdict = _steady_state.evaluate(values, window, data_pct, slope_pct, first_round=number - len(values) + 1)
@@ -190,13 +205,13 @@ def sweep_cells(jobs: list[dict]) -> list[dict]:
 def _judge_sweep(state: dict, rule: dict, jobs: list[dict], number: int, row: dict) -> dict:
     rounds = int(rule["rounds"])
     if number > rounds:
-        raise ValueError(f"row {number} is past the sweep's {rounds} rows")
+        raise RoundError(f"row {number} is past the sweep's {rounds} rows")
     cells = sweep_cells(jobs)
     payload = {"round": number, "rounds": rounds, "label": str(row.get("label") or ""), "cells": cells}
     if rule["kind"] == "demand":
         offered = int(row.get("offered_iops") or 0)
         if offered < 1:
-            raise ValueError(f"row {number} of the demand ramp offers no IOPS")
+            raise RoundError(f"row {number} of the demand ramp offers no IOPS")
         tolerance = float(rule.get("tolerance_pct", 5))
         achieved = sum(cell["iops"] for cell in cells)
         delivered = _sweeps.demand_step(offered, achieved, tolerance)
@@ -216,7 +231,7 @@ def _judge_samples(state: dict, rule: dict, jobs: list[dict], number: int, row: 
     one more or one fewer (module_utils/_pts/_interval.py Sampler)."""
     rounds = int(rule["rounds"])
     if len(jobs) != 1:
-        raise ValueError(f"a sample is one fio section; sample {number} has {len(jobs)}")
+        raise RoundError(f"a sample is one fio section; sample {number} has {len(jobs)}")
     total = jobs[0]["total"]
     written = int(jobs[0]["write"]["io_bytes"])
     state["written"] = int(state["written"]) + written

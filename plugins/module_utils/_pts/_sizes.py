@@ -11,10 +11,16 @@ from __future__ import annotations
 
 import re
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
+
 # ASCII only: \d and IGNORECASE alone would read other scripts' digits ("٤k") and the Kelvin sign as k.
 _SIZE_RE = re.compile(r"([0-9]+)([kmg]?)(?:i?b)?", re.IGNORECASE | re.ASCII)
 _FACTORS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
 SECTOR = 512
+
+
+class BlockSizeError(PtsError, ValueError):
+    """Text that is not a block size."""
 
 
 def parse_block_size(text: object) -> int:
@@ -24,17 +30,17 @@ def parse_block_size(text: object) -> int:
     ``4kk`` or ``40`` fails before a drive is touched.
     """
     if isinstance(text, bool):
-        raise ValueError(f"{text!r} is not a block size")
+        raise BlockSizeError(f"{text!r} is not a block size")
     if isinstance(text, int):
         size = text
     else:
         match = _SIZE_RE.fullmatch(str(text).strip(" \t"))
         if not match:
             ascii_only = "" if str(text).isascii() else " in ASCII digits (0-9)"
-            raise ValueError(f"{text!r} is not a block size (expected e.g. 512, 4k, 1024k, 1m{ascii_only})")
+            raise BlockSizeError(f"{text!r} is not a block size (expected e.g. 512, 4k, 1024k, 1m{ascii_only})")
         size = int(match.group(1)) * _FACTORS[match.group(2).lower()]
     if size <= 0 or size % SECTOR:
-        raise ValueError(f"{text!r} is not a positive multiple of {SECTOR} bytes")
+        raise BlockSizeError(f"{text!r} is not a positive multiple of {SECTOR} bytes")
     return size
 
 

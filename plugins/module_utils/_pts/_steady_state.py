@@ -19,10 +19,16 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
+
 DEFAULT_WINDOW = 5
 DEFAULT_MAX_ROUNDS = 25
 DEFAULT_MAX_DATA_EXCURSION_PCT = 20.0
 DEFAULT_MAX_SLOPE_EXCURSION_PCT = 10.0
+
+
+class SteadyStateError(PtsError, ValueError):
+    """Limits or a series the steady-state rule cannot judge."""
 
 
 @dataclass(frozen=True)
@@ -54,17 +60,17 @@ def check_limits(
 ) -> None:
     """Raise ValueError for limits that make the rule meaningless."""
     if window < 2:
-        raise ValueError(f"window {window} is below 2: a best-fit slope needs two rounds")
+        raise SteadyStateError(f"window {window} is below 2: a best-fit slope needs two rounds")
     if max_rounds < 1:
-        raise ValueError(f"max_rounds {max_rounds} is below 1")
+        raise SteadyStateError(f"max_rounds {max_rounds} is below 1")
     if window > max_rounds:
-        raise ValueError(f"window {window} is larger than max_rounds {max_rounds}: steady state could never be judged")
+        raise SteadyStateError(f"window {window} is larger than max_rounds {max_rounds}: steady state could never be judged")
     for name, value in (
         ("max_data_excursion_pct", max_data_excursion_pct),
         ("max_slope_excursion_pct", max_slope_excursion_pct),
     ):
         if not 0 < value <= 100:
-            raise ValueError(f"{name} {value} is outside (0, 100]")
+            raise SteadyStateError(f"{name} {value} is outside (0, 100]")
 
 
 def fit_line(xs: list[float], ys: list[float]) -> tuple[float, float]:
@@ -87,11 +93,11 @@ def evaluate(
 ) -> Verdict:
     """Judge the last ``window`` of ``values`` (one DV per round, round numbers from ``first_round``)."""
     if window < 2:
-        raise ValueError(f"window {window} is below 2: a best-fit slope needs two rounds")
+        raise SteadyStateError(f"window {window} is below 2: a best-fit slope needs two rounds")
     numbers = [float(v) for v in values]
     for value in numbers:
         if not math.isfinite(value) or value < 0:
-            raise ValueError(f"dependent variable {value!r} is not a finite, non-negative number")
+            raise SteadyStateError(f"dependent variable {value!r} is not a finite, non-negative number")
     limits = dict(
         window=window,
         max_data_excursion_pct=float(max_data_excursion_pct),

@@ -26,6 +26,7 @@ import json
 import math
 import statistics
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import _registry
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _acceptance
@@ -41,7 +42,7 @@ RUN_SPREAD_TEXT = ("run-to-run spread = (max − min) / median × 100 of the per
                    "(needs two such runs)")
 
 
-class CompareError(ValueError):
+class CompareError(PtsError, ValueError):
     """Bad input: names the variable and the value."""
 
 

@@ -16,6 +16,7 @@ import abc
 import contextlib
 import json
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _schema
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._schema import KEY, NAMES, SCHEMA_VERSION
@@ -26,7 +27,7 @@ _JSON_COLUMNS = ("tests", "settings", "health")
 ANCHOR_FIGURE = "iops_4k_write"
 
 
-class HistoryError(Exception):
+class HistoryError(PtsError):
     """The history cannot be read or written (none there, unreachable, of a newer schema): the message says why,
     without a password."""
 

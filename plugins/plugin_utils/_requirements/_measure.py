@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures import _catalogue
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._figure import needed_ios
@@ -26,7 +27,7 @@ MODES = ("add", "refuse")
 _SIZE_FIELDS = ("block_sizes",)
 
 
-class Unmeasured(ValueError):
+class Unmeasured(PtsError, ValueError):
     """A specification asks for a figure the run does not measure, and the plan refuses (or cannot add it)."""
 
 

@@ -20,6 +20,7 @@ import stat
 
 import yaml
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _text
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures import _catalogue, _units
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._requirements import _applies
@@ -39,7 +40,7 @@ MAX_REQUIREMENTS = 2000
 _ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,63}", re.ASCII)
 
 
-class SpecError(ValueError):
+class SpecError(PtsError, ValueError):
     """A specification that cannot be used: the message names the file (or entry), the requirement and the value."""
 
 

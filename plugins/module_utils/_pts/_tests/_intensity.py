@@ -11,6 +11,7 @@ pre-write in samples and a measurement whose latency histogram (fio json+) the r
 
 from __future__ import annotations
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import random_rw
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import fail, positive, positive_ints, seconds
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label
@@ -45,6 +46,10 @@ PROFILE = {
 RAW_VARIABLES = ("intensity_thread_counts", "intensity_queue_depths", "intensity_precondition_seconds",
                  "intensity_prewrite_seconds", "intensity_point_seconds", "intensity_max_art_ms",
                  "intensity_point_prewrite_seconds", "intensity_sample_seconds", "intensity_point_measure_seconds")
+
+
+class OperatingPointError(PtsError, ValueError):
+    """No operating point can be chosen from the TC x QD loop's measurement window."""
 
 
 def profile(own: dict) -> dict:
@@ -162,12 +167,12 @@ def operating_points(grid: dict, test: dict) -> dict:
     point with fewer outstanding IOs. Each point: {tc, qd, iops, art_ms}; "notes" says what was not as the rule
     wants."""
     if not grid:
-        raise ValueError("the TC x QD loop measured no grid point: no operating point can be chosen")
+        raise OperatingPointError("the TC x QD loop measured no grid point: no operating point can be chosen")
     ceiling = float(test["max_art_ms"])
     low = (min(test["thread_counts"]), min(test["queue_depths"]))
     notes = []
     if low not in grid:
-        raise ValueError(f"the loop did not measure TC{low[0]}/QD{low[1]}, the MinIOPS point")
+        raise OperatingPointError(f"the loop did not measure TC{low[0]}/QD{low[1]}, the MinIOPS point")
     under = [key for key, value in grid.items() if value["art_ms"] < ceiling]
     if under:
         top = max(under, key=lambda k: (grid[k]["iops"], -k[0] * k[1]))

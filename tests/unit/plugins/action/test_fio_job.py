@@ -15,7 +15,7 @@ import pytest
 from ansible.errors import AnsibleActionFail, AnsibleConnectionFailure
 
 from ansible_collections.fleetqual.pts.plugins.action import fio_job
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _fio_job_args
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 from ansible_collections.fleetqual.pts.tests.unit.plugins.plugin_utils._fake_fio_host import CONTEXT, RAW, STARTED, Host
 
@@ -30,10 +30,14 @@ def display(fio_display):
     return fio_display
 
 
+# What the module requires of every task (the pts_precondition role and pts_segment pass them).
+GUARDED = {"device": "/dev/loop7", "expect": {"serial": "S1"}}
+
+
 def make_action(host: Host, args: dict | None = None, check: bool = False):
     task = MagicMock(check_mode=check, async_val=0)
-    task.args = {"job_file": STARTED["job_file"], "job_text": "[global]\nrw=randrw\n", "expected_seconds": 100,
-                 "context": CONTEXT} if args is None else args
+    task.args = dict(GUARDED, **({"job_file": STARTED["job_file"], "job_text": "[global]\nrw=randrw\n",
+                                  "expected_seconds": 100, "context": CONTEXT} if args is None else args))
     action = fio_job.ActionModule(task, MagicMock(), MagicMock(), MagicMock(), MagicMock(), MagicMock())
     action._execute_module = host.execute_module
     action._low_level_execute_command = host.command
@@ -221,12 +225,28 @@ def test_a_module_that_did_not_start_fio_is_returned_as_is(clock):
 
 
 @pytest.mark.parametrize("args, expected", [
-    ({"job_file": "/x.fio", "wait": "yes"}, "fio_job: wait='yes' must be a boolean"),
-    ({"job_file": "/x.fio", "timeout": "soon"}, "fio_job: timeout='soon' must be a number of seconds"),
-    ({"job_file": "/x.fio", "expected_seconds": [1]}, "fio_job: expected_seconds=[1] must be a number of seconds"),
+    # The module's own argument spec, checked on the controller.
+    ({"job_file": "/x.fio", "wait": "maybe"}, "argument 'wait' is of type"),
+    ({"job_file": "/x.fio", "timeout": "soon"}, "argument 'timeout' is of type"),
+    ({"job_file": "/x.fio", "expected_seconds": [1]}, "argument 'expected_seconds' is of type"),
+    ({"job_file": "/x.fio", "output_format": "xml"}, "output_format must be one of: json, json+"),
+    ({"job_file": "/x.fio", "jobfile": "/y.fio"}, "Unsupported parameters"),
 ])
 def test_bad_arguments_are_refused_before_the_host_is_asked(clock, args, expected):
     host = Host(clock, finish_at=None)
     with pytest.raises(AnsibleActionFail, match=re.escape(expected)):
         make_action(host, args).run(task_vars={})
     assert host.modules == []
+
+
+def test_a_task_without_the_guarded_device_is_refused_before_the_host_is_asked(clock):
+    host = Host(clock, finish_at=None)
+    action = make_action(host, {"job_file": "/x.fio"})
+    del action._task.args["device"]
+    with pytest.raises(AnsibleActionFail, match="missing required arguments: device"):
+        action.run(task_vars={})
+    assert host.modules == []
+
+
+def test_the_action_checks_the_modules_own_argument_spec():
+    assert fio_job.ActionModule.ARGUMENT_SPEC is _fio_job_args.ARGUMENT_SPEC
