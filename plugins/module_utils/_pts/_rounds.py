@@ -42,7 +42,7 @@ def start(loop_id: str, rule: str, started: float) -> dict:
     if rule not in RULES:
         raise ValueError(f"unknown stop rule {rule!r}; known: {', '.join(RULES)}")
     return {"id": str(loop_id), "rule": rule, "round": 1, "stop": False, "reason": "not started",
-            "started": float(started), "last_elapsed_s": None, "window": {}, "written": 0, "misses": 0, "offset": 0}
+            "started": float(started), "last_elapsed_s": None, "window": {}, "written": 0, "misses": 0}
 
 
 def check_state(state: object) -> dict:
