@@ -18,7 +18,7 @@ import pytest
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _histogram, _interval
 
-FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures")
 XSR = "fio-3.33-xsr-write-1m-qd4"
 BURSTS = "fio-3.33-hir-bursts-randwrite-4k-2x8"
 BASELINE = "fio-3.33-hir-baseline-randwrite-4k-2x8"

@@ -22,7 +22,7 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _inte
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
 from conftest import figure_with
 
-RUN = os.path.join(os.path.dirname(__file__), "fixtures", "intensity", "fio-3.33-quick-loop-device")
+RUN = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "fixtures", "intensity", "fio-3.33-quick-loop-device"))
 PLOTS = {"pc_convergence", "pc_verification", "loop_prewrite", "loop_convergence", "loop_verification",
          "demand_variation", "demand_intensity", "outstanding", "cpu", "point_prewrites", "histograms"}
 
