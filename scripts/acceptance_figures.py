@@ -3,7 +3,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The docsite's table of acceptance figures (docs/docsite/rst/acceptance.rst), generated from the one list of them
 (plugins/plugin_utils/_figures/_catalogue.py) - so the table says what the rule validation accepts and nothing else.
-tests/unit/plugins/plugin_utils/test__figures.py holds the page to it.
+tests/unit/plugins/plugin_utils/_figures/test__catalogue.py holds the page to it.
 
     python scripts/acceptance_figures.py --check    # the page's table is the one the list gives
     python scripts/acceptance_figures.py --write    # rewrite it after changing a report kind's figures

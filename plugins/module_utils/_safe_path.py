@@ -265,31 +265,39 @@ def umask() -> int:
     return 0o022
 
 
+def write_at(dir_fd: int, name: str, data: bytes, mode: int = 0o600, sync: bool = True) -> None:
+    """Replace ``name`` in the directory ``dir_fd`` whole: a new file beside it (new_file), the data, fsync
+    (``sync``), renamed over it by the directory's fd - neither the temporary file nor the rename follows a link, and
+    a link, FIFO or device found under ``name`` is replaced, never written through. write_atomic (by path) and the
+    writers of the host's held directories (job directories, guard records) use it."""
+    fd, temp = new_file(dir_fd, name)
+    try:
+        os.fchmod(fd, mode)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        if sync:
+            os.fsync(fd)
+        os.close(fd)
+        fd = -1
+        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        if fd >= 0:
+            os.close(fd)
+        try:
+            os.unlink(temp, dir_fd=dir_fd)
+        except OSError:
+            pass
+        raise
+
+
 def write_atomic(path: str, data: bytes, mode: int | None = None, strict: bool | None = None) -> None:
-    """Write, fsync, rename over ``path`` within its directory's fd, fsync the directory: after return the file
-    survives a crash whole, and neither the temporary file nor the rename followed a link. ``mode`` None: what an
+    """Write, fsync, rename over ``path`` within its directory's fd (write_at), fsync the directory: after return the
+    file survives a crash whole, and neither the temporary file nor the rename followed a link. ``mode`` None: what an
     ordinary write would give (0666 less the umask)."""
     dir_fd = walk(os.path.dirname(path), create=True, strict=strict)
     try:
-        name = os.path.basename(path)
-        fd, temp = new_file(dir_fd, name)
-        try:
-            os.fchmod(fd, (0o666 & ~umask()) if mode is None else mode)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-            os.close(fd)
-            fd = -1
-            os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-        except BaseException:
-            if fd >= 0:
-                os.close(fd)
-            try:
-                os.unlink(temp, dir_fd=dir_fd)
-            except OSError:
-                pass
-            raise
+        write_at(dir_fd, os.path.basename(path), data, (0o666 & ~umask()) if mode is None else mode)
         readable = reopen(dir_fd)
         try:
             os.fsync(readable)

@@ -87,8 +87,8 @@ options:
     default: 300
   expected_seconds:
     description:
-      - How long fio is planned to run. The action plugin polls sparsely until a second before then, every quarter
-        second around it, and every second after.
+      - How long fio is planned to run. The action plugin checks with back-off until a second before then and lets the
+        host watch for fio's end from then on (see the description).
     type: float
     default: 0
   detach:
@@ -134,8 +134,8 @@ options:
     required: true
   context:
     description:
-      - Labels (drive, test, phase, round, settings) returned unchanged as RV(pts_context), so the
-        P(fleetqual.pts.pts_report#callback) callback can file the result without parsing task names.
+      - Labels (drive, test, phase, round, settings) returned unchanged as RV(pts_context). In a run the action plugin
+        files the result under them in the run's results tree, without parsing task names.
     type: dict
     default: {}
 requirements:

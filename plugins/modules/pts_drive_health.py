@@ -33,7 +33,7 @@ options:
     type: path
     required: true
   context:
-    description: Labels returned unchanged as RV(pts_context) for the report callback.
+    description: Labels returned unchanged as RV(pts_context); in a run the action plugin files the result under them.
     type: dict
     default: {}
   mode:

@@ -106,7 +106,7 @@ options:
         refused either way.
     type: str
   context:
-    description: Labels returned unchanged as RV(pts_context) for the report callback.
+    description: Labels returned unchanged as RV(pts_context); in a run the action plugin files the result under them.
     type: dict
     default: {}
 requirements:

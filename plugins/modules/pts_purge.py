@@ -75,7 +75,7 @@ options:
     type: int
     default: 86400
   context:
-    description: Labels returned unchanged as RV(pts_context) for the report callback.
+    description: Labels returned unchanged as RV(pts_context); in a run the action plugin files the result under them.
     type: dict
     default: {}
 requirements:

@@ -50,7 +50,7 @@ options:
     type: dict
     required: true
   context:
-    description: Labels returned unchanged as RV(pts_context) for the report callback.
+    description: Labels returned unchanged as RV(pts_context); in a run the action plugin files the result under them.
     type: dict
     default: {}
 requirements:

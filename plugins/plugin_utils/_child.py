@@ -46,7 +46,8 @@ def usable() -> bool:
     return hasattr(os, "fork") and threading.active_count() == 1
 
 
-def _read_all(fd: int) -> bytes:
+def read_all(fd: int) -> bytes:
+    """Everything a pipe gives until its writers close it."""
     chunks = []
     while True:
         chunk = os.read(fd, 1 << 16)
@@ -94,7 +95,7 @@ def run(func: Callable, *args, **kwargs):
             os._exit(code)  # pylint: disable=protected-access  # a forked child must not run the parent's atexit
     os.close(writer)
     try:
-        data = _read_all(reader)
+        data = read_all(reader)
     finally:
         os.close(reader)
         dummy, status = os.waitpid(pid, 0)

@@ -102,13 +102,6 @@ def isfile(path: str) -> bool:
     return found is not None and stat.S_ISREG(found.st_mode)
 
 
-def getmtime(path: str) -> float:
-    found = lstat(path)
-    if found is None:
-        raise FileNotFoundError(path)
-    return found.st_mtime
-
-
 def listdir(path: str) -> list[str]:
     """The names in a directory of the tree, sorted; FileNotFoundError when it is missing."""
     with directory(path) as fd:

@@ -23,9 +23,6 @@ from __future__ import annotations
 from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 
 GROUP = "pts_drive_workers"
-# Each worker's variables: exactly these, no more (the rest of its host's variables stay with the host).
-VARIABLES = ("pts_run_host", "pts_run_drive_key", "pts_run_drives", "pts_run_plan", "pts_guard_passed", "pts_run_id",
-             "pts_run_dir", "ansible_connection", "ansible_python_interpreter")
 # The plan's lists that name every drive of the host: a worker keeps its own drive's entry.
 _PER_DRIVE = ("drives",)
 

@@ -25,6 +25,7 @@ import os
 import re
 import stat
 
+from ansible_collections.fleetqual.pts.plugins.module_utils import _safe_path
 from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _hold
 
@@ -76,18 +77,8 @@ def write(record: dict, lock_dir: str = _hold.LOCK_DIR) -> str:
         fd = _dir_fd(lock_dir)
     except (OSError, _hold.HoldError) as exc:
         raise RecordError(f"cannot keep the guard's record in {lock_dir}: {exc}") from None
-    tmp = f".{name}.{os.getpid()}.tmp"
     try:
-        try:
-            os.unlink(tmp, dir_fd=fd)
-        except FileNotFoundError:
-            pass
-        out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=fd)
-        with os.fdopen(out, "w", encoding="utf-8") as handle:
-            json.dump(record, handle, sort_keys=True)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.rename(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)
+        _safe_path.write_at(fd, name, json.dumps(record, sort_keys=True).encode("utf-8"), 0o600)
     except OSError as exc:
         raise RecordError(f"cannot write the guard's record {name} in {lock_dir}: {exc.strerror}") from None
     finally:

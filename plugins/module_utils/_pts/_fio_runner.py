@@ -41,6 +41,7 @@ import stat
 import subprocess
 import time
 
+from ansible_collections.fleetqual.pts.plugins.module_utils import _safe_path
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _job_check
 
 REFUSED = -1
@@ -73,16 +74,9 @@ def log_name(output: str) -> str:
 
 def write_file(dirfd: int, name: str, text: str, mode: int = 0o600) -> None:
     """``name`` in the held directory, replaced whole (a new file renamed into place; never written through a link or
-    into a FIFO someone put there)."""
-    tmp = f".{name}.{os.getpid()}.tmp"
-    try:
-        os.unlink(tmp, dir_fd=dirfd)
-    except FileNotFoundError:
-        pass
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=dirfd)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.rename(tmp, name, src_dir_fd=dirfd, dst_dir_fd=dirfd)
+    into a FIFO someone put there). Not fsynced: these files live as long as a round, and the host's watch for fio's
+    end reads them the moment they are there."""
+    _safe_path.write_at(dirfd, name, text.encode("utf-8"), mode, sync=False)
 
 
 def read_file(dirfd: int, name: str, limit: int = 1 << 20) -> str:

@@ -23,7 +23,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import p
 # truncation costs at most 10 % of a run and can never reach 0; anything shorter measures only fio's start-up.
 MIN_RUN_SECONDS = 0.01
 # A run id names one directory under the results root: one path component, never "." or "..", never hidden, and
-# unchanged by the callback's safe_name() (which strips leading and trailing "." and "_"), so every tool that
+# unchanged by _results.safe_name() (plugin_utils; it strips leading and trailing "." and "_"), so every tool that
 # derives the run directory from the id finds the same one. \Z, not $: "$" also matches before a trailing newline, and
 # "R1\n" locked results/R1\n/ while its results went to results/R1/.
 RUN_ID_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,126}[A-Za-z0-9])?\Z")

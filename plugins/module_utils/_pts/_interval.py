@@ -28,8 +28,6 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsEr
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _histogram
 
 DIRECTIONS = ("read", "write")
-# The value column's unit per log type: bw in KiB/s, iops in IOs/s, lat/clat/slat in ns (averages over the interval).
-LOG_TYPES = ("bw", "iops", "lat", "clat", "slat")
 # Two log lines closer than this share of a logging interval are one tick (the clones of a job log at the same moment,
 # a millisecond or two apart); a gap longer than GAP_SHARE intervals between two ticks had whole intervals without IO.
 TICK_SHARE = 0.5
@@ -245,22 +243,6 @@ def ticks(rows: list[tuple[int, float, int, int]], interval_ms: float,
     return out
 
 
-def activity(series: list[list[float]], interval_ms: float) -> list[dict]:
-    """The runs of IO in a log series: ticks no further apart than GAP_SHARE logging intervals belong to one run.
-    Each run: {"from_ms" (the start of its first interval), "to_ms" (its last tick), "ticks", "mean"}; the time
-    between two runs had no IO to within a logging interval."""
-    runs: list[dict] = []
-    for time_ms, value in series:
-        if runs and time_ms - runs[-1]["to_ms"] <= interval_ms * GAP_SHARE:
-            run = runs[-1]
-            run["to_ms"], run["ticks"], run["sum"] = time_ms, run["ticks"] + 1, run["sum"] + value
-        else:
-            runs.append({"from_ms": time_ms - interval_ms, "to_ms": time_ms, "ticks": 1, "sum": value})
-    for run in runs:
-        run["mean"] = run.pop("sum") / run["ticks"]
-    return runs
-
-
 def _uncovered(start: float, end: float, spans: list[tuple[float, float]]) -> list[tuple[float, float]]:
     """The parts of (start, end) that none of ``spans`` covers."""
     left = [(start, end)] if end > start else []
@@ -311,12 +293,6 @@ def idle(series: list[list[float]], interval_ms: float, start_ms: float | None =
             longest_idle = max(longest_idle, max(b - a for a, b in left))
     return {"idle_ms": total, "longest_idle_ms": longest_idle, "gaps": gaps, "idle_periods": periods,
             "longest_gap_ms": longest, "stall_ms": stall, "ticks": len(times), "interval_ms": interval_ms}
-
-
-def mean_between(series: list[list[float]], start_ms: float, end_ms: float) -> tuple[float | None, int]:
-    """The mean of the ticks logged in (start_ms, end_ms] and how many there were (None when none)."""
-    values = [v for t, v in series if start_ms < t <= end_ms]
-    return (sum(values) / len(values) if values else None), len(values)
 
 
 def log_interval_ms(shortest_s: float, period_s: float | None = None) -> int:

@@ -105,9 +105,3 @@ def open_dir(path: str, below: str | None = None, euid: int | None = None, make:
         os.close(fd)
         raise
     return fd
-
-
-def ensure(path: str, below: str | None = None, euid: int | None = None) -> str:
-    """Make and check ``path`` as open_dir does, and return it (for a check before anything is written)."""
-    os.close(open_dir(path, below, euid))
-    return os.path.normpath(path)

@@ -9,8 +9,8 @@
 
 A test runs rounds until its stop rule holds. The state says which round runs next and keeps only what the
 rule needs to judge it - the DVs' last ``window`` values, the bytes written, the undelivered steps in a row -
-so it stays the same size at round 1,500 as at round 1. The rounds themselves live on disk (the callback's
-round files); the state never holds them.
+so it stays the same size at round 1,500 as at round 1. The rounds themselves live on disk (the round files
+the segment writes as each round ends); the state never holds them.
 
 Rules (``rule["kind"]``):
 
@@ -47,7 +47,7 @@ def start(loop_id: str, rule: str, started: float) -> dict:
     if rule not in RULES:
         raise RoundError(f"unknown stop rule {rule!r}; known: {', '.join(RULES)}")
     return {"id": str(loop_id), "rule": rule, "round": 1, "stop": False, "reason": "not started",
-            "started": float(started), "last_elapsed_s": None, "window": {}, "written": 0, "misses": 0, "offset": 0}
+            "started": float(started), "last_elapsed_s": None, "window": {}, "written": 0, "misses": 0}
 
 
 def check_state(state: object) -> dict:
@@ -133,7 +133,7 @@ def advance(state: dict, rule: dict, jobs: list[dict], now: float, fio_elapsed_s
             row: dict | None = None) -> tuple[dict, str, dict]:
     """Judge the round ``state["round"]`` whose fio jobs are ``jobs``.
 
-    Returns the next state and the verdict for the callback as ``(state, payload key, payload)``: the payload
+    Returns the next state and the round's verdict as ``(state, payload key, payload)``: the payload
     key is ``pts_steady_state``, ``pts_wsat`` or ``pts_sweep`` (each with this round's number, ``stop`` and why).
     """
     check_state(state)

@@ -9,7 +9,7 @@
 _report/_drive_report.REPORTS) and the drive's health and wear. The requirements' validation, the plan's check that a
 run measures what a specification asks, the docs' table of figures (docs/docsite/rst/acceptance.rst, written by
 scripts/acceptance_figures.py) and pts_plan's documentation are held to it (tests/unit/plugins/plugin_utils/
-test__figures.py)."""
+_figures/test__catalogue.py)."""
 
 from __future__ import annotations
 

@@ -29,16 +29,6 @@ PLACEHOLDERS = {
     "point": r"(?P<point>max|mid|min)",
     "ws": r"(?P<ws>[0-9]{1,4})",
 }
-# What each parameter means, for the docs' table of figures.
-PARAMETER_WORDS = {
-    "bs": "a block size (512, 4k, 128k, 1024k, ...)",
-    "mix": "an R/W mix, read/write percentages (100/0, 65/35, 0/100)",
-    "dir": "read or write",
-    "pct": "a percentile (99, 99.9, 99.99, ...)",
-    "qd": "a queue depth",
-    "point": "an operating point: max, mid or min",
-    "ws": "a wait state",
-}
 DIRECTIONS = ("higher", "lower")
 MAX_QD = 1024
 _TOKEN = re.compile(r"<([a-z]+)>")

@@ -74,7 +74,7 @@ def figures(path: str, title: str, rows: list[dict]) -> str | None:
             low, high = base * (1 - row["tolerance_pct"] / 100), base * (1 + row["tolerance_pct"] / 100)
             ax.axhspan(low, high, color="#9e9e9e", alpha=0.22, zorder=1)
             values += [low, high]
-        _plots.scale_axes([ax], values, row["unit"])  # pylint: disable=protected-access  # the collection's own scale
+        _plots.scale_axes([ax], values, row["unit"])
         ax.set_xlim(-0.6, 1.6)
         ax.set_xticks([0, 1], ["baseline", "candidate"])
         delta = "" if row["delta_pct"] is None else f"Δ {row['delta_pct']:+.1f} %  "
@@ -88,7 +88,7 @@ def figures(path: str, title: str, rows: list[dict]) -> str | None:
                      label="black edge: window not steady")]
     fig.legend(handles=legend, loc="outside lower center", ncols=2, fontsize=8)
     fig.suptitle(title, fontsize=10)
-    return _plots.finish_figure(fig, path, None)  # pylint: disable=protected-access  # atomic PNG write
+    return _plots.finish_figure(fig, path, None)
 
 
 def _series(root: str, drive_dirs: list[str]) -> list[dict]:
@@ -123,7 +123,7 @@ def rounds(path: str, title: str, sides: dict) -> str | None:
                             marker="o" if len(xs) <= 30 else None, markersize=3)
         ax.set_title(name, fontsize=9, loc="left")
         ax.set_xlabel(xlabel)
-        _plots.scale_axes([ax], values, ylabel)  # pylint: disable=protected-access  # the collection's own scale
+        _plots.scale_axes([ax], values, ylabel)
         ax.grid(True, which="both", alpha=0.3)
         if key != "wsat":
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -131,7 +131,7 @@ def rounds(path: str, title: str, sides: dict) -> str | None:
               for s, v in sides.items()]
     fig.legend(handles=legend, loc="outside right center", fontsize=8)
     fig.suptitle(title, fontsize=10)
-    return _plots.finish_figure(fig, path, None)  # pylint: disable=protected-access  # atomic PNG write
+    return _plots.finish_figure(fig, path, None)
 
 
 def history(path: str, title: str, entries: list[dict]) -> str | None:
@@ -168,7 +168,7 @@ def history(path: str, title: str, entries: list[dict]) -> str | None:
                         color=cmap(index % 10), label=md.plot_label(entry["serial"]))
         spec = _headline_figures.FIGURES[figure]
         ax.set_title(spec["short"], fontsize=9, loc="left")
-        _plots.scale_axes([ax], values, spec["unit"])  # pylint: disable=protected-access  # the collection's own scale
+        _plots.scale_axes([ax], values, spec["unit"])
         ax.set_xticks(range(len(runs)), labels, rotation=30, ha="right", fontsize=7)
         ax.set_xlim(-0.4, len(runs) - 0.6)
         ax.grid(True, alpha=0.3)
@@ -176,7 +176,7 @@ def history(path: str, title: str, entries: list[dict]) -> str | None:
     if len(labels) <= 12:
         fig.legend(handles, labels, loc="outside right center", fontsize=8, title="Serial")
     fig.suptitle(title, fontsize=10)
-    return _plots.finish_figure(fig, path, None)  # pylint: disable=protected-access  # atomic PNG write
+    return _plots.finish_figure(fig, path, None)
 
 
 def draw(result: dict, out_dir: str, root: str | None) -> dict:

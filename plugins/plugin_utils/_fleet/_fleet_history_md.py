@@ -17,10 +17,6 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet._fleet_figure
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 
 
-def _day(iso: str | None) -> str:
-    return (iso or "")[:10] or md.DASH
-
-
 def _written_lines(summary: dict) -> list[str]:
     history = summary.get("history") or {}
     where = ", ".join(md.code(d) for d in history.get("databases") or []) or "the history"
@@ -51,8 +47,8 @@ def _comparison_lines(summary: dict) -> list[str]:
 
 def _cohort_lines(cohort: dict) -> list[str]:
     head = (f"### {md.text(cohort['model'])} / {md.text(cohort.get('firmware') or None)}, {cohort['profile']} profile: "
-            f"{md.plural(int(cohort.get('runs') or 0), 'earlier run')}, {_day(cohort.get('from'))} – "
-            f"{_day(cohort.get('to'))}")
+            f"{md.plural(int(cohort.get('runs') or 0), 'earlier run')}, {md.day(cohort.get('from'))} – "
+            f"{md.day(cohort.get('to'))}")
     rows = []
     for entry in cohort["figures"]:
         spec = _headline_figures.FIGURES[entry["figure"]]

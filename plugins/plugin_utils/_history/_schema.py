@@ -40,7 +40,6 @@ COLUMNS = (
 )
 NAMES = tuple(name for name, dummy in COLUMNS)
 KEY = ("run_id", "host", "drive", "figure")
-RUN_COLUMNS = ("run_id", "run_time", "indexed_at", "indexed_by", "drives", "quick_profile")
 
 _TYPES = {POSTGRESQL: {"REAL": "DOUBLE PRECISION", "INTEGER": "BIGINT"}, SQLITE: {}}
 

@@ -35,11 +35,11 @@ def temperature(path: str, title: str, series: dict, thresholds: dict, subtitle:
         if afters:
             ax.plot([r for r, dummy in afters], [v for dummy, v in afters], color=color, linewidth=1.6,
                     label=f"{name}after the round",
-                    **_plots.marker_style(len(rows), 6.5))  # pylint: disable=protected-access  # markers as every plot
+                    **_plots.marker_style(len(rows), 6.5))
         if befores:
             ax.plot([r for r, dummy in befores], [v for dummy, v in befores], color=color, linewidth=0.9,
                     linestyle=":", markerfacecolor="white", label=f"{name}before the round",
-                    **_plots.marker_style(len(rows), 3.5))  # pylint: disable=protected-access  # markers as every plot
+                    **_plots.marker_style(len(rows), 3.5))
         for row in rows:
             if row.get("warning") and row["round"] not in shaded:
                 shaded.add(row["round"])
@@ -60,8 +60,8 @@ def temperature(path: str, title: str, series: dict, thresholds: dict, subtitle:
         ax.set_ylim(min(values) - 5, max(values) + 5)
     ax.set_ylabel("Temperature (°C)")
     ax.set_xlabel("Round")
-    _plots.round_ticks(ax, longest)  # pylint: disable=protected-access  # the same round axis as every plot
+    _plots.round_ticks(ax, longest)
     ax.grid(True, alpha=0.3)
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=9)
     fig.suptitle(title)
-    return _plots.finish_figure(fig, path, subtitle)  # pylint: disable=protected-access  # atomic write like every plot
+    return _plots.finish_figure(fig, path, subtitle)

@@ -29,6 +29,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._section
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _safe_tree
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _tests
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _tests
 
 
 PC_SEGMENT = "precondition"
@@ -94,13 +95,6 @@ def _fio_seconds(value: object) -> float | None:
     if not found or found.group(2).lower() not in _UNITS:
         return None
     return float(found.group(1)) * _UNITS[found.group(2).lower()]
-
-
-def _parse_time(text: str | None) -> datetime.datetime | None:
-    try:
-        return datetime.datetime.fromisoformat(text) if text else None
-    except ValueError:
-        return None
 
 
 def _stats(values: list[float]) -> dict:
@@ -339,7 +333,7 @@ def _round_log(segment: dict, rnd: dict) -> dict | None:
 
 
 def _round_start(rnd: dict) -> datetime.datetime | None:
-    landed = _parse_time(rnd.get("recorded_at"))
+    landed = _tests.parse_time(rnd.get("recorded_at"))
     elapsed = (rnd.get("fio") or {}).get("elapsed_s")
     if landed is None:
         return None

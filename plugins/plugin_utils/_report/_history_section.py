@@ -18,10 +18,6 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _mark
 OUTLIER_MARK = "⚑"
 
 
-def _day(iso: str | None) -> str:
-    return (iso or "")[:10] or md.DASH
-
-
 def previous_lines(model: dict, html: bool) -> list[str]:
     """This drive's model and firmware in the run that tested them last before this one."""
     previous = model.get("previous")
@@ -66,7 +62,7 @@ def population_lines(model: dict) -> list[str]:
     if not counted:
         return [f"Against the fleet's memory: no earlier {profile}-profile run of {cohort} in the history {where} "
                 f"({other}).", ""]
-    span = f"{_day(block.get('from'))} – {_day(block.get('to'))}"
+    span = f"{md.day(block.get('from'))} – {md.day(block.get('to'))}"
     lines = [f"Against the fleet's memory: each headline figure beside every earlier {profile}-profile run of {cohort} "
              f"in the history {where} - {md.plural(int(block.get('runs') or 0), 'run')}, {span} ({other}; each "
              "drive of each earlier run counts once, final values only):", ""]

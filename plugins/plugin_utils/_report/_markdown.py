@@ -21,6 +21,11 @@ _MARKUP = {"\\": "\\\\", "`": "\\`", "*": "\\*", "[": "\\[", "]": "\\]", "|": "\
 _MARKUP_RE = re.compile("|".join(re.escape(k) for k in _MARKUP) + r"|(?<!\w)_|_(?!\w)")
 
 
+def day(iso: str | None) -> str:
+    """The date of an ISO time (its first ten characters), a dash when there is none."""
+    return (iso or "")[:10] or DASH
+
+
 def plot_label(value: object) -> str:
     """Untrusted text for a plot title: plain, and $ escaped, which matplotlib would otherwise read as math."""
     return plain(value).replace("$", "\\$")

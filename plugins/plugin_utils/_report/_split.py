@@ -19,6 +19,8 @@ import threading
 import traceback
 from collections.abc import Callable
 
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _child
+
 # Set by the tests to force one way or the other; None: decide as above.
 ENABLED: bool | None = None
 
@@ -38,15 +40,6 @@ def balance(jobs: list[tuple[str, float, Callable[[], dict]]]) -> tuple[list, li
         groups[lighter].append(job)
         weights[lighter] += job[1]
     return groups
-
-
-def _read_all(fd: int) -> bytes:
-    chunks = []
-    while True:
-        chunk = os.read(fd, 1 << 16)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
 
 
 def run(jobs: list[tuple[str, float, Callable[[], dict]]], extra_core: Callable[[], object] | None = None) -> dict:
@@ -91,7 +84,7 @@ def _run_split(jobs: list[tuple[str, float, Callable[[], dict]]]) -> dict:
     try:
         results = {name: func() for name, dummy, func in ours}
     finally:
-        data = _read_all(reader)
+        data = _child.read_all(reader)
         os.close(reader)
         dummy, status = os.waitpid(pid, 0)
     try:

@@ -117,7 +117,8 @@ def live_mismatch(segment: dict, dv_results: list[dict]) -> list[int]:
     return [v["round"] for v in live if v.get("round") in computed and bool(v.get("steady")) != computed[v["round"]]]
 
 
-def _parse_time(text: str | None) -> datetime.datetime | None:
+def parse_time(text: str | None) -> datetime.datetime | None:
+    """An ISO time as recorded in a result file (recorded_at), None when absent or not a time."""
     try:
         return datetime.datetime.fromisoformat(text) if text else None
     except ValueError:
@@ -127,7 +128,7 @@ def _parse_time(text: str | None) -> datetime.datetime | None:
 def round_times(rounds: list[dict]) -> list[float | None]:
     """Seconds from the start of the first round (its recorded_at less fio's run time) to the end of each round (its
     recorded_at): the round files' own clocks, for the plots' time axes. Empty when the first round has no time."""
-    ends = [_parse_time(r.get("recorded_at")) for r in rounds]
+    ends = [parse_time(r.get("recorded_at")) for r in rounds]
     if not ends or ends[0] is None:
         return []
     origin = ends[0] - datetime.timedelta(seconds=float((rounds[0].get("fio") or {}).get("elapsed_s") or 0.0))
@@ -151,7 +152,7 @@ def timing(segments: list[dict]) -> dict:
             ends.append(rounds[-1]["recorded_at"])
         fio_s += sum(r.get("fio", {}).get("elapsed_s") or 0.0 for r in rounds)
     started, finished = (min(starts) if starts else None), (max(ends) if ends else None)
-    begin, end = _parse_time(started), _parse_time(finished)
+    begin, end = parse_time(started), parse_time(finished)
     sections = sum(len((r.get("fio") or {}).get("jobs") or []) for s in segments for r in s["rounds"])
     return {"started_at": started, "finished_at": finished, "fio_s": fio_s,
             "fio_io_s": sum(io_seconds(s["rounds"]) for s in segments), "fio_sections": sections,

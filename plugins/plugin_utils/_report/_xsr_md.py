@@ -33,11 +33,6 @@ def _log_check(result: dict) -> str:
             "at fio's status dumps.")
 
 
-def _interval_text(result: dict) -> str:
-    idle = result.get("idle") or {}
-    return f"{idle['interval_ms']:g}-ms interval" if idle.get("interval_ms") else "logging interval"
-
-
 def _ms_text(value: float) -> str:
     return f"{value:,.0f} ms" if value < 10000 else f"{value / 1000:,.1f} s"
 

@@ -38,7 +38,6 @@ def family(name: str) -> tuple:
 
 PTS_TESTS = family("pts")
 PTS2_TESTS = family("pts2")
-ACCEPTANCE_TESTS = family("acceptance")
 CHARACTERISATION = family("characterisation")
 HDD = family("hdd")
 # The tests that choose operating points from a thread count x queue depth loop (CBW, DIRTH): one report kind.

@@ -166,7 +166,7 @@ def test_a_resume_removes_what_a_killed_write_left_and_its_purge_supersedes_noth
     run_dir = _first_attempt(tmp_path)
     test_dir = os.path.join(run_dir, "h1", "victim", "iops")
     os.unlink(os.path.join(test_dir, "purge.json"))
-    # The callback killed (SIGKILL) while it wrote the purge record: only its temporary file is left.
+    # The step filing it killed (SIGKILL) while it wrote the purge record: only its temporary file is left.
     subprocess.run([sys.executable, "-c", _KILLED_PURGE, run_dir], check=False,
                    env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
     (leftover,) = os.listdir(test_dir)

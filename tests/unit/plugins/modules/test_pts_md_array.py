@@ -15,7 +15,7 @@ from ansible.module_utils import basic
 
 from ansible_collections.fleetqual.pts.plugins.modules import pts_md_array
 from ansible_collections.fleetqual.pts.tests.unit.plugins.modules._module_exit import Exit, run_main, stub_exits
-from ansible_collections.fleetqual.pts.tests.unit.plugins.module_utils.test__md_raid import (
+from ansible_collections.fleetqual.pts.tests.unit.plugins.module_utils._drive.test__md_raid import (
     DETAIL_RAID1_RESYNC,
     EXAMINE_RAID1_MEMBER,
     EXPORT_RAID1,

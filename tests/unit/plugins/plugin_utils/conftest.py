@@ -63,7 +63,7 @@ def write_drive(run_dir: str, host: str, drive: str, **identity) -> str:
 
 def write_segment(run_dir: str, host: str, drive: str, test: str, factors: list, segment: str = "",
                   fixture: str | None = None, purge: bool = True, settings: dict | None = None) -> None:
-    """File a purge and one round per factor of one test (segment) the way the callback does; a factor may be a
+    """File a purge and one round per factor of one test (segment) the way a run's steps do; a factor may be a
     {"read": f, "write": f} pair (throughput's two directions apart)."""
     context = {"drive": drive, "test": test, "settings": settings or SETTINGS[test], "segment": segment}
     if purge:

@@ -17,7 +17,7 @@ import pytest
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _health
 
-FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures")
 
 
 def fixture(name: str) -> dict:

@@ -14,7 +14,7 @@ import pytest
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _hir, _hir_md, _hir_plots, _plots
 
-FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "hir", "fio-3.33-quick-loop-device", "hir")
+FIXTURE = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "fixtures", "hir", "fio-3.33-quick-loop-device", "hir"))
 T0 = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
 QUICK = {"burst": 0.5, "reps": 3, "baseline": 1.5, "pc": 1.0, "window": 2, "max_rounds": 3}
 STANDARD = {"burst": 5.0, "reps": 360, "baseline": 1800.0, "pc": 1800.0, "window": 5, "max_rounds": 25}
@@ -264,7 +264,7 @@ def test_health_marks_of_the_preconditioning_shade_its_rounds():
 # A wait state as fio 3.33 ran it on a loop device (tests/unit/plugins/module_utils/fixtures): three 0.3-s bursts
 # 0.9 s apart (wait state 2), one fio run with its iops log; then a return to baseline of 1.2 s, one fio section with
 # status dumps every 0.4 s and its iops log; 100-ms logging intervals, 2 threads each.
-CAPTURED = os.path.join(os.path.dirname(__file__), "..", "module_utils", "fixtures")
+CAPTURED = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "module_utils", "fixtures"))
 
 
 def _captured_wait_state(tmp_path) -> dict:
@@ -366,7 +366,7 @@ def test_a_captured_wait_states_figures_are_fios_counts_and_its_log_the_timeline
 # bursts 3 s apart with 200-ms logs, then 2 s of return to baseline in 1-s samples. During the idle before burst 3,
 # fio's main process - the one that starts each burst's job at its startdelay - was stopped (SIGSTOP) for 2 s, as a
 # loaded host would hold it: fio started burst 3 late, and the run's files are as the collection filed them.
-LATE = os.path.join(os.path.dirname(__file__), "fixtures", "hir", "fio-3.33-late-burst", "hir")
+LATE = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "fixtures", "hir", "fio-3.33-late-burst", "hir"))
 
 
 def _late_raw(name: str) -> list[dict]:

@@ -10,7 +10,7 @@ import os
 import pytest
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _guard, _guard_record, _hold
-from ansible_collections.fleetqual.pts.tests.unit.plugins.module_utils._fake_host import FakeHost
+from ansible_collections.fleetqual.pts.tests.unit.plugins.module_utils._drive._fake_host import FakeHost
 
 
 @pytest.fixture

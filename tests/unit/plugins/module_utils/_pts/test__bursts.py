@@ -13,7 +13,7 @@ import pytest
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _bursts, _fio, _interval
 
-FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures")
 
 
 def _series(starts_ms: list[float], runtime_ms: float, interval_ms: float, lag_ms: float = 3.0) -> list[list[float]]:
@@ -80,7 +80,7 @@ def test_bursts_less_than_an_interval_apart_may_not_be_told_apart():
 def test_captured_late_burst_log_is_placed_and_burst_3_is_late():
     """fio 3.33 on a loop device (the late-burst fixture of tests/unit/plugins/plugin_utils): four 1-s bursts 3 s
     apart, fio's main process stopped for 2 s in the idle before burst 3."""
-    base = os.path.join(os.path.dirname(__file__), "..", "plugin_utils", "fixtures", "hir", "fio-3.33-late-burst",
+    base = os.path.join(os.path.dirname(__file__), "..", "..", "plugin_utils", "fixtures", "hir", "fio-3.33-late-burst",
                         "hir", "ws2")
     with open(os.path.join(base, "round-01_iops.log"), encoding="utf-8") as handle:
         series = _interval.ticks(_interval.parse_log(handle.read()), 200)

@@ -273,7 +273,7 @@ def test_a_secret_replaces_an_older_one_and_never_follows_a_link(tmp_path):
 
 
 def _fixture(name: str) -> str:
-    with open(os.path.join(os.path.dirname(__file__), "fixtures", name), encoding="utf-8") as handle:
+    with open(os.path.join(os.path.dirname(__file__), "..", "fixtures", name), encoding="utf-8") as handle:
         return handle.read()
 
 

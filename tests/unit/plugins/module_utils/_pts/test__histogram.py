@@ -11,7 +11,7 @@ import pytest
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _histogram
 
-FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures")
 PERCENTS = ("50", "99", "99.9", "99.99", "99.999")
 
 

@@ -17,7 +17,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _inputs,
 BASE = {"pts_run_tests": ["qos"], "pts_run_profile": "standard", "pts_run_window": 5,
         "pts_run_max_data_excursion_pct": 20, "pts_run_max_slope_excursion_pct": 10}
 DRIVE = {"key": "d1", "size_bytes": 64 << 20, "logical_block_size": 512}
-FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures")
 
 
 def entry(**params):

@@ -12,7 +12,7 @@ import pytest
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _rounds
 
-FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures")
 
 
 def jobs(name: str, factor: float = 1.0) -> list[dict]:

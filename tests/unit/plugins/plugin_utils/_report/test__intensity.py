@@ -1,7 +1,7 @@
 # Copyright (c) 2026, fleetqual.pts contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""CBW and DIRTH reports: from a real quick run's round files (fixtures/intensity, filed by the callback on a 64 MiB
+"""CBW and DIRTH reports: from a real quick run's round files (fixtures/intensity, filed by the run on a 64 MiB
 loop device, TC [2, 1] x QD [4, 1]) and from a synthetic run at the standard scale (7 x 7 grid, 25 loop rounds)."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _inte
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
 from conftest import figure_with
 
-RUN = os.path.join(os.path.dirname(__file__), "fixtures", "intensity", "fio-3.33-quick-loop-device")
+RUN = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "fixtures", "intensity", "fio-3.33-quick-loop-device"))
 PLOTS = {"pc_convergence", "pc_verification", "loop_prewrite", "loop_convergence", "loop_verification",
          "demand_variation", "demand_intensity", "outstanding", "cpu", "point_prewrites", "histograms"}
 

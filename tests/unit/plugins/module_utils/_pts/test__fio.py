@@ -12,7 +12,7 @@ import pytest
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio
 
-FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures")
 
 
 def fixture(name: str) -> str:

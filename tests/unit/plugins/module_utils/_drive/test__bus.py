@@ -18,9 +18,9 @@ import os
 import pytest
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _bus, _drive_actions
-from ansible_collections.fleetqual.pts.tests.unit.plugins.module_utils._fake_host import FakeHost
+from ansible_collections.fleetqual.pts.tests.unit.plugins.module_utils._drive._fake_host import FakeHost
 
-FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures")
 with open(os.path.join(FIXTURES, "bus-qemu-7.2-bookworm.json"), encoding="utf-8") as _handle:
     CAPTURED = json.load(_handle)
 LSBLK_TRAN = {entry["name"]: entry["tran"] for entry in CAPTURED["lsblk"]["blockdevices"]}

@@ -19,7 +19,7 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures import _cat
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._requirements import _spec_file
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", ".."))
 
 
 def _read(*parts: str) -> str:

@@ -175,7 +175,7 @@ def test_bad_input_names_the_variable_and_value(variable, value, message):
 
 
 def test_dv_value_finds_4k_write_by_value():
-    path = os.path.join(os.path.dirname(__file__), "fixtures", "fio-3.33-iops-round.json")
+    path = os.path.join(os.path.dirname(__file__), "..", "fixtures", "fio-3.33-iops-round.json")
     with open(path, encoding="utf-8") as handle:
         raw = json.load(handle)
     jobs = _fio.parse(json.dumps(raw))["jobs"]

@@ -11,11 +11,11 @@ import math
 import os
 
 import pytest
-from test__history import make_run
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _index, _lookup, _population
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._location import Spec
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._sqlite_store import SqliteStore
+from ansible_collections.fleetqual.pts.tests.unit.plugins.plugin_utils._history.test__index import make_run
 
 IOPS, LAT, XSR, HIR = "iops_4k_write", "latency_4k_write_mean_ms", "xsr_recovery_min", "hir_gain_ws1"
 

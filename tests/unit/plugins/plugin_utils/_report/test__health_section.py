@@ -3,7 +3,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Health per round in the drive report: the summary names the rounds the drive throttled or ran hot in, the
 convergence plots mark them, each test gets a temperature plot, an acceptance rule fails on them - and a drive that
-reports none says so once. Results trees are filed through the real callback code."""
+reports none says so once. Results trees are filed through the real filing code."""
 
 from __future__ import annotations
 

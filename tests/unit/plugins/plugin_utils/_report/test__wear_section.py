@@ -3,7 +3,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Wear in the drive report: the host's bytes per test from fio's records, the drive's own counter over the rounds
 and over the run, write amplification only where a NAND counter exists, and the plan's estimate beside them.
-Results trees are filed through the real callback code."""
+Results trees are filed through the real filing code."""
 
 from __future__ import annotations
 

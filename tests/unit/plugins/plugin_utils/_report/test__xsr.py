@@ -18,7 +18,7 @@ import pytest
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _xsr, _xsr_md, _xsr_plots
 
-FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "xsr")
+FIXTURE = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "fixtures", "xsr"))
 START = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
 BS = {"group1": 1048576, "group2": 8192, "group3": 1048576}
 QD = 32
@@ -336,7 +336,7 @@ def test_plots_of_a_partial_run_and_of_none(tmp_path):
 # A group run as one fio (fio 3.33 on a loop device: 1.5 s of 1 MiB sequential writes, json+ status dumps every 0.5 s,
 # 100-ms interval logs; tests/unit/plugins/module_utils/fixtures): its round files are the status-dump samples, as
 # pts_segment files them, and its logs lie beside them.
-CAPTURED = os.path.join(os.path.dirname(__file__), "..", "module_utils", "fixtures", "fio-3.33-xsr-write-1m-qd4")
+CAPTURED = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "module_utils", "fixtures", "fio-3.33-xsr-write-1m-qd4"))
 
 
 def _captured_group(tmp_path, sample_s: float = 0.5) -> dict:

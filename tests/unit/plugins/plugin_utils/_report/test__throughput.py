@@ -24,7 +24,7 @@ STEADY = [1.0, 1.01, 0.99, 1.0, 1.02]
 
 
 def _write_wipc(run_dir: str, name: str, settings: dict) -> dict:
-    """A segment's WIPC as the callback files it: sequential writes at the block size, after the segment's purge."""
+    """A segment's WIPC as the run files it: sequential writes at the block size, after the segment's purge."""
     wipc = scaled_round(FIXTURES[name], 1.0)
     wipc["jobs"] = [j for j in wipc["jobs"] if j["mix"] == 0]
     wipc["job_text"] = "[wipc]\nrw=write\n"

@@ -10,11 +10,11 @@ import json
 import os
 
 import pytest
-from test__history import make_run
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _compare, _compare_report
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _index
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._sqlite_store import SqliteStore
+from ansible_collections.fleetqual.pts.tests.unit.plugins.plugin_utils._history.test__index import make_run
 
 IOPS, LAT, TP_READ = "iops_4k_write", "latency_4k_write_mean_ms", "throughput_1024k_read_mb_s"
 

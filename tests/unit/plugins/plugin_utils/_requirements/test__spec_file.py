@@ -17,7 +17,7 @@ import yaml
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _acceptance
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._requirements import _applies, _inline, _spec_file
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", ".."))
 WHERE = "pts_acceptance_specs[0] (specs/acme.yml)"
 SPEC = {"name": "ACME PM1 datasheet", "version": "2.1",
         "source": {"document": "ACME PM1 product brief", "section": "4 Performance"},
