@@ -237,7 +237,8 @@ def per_format(drive_dir: str, repeats: int = 3) -> dict:
 
     work = tempfile.mkdtemp(prefix="pts-bench-format-", dir="/var/tmp")
     originals = {"build_model": _drive_report.build_model, "render_markdown": _drive_report.render_markdown,
-                 "to_html": _html.to_html, "init": weasyprint.HTML.__init__, "write_pdf": weasyprint.HTML.write_pdf}
+                 "to_html": _html.to_html, "init": weasyprint.HTML.__init__, "render": weasyprint.HTML.render,
+                 "write_pdf": weasyprint.Document.write_pdf}
     split = getattr(_drive_report, "_split", None)
     # What draws the plots: the two-core split where the code has one, else each test's plots function in turn.
     drawers = [(split, "run")] if split is not None else \
@@ -255,7 +256,9 @@ def per_format(drive_dir: str, repeats: int = 3) -> dict:
             _drive_report.render_markdown = clock.wrap("markdown", originals["render_markdown"])
             _html.to_html = clock.wrap("html", originals["to_html"])
             weasyprint.HTML.__init__ = clock.wrap("pdf", originals["init"])
-            weasyprint.HTML.write_pdf = clock.wrap("pdf", originals["write_pdf"])
+            # The PDF: parsing the page, laying it out (each fit pass, _html.fit_images) and writing it.
+            weasyprint.HTML.render = clock.wrap("pdf", originals["render"])
+            weasyprint.Document.write_pdf = clock.wrap("pdf", originals["write_pdf"])
             for owner, name, func in originals["drawers"]:
                 setattr(owner, name, clock.wrap("plots", func))
             started, cpu, children = time.monotonic(), time.process_time(), _children_cpu()
@@ -271,7 +274,8 @@ def per_format(drive_dir: str, repeats: int = 3) -> dict:
         _drive_report.render_markdown = originals["render_markdown"]
         _html.to_html = originals["to_html"]
         weasyprint.HTML.__init__ = originals["init"]
-        weasyprint.HTML.write_pdf = originals["write_pdf"]
+        weasyprint.HTML.render = originals["render"]
+        weasyprint.Document.write_pdf = originals["write_pdf"]
         for owner, name, func in originals["drawers"]:
             setattr(owner, name, func)
         shutil.rmtree(work, ignore_errors=True)

@@ -451,6 +451,8 @@ def fit_images(weasyprint, page, set_heights) -> object:
     document = None
     options = {"cache": {}} if "cache" in getattr(weasyprint, "DEFAULT_OPTIONS", {}) else {}
     for dummy in range(_FIT_PASSES):
+        # The last pass's layout is let go before the next is made: two at once would double a report's peak.
+        document = None
         document = page.render(**options)
         if not all(hasattr(p, "_page_box") for p in document.pages):
             return document  # a WeasyPrint that keeps its layout elsewhere: printed as laid out

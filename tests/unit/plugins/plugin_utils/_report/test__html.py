@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import os
 import re
+import weakref
 import zlib
 
 import pytest
@@ -274,3 +275,23 @@ def test_a_plot_that_would_fit_at_85_percent_leaves_no_half_blank_page(tmp_path,
 def test_a_plot_after_a_forced_page_break_is_not_pulled_back(tmp_path):
     found_page, height, full = _plot_page(tmp_path, 0.92, forced=True)
     assert found_page == 2 and height == pytest.approx(full, abs=2)
+
+
+def test_each_fit_pass_lets_the_last_layout_go_before_making_the_next(tmp_path):
+    # Two layouts of a long report at once would double its peak memory (a fleet's reports are drawn side by side).
+    room, width = _room(tmp_path)
+    name = _plot(tmp_path / "plot.png", 1000, int(round(room / 0.92 * 1000 / width)))
+    page = _weasyprint().HTML(string=_html.to_html(_filler() + f"\n\n![plot]({name})\n\n*Its caption.*\n",
+                                                   str(tmp_path), "t"), base_url=str(tmp_path))
+    made, alive_at_render = [], []
+    render = page.render
+
+    def counting_render(*args, **kwargs):
+        alive_at_render.append(sum(ref() is not None for ref in made))
+        document = render(*args, **kwargs)
+        made.append(weakref.ref(document))
+        return document
+
+    page.render = counting_render
+    _html.fit_images(_weasyprint(), page, lambda heights: None)
+    assert len(made) >= 2 and alive_at_render == [0] * len(made), alive_at_render
