@@ -17,7 +17,7 @@ class ActionModule(PtsAction):
     (a dropped connection does not stop it); the controller then waits, checking sparsely until a second before fio is
     expected to finish (the previous round's run time is the best guess) and letting the host watch for fio's exit
     from then on, so the result is seen within hundredths of a second of fio's end. fio's output is parsed here, on
-    the controller. In a run (the ``pts_run_dir`` fact) the result is filed in the run's results tree (preconditioning)
+    the controller. With ``run_dir`` (the run's pts_run_dir) the result is filed in the run's results tree (preconditioning)
     and the task's result keeps only a summary of fio's output.
     """
 
@@ -29,8 +29,8 @@ class ActionModule(PtsAction):
         numbers = {name: float(args[name]) for name in ("expected_seconds", "reconnect_timeout", "timeout")}
         wait = args["wait"]
         # The module gets the task's arguments as given (it fills in its own defaults).
-        args = dict(self._task.args)
-        run_dir = _filing.run_dir_of(task_vars)
+        run_dir = _filing.run_dir_of(args)
+        args = _filing.module_args(self._task.args)
         if self._task.check_mode:
             result.update(self._execute_module(module_name="fleetqual.pts.fio_job", module_args=args,
                                                task_vars=task_vars))

@@ -57,13 +57,15 @@ class ActionModule(PtsAction):
             raise ActionRefused(f"{exc}; nothing was written") from None
         if not run_dirs:
             raise ActionRefused(f"no run {args['run_ids']} under {roots}")
+        # Actions run in a worker forked from ansible-playbook: host locks of that process are this run's own.
+        owner = os.getppid()
         try:
             history = _location.from_task_vars(args["history_url"], task_vars, self._templar.template)
         except ValueError as exc:
+            if args["release_locks"]:
+                self._release(run_dirs, owner)  # the judge is the run's last step, whether it judges or refuses
             raise ActionRefused(f"{exc}; nothing was written") from None
         out = out or run_dirs[0]
-        # Actions run in a worker forked from ansible-playbook: host locks of that process are this run's own.
-        owner = os.getppid()
         settings = {key: args[key] for key in _run.FLEET_DEFAULTS}
         busy = self._in_progress(run_dirs, owner)
         try:

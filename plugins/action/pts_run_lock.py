@@ -16,6 +16,7 @@ class ActionModule(PtsAction):
         run_id=dict(type="str"),
         results_dir=dict(type="path"),
         host=dict(type="str"),
+        state=dict(type="str", choices=["present", "absent"], default="present"),
     )
 
     def run_action(self, result, args, task_vars):
@@ -24,6 +25,12 @@ class ActionModule(PtsAction):
         if not run_id:
             # A role run outside playbooks/pts.yml without a run: no results tree to lock.
             result.update(changed=False, pts_run_token=None, pts_run_concurrent=[])
+            return result
+        if args["state"] == "absent":
+            # The run's own steps release what they took (a host whose part of the run ends before the judge); the
+            # judge releases the rest. Only this ansible-playbook's lock; under --check none was taken.
+            released = not self._task.check_mode and _run_steps.release(os.path.join(root, run_id), args["host"])
+            result.update(changed=released)
             return result
         taken = _run_steps.lock(os.path.join(root, run_id), run_id, args["host"],
                                 task_vars.get("ansible_play_hosts_all") or [], bool(self._task.check_mode),

@@ -15,9 +15,10 @@ description:
     summary, and every progress line goes through ansible-core's display, which any stdout callback shows.
   - What it adds, at the end of the playbook, whatever ended it (a failed play, a host lost, an interrupt that still
     reaches the end of the playbook) - draws, from the files on disk alone, the report of every drive of the run that
-    has none or an out-of-date one (a worker that stopped before drawing it); releases the host locks this
-    ansible-playbook process still holds in the run, so a resume does not have to take them over; and prints where
-    the results are. A report that cannot be written is a warning, never a failed play.
+    has none or an out-of-date one (a worker that stopped before drawing it), and prints where the results are. A
+    report that cannot be written is a warning, never a failed play.
+  - It only observes - it releases no lock (the run's judge releases this ansible-playbook's host locks, a host whose
+    part ends before the judge releases its own) and decides nothing about the run.
   - Its options are also where ansible.cfg sets the results directory and the run id for every run, enabled or not
     (C([callback_pts_report])); the C(pts_results_dir) and C(pts_run_id) variables take precedence.
 requirements:
@@ -89,15 +90,9 @@ class CallbackModule(CallbackBase):
                 self._display.warning(_progress.plain(f"pts_report: {run_dir}: {exc}"))
 
     def _finish(self, run_dir: str) -> None:
-        elsewhere = set()
-        for host, record in _run_lock.host_locks(run_dir).items():
-            if _run_lock.same_owner(record, os.getpid()):
-                try:
-                    _run_lock.release(run_dir, os.getpid(), host=host)
-                except OSError as exc:
-                    self._display.warning(f"pts_report: could not release the lock of {host} in {run_dir}: {exc}")
-            elif _run_lock.liveness(record)[0]:
-                elsewhere.add(host)  # a job slice of the run still tests it: its own worker draws its reports
+        # A host another live process of the run still tests (a job slice): its own worker draws its reports.
+        elsewhere = {host for host, record in _run_lock.host_locks(run_dir).items()
+                     if not _run_lock.same_owner(record, os.getpid()) and _run_lock.liveness(record)[0]}
         for path in _results.drive_dirs(run_dir):
             if os.path.basename(os.path.dirname(path)) in elsewhere or _fleet_summary.fresh(path):
                 continue

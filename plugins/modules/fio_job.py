@@ -134,10 +134,17 @@ options:
     required: true
   context:
     description:
-      - Labels (drive, test, phase, round, settings) returned unchanged as RV(pts_context). In a run the action plugin
-        files the result under them in the run's results tree, without parsing task names.
+      - Labels (drive, test, phase, round, settings) returned unchanged as RV(pts_context), so the result is filed
+        where it belongs without parsing task names.
     type: dict
     default: {}
+  run_dir:
+    description:
+      - The run's results directory on the controller (the C(pts_run_dir) fact of a run of
+        P(fleetqual.pts.pts_run#role)); the action plugin files the result under it (preconditioning) and keeps only a
+        summary of fio's output in the task's result. Without it nothing is filed.
+      - Used on the controller only; it is not sent to the host.
+    type: path
 requirements:
   - fio 3.x on the managed node
 notes:

@@ -111,7 +111,8 @@ options:
     version_added: 2.0.0
   release_locks:
     description:
-      - Release the host locks this ansible-playbook process holds in the runs (its part of the run is over).
+      - Release the host locks this ansible-playbook process holds in the runs (its part of the run is over), whether
+        it judges them or refuses to (an unusable O(history_url)).
       - It also says that this summary is the judge of one process of the run (a job slice; the C(fleetqual.pts.pts_run)
         role's judge step sets it) - hosts another live process of the run still tests are listed and do not fail it.
         Without it (C(playbooks/fleet_summary.yml)), a host still running fails the exit status, "in progress".

@@ -22,6 +22,7 @@ author:
   - fleetqual.pts contributors (@fleetqual)
 extends_documentation_fragment:
   - fleetqual.pts._attributes
+  - fleetqual.pts._filing
 attributes:
   check_mode:
     support: full
@@ -118,7 +119,8 @@ def round_probe(info: dict, run, which) -> dict:
 def main() -> None:
     module = AnsibleModule(
         argument_spec=dict(path=dict(type="path", required=True), context=dict(type="dict", default={}),
-                           mode=dict(type="str", choices=["snapshot", "round"], default="snapshot")),
+                           mode=dict(type="str", choices=["snapshot", "round"], default="snapshot"),
+                           run_dir=dict(type="path")),
         supports_check_mode=True,
     )
     info = probe(module.params["path"], check_exclusive=False)

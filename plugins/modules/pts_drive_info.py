@@ -28,6 +28,7 @@ author:
 extends_documentation_fragment:
   - fleetqual.pts._attributes
   - fleetqual.pts._devices
+  - fleetqual.pts._filing
 attributes:
   check_mode:
     support: full
@@ -134,7 +135,8 @@ def fio_version(module: AnsibleModule) -> str | None:
 
 def main() -> None:
     module = AnsibleModule(
-        argument_spec=dict(devices=dict(type="list", elements="dict", required=True, options=DEVICE_SPEC)),
+        argument_spec=dict(devices=dict(type="list", elements="dict", required=True, options=DEVICE_SPEC),
+                           run_dir=dict(type="path")),
         supports_check_mode=True,
     )
     drives = []

@@ -59,6 +59,7 @@ author:
 extends_documentation_fragment:
   - fleetqual.pts._attributes
   - fleetqual.pts._devices
+  - fleetqual.pts._filing
 attributes:
   check_mode:
     support: full
@@ -342,6 +343,7 @@ def main() -> None:
             hold_timeout=dict(type="float", default=15),
             remote_dir=dict(type="path"),
             ioengine=dict(type="str"),
+            run_dir=dict(type="path"),  # the action plugin's: where it files the result
         ),
         supports_check_mode=True,
     )

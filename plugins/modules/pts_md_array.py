@@ -30,6 +30,7 @@ author:
   - fleetqual.pts contributors (@fleetqual)
 extends_documentation_fragment:
   - fleetqual.pts._attributes
+  - fleetqual.pts._filing
 attributes:
   check_mode:
     support: full
@@ -530,6 +531,7 @@ def main() -> None:
             expect=dict(type="list", elements="dict"),
             uuid=dict(type="str"),
             context=dict(type="dict", default={}),
+            run_dir=dict(type="path"),  # the action plugin's: where it files the result
         ),
         required_if=[("state", "present", ("level", "expect"))],
         supports_check_mode=True,

@@ -29,6 +29,7 @@ author:
   - fleetqual.pts contributors (@fleetqual)
 extends_documentation_fragment:
   - fleetqual.pts._attributes
+  - fleetqual.pts._filing
 attributes:
   check_mode:
     support: full
@@ -150,6 +151,7 @@ def main() -> None:
             expect=dict(type="dict", required=True),
             timeout=dict(type="int", default=86400),
             context=dict(type="dict", default={}),
+            run_dir=dict(type="path"),  # the action plugin's: where it files the result
         ),
         supports_check_mode=True,
     )

@@ -18,6 +18,8 @@ description:
   - Refuses, before anything is written, a run directory that is a symbolic link (or not a directory), a run id that is
     not one directory name, and two hosts of the play whose inventory names make one results directory (naming both).
   - Under C(--check), judges the lock and takes none.
+  - With O(state=absent), releases the lock if this C(ansible-playbook) holds it (a host whose part of the run ends
+    before the judge, which releases the rest); under C(--check) it does nothing.
   - Without a run id (the role run outside a run, no C(pts_run_id)) there is nothing to lock and it does nothing.
   - Runs on the controller only.
 author:
@@ -44,6 +46,12 @@ options:
       - Without it, the whole run is locked (C(.pts-run.lock)) for this C(ansible-playbook), as a run outside
         P(fleetqual.pts.pts_run#role)'s entry points may want.
     type: str
+  state:
+    description:
+      - V(present) takes the lock, V(absent) releases it if this C(ansible-playbook) holds it (changed when it did).
+    type: str
+    choices: [present, absent]
+    default: present
 seealso:
   - module: fleetqual.pts.pts_run_start
   - module: fleetqual.pts.pts_release

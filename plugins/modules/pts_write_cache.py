@@ -20,6 +20,7 @@ author:
   - fleetqual.pts contributors (@fleetqual)
 extends_documentation_fragment:
   - fleetqual.pts._attributes
+  - fleetqual.pts._filing
 attributes:
   check_mode:
     support: full
@@ -112,6 +113,7 @@ def main() -> None:
             set_result=dict(type="dict"),
             expect=dict(type="dict", required=True),
             context=dict(type="dict", default={}),
+            run_dir=dict(type="path"),  # the action plugin's: where it files the result
         ),
         required_if=[("state", "restore", ["set_result"])],
         supports_check_mode=True,

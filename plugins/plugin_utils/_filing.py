@@ -10,9 +10,9 @@ into the run's results tree on the controller as the result comes back (atomical
 on a callback being enabled. The task's own result then keeps a summary, so callback events stay small.
 
 ``FilingAction`` is the action plugin of a module that runs on the host (identity, guard, purge, write cache, health,
-md array): it runs the module of its own name and files the result under the run directory the run fixed for every
-host (the ``pts_run_dir`` fact). A lost connection is filed as the
-drive's ``lost.json`` and returned as a failure, so the drive's rescue runs and the other drives go on.
+md array): it runs the module of its own name and files the result under the run directory its task names
+(``run_dir``: the role's tasks pass the run's ``pts_run_dir``; without it nothing is filed). A lost connection is filed
+as the drive's ``lost.json`` and returned as a failure, so the drive's rescue runs and the other drives go on.
 """
 
 from __future__ import annotations
@@ -33,11 +33,16 @@ _BULKY = ("pts_fio_raw", "stdout", "stdout_lines", "stderr_lines", "job_text")
 _STDERR_CHARS = 2000
 
 
-def run_dir_of(task_vars: dict) -> str | None:
-    """Where this run's results go: the run directory the run fixed for every host (pts_run_dir); None outside a run
-    (a module used on its own files nothing)."""
-    found = (task_vars or {}).get("pts_run_dir")
+def run_dir_of(args: dict) -> str | None:
+    """Where this step's results go: the task's ``run_dir`` argument (the run's directory, pts_run_dir); None without
+    one (a module used on its own files nothing)."""
+    found = (args or {}).get("run_dir")
     return str(found) if found else None
+
+
+def module_args(args: dict) -> dict:
+    """The task's arguments for the module on the host: without ``run_dir``, a place on the controller."""
+    return {key: value for key, value in (args or {}).items() if key != "run_dir"}
 
 
 def host_of(task_vars: dict, data: dict) -> str:
@@ -85,15 +90,16 @@ def record_lost(run_dir: str, host: str, drive: str | None, msg: str) -> None:
 
 
 class FilingAction(PtsAction):
-    """Run the module of this action's name on the (delegated) host, then file its payload on the controller. The
-    module checks its own arguments on the host (no ARGUMENT_SPEC here)."""
+    """Run the module of this action's name on the (delegated) host, then file its payload under the task's ``run_dir``
+    on the controller. The module checks its own arguments on the host (no ARGUMENT_SPEC here); its spec lists
+    ``run_dir`` too, which never reaches the host."""
 
     def run_action(self, result, args, task_vars):
-        run_dir = run_dir_of(task_vars)
+        run_dir = run_dir_of(args)
         context = args.get("context") if isinstance(args.get("context"), dict) else {}
         try:
             found = self._execute_module(module_name=self._task.resolved_action or self._task.action,
-                                         module_args=args, task_vars=task_vars)
+                                         module_args=module_args(args), task_vars=task_vars)
         except AnsibleConnectionFailure as exc:
             if not (run_dir and context.get("drive")):
                 raise

@@ -211,3 +211,13 @@ def lock(run_dir: str, run_id: str, host: str | None, play_hosts: list, check_mo
         if _safe_tree.exists(stale):
             _safe_tree.rename(stale, stale + ".earlier")
     return result
+
+
+def release(run_dir: str, host: str | None) -> bool:
+    """Release ``host``'s lock in the run's results directory (the whole run's without a host) if the ansible-playbook
+    process running the task holds it; True when released."""
+    try:
+        # Actions run in a worker process forked from the ansible-playbook process: that parent owns the lock.
+        return _run_lock.release(run_dir, os.getppid(), host=host)
+    except OSError as exc:
+        raise StepRefused(f"cannot release the lock of {host or 'the run'} in {run_dir}: {exc}") from None

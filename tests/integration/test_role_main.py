@@ -28,7 +28,12 @@ def test_the_role_alone_tests_each_drive_in_turn_and_judges_them(loop_device, tm
             "pts_run_max_rounds": 2, "pts_run_window": 2, "pts_precondition_capacity_multiple": 1,
             "pts_run_remote_dir": str(tmp_path / "remote")},
     }]))
-    env = playbook_env(tmp_path, PTS_RUN_ID="alone-1")
+    # Without the optional callback (the repository's ansible.cfg but for callbacks_enabled): the run releases its own
+    # locks, the callback only observes.
+    config = tmp_path / "ansible.cfg"
+    with open(os.path.join(ROOT, "ansible.cfg"), encoding="utf-8") as handle:
+        config.write_text("".join(line for line in handle if not line.startswith("callbacks_enabled")))
+    env = playbook_env(tmp_path, PTS_RUN_ID="alone-1", ANSIBLE_CONFIG=str(config))
     proc = subprocess.run([os.path.join(BIN, "ansible-playbook"), str(playbook), "-i", "localhost,"], cwd=ROOT,
                           env=env, capture_output=True, text=True, timeout=900, check=False)
     (tmp_path / "playbook.log").write_text(proc.stdout + proc.stderr)
@@ -46,4 +51,5 @@ def test_the_role_alone_tests_each_drive_in_turn_and_judges_them(loop_device, tm
     fleet = load(run_dir / "fleet.json")
     assert sorted(d["id"] for d in fleet["drives"]) == ["localhost/a", "localhost/b"]
     assert "[localhost/a]" not in proc.stdout  # no drive workers: the role tests the drives itself
+    assert not list(run_dir.glob(".pts-host-*.lock"))  # the judge released the host's lock
     assert_nothing_held(first, second)

@@ -25,4 +25,6 @@ ARGUMENT_SPEC = dict(
     detach=dict(type="bool", default=False),
     serve=dict(type="float", default=0),
     max_write_bytes=dict(type="int", default=0),
+    # The action's alone (where it files the result on the controller); the module ignores it.
+    run_dir=dict(type="path"),
 )

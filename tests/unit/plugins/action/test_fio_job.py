@@ -140,7 +140,8 @@ def test_in_a_run_a_lost_host_is_recorded_for_the_drive_and_fails(clock, tmp_pat
     run_dir = str(tmp_path / "r1")
     host = Host(clock, finish_at=None, failures=[AnsibleConnectionFailure("ssh: no route to host")] * 100)
     args = {"job_file": STARTED["job_file"], "job_text": "x", "reconnect_timeout": 5, "context": CONTEXT}
-    result = make_action(host, args).run(task_vars={"pts_run_dir": run_dir, "inventory_hostname": "h1/d1"})
+    result = make_action(host, dict(args, run_dir=run_dir)).run(
+        task_vars={"inventory_hostname": "h1/d1"})
     assert result["failed"] is True and result["pts_lost"] is True and "unreachable" not in result
     lost = _results.read_json(os.path.join(run_dir, "h1", "d1", "lost.json"))
     assert lost["msg"].startswith("fio_job: no connection to the host for 5 s")
@@ -157,7 +158,8 @@ def test_a_connection_lost_while_starting_fio_outside_a_run_is_ansible_cores_unr
 def test_a_connection_lost_while_starting_fio_in_a_run_fails_the_step(clock, tmp_path):
     host = Host(clock, finish_at=None, started=AnsibleConnectionFailure("ssh: timed out"))
     args = {"job_file": STARTED["job_file"], "job_text": "x", "context": CONTEXT}
-    result = make_action(host, args).run(task_vars={"pts_run_dir": str(tmp_path / "r1"), "inventory_hostname": "h1"})
+    result = make_action(host, dict(args, run_dir=str(tmp_path / "r1"))).run(
+        task_vars={"inventory_hostname": "h1"})
     assert result["failed"] and result["pts_lost"] and "ssh: timed out" in result["msg"] and host.commands == []
 
 
@@ -165,7 +167,8 @@ def test_a_connection_lost_while_starting_fio_in_a_run_is_recorded_for_the_drive
     host = Host(clock, finish_at=None, started=AnsibleConnectionFailure("ssh: timed out"))
     args = {"job_file": STARTED["job_file"], "job_text": "x", "context": CONTEXT}
     run_dir = str(tmp_path / "r1")
-    make_action(host, args).run(task_vars={"pts_run_dir": run_dir, "inventory_hostname": "h1/d1"})
+    make_action(host, dict(args, run_dir=run_dir)).run(
+        task_vars={"inventory_hostname": "h1/d1"})
     assert os.path.exists(os.path.join(run_dir, "h1", "d1", "lost.json"))
 
 
@@ -181,7 +184,8 @@ def test_in_a_run_the_result_is_filed_and_the_task_result_keeps_a_summary(clock,
     run_dir = str(tmp_path / "r1")
     host = Host(clock, finish_at=1000.2)
     args = {"job_file": STARTED["job_file"], "job_text": "[wipc]\n", "context": dict(CONTEXT, phase="wipc")}
-    result = make_action(host, args).run(task_vars={"pts_run_dir": run_dir, "inventory_hostname": "h1/d1"})
+    result = make_action(host, dict(args, run_dir=run_dir)).run(
+        task_vars={"inventory_hostname": "h1/d1"})
     test_dir = os.path.join(run_dir, "h1", "d1", "iops")
     record = _results.read_json(os.path.join(test_dir, "wipc.json"))
     assert record["fio"]["jobs"] == _fio.parse(RAW)["jobs"] and record["phase"] == "wipc"

@@ -91,6 +91,21 @@ def test_the_locks_are_released_even_when_the_summary_fails(tmp_path, monkeypatc
     assert _run_lock.host_locks(run_dir) == {}
 
 
+@pytest.mark.parametrize("release, left", [(True, []), (False, ["h1"])])
+def test_the_judge_that_refuses_still_releases_the_locks(tmp_path, monkeypatch, release, left):
+    # The judge is the run's last step: refused (an unusable history), it still ends this playbook's part of the run.
+    run_dir = planned(tmp_path, "h1", [])
+    _run_lock.acquire(run_dir, RUN, os.getppid(), host="h1")
+
+    def unusable(*args, **kwargs):
+        raise ValueError("history_url: not a PostgreSQL URL")
+
+    monkeypatch.setattr(fleet_summary._location, "from_task_vars", unusable)
+    with pytest.raises(AnsibleActionFail, match="fleet_summary: history_url: not a PostgreSQL URL; nothing was written"):
+        run({"results_dirs": [str(tmp_path)], "run_ids": [RUN], "release_locks": release})
+    assert sorted(_run_lock.host_locks(run_dir)) == left
+
+
 @pytest.mark.parametrize("args, message", [
     ({"run_ids": ["../x"]}, "fleet_summary: run_ids[0] (pts_run_ids[0], or pts_run_id)='../x': "),
     ({"run_ids": [RUN], "fail_on": ["FAILED"]}, "fleet_summary: fail_on=['FAILED']: unknown verdicts ['FAILED']"),

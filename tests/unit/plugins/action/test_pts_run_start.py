@@ -65,6 +65,25 @@ def test_each_host_of_the_run_takes_its_own_lock_for_the_playbook(settings, tmp_
     assert lock()["pts_run_token"] == result["pts_run_token"] and len(result["pts_run_token"]) == 32
 
 
+def test_state_absent_releases_this_playbooks_lock_of_the_host_only(settings, tmp_path):
+    run_dir = str(tmp_path / "results" / "it-1")
+    lock("h1")
+    lock("h2")
+    assert run({"run_id": "it-1", "host": "h1", "state": "absent"})["changed"] is True
+    assert sorted(_run_lock.host_locks(run_dir)) == ["h2"]
+    assert run({"run_id": "it-1", "host": "h1", "state": "absent"})["changed"] is False  # nothing left to release
+    assert os.path.exists(os.path.join(run_dir, _run_lock.TOKEN_FILE))  # the run keeps its token
+
+
+def test_state_absent_leaves_another_processs_lock_and_does_nothing_under_check(settings, tmp_path):
+    run_dir = str(tmp_path / "results" / "it-1")
+    _run_lock.acquire(run_dir, "it-1", os.getpid(), host="h1")  # this test process: another, live ansible-playbook
+    lock("h2")
+    assert run({"run_id": "it-1", "host": "h1", "state": "absent"})["changed"] is False
+    assert run({"run_id": "it-1", "host": "h2", "state": "absent"}, check=True)["changed"] is False
+    assert sorted(_run_lock.host_locks(run_dir)) == ["h1", "h2"]
+
+
 def test_two_hosts_whose_names_make_one_results_directory_are_refused_before_anything_is_written(settings, tmp_path):
     hosts = {"ansible_play_hosts_all": ["2001:db8::12:1", "2001:db8:12::1", "stor-1"]}
     message = fail_message({"run_id": "it-1", "host": "2001:db8:12::1"}, hosts)

@@ -33,10 +33,11 @@ def said(display) -> list[str]:
 
 
 def run(answer, args: dict | None = None, task_vars: dict | None = None, check: bool = False,
-        action: str = "fleetqual.pts.pts_drive_info"):
-    """Run FilingAction as the task ``action`` whose module answers ``answer`` (a dict, or an exception raised)."""
+        action: str = "fleetqual.pts.pts_drive_info", run_dir: str | None = None):
+    """Run FilingAction as the task ``action`` whose module answers ``answer`` (a dict, or an exception raised), the
+    task filing under ``run_dir`` (its argument) when given."""
     task = MagicMock(check_mode=check, async_val=0, resolved_action=action, action=action.rsplit(".", 1)[-1])
-    task.args = dict(args or {})
+    task.args = dict(args or {}, **({"run_dir": run_dir} if run_dir is not None else {}))
     calls = []
 
     def execute_module(module_name=None, module_args=None, task_vars=None):
@@ -71,7 +72,7 @@ def files_under(root) -> list[str]:
 ])
 def test_the_module_of_the_actions_name_runs_and_its_payload_is_filed(tmp_path, action, answer, args, filed):
     run_dir = str(tmp_path / "r1")
-    result, calls = run(answer, args, {"pts_run_dir": run_dir, "inventory_hostname": "h1"}, action=action)
+    result, calls = run(answer, args, {"inventory_hostname": "h1"}, run_dir=run_dir, action=action)
     assert calls == [(action, args)]
     assert files_under(run_dir) == filed
     assert not result.get("failed") and result["changed"] == answer["changed"]
@@ -81,7 +82,7 @@ def test_a_failed_purge_is_filed_as_the_tests_failure_and_stays_failed(tmp_path)
     run_dir = str(tmp_path / "r1")
     answer = {"failed": True, "msg": "blkdiscard failed (rc 1): Operation not supported", "rc": 1,
               "pts_context": dict(CONTEXT, phase="purge")}
-    result, dummy = run(answer, {"context": CONTEXT}, {"pts_run_dir": run_dir}, action="fleetqual.pts.pts_purge")
+    result, dummy = run(answer, {"context": CONTEXT}, {}, run_dir=run_dir, action="fleetqual.pts.pts_purge")
     assert result["failed"] is True and result["msg"] == answer["msg"]
     failure = _results.read_json(os.path.join(run_dir, "h1", "d1", "iops", "failure.json"))
     assert (failure["phase"], failure["msg"], failure["rc"]) == ("purge", answer["msg"], 1)
@@ -90,7 +91,7 @@ def test_a_failed_purge_is_filed_as_the_tests_failure_and_stays_failed(tmp_path)
 def test_the_drives_host_in_the_context_wins_over_the_workers_name(tmp_path):
     run_dir = str(tmp_path / "r1")
     run({"pts_health": {"temperature_c": 40}, "pts_context": {"host": "h1", "drive": "d1"}}, {},
-        {"pts_run_dir": run_dir, "inventory_hostname": "h1/d1"})
+        {"inventory_hostname": "h1/d1"}, run_dir=run_dir)
     assert files_under(run_dir) == ["h1/d1/health-after.json"]
 
 
@@ -103,10 +104,24 @@ def test_the_host_a_result_belongs_to(task_vars, data, host):
     assert _filing.host_of(task_vars, data) == host
 
 
-@pytest.mark.parametrize("task_vars, run_dir", [
-    ({"pts_run_dir": "/srv/results/r1"}, "/srv/results/r1"), ({"pts_run_dir": ""}, None), ({}, None), (None, None)])
-def test_the_run_directory_comes_from_the_run_fact(task_vars, run_dir):
-    assert _filing.run_dir_of(task_vars) == run_dir
+@pytest.mark.parametrize("args, run_dir", [
+    ({"run_dir": "/srv/results/r1"}, "/srv/results/r1"), ({"run_dir": ""}, None), ({"run_dir": None}, None), ({}, None),
+    (None, None)])
+def test_the_run_directory_comes_from_the_tasks_argument(args, run_dir):
+    assert _filing.run_dir_of(args) == run_dir
+
+
+def test_a_run_fact_alone_files_nothing(tmp_path):
+    # Filing is decided by the task's argument, never by a fact the task happens to see.
+    run_dir = str(tmp_path / "r1")
+    result, calls = run({"changed": False, "pts_drives": [DRIVE], "pts_host": {}}, {"devices": []},
+                        {"pts_run_dir": run_dir, "inventory_hostname": "h1"})
+    assert result["pts_drives"] == [DRIVE] and not os.path.exists(run_dir)
+
+
+def test_the_run_directory_never_reaches_the_host(tmp_path):
+    dummy, calls = run({"changed": False}, {"devices": []}, {}, run_dir=str(tmp_path / "r1"))
+    assert calls == [("fleetqual.pts.pts_drive_info", {"devices": []})]
 
 
 def test_outside_a_run_nothing_is_filed(tmp_path, monkeypatch):
@@ -121,7 +136,7 @@ def test_the_task_result_is_slim_once_the_payload_is_on_disk(tmp_path):
     answer = {"changed": True, "pts_fio": fio, "pts_fio_raw": "{...}" * 10_000, "stdout": "x" * 100_000,
               "stdout_lines": ["x"], "stderr_lines": ["y"], "job_text": "[w]\n", "stderr": "e" * 3000 + "the end",
               "pts_context": dict(CONTEXT, phase="wipc")}
-    result, dummy = run(answer, {}, {"pts_run_dir": run_dir})
+    result, dummy = run(answer, {}, {}, run_dir=run_dir)
     for key in ("pts_fio_raw", "stdout", "stdout_lines", "stderr_lines", "job_text"):
         assert key not in result, key
     assert result["pts_fio"] == {"elapsed_s": 2.5, "sections": 2, "job_file": "/x/wipc.fio"}
@@ -136,7 +151,7 @@ def test_a_result_that_cannot_be_filed_fails_the_step_naming_where(tmp_path):
     blocked = tmp_path / "a-file"
     blocked.write_text("")
     result, dummy = run({"changed": False, "msg": "identified 1 drive", "pts_drives": [DRIVE], "pts_host": {}}, {},
-                        {"pts_run_dir": str(blocked), "inventory_hostname": "h1"})
+                        {"inventory_hostname": "h1"}, run_dir=str(blocked))
     assert result["failed"] is True
     assert result["msg"].startswith(f"identified 1 drive could not be recorded under {blocked}: ")
     assert f"{blocked}: is a regular file, not a directory" in result["msg"]
@@ -144,17 +159,17 @@ def test_a_result_that_cannot_be_filed_fails_the_step_naming_where(tmp_path):
 
 def test_a_result_without_a_payload_is_returned_as_it_came(tmp_path):
     run_dir = str(tmp_path / "r1")
-    result, dummy = run({"changed": False, "msg": "nothing to do"}, {}, {"pts_run_dir": run_dir})
+    result, dummy = run({"changed": False, "msg": "nothing to do"}, {}, {}, run_dir=run_dir)
     assert result["msg"] == "nothing to do" and not result.get("failed") and not os.path.exists(run_dir)
 
 
 def test_check_says_each_drive_and_the_guard_and_writes_nothing(tmp_path, display):
     run_dir = str(tmp_path / "r1")
     odd = dict(DRIVE, key="d2", model="HDD\x1b[2J 8T")
-    run({"pts_drives": [DRIVE, odd], "pts_host": {}}, {}, {"pts_run_dir": run_dir, "inventory_hostname": "h1"},
+    run({"pts_drives": [DRIVE, odd], "pts_host": {}}, {}, {"inventory_hostname": "h1"}, run_dir=run_dir,
         check=True)
     run({"pts_guard": [{"key": "d1", "passed": False, "refusals": ["mounted at /srv"]}]}, {},
-        {"pts_run_dir": run_dir, "inventory_hostname": "h1"}, check=True, action="fleetqual.pts.pts_guard")
+        {"inventory_hostname": "h1"}, run_dir=run_dir, check=True, action="fleetqual.pts.pts_guard")
     assert not os.path.exists(run_dir)
     assert said(display) == [
         "PTS check h1 d1: /dev/loop9 Linux loop device, serial SER1, WWN None, firmware 1.0, 268,435,456 bytes, loop; "
@@ -172,7 +187,7 @@ LOST = AnsibleConnectionFailure("Failed to connect to the host via ssh: timed ou
 
 def test_a_lost_host_is_recorded_for_the_drive_and_fails_the_step(tmp_path):
     run_dir = str(tmp_path / "r1")
-    result, dummy = run(LOST, {"context": CONTEXT}, {"pts_run_dir": run_dir, "inventory_hostname": "h1/d1"},
+    result, dummy = run(LOST, {"context": CONTEXT}, {"inventory_hostname": "h1/d1"}, run_dir=run_dir,
                         action="fleetqual.pts.pts_purge")
     assert result["failed"] is True and result["pts_lost"] is True
     assert result["msg"] == "lost the connection to h1: Failed to connect to the host via ssh: timed out"
@@ -183,18 +198,18 @@ def test_a_lost_host_is_recorded_for_the_drive_and_fails_the_step(tmp_path):
 
 def test_under_check_a_lost_host_fails_and_writes_nothing(tmp_path):
     run_dir = str(tmp_path / "r1")
-    result, dummy = run(LOST, {"context": CONTEXT}, {"pts_run_dir": run_dir}, check=True)
+    result, dummy = run(LOST, {"context": CONTEXT}, {}, run_dir=run_dir, check=True)
     assert result["failed"] is True and result["pts_lost"] is True and not os.path.exists(run_dir)
 
 
-@pytest.mark.parametrize("args, task_vars", [
-    ({"context": {"host": "h1"}}, {"pts_run_dir": "/unused"}),  # no drive: the host is ansible-core's to report
-    ({"context": CONTEXT}, {}),  # outside a run
-    ({"context": "not a dict"}, {"pts_run_dir": "/unused"}),
+@pytest.mark.parametrize("args, run_dir", [
+    ({"context": {"host": "h1"}}, "/unused"),  # no drive: the host is ansible-core's to report
+    ({"context": CONTEXT}, None),  # outside a run
+    ({"context": "not a dict"}, "/unused"),
 ])
-def test_a_lost_host_without_a_drive_in_a_run_is_ansible_cores_unreachable(args, task_vars):
+def test_a_lost_host_without_a_drive_in_a_run_is_ansible_cores_unreachable(args, run_dir):
     with pytest.raises(AnsibleConnectionFailure):
-        run(LOST, args, task_vars)
+        run(LOST, args, {}, run_dir=run_dir)
 
 
 @pytest.mark.parametrize("drive, path", [("d1", "h1/d1/lost.json"), (None, "h1/lost.json")])
