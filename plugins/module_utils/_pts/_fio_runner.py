@@ -180,12 +180,16 @@ def run_job(dirfd: int, request: dict, device: str, refusal, fio: str, sys_root:
         with open(os.devnull, "rb") as nothing:
             # fio works in the held directory: its job file, output and logs are bare names there, reached through
             # the descriptor, never through the directory's path again.
+            # A process group of its own, so that its job processes end with it (_end_group), in the server's
+            # session, where a release finds it (_run_io). This process runs no other thread.
             proc = popen(command(fio, request), stdin=nothing, stdout=log, stderr=subprocess.STDOUT,  # pylint: disable=ansible-bad-function
-                         cwd=f"/proc/self/fd/{dirfd}", pass_fds=(dirfd,))
+                         cwd=f"/proc/self/fd/{dirfd}", pass_fds=(dirfd,),
+                         preexec_fn=os.setpgrp)  # pylint: disable=subprocess-popen-preexec-fn
     finally:
         os.close(log)
     rc, why = _watch(proc, float(request.get("timeout") or 0), (budget, flight), devnum, first, sys_root, monotonic,
                      sleep)
+    _end_group(getattr(proc, "pid", None), monotonic, sleep)
     if why:
         with os.fdopen(os.open(log_name(output), os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC,
                                dir_fd=dirfd), "a", encoding="utf-8") as handle:
@@ -229,6 +233,26 @@ def _watch(proc, timeout: float, bound: tuple[int, int], devnum: str | None, fir
         elif stopped is not None and killed_at is None and now - term_at >= KILL_AFTER_S:
             proc.kill()
             killed_at = now
+        sleep(WATCH_S)
+
+
+def _end_group(pgid: int | None, monotonic, sleep, wait_s: float = 10.0) -> None:
+    """Once fio's first process has ended: none of its job processes outlives it. fio waits for its jobs before it
+    exits, but one killed at its time limit (SIGKILL reaches that process alone) leaves them running, the device
+    open and written - past the bound, and in the way of the next step's guard check. What is left of its process
+    group is killed and waited for."""
+    if not pgid:
+        return
+    deadline = monotonic() + wait_s
+    while True:
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except ProcessLookupError:
+            return
+        except PermissionError:  # not ours to signal (a runner that is not root): nothing of fio's is in it
+            return
+        if monotonic() >= deadline:
+            return
         sleep(WATCH_S)
 
 

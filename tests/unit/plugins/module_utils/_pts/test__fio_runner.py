@@ -41,7 +41,7 @@ class Fio:
         self.signals: list[int] = []
         self.argv = self.cwd = None
 
-    def __call__(self, argv, stdin, stdout, stderr, cwd, pass_fds):
+    def __call__(self, argv, stdin, stdout, stderr, cwd, pass_fds, preexec_fn=None):
         self.argv, self.cwd, self.pass_fds = argv, cwd, pass_fds
         output = next(a.split("=", 1)[1] for a in argv if a.startswith("--output="))
         # fio reaches its files through the held directory: cwd is /proc/self/fd/N of the descriptor passed to it.
@@ -172,6 +172,23 @@ def test_fio_that_ignores_the_stop_is_killed(held):
     line = _fio_runner.run_job(held, request(timeout=5), DEVICE, lambda t: None, "fio", popen=fio,
                                monotonic=lambda: float(next(now)), clock=ticks(1.0, 40.0), sleep=lambda s: None)
     assert line.startswith("137 ") and fio.signals == [signal.SIGTERM, signal.SIGKILL]
+
+
+def test_a_fio_killed_at_its_time_limit_leaves_no_job_process_behind(held, tmp_path, monkeypatch):
+    # A real process group: fio's first process ignores SIGTERM and is killed; its job process (which ignores
+    # SIGTERM too) would go on writing the device unless the whole group ends with it.
+    fake = tmp_path / "fio"
+    fake.write_text("#!/bin/sh\ntrap '' TERM\ncut -d' ' -f6 /proc/$$/stat > session\n"
+                    "sh -c 'trap \"\" TERM; exec sleep 60' &\necho $! > job.pid\nwait\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(_fio_runner, "KILL_AFTER_S", 0.3)
+    line = _fio_runner.run_job(held, request(timeout=0.5), DEVICE, lambda t: None, str(fake))
+    assert line.startswith("137 ")
+    written = files(held)
+    # In the runner's session still: a release finds fio there (_run_io).
+    assert int(written["session"]) == os.getsid(0)
+    job = int(written["job.pid"])
+    assert not os.path.exists(f"/proc/{job}") or open(f"/proc/{job}/stat", encoding="ascii").read().split()[2] == "Z"
 
 
 def test_fio_is_stopped_before_the_wear_bound_and_the_run_fails(held, tmp_path, monkeypatch):
