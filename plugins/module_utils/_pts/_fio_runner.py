@@ -189,7 +189,7 @@ def run_job(dirfd: int, request: dict, device: str, refusal, fio: str, sys_root:
         os.close(log)
     rc, why = _watch(proc, float(request.get("timeout") or 0), (budget, flight), devnum, first, sys_root, monotonic,
                      sleep)
-    _end_group(getattr(proc, "pid", None), monotonic, sleep)
+    _end_group(proc.pid, monotonic, sleep)
     if why:
         with os.fdopen(os.open(log_name(output), os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC,
                                dir_fd=dirfd), "a", encoding="utf-8") as handle:
@@ -247,9 +247,7 @@ def _end_group(pgid: int | None, monotonic, sleep, wait_s: float = 10.0) -> None
     while True:
         try:
             os.killpg(pgid, signal.SIGKILL)
-        except ProcessLookupError:
-            return
-        except PermissionError:  # not ours to signal (a runner that is not root): nothing of fio's is in it
+        except (ProcessLookupError, PermissionError):  # none is left, or (a runner not root) none of fio's
             return
         if monotonic() >= deadline:
             return

@@ -11,6 +11,7 @@ read is said in the block, never raised - the report stands without it."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _acceptance, _headline_figures
@@ -69,15 +70,12 @@ def _population_of(store: SqlStore | None, shown: str, model: dict, run: str, st
     settings = outlier_settings(plan)
     identity = {"history": shown, "model": drive["model"], "firmware": drive.get("firmware") or None,
                 "profile": "quick" if quick else "full", "before": started, "run": run, "outlier_settings": settings}
-    if store is None:
-        block = _population.block({"values": {f: [] for f in measured}, "runs": 0, "from": None, "to": None},
-                                  figures, steady, identity, _percentile(model, plan))
-    else:
-        # Only the ranks, counts and deviations the statistics need are read, all from one snapshot of the history.
-        with store.reading():
-            read = store.population_ranks(drive["model"], drive.get("firmware") or None, quick,
-                                          {f: figures[f] for f in measured}, run, started)
-            block = _population.block(read, figures, steady, identity, _percentile(model, plan))
+    # Only the ranks, counts and deviations the statistics need are read, all from one snapshot of the history.
+    with store.reading() if store is not None else contextlib.nullcontext():
+        read = store.population_ranks(drive["model"], drive.get("firmware") or None, quick,
+                                      {f: figures[f] for f in measured}, run, started) if store is not None \
+            else {"values": {f: [] for f in measured}, "runs": 0, "from": None, "to": None}
+        block = _population.block(read, figures, steady, identity, _percentile(model, plan))
     for entry in block["figures"].values():
         entry["outlier"] = _population.is_outlier(entry, settings["outlier_robust_z"],
                                                   settings["outlier_min_deviation_pct"], settings["outlier_min_cohort"])

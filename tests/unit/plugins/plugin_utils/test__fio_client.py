@@ -168,6 +168,8 @@ def test_the_host_loop_says_not_yet_while_fio_runs_and_gone_when_it_vanished(tmp
 def test_a_server_round_on_disk_is_read_by_the_host_loop_as_the_action_expects(tmp_path):
     """The runner's status file (_fio_runner.run) and the client's wait (host_wait_command, outcome) agree."""
     class Fio:
+        pid = None  # no process: no process group to end after it
+
         def __init__(self, argv, stdin, stdout, stderr, cwd, pass_fds, preexec_fn=None):
             output = next(a.split("=", 1)[1] for a in argv if a.startswith("--output="))
             with open(os.path.join(cwd, output), "w", encoding="utf-8") as handle:

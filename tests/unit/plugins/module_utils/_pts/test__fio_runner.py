@@ -35,6 +35,7 @@ class Fio:
     poll."""
 
     instances: list = []
+    pid = None  # no process: no process group to end after it
 
     def __init__(self, rc=0, polls=3, counter=None, writes=0):
         self.rc, self.polls, self.counter, self.writes = rc, polls, counter, writes
