@@ -48,8 +48,7 @@ class ActionModule(PtsAction):
             raise ActionRefused(f"fail_on={args['fail_on']!r}: unknown verdicts {bad}; known: {', '.join(VERDICTS)}")
         try:
             roots = [_run.checked_root(root, f"results_dirs[{index}]") for index, root in enumerate(args["results_dirs"])] \
-                if args["results_dirs"] else [
-                    _run.results_root(None, self._templar.template(task_vars.get("pts_results_dir")))]
+                if args["results_dirs"] else [_run.results_root(None)]
             run_dirs = [os.path.join(root, run) for root in roots for run in args["run_ids"]
                         if _safe_tree.isdir(os.path.join(root, run))]
             out = _run.checked_root(args["output_dir"], "output_dir") if args["output_dir"] else None

@@ -92,9 +92,9 @@ class ActionModule(PtsAction):
             raise ActionRefused(f"{exc}; nothing was written") from None
         plan["listed"] = [{k: v for k, v in spec.items() if k in ("path", "name", "serial", "wwn")} for spec in listed]
         resume = args["resume"] or {}
-        given = resume.get("run_id") or (args["context"] or {}).get("run_id") or _run_steps.setting("run_id")
+        given = _run.run_id_given(resume.get("run_id") or (args["context"] or {}).get("run_id"))
         run_id = _run_steps.checked_run_id(given, self._loader)
-        results_dir = _run_steps.results_root(resume.get("results_dir"), task_vars, self._templar.template)
+        results_dir = _run_steps.results_root(resume.get("results_dir"))
         if resume and run_id and results_dir:
             try:
                 self._resume(plan, results_dir, run_id, resume, args["devices"], listed)

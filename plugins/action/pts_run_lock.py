@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _run_steps
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _run, _run_steps
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._action import PtsAction
 
 
@@ -20,8 +20,8 @@ class ActionModule(PtsAction):
     )
 
     def run_action(self, result, args, task_vars):
-        run_id = _run_steps.checked_run_id(args["run_id"] or _run_steps.setting("run_id"), self._loader)
-        root = _run_steps.results_root(args["results_dir"], task_vars, self._templar.template)
+        run_id = _run_steps.checked_run_id(_run.run_id_given(args["run_id"]), self._loader)
+        root = _run_steps.results_root(args["results_dir"])
         if not run_id:
             # A role run outside playbooks/pts.yml without a run: no results tree to lock.
             result.update(changed=False, pts_run_token=None, pts_run_concurrent=[])

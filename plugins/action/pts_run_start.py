@@ -10,9 +10,14 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._action import PtsAc
 
 class ActionModule(PtsAction):
     _requires_connection = False  # the controller's run, before any host
-    ARGUMENT_SPEC: dict = {}
+    ARGUMENT_SPEC = dict(
+        # raw: refused by _run_steps.start naming the variable the operator set (pts_run_id, pts_results_dir).
+        run_id=dict(type="raw"),
+        results_dir=dict(type="raw"),
+    )
 
     def run_action(self, result, args, task_vars):
-        fixed = _run_steps.start(task_vars, self._templar.template, self._loader, bool(self._task.check_mode))
+        fixed = _run_steps.start(task_vars, self._templar.template, self._loader, bool(self._task.check_mode),
+                                 run_id=args["run_id"], results_dir=args["results_dir"])
         result.update(changed=False, **fixed)
         return result

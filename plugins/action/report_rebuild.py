@@ -49,7 +49,7 @@ class ActionModule(PtsAction):
             except PlanError as exc:
                 raise ActionRefused(f"{exc}; nothing was written") from None
         try:
-            root = _run.results_root(args["results_dir"], self._templar.template(task_vars.get("pts_results_dir")))
+            root = _run.results_root(args["results_dir"])
         except ValueError as exc:
             raise ActionRefused(f"{exc}; give results_dir") from None
         try:

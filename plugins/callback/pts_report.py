@@ -19,34 +19,12 @@ description:
     report that cannot be written is a warning, never a failed play.
   - It only observes - it releases no lock (the run's judge releases this ansible-playbook's host locks, a host whose
     part ends before the judge releases its own) and decides nothing about the run.
-  - Its options are also where ansible.cfg sets the results directory and the run id for every run, enabled or not
-    (C([callback_pts_report])); the C(pts_results_dir) and C(pts_run_id) variables take precedence.
+  - It reads where the results are from the run itself - the run directory the run's first step fixed (from the
+    C(pts_run_id) and C(pts_results_dir) variables, else the C(PTS_RUN_ID) and C(PTS_RESULTS_DIR) environment
+    variables; see M(fleetqual.pts.pts_run_start)) - and has no option of its own. Since 3.0.0 it no longer sets the
+    results directory or the run id (the C([callback_pts_report]) section of ansible.cfg is not read).
 requirements:
   - matplotlib on the controller for the plots (the Markdown and JSON are written without it)
-options:
-  output_dir:
-    description:
-      - Root of the results tree, when the C(pts_results_dir) variable does not say. A relative path in ansible.cfg
-        is taken from that file's directory, otherwise from the directory ansible-playbook runs in.
-    type: path
-    default: results
-    env:
-      - name: PTS_RESULTS_DIR
-    ini:
-      - section: callback_pts_report
-        key: output_dir
-  run_id:
-    description:
-      - Name of the run's directory, when the C(pts_run_id) variable does not say; without either, a new one (the UTC
-        time and AWX's job id or a random suffix).
-      - Running the playbook again with the same run id resumes the run - tests that finished are kept,
-        an interrupted test starts again from its purge.
-    type: str
-    env:
-      - name: PTS_RUN_ID
-    ini:
-      - section: callback_pts_report
-        key: run_id
 """
 
 import os
@@ -75,7 +53,8 @@ class CallbackModule(CallbackBase):
         self._run_dirs: set[str] = set()
 
     def v2_runner_on_ok(self, result):
-        # The run fixes its directory once, before any host is touched (pts_run_start).
+        # The run fixes its directory once, before any host is touched (pts_run_start): the callback reads it from
+        # there, never from a setting of its own.
         run_dir = _payload(result).get("pts_run_dir")
         if isinstance(run_dir, str) and run_dir:
             self._run_dirs.add(run_dir)

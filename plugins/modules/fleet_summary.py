@@ -53,8 +53,8 @@ attributes:
 options:
   results_dirs:
     description:
-      - Results trees to read; defaults to C(pts_results_dir), else the C(PTS_RESULTS_DIR) environment variable, else
-        C(output_dir) of the C([callback_pts_report]) section of ansible.cfg, else C(results).
+      - Results trees to read (playbooks/fleet_summary.yml passes C(pts_results_dirs), else C(pts_results_dir));
+        defaults to the C(PTS_RESULTS_DIR) environment variable, else C(results).
     type: list
     elements: path
   run_ids:

@@ -39,7 +39,9 @@ attributes:
     support: none
 options:
   results_dir:
-    description: Root of the results tree holding the index; defaults to the report callback's C(output_dir) setting.
+    description:
+      - Root of the results tree holding the index (playbooks/compare.yml passes C(pts_results_dir)); defaults to the
+        C(PTS_RESULTS_DIR) environment variable, else C(results).
     type: path
   baseline_runs:
     description:

@@ -22,8 +22,8 @@ description:
     smallest LBA zone) - what fio would refuse only after the purge.
   - Refuses a run id that is not one directory name (see O(resume.run_id)) - a control character, a trailing newline
     included, or anything that would make its results directory another one than the one
-    M(fleetqual.pts.pts_run_lock) locks - naming where it was set - C(-e pts_run_id), the C(PTS_RUN_ID) environment
-    variable or the report callback's C(run_id) setting.
+    M(fleetqual.pts.pts_run_lock) locks - naming where it was set - C(-e pts_run_id) or the C(PTS_RUN_ID) environment
+    variable.
   - Resuming a run (a run id with results already) refuses a drive whose identity (serial, WWN, model, firmware,
     size, sector size, backing file) is not the one the run recorded under its name, and test settings other than the
     ones the run recorded, naming each change, unless O(resume.allow_changed_settings=true).
@@ -151,12 +151,14 @@ options:
     type: dict
     suboptions:
       results_dir:
-        description: Root of the results tree; defaults to the report callback's C(output_dir) setting.
+        description:
+          - Root of the results tree (the directory of the C(pts_run_dir) fact); defaults to the C(PTS_RESULTS_DIR)
+            environment variable, else C(results).
         type: path
       run_id:
         description:
-          - The run id (the C(pts_run_id) variable); defaults to the report callback's C(run_id) setting
-            (C(PTS_RUN_ID)). Without one nothing is resumed.
+          - The run id (the C(pts_run_id) variable); defaults to C(run_id) of O(context), else the C(PTS_RUN_ID)
+            environment variable. Without one nothing is resumed.
           - One directory name - letters, digits, C(.), C(_) and C(-), at most 128, starting and ending with a letter
             or digit.
         type: str

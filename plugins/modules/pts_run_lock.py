@@ -35,10 +35,12 @@ attributes:
 options:
   run_id:
     description:
-      - The run id (the C(pts_run_id) variable); defaults to the report callback's C(run_id) setting.
+      - The run id (the C(pts_run_id) variable); defaults to the C(PTS_RUN_ID) environment variable.
     type: str
   results_dir:
-    description: Root of the results tree; defaults to C(pts_results_dir), then as M(fleetqual.pts.pts_run_start) says.
+    description:
+      - Root of the results tree (the directory of the C(pts_run_dir) fact); defaults to the C(PTS_RESULTS_DIR)
+        environment variable, else C(results).
     type: path
   host:
     description:

@@ -9,15 +9,16 @@ module: pts_run_start
 short_description: Fix a PTS run's id and results directory, once for every host
 version_added: 3.0.0
 description:
-  - The first step of a run, once, before any host - the run's id is the C(pts_run_id) variable (C(-e) or the
-    inventory), else the C(PTS_RUN_ID) environment variable, else the P(fleetqual.pts.pts_report#callback) callback's
-    C(run_id), else a new one no other run takes (the UTC time now and AWX's job id, C(YYYYMMDDTHHMMSSZ-awx<id>), or a
+  - The first step of a run, once, before any host - the run's id is O(run_id) (the P(fleetqual.pts.pts_run#role) role
+    passes the C(pts_run_id) variable, C(-e) or the inventory), else the C(PTS_RUN_ID) environment variable, else a new
+    one no other run takes (the UTC time now and AWX's job id, C(YYYYMMDDTHHMMSSZ-awx<id>), or a
     random suffix outside AWX). A job of an AWX workflow (a sliced job's slices) takes C(awx-wf<workflow job id>),
     which its slices share and every launch renews.
   - Refuses a run id that is not one directory name - letters, digits, C(.), C(_) and C(-), at most 128, starting and
     ending with a letter or digit, no control character or trailing newline - naming where it was set.
-  - The results root is the C(pts_results_dir) variable, else the C(PTS_RESULTS_DIR) environment variable, else the
-    callback's C(output_dir), else C(results) in the directory C(ansible-playbook) runs in, made absolute here.
+  - The results root is O(results_dir) (the role passes the C(pts_results_dir) variable), else the C(PTS_RESULTS_DIR)
+    environment variable, else C(results) in the directory C(ansible-playbook) runs in, made absolute here. Nothing
+    is read from the P(fleetqual.pts.pts_report#callback) callback's configuration (since 3.0.0).
   - Refused before anything is written (since 3.0.0) - under ansible-runner (AWX), a results root inside the job's
     private data directory (deleted when the job ends) when C(pts_publish) names no results host or bucket and
     C(pts_results_ephemeral) is not V(true); a run id fixed by the operator, or the workflow's default id, whose run was
@@ -36,7 +37,18 @@ attributes:
     support: full
   diff_mode:
     support: none
-options: {}
+options:
+  run_id:
+    description:
+      - The run's id as the operator set it (the C(pts_run_id) variable); an error names it C(pts_run_id).
+      - Unset or empty - the C(PTS_RUN_ID) environment variable, else a new run id.
+    type: raw
+  results_dir:
+    description:
+      - The root of the results tree as the operator set it (the C(pts_results_dir) variable); an error names it
+        C(pts_results_dir). A relative path is taken from the directory C(ansible-playbook) runs in.
+      - Unset or empty - the C(PTS_RESULTS_DIR) environment variable, else C(results).
+    type: raw
 seealso:
   - module: fleetqual.pts.pts_run_lock
   - module: fleetqual.pts.pts_plan
@@ -45,6 +57,8 @@ seealso:
 EXAMPLES = r"""
 - name: Fix this run's id and results directory
   fleetqual.pts.pts_run_start:
+    run_id: "{{ pts_run_id | default(omit) }}"
+    results_dir: "{{ pts_results_dir | default(omit) }}"
   run_once: true
   register: fixed
 

@@ -45,8 +45,8 @@ attributes:
 options:
   results_dir:
     description:
-      - Root of the results tree; defaults to C(pts_results_dir), else the C(PTS_RESULTS_DIR) environment variable,
-        else C(output_dir) of the C([callback_pts_report]) section of ansible.cfg, else C(results).
+      - Root of the results tree (playbooks/report.yml passes C(pts_results_dir)); defaults to the C(PTS_RESULTS_DIR)
+        environment variable, else C(results).
     type: path
   run_id:
     description:

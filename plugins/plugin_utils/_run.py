@@ -7,15 +7,15 @@
 
 """One owner for what a run is on the controller: its id, its results folder, and how the fleet is judged.
 
-- The run id: ``-e pts_run_id`` (or an inventory ``pts_run_id``), the ``PTS_RUN_ID`` environment variable, the
-  ``run_id`` of the ``[callback_pts_report]`` section of ansible.cfg, else a new one that no other controller process
-  takes: the UTC time the run was planned and AWX's job id (``YYYYMMDDTHHMMSSZ-awx<id>``), or a random suffix outside
+- The run id: ``-e pts_run_id`` (or an inventory ``pts_run_id``), which the pts_run role passes to its steps as
+  their ``run_id`` argument, else the ``PTS_RUN_ID`` environment variable, else a new one that no other controller
+  process takes: the UTC time the run was planned and AWX's job id (``YYYYMMDDTHHMMSSZ-awx<id>``), or a random suffix outside
   AWX - two job slices started in the same second never share it. One directory name, checked wherever it comes from
   (module_utils/_pts/_inputs.py run_id).
-- The results root: an action's own argument, else the ``pts_results_dir`` variable (``-e``, inventory), else the
-  ``PTS_RESULTS_DIR`` environment variable, else ``output_dir`` of the ``[callback_pts_report]`` section of
-  ansible.cfg, else ``results`` in the directory ansible-playbook runs in; made absolute once, when the run is fixed.
-  The run's folder is ``<root>/<run id>``.
+- The results root: an action's own argument (the pts_run role and the playbooks pass the ``pts_results_dir``
+  variable), else the ``PTS_RESULTS_DIR`` environment variable, else ``results`` in the directory ansible-playbook runs
+  in; made absolute once, when the run is fixed. The run's folder is ``<root>/<run id>``. Nothing here reads the
+  pts_report callback's configuration: the callback only reads the run directory the run recorded.
 - The fleet settings (``pts_fleet_*``): validated with the plan and recorded in each host's plan.json, so a summary
   written later (the callback's fallback, playbooks/fleet_summary.yml) judges as the run was told to; their defaults
   are FLEET_DEFAULTS.
@@ -29,45 +29,31 @@ import os
 import re
 import secrets
 
-from ansible import constants as C
-from ansible.plugins.loader import callback_loader
-
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _text
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import number_text
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _destinations, _results, _safe_tree
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._acceptance import FAIL, INCOMPLETE, VERDICTS
 
-CALLBACK = "fleetqual.pts.pts_report"
+# The environment variables a run's id and results root fall back to, and the root without either.
+RUN_ID_ENV = "PTS_RUN_ID"
+RESULTS_DIR_ENV = "PTS_RESULTS_DIR"
+DEFAULT_RESULTS_DIR = "results"
 FLEET_DEFAULTS = {"fail_on": [FAIL, INCOMPLETE], "outlier_robust_z": 3.5, "outlier_min_deviation_pct": 10.0,
                   "outlier_min_cohort": 3, "outliers_fail": False}
 
 
-def callback_option(name: str):
-    """A setting of the pts_report callback as its configuration gives it (ini, environment, default)."""
-    plugin = callback_loader.get(CALLBACK, class_only=True)
-    if plugin is None:
-        raise ValueError(f"the {CALLBACK} callback cannot be loaded")
-    # ansible-core 2.19 files a collection plugin's settings under its Python module name, not its FQCN.
-    for key in (getattr(plugin, "_load_name", None), CALLBACK):
-        try:
-            return C.config.get_config_value(name, plugin_type="callback", plugin_name=key)
-        except Exception:  # pylint: disable=broad-exception-caught  # AnsibleError subclasses vary by core version
-            continue
-    raise ValueError(f"the {CALLBACK} callback has no setting {name!r}")
-
-
-def results_root(given: str | None = None, variable: object = None) -> str:
-    """The results root, absolute and without links: ``given`` (an action's argument), else the ``pts_results_dir``
-    variable, else ``PTS_RESULTS_DIR`` or the ``[callback_pts_report]`` output_dir (their default: ``results``).
-    ValueError naming where it came from when it is a path root would not follow (plugin_utils/_safe_tree.py)."""
-    source = "results_dir"
-    if given in (None, "") and variable not in (None, ""):
-        if not isinstance(variable, str):
-            raise ValueError(f"pts_results_dir={variable!r}: must be a directory path")
-        given, source = variable, "pts_results_dir"
-    if given in (None, ""):
-        given, source = callback_option("output_dir"), "PTS_RESULTS_DIR (or output_dir of [callback_pts_report])"
-    return checked_root(str(given), source)
+def results_root(given: object = None, source: str = "results_dir", environ: dict | None = None) -> str:
+    """The results root, absolute and without links: ``given`` (an action's argument, named ``source`` in an error),
+    else the ``PTS_RESULTS_DIR`` environment variable, else ``results``. ValueError naming where it came from when it
+    is no path, or a path root would not follow (plugin_utils/_safe_tree.py)."""
+    if given not in (None, ""):
+        if not isinstance(given, str):
+            raise ValueError(f"{source}={given!r}: must be a directory path")
+        return checked_root(given, source)
+    environ = os.environ if environ is None else environ
+    if environ.get(RESULTS_DIR_ENV):
+        return checked_root(os.path.expandvars(environ[RESULTS_DIR_ENV]), f"{RESULTS_DIR_ENV} (environment)")
+    return checked_root(DEFAULT_RESULTS_DIR, f"the default results directory {DEFAULT_RESULTS_DIR!r}")
 
 
 def checked_root(given: str, source: str) -> str:
@@ -115,31 +101,37 @@ def new_run_id(now: datetime.datetime | None = None, awx_job_id: object = None,
     return f"{stamp}-awx{job}" if _AWX_JOB_RE.fullmatch(job) else f"{stamp}-{secrets.token_hex(3)}"
 
 
-def run_id_in_force(variable: object, env: object, configured: object, now: datetime.datetime | None = None,
+def run_id_in_force(variable: object, env: object, now: datetime.datetime | None = None,
                     awx_job_id: object = None, awx_workflow_job_id: object = None) -> str:
-    """The run id of this run: the pts_run_id variable (-e or the inventory), else the PTS_RUN_ID environment
-    variable, else the run_id setting of ansible.cfg, else a new one. Not yet checked (see run_id_candidates)."""
-    for value in (variable, env, configured):
+    """The run id of this run: the pts_run_id variable (-e or the inventory, the action's run_id argument), else the
+    PTS_RUN_ID environment variable, else a new one. Not yet checked (see run_id_candidates)."""
+    for value in (variable, env):
         if value not in (None, ""):
             return value if isinstance(value, str) else str(value)
     return new_run_id(now, awx_job_id, awx_workflow_job_id)
 
 
-def run_id_source(variable: object, env: object, configured: object) -> str | None:
+def run_id_given(given: object, environ: dict | None = None) -> object:
+    """The run id an action was given (its run_id argument), else the PTS_RUN_ID environment variable, else None:
+    the run an action outside pts_run_start works on (pts_run_start also makes a new one)."""
+    if given not in (None, ""):
+        return given
+    return (os.environ if environ is None else environ).get(RUN_ID_ENV) or None
+
+
+def run_id_source(variable: object, env: object) -> str | None:
     """Where a run id the operator fixed came from, or None for a new one."""
-    for label, value in (("pts_run_id", variable), ("PTS_RUN_ID", env),
-                         ("run_id of the [callback_pts_report] section of ansible.cfg", configured)):
+    for label, value in (("pts_run_id", variable), (RUN_ID_ENV, env)):
         if value not in (None, ""):
             return label
     return None
 
 
-def run_id_candidates(effective: object, extra: object, env: object, configured: object) -> list[tuple[str, object]]:
+def run_id_candidates(effective: object, extra: object, env: object) -> list[tuple[str, object]]:
     """Every run id this run could take as a path, each named as the operator set it: the one in force (from
-    -e pts_run_id, the PTS_RUN_ID environment variable, the callback's run_id setting or an inventory pts_run_id),
-    then the environment's and the configuration's when they differ from it. Unset sources are left out."""
-    sources = (("pts_run_id", extra), ("PTS_RUN_ID (environment)", env),
-               ("run_id of the [callback_pts_report] section of ansible.cfg", configured))
+    -e pts_run_id, the PTS_RUN_ID environment variable or an inventory pts_run_id), then the environment's when it
+    differs from it. Unset sources are left out."""
+    sources = (("pts_run_id", extra), (f"{RUN_ID_ENV} (environment)", env))
     candidates: list[tuple[str, object]] = []
     if effective not in (None, ""):
         name = next((label for label, value in sources if value not in (None, "") and str(value) == str(effective)),

@@ -7,7 +7,8 @@
 
 """The run's steps before its plan, on the controller: fixing its id and results directory once for every host
 (fleetqual.pts.pts_run_start), and locking one host's part of the results for this ansible-playbook
-(fleetqual.pts.pts_run_lock). pts_plan's deprecated ``fix_run`` and ``lock`` options run the same code."""
+(fleetqual.pts.pts_run_lock). The run id and results root are the actions' arguments (the pts_run role passes
+pts_run_id and pts_results_dir), else the PTS_RUN_ID and PTS_RESULTS_DIR environment variables (plugin_utils/_run.py)."""
 
 from __future__ import annotations
 
@@ -29,18 +30,10 @@ class StepRefused(PtsError):
     """A step refused before anything was written; the message says why (without the action's name)."""
 
 
-def setting(name: str):
-    """A setting of the pts_report callback's ansible.cfg section, None when unset or unreadable."""
-    try:
-        return _run.callback_option(name)
-    except ValueError:
-        return None
-
-
 def checked_run_id(effective, loader) -> str | None:
     """The run id in force, refused (naming where it was set) unless it is one safe directory name."""
     candidates = _run.run_id_candidates(effective, load_extra_vars(loader).get("pts_run_id"),
-                                        os.environ.get("PTS_RUN_ID"), setting("run_id"))
+                                        os.environ.get(_run.RUN_ID_ENV))
     try:
         for name, value in candidates:
             _run.same_directory(name, _inputs.run_id(name, value))
@@ -49,23 +42,25 @@ def checked_run_id(effective, loader) -> str | None:
     return str(effective) if effective not in (None, "") else None
 
 
-def start(task_vars: dict, template, loader, check_mode: bool, environ: dict | None = None) -> dict:
+def start(task_vars: dict, template, loader, check_mode: bool, environ: dict | None = None,
+          run_id: object = None, results_dir: object = None) -> dict:
     """Once per run, before any host: extra variables that would replace the run's own state are refused; then the run
-    id and the directory every host's results go under, the results hosts and buckets it is published to, said before
-    anything is written (nothing is written here). Refused before the first write: results that would be lost with
-    the job's private data directory (ansible-runner, AWX), a run id whose run finished for these hosts (a relaunch
-    that would test nothing), a run with no drive host."""
+    id (``run_id``, the pts_run_id variable the role passes, else PTS_RUN_ID, else a new one) and the directory every
+    host's results go under (``results_dir``, the pts_results_dir variable, else PTS_RESULTS_DIR, else ``results``),
+    the results hosts and buckets it is published to, said before anything is written (nothing is written here).
+    Refused before the first write: results that would be lost with the job's private data directory (ansible-runner,
+    AWX), a run id whose run finished for these hosts (a relaunch that would test nothing), a run with no drive host."""
     environ = os.environ if environ is None else environ
     extra = load_extra_vars(loader)
     refused = _extra_vars.refusal(extra)
     if refused:
         raise StepRefused(refused)
-    given = (template(task_vars.get("pts_run_id")), environ.get("PTS_RUN_ID"), setting("run_id"))
+    given = (run_id, environ.get(_run.RUN_ID_ENV))
     workflow = task_vars.get("awx_workflow_job_id")
     run_id = checked_run_id(_run.run_id_in_force(*given, awx_job_id=task_vars.get("awx_job_id"),
                                                  awx_workflow_job_id=workflow), loader)
     try:
-        root = _run.results_root(None, template(task_vars.get("pts_results_dir")))
+        root = _run.results_root(results_dir, "pts_results_dir", environ)
         targets = _destinations.targets(template(task_vars.get("pts_run_publish")))
         lost_ok = _destinations.ephemeral(template(task_vars.get("pts_results_ephemeral")))
         resuming = _relaunch.resume(template(task_vars.get("pts_resume")))
@@ -157,9 +152,10 @@ def cut_names(command: dict | None) -> list[str]:
             for who, entry in given.items() if entry["cut"]]
 
 
-def results_root(given: str | None, task_vars: dict, template) -> str:
+def results_root(given: str | None) -> str:
+    """The results root an action was given, else PTS_RESULTS_DIR, else ``results`` (_run.results_root)."""
     try:
-        return _run.results_root(given, template(task_vars.get("pts_results_dir")))
+        return _run.results_root(given)
     except ValueError as exc:
         raise StepRefused(f"{exc}; nothing was written") from None
 

@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-# A controller action (pts_plan, pts_run_start, pts_run_lock) run in the test process, and the run settings it reads.
+# A controller action (pts_plan, pts_run_start, pts_run_lock) run in the test process, and the environment it reads.
 
 from __future__ import annotations
 
@@ -15,12 +15,12 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils import _run, _run_st
 
 
 def run_settings(monkeypatch, tmp_path) -> dict:
-    """The callback's settings and the command line's extra variables, as the actions see them (change them in the
-    dict returned)."""
-    values = {"output_dir": str(tmp_path / "results"), "run_id": None, "extra": {}}
-    monkeypatch.setattr(_run, "callback_option", lambda name: values[name])
+    """The command line's extra variables as the actions see them (change them in the dict returned); the results
+    root from the environment (PTS_RESULTS_DIR, <tmp_path>/results) and no PTS_RUN_ID."""
+    values = {"extra": {}}
     monkeypatch.setattr(_run_steps, "load_extra_vars", lambda loader: values["extra"])
-    monkeypatch.delenv("PTS_RUN_ID", raising=False)
+    monkeypatch.setenv(_run.RESULTS_DIR_ENV, str(tmp_path / "results"))
+    monkeypatch.delenv(_run.RUN_ID_ENV, raising=False)
     return values
 
 

@@ -90,7 +90,6 @@ def test_an_error_names_pts_tests_when_that_is_what_the_operator_set(settings):
 @pytest.mark.parametrize("source, value, name", [
     ("extra", "/tmp/x", "pts_run_id"),
     ("env", "../../x", "PTS_RUN_ID (environment)"),
-    ("run_id", "a b", "run_id of the [callback_pts_report] section of ansible.cfg"),
     # "$" matched before the trailing newline: the lock went to results/R1nl\n/, the results to results/R1nl/.
     ("extra", "R1nl\n", "pts_run_id"),
     ("env", "R1nl\n", "PTS_RUN_ID (environment)"),
@@ -98,10 +97,8 @@ def test_an_error_names_pts_tests_when_that_is_what_the_operator_set(settings):
 def test_a_bad_run_id_is_refused_naming_where_it_was_set(settings, monkeypatch, tmp_path, source, value, name):
     if source == "extra":
         settings["extra"] = {"pts_run_id": value}
-    elif source == "env":
-        monkeypatch.setenv("PTS_RUN_ID", value)
     else:
-        settings["run_id"] = value
+        monkeypatch.setenv("PTS_RUN_ID", value)
     effective = value if source == "extra" else None
     args = plan_args(resume={"host": "h1", **({"run_id": effective} if effective else {})},
                      context={"host": "h1", "run_id": effective})

@@ -34,8 +34,8 @@ def lock(host="h1", task_vars=None, check=False):
     return run({"run_id": "it-1", "host": host}, task_vars, check)
 
 
-def start(task_vars=None, check=False):
-    return run({}, task_vars, check, action=pts_run_start)
+def start(task_vars=None, check=False, **args):
+    return run(args, task_vars, check, action=pts_run_start)
 
 
 def fail_message(args, task_vars=None, check=False, action=pts_run_lock) -> str:
@@ -155,7 +155,8 @@ RUN_ID_RE = r"^\d{8}T\d{6}Z-"
     ({"awx_job_id": "4711"}, RUN_ID_RE + r"awx4711$"),
     # Not a job id AWX gives: a random suffix, never a name made from it.
     ({"awx_job_id": "../x"}, RUN_ID_RE + r"[0-9a-f]{6}$"),
-    ({"pts_run_id": "lab-7", "awx_job_id": 4711}, r"^lab-7$"),
+    # The variables the task happens to see are no input: the role passes pts_run_id as the run_id argument.
+    ({"pts_run_id": "lab-7", "awx_job_id": 4711}, RUN_ID_RE + r"awx4711$"),
 ])
 def test_start_names_a_run_nobody_named_after_the_time_and_the_awx_job(settings, tmp_path, task_vars, expected):
     result = start(task_vars)
@@ -168,36 +169,61 @@ def test_two_runs_nobody_named_in_the_same_second_get_two_ids(settings):
     assert start()["pts_run_id"] != start()["pts_run_id"]
 
 
-@pytest.mark.parametrize("source", ["variable", "environment", "setting"])
-def test_start_takes_the_run_id_in_force(settings, monkeypatch, source):
-    task_vars = {}
-    if source == "variable":
-        task_vars["pts_run_id"] = "from-var"
+@pytest.mark.parametrize("source, expected", [("argument", "from-arg"), ("environment", "from-env"),
+                                              ("variable", None)])
+def test_start_takes_the_run_id_in_force(settings, monkeypatch, source, expected):
+    if source == "argument":
+        args = {"run_id": "from-arg"}
         monkeypatch.setenv("PTS_RUN_ID", "from-env")
     elif source == "environment":
+        args = {}
         monkeypatch.setenv("PTS_RUN_ID", "from-env")
-        settings["run_id"] = "from-cfg"
     else:
-        settings["run_id"] = "from-cfg"
-    expected = {"variable": "from-var", "environment": "from-env", "setting": "from-cfg"}[source]
-    assert start(task_vars)["pts_run_id"] == expected
+        args = {}
+    # A pts_run_id the task sees but is not given (and no [callback_pts_report] run_id) names no run: a new one.
+    run_id = start({"pts_run_id": "from-var"}, **args)["pts_run_id"]
+    assert run_id == expected if expected else re.match(RUN_ID_RE, run_id), run_id
+
+
+def test_the_environment_names_the_run_id_refused_from_it(settings, monkeypatch):
+    monkeypatch.setenv("PTS_RUN_ID", "a b")
+    assert fail_message({}, action=pts_run_start).startswith("pts_run_start: PTS_RUN_ID (environment)='a b': a run id")
 
 
 def test_start_makes_the_results_root_absolute(settings, tmp_path, monkeypatch, said):
     monkeypatch.chdir(tmp_path)
-    settings["output_dir"] = "results"  # ansible.cfg's relative default
-    result = start({"pts_run_id": "r1"})
+    monkeypatch.setenv("PTS_RESULTS_DIR", "results")  # make demo's, relative to where ansible-playbook runs
+    result = start(run_id="r1")
     assert result["pts_run_dir"] == os.path.join(str(tmp_path), "results", "r1")
     assert said() == [f"PTS run r1: results in {tmp_path}/results/r1"]
-    # The pts_results_dir variable wins over the setting.
-    result = start({"pts_run_id": "r1", "pts_results_dir": "lab/out"}, check=True)
+    # The results_dir argument (the role passes pts_results_dir) wins over the environment.
+    result = start(check=True, run_id="r1", results_dir="lab/out")
     assert result["pts_run_dir"] == os.path.join(str(tmp_path), "lab", "out", "r1")
     assert said()[-1] == f"PTS run r1: results in {tmp_path}/lab/out/r1 (--check writes nothing)"
 
 
+@pytest.mark.parametrize("environment, expected", [("~/pts", os.path.join(os.path.expanduser("~"), "pts")),
+                                                   ("", "results"), (None, "results")])
+def test_without_results_dir_the_environment_then_results(settings, tmp_path, monkeypatch, environment, expected):
+    monkeypatch.chdir(tmp_path)
+    if environment is None:
+        monkeypatch.delenv("PTS_RESULTS_DIR")
+    else:
+        monkeypatch.setenv("PTS_RESULTS_DIR", environment)
+    # A pts_results_dir the task sees but is not given is no input (the role passes it as results_dir).
+    result = start({"pts_results_dir": "/var/not-this"}, check=True, run_id="r1")
+    assert result["pts_run_dir"] == os.path.join(str(tmp_path), expected, "r1")
+
+
 def test_a_results_dir_that_is_no_path_is_refused(settings):
-    message = fail_message({}, {"pts_results_dir": ["a", "b"]}, action=pts_run_start)
+    message = fail_message({"results_dir": ["a", "b"]}, action=pts_run_start)
     assert message == "pts_run_start: pts_results_dir=['a', 'b']: must be a directory path; nothing was written"
+
+
+def test_without_a_run_id_argument_the_lock_is_the_environments_run(settings, tmp_path, monkeypatch):
+    monkeypatch.setenv("PTS_RUN_ID", "env-1")
+    assert run({"host": "h1"})["pts_run_token"]
+    assert _run_lock.read(str(tmp_path / "results" / "env-1"), host="h1")["run_id"] == "env-1"
 
 
 def test_without_a_run_id_there_is_nothing_to_lock(settings, tmp_path):
@@ -210,7 +236,7 @@ def test_lock_and_start_refuse_a_run_id_that_is_not_one_directory_name(settings,
     message = fail_message({"run_id": value, "host": "h1"})
     assert message.startswith(f"pts_run_lock: run_id={value!r}: a run id is one directory name") or \
         message.startswith(f"pts_run_lock: pts_run_id={value!r}: a run id is one directory name"), message
-    assert fail_message({}, {"pts_run_id": value}, action=pts_run_start).startswith(f"pts_run_start: pts_run_id={value!r}")
+    assert fail_message({"run_id": value}, action=pts_run_start).startswith(f"pts_run_start: pts_run_id={value!r}")
     assert not os.path.exists(tmp_path / "results")
 
 
@@ -233,7 +259,7 @@ def test_pts_plans_removed_options_are_refused(settings, option):
 def test_the_run_refuses_extra_variables_that_would_replace_its_own_state(settings, monkeypatch, tmp_path, given,
                                                                           refused):
     monkeypatch.setattr(_run_steps, "load_extra_vars", lambda loader: dict(given, pts_run_id="it-9"))
-    message = fail_message({}, {"pts_run_id": "it-9"}, action=pts_run_start)
+    message = fail_message({"run_id": "it-9"}, action=pts_run_start)
     plural = "s" if "," in refused else ""
     assert message.startswith(f"pts_run_start: the extra variable{plural} {refused} would replace what the run "
                               "decides itself"), message
@@ -244,7 +270,7 @@ def test_documented_inputs_are_no_internal_state(settings, monkeypatch):
     given = {"pts_purge_method": "discard", "pts_precondition_block_size": "1m", "pts_run_ioengine": "io_uring",
              "pts_devices": [], "pts_run_id": "it-9"}
     monkeypatch.setattr(_run_steps, "load_extra_vars", lambda loader: given)
-    assert run({}, {"pts_run_id": "it-9"}, action=pts_run_start)["pts_run_id"] == "it-9"
+    assert run({"run_id": "it-9"}, action=pts_run_start)["pts_run_id"] == "it-9"
 
 
 def test_without_a_host_the_whole_run_is_locked(settings, tmp_path):

@@ -1,17 +1,14 @@
 # Copyright (c) 2026, fleetqual.pts contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The pts_report callback's declaration: an optional aggregate watcher, and the place where ansible.cfg and the
-environment set the results directory and the run id of every run (read by _run.callback_option, enabled or not)."""
+"""The pts_report callback's declaration: an optional aggregate watcher that reads where the results are from what the
+run recorded (pts_run_start's pts_run_dir) and defines neither the results directory nor the run id."""
 
 from __future__ import annotations
 
-import os
 from types import SimpleNamespace
 
-import pytest
 import yaml
-from ansible import constants as C
 
 from ansible_collections.fleetqual.pts.plugins.callback import pts_report
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _run
@@ -31,46 +28,38 @@ def test_it_files_nothing_itself():
     assert own == {"v2_runner_on_ok", "v2_playbook_on_stats"}
 
 
-@pytest.fixture
-def options(monkeypatch):
-    """The callback's documented options registered as the plugin loader does; _run.callback_option finds them."""
-    C.config.initialize_plugin_configuration_definitions(
-        "callback", NAME, yaml.safe_load(pts_report.DOCUMENTATION)["options"])
-    monkeypatch.setattr(_run.callback_loader, "get", lambda name, class_only=False: SimpleNamespace(_load_name=NAME))
-    for variable in ("PTS_RESULTS_DIR", "PTS_RUN_ID"):
-        monkeypatch.delenv(variable, raising=False)
+def test_it_has_no_option_of_its_own():
+    # The run's id and results directory are the run's (pts_run_id, pts_results_dir, PTS_RUN_ID, PTS_RESULTS_DIR):
+    # the callback's old output_dir and run_id settings (the [callback_pts_report] section) are gone.
+    assert "options" not in yaml.safe_load(pts_report.DOCUMENTATION)
 
 
-def test_the_options_are_read_for_every_run_from_the_environment(options, monkeypatch):
-    monkeypatch.setenv("PTS_RESULTS_DIR", "/srv/pts")
-    monkeypatch.setenv("PTS_RUN_ID", "lab-7")
-    assert _run.callback_option("output_dir") == "/srv/pts"
-    assert _run.callback_option("run_id") == "lab-7"
-    with pytest.raises(ValueError, match="has no setting 'colour'"):
-        _run.callback_option("colour")
+def test_nothing_in_the_run_reads_the_callbacks_configuration():
+    assert not hasattr(_run, "callback_option") and not hasattr(_run, "callback_loader")
 
 
-def test_without_a_setting_the_run_id_is_none_and_the_root_a_path(options):
-    assert _run.callback_option("run_id") is None
-    # "results", or where the ansible.cfg in force puts it (this repository's: beside that file).
-    root = _run.callback_option("output_dir")
-    value, origin = C.config.get_config_value_and_origin("output_dir", plugin_type="callback", plugin_name=NAME)
-    assert root == value and (root == "results" if origin == "default" else os.path.isabs(root))
+def ok(payload: dict) -> SimpleNamespace:
+    return SimpleNamespace(result=payload)
 
 
-def test_the_results_root_is_the_actions_then_the_variables_then_the_option_and_absolute(options, monkeypatch,
-                                                                                         tmp_path):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("PTS_RESULTS_DIR", "~/pts")
-    assert _run.results_root() == os.path.join(os.path.expanduser("~"), "pts")
-    assert _run.results_root(None, "lab") == os.path.join(str(tmp_path), "lab")
-    assert _run.results_root("/given", "lab") == "/given"
-    assert _run.results_root("", None) == os.path.join(os.path.expanduser("~"), "pts")
-    with pytest.raises(ValueError, match=r"pts_results_dir=\['x'\]: must be a directory path"):
-        _run.results_root(None, ["x"])
+def test_it_takes_the_run_directory_the_run_fixed_and_nothing_else(monkeypatch, tmp_path):
+    monkeypatch.setenv("PTS_RESULTS_DIR", str(tmp_path / "elsewhere"))
+    monkeypatch.setenv("PTS_RUN_ID", "not-this-one")
+    callback = pts_report.CallbackModule()
+    run_dir = str(tmp_path / "results" / "r1")
+    for payload in ({"pts_run_id": "r1", "pts_run_dir": run_dir}, {"changed": False}, {"pts_run_dir": ""},
+                    {"pts_run_dir": None}):
+        callback.v2_runner_on_ok(ok(payload))
+    assert callback._run_dirs == {run_dir}
 
 
-def test_a_callback_that_cannot_be_loaded_is_an_error_the_callers_turn_into_theirs(monkeypatch):
-    monkeypatch.setattr(_run.callback_loader, "get", lambda name, class_only=False: None)
-    with pytest.raises(ValueError, match=f"the {NAME} callback cannot be loaded"):
-        _run.callback_option("output_dir")
+def test_at_the_end_it_says_where_the_run_it_saw_is(monkeypatch, tmp_path):
+    run_dir = tmp_path / "results" / "r1"
+    run_dir.mkdir(parents=True)
+    monkeypatch.setattr(pts_report.ansible_context, "CLIARGS", {})
+    callback = pts_report.CallbackModule()
+    said = []
+    monkeypatch.setattr(callback._display, "display", lambda text, **kwargs: said.append(text))
+    callback.v2_runner_on_ok(ok({"pts_run_dir": str(run_dir)}))
+    callback.v2_playbook_on_stats(None)
+    assert said == [f"PTS results: {run_dir} (no fleet summary was written)"]

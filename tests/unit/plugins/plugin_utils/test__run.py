@@ -13,22 +13,19 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _inputs
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._run import run_id_candidates
 
-CFG = "run_id of the [callback_pts_report] section of ansible.cfg"
 
-
-@pytest.mark.parametrize("effective, extra, env, configured, expected", [
-    ("/tmp/x", "/tmp/x", None, None, [("pts_run_id", "/tmp/x")]),
-    ("a b", None, "a b", "a b", [("PTS_RUN_ID (environment)", "a b")]),
-    ("../x", None, None, "../x", [(CFG, "../x")]),
-    ("it-1", None, None, None, [("pts_run_id", "it-1")]),  # an inventory pts_run_id
-    # The one in force first, then every other source that is set, each once.
-    ("it-1", "it-1", "../env", "../env", [("pts_run_id", "it-1"), ("PTS_RUN_ID (environment)", "../env")]),
-    ("it-1", "it-1", None, "../cfg", [("pts_run_id", "it-1"), (CFG, "../cfg")]),
-    (None, None, None, None, []),
-    ("", None, "", None, []),
+@pytest.mark.parametrize("effective, extra, env, expected", [
+    ("/tmp/x", "/tmp/x", None, [("pts_run_id", "/tmp/x")]),
+    ("a b", None, "a b", [("PTS_RUN_ID (environment)", "a b")]),
+    ("it-1", None, None, [("pts_run_id", "it-1")]),  # an inventory pts_run_id
+    # The one in force first, then the environment's when it is set and another.
+    ("it-1", "it-1", "../env", [("pts_run_id", "it-1"), ("PTS_RUN_ID (environment)", "../env")]),
+    ("it-1", "it-1", "it-1", [("pts_run_id", "it-1")]),
+    (None, None, None, []),
+    ("", None, "", []),
 ])
-def test_each_run_id_is_named_where_it_was_set(effective, extra, env, configured, expected):
-    assert run_id_candidates(effective, extra, env, configured) == expected
+def test_each_run_id_is_named_where_it_was_set(effective, extra, env, expected):
+    assert run_id_candidates(effective, extra, env) == expected
 
 
 # Every character a run id may hold, and those around it: a run id the check lets through names exactly the directory
@@ -104,15 +101,28 @@ def test_new_run_ids_of_one_second_differ_outside_awx():
     assert len({_run.new_run_id(NOW) for dummy in range(20)}) > 1
 
 
-@pytest.mark.parametrize("variable, env, configured, expected", [
-    ("lab-1", "env-1", "cfg-1", "lab-1"),
-    (None, "env-1", "cfg-1", "env-1"),
-    ("", "", "cfg-1", "cfg-1"),
-    (42, None, None, "42"),
-    (None, None, None, "20261126T073548Z-awx9"),
+@pytest.mark.parametrize("variable, env, expected", [
+    ("lab-1", "env-1", "lab-1"),
+    (None, "env-1", "env-1"),
+    ("", "env-1", "env-1"),
+    (42, None, "42"),
+    ("", "", "20261126T073548Z-awx9"),
+    (None, None, "20261126T073548Z-awx9"),
 ])
-def test_the_run_id_in_force(variable, env, configured, expected):
-    assert _run.run_id_in_force(variable, env, configured, NOW, awx_job_id=9) == expected
+def test_the_run_id_in_force(variable, env, expected):
+    assert _run.run_id_in_force(variable, env, NOW, awx_job_id=9) == expected
+
+
+@pytest.mark.parametrize("given, env, expected", [
+    ("lab-1", "env-1", "lab-1"),
+    (None, "env-1", "env-1"),
+    ("", "env-1", "env-1"),
+    (None, "", None),
+    (None, None, None),
+])
+def test_an_action_without_a_run_id_takes_the_environments(given, env, expected):
+    environ = {} if env is None else {"PTS_RUN_ID": env}
+    assert _run.run_id_given(given, environ) == expected
 
 
 def test_an_awx_job_id_with_a_trailing_newline_is_not_put_in_the_run_id():
@@ -128,11 +138,11 @@ def test_a_results_root_is_made_link_free_once_and_one_another_user_controls_is_
     (tmp_path / "theirs").mkdir()
     os.chown(tmp_path / "theirs", 65534, 65534)
     with pytest.raises(ValueError) as caught:
-        _run.results_root(None, str(tmp_path / "theirs"))
+        _run.results_root(str(tmp_path / "theirs"), "pts_results_dir")
     assert str(caught.value).startswith(f"pts_results_dir='{tmp_path / 'theirs'}': {tmp_path / 'theirs'}: it is owned "
                                         "by uid 65534, not root")
     with pytest.raises(ValueError, match=r"contains U\+2028 LINE SEPARATOR"):
-        _run.results_root(None, str(tmp_path / "re\u2028sults"))
+        _run.results_root(str(tmp_path / "re\u2028sults"))
 
 
 @pytest.mark.parametrize("entry, said", [
@@ -151,6 +161,41 @@ def test_a_sliced_jobs_slices_share_the_default_id_of_their_workflow_and_each_la
     assert _run.new_run_id(NOW, awx_job_id=13, awx_workflow_job_id=11) == "awx-wf11"
     assert _run.new_run_id(NOW, awx_job_id=15, awx_workflow_job_id=14) == "awx-wf14"
     assert _run.new_run_id(NOW, awx_job_id=12, awx_workflow_job_id="11; rm") != "awx-wf11; rm"
-    assert _run.run_id_in_force(None, None, None, NOW, awx_job_id=12, awx_workflow_job_id=11) == "awx-wf11"
-    assert _run.run_id_in_force("mine", None, None, NOW, awx_job_id=12, awx_workflow_job_id=11) == "mine"
-    assert _run.run_id_source(None, "env-id", None) == "PTS_RUN_ID" and _run.run_id_source(None, None, None) is None
+    assert _run.run_id_in_force(None, None, NOW, awx_job_id=12, awx_workflow_job_id=11) == "awx-wf11"
+    assert _run.run_id_in_force("mine", None, NOW, awx_job_id=12, awx_workflow_job_id=11) == "mine"
+    assert _run.run_id_source(None, "env-id") == "PTS_RUN_ID" and _run.run_id_source(None, None) is None
+
+
+@pytest.mark.parametrize("given, environment, expected", [
+    ("/given", "/srv/env", "/given"),
+    (None, "/srv/env", "/srv/env"),
+    ("", "/srv/env", "/srv/env"),
+    (None, "~/pts", "~/pts"),
+    (None, "lab", "lab"),  # relative: from where ansible-playbook runs
+    (None, "", "results"),
+    (None, None, "results"),
+])
+def test_the_results_root_is_the_given_one_then_the_environments_then_results(tmp_path, monkeypatch, given,
+                                                                              environment, expected):
+    import os  # pylint: disable=import-outside-toplevel
+
+    monkeypatch.chdir(tmp_path)
+    environ = {} if environment is None else {"PTS_RESULTS_DIR": environment}
+    want = os.path.join(str(tmp_path), os.path.expanduser(expected))
+    assert _run.results_root(given, "pts_results_dir", environ) == want
+    # The process's environment when none is passed; no setting of the pts_report callback is read.
+    monkeypatch.delenv("PTS_RESULTS_DIR", raising=False)
+    if environment is not None:
+        monkeypatch.setenv("PTS_RESULTS_DIR", environment)
+    assert _run.results_root(given, "pts_results_dir") == want
+
+
+@pytest.mark.parametrize("given", [["x"], 3, {"a": 1}])
+def test_a_results_root_that_is_no_path_is_refused_naming_its_source(given):
+    with pytest.raises(ValueError, match=r"^pts_results_dir=.*: must be a directory path$"):
+        _run.results_root(given, "pts_results_dir", {})
+
+
+def test_a_bad_results_root_from_the_environment_is_named_so(tmp_path):
+    with pytest.raises(ValueError, match=r"^PTS_RESULTS_DIR \(environment\)='.*re\\u2028sults': contains U\+2028"):
+        _run.results_root(None, "pts_results_dir", {"PTS_RESULTS_DIR": str(tmp_path / "re\u2028sults")})
