@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # Copyright (c) 2026, fleetqual.pts contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
