@@ -68,7 +68,7 @@ class ActionModule(PtsAction):
     """
 
     _supports_check_mode = False
-    # The options its docs-only module documents (tests/unit/plugins/action/test_argument_specs.py holds them equal).
+    # The options its docs-only module documents (tests/unit/plugins/plugin_utils/test__action.py holds them equal).
     ARGUMENT_SPEC = dict(
         test=dict(type="dict", required=True),
         segment=dict(type="dict", required=True),
