@@ -68,7 +68,7 @@ class ActionModule(PtsAction):
     """
 
     _supports_check_mode = False
-    # The options its docs-only module documents (tests/unit/plugins/action/test_argument_specs.py holds them equal).
+    # The options its docs-only module documents (tests/unit/plugins/plugin_utils/test__action.py holds them equal).
     ARGUMENT_SPEC = dict(
         test=dict(type="dict", required=True),
         segment=dict(type="dict", required=True),
@@ -272,36 +272,15 @@ class ActionModule(PtsAction):
         # the moment it ends) or a return to baseline (its samples in its one round).
         sample_s = segment.get("sample_s") if segment.get("stop") == "samples" else \
             ((row or {}).get("samples") or {}).get("sample_s")
-
-        # The drive's health just before fio starts and just after it ends, outside fio's measuring time: one tool
-        # call a round. Nothing touches the drive between two rounds, so the reading after a round is the next
-        # round's before; the first round reads it with the probe.
-        clock = time.monotonic()
-        probe, carried = state.get("health"), state.get("health_after")
-        before = error = None
+        # The drive's health just before fio starts and just after it ends, outside fio's measuring time.
         try:
-            if not isinstance(probe, dict):
-                probe, before, error = self._health_probe(args, context, task_vars)
-            elif isinstance(carried, dict):
-                before = carried
-            elif not probe.get("none"):
-                before, error = self._health_read(probe)
+            health_before = self._health_before(args, context, task_vars, state)
         except AnsibleConnectionFailure as exc:
             return self._lost(args, context, exc)
-        state.update(health=probe, health_after=None)
-        cost = time.monotonic() - clock
-
-        module_args = {
-            "job_file": job_file, "job_text": job_text, "device": args["device"], "expect": args["expect"],
-            "expected_seconds": expected, "reconnect_timeout": args["reconnect_timeout"],
-            "timeout": args["timeout"], "context": context, "max_write_bytes": self._left(),
-            "output_format": segment.get("output_format") or "json",
-            "status_interval_ms": int(round(float(sample_s) * 1000)) if sample_s else 0,
-            "logs": stem if segment.get("log_ms") else "",
-        }
+        module_args = self._module_args(args, context, expected, {"job_file": job_file, "job_text": job_text},
+                                        stem, sample_s)
         if segment.get("stop") == "samples":
-            return self._samples(args, task_vars, rule, state, context, module_args,
-                                 {"probe": probe, "before": before, "carried": carried, "cost": cost, "error": error})
+            return self._samples(args, task_vars, rule, state, context, module_args, health_before)
         fio = self._fio_round(task_vars, module_args)
         if fio.get("unreachable") or fio.get("pts_lost"):
             return self._lost(args, context, fio.get("msg") or "unreachable")
@@ -319,14 +298,7 @@ class ActionModule(PtsAction):
             failed = self._keep_logs(args, context, stem)
             if failed:
                 return failed
-        clock = time.monotonic()
-        try:
-            after, late = self._health_read(probe)
-        except AnsibleConnectionFailure as exc:
-            after, late = None, f"{probe.get('tool')} could not be run: {exc}"
-        health = _health.entry(probe, before, after, cost + time.monotonic() - clock, error or late)
-        if before is not None and before is carried:
-            health["before_from"] = f"the reading after round {number - 1}"
+        after, health = self._health_after(health_before, f"the reading after round {number - 1}")
         try:
             nxt, key, verdict = _rounds.advance(state, rule, fio["pts_fio"]["jobs"], time.time(),
                                                 fio["pts_fio"].get("elapsed_s"), row)
@@ -381,7 +353,8 @@ class ActionModule(PtsAction):
                 failed = self._keep_logs(args, context, module_args["logs"])
                 if failed:
                     raise _NotRecorded(failed["msg"])
-                health = self._health_after(health_before, context)
+                health = self._health_after(
+                    health_before, f"the reading after the round before {context.get('segment') or 'this one'}")[1]
             for index, ((number, before, after), raw) in enumerate(closed):
                 last = final and index == len(closed) - 1
                 self._file_sample(args, context, rule, found, number, planned, _interval.window(before, after), raw,
@@ -436,8 +409,37 @@ class ActionModule(PtsAction):
         found.update(state=nxt, verdict=verdict, written=found["written"] + int(job["write"]["io_bytes"]))
         display.display(_progress.plain(_progress.sample_line(context["host"], context, verdict)))
 
-    def _health_after(self, health_before: dict, context: dict) -> dict:
-        """The drive's health entry of a whole continuous run: the reading before it and the one after it."""
+    def _module_args(self, args: dict, context: dict, expected: float, job: dict, stem: str, sample_s) -> dict:
+        """The fio_job module's arguments for one round's fio run (``job``: its job file and text)."""
+        segment = args["segment"]
+        return {
+            **job, "device": args["device"], "expect": args["expect"],
+            "expected_seconds": expected, "reconnect_timeout": args["reconnect_timeout"],
+            "timeout": args["timeout"], "context": context, "max_write_bytes": self._left(),
+            "output_format": segment.get("output_format") or "json",
+            "status_interval_ms": int(round(float(sample_s) * 1000)) if sample_s else 0,
+            "logs": stem if segment.get("log_ms") else "",
+        }
+
+    def _health_before(self, args: dict, context: dict, task_vars: dict, state: dict) -> dict:
+        """The drive's health just before fio starts, outside fio's measuring time: one tool call a round. Nothing
+        touches the drive between two rounds, so the reading after a round is the next round's before; the first
+        round reads it with the probe."""
+        clock = time.monotonic()
+        probe, carried = state.get("health"), state.get("health_after")
+        before = error = None
+        if not isinstance(probe, dict):
+            probe, before, error = self._health_probe(args, context, task_vars)
+        elif isinstance(carried, dict):
+            before = carried
+        elif not probe.get("none"):
+            before, error = self._health_read(probe)
+        state.update(health=probe, health_after=None)
+        return {"probe": probe, "before": before, "carried": carried, "cost": time.monotonic() - clock, "error": error}
+
+    def _health_after(self, health_before: dict, before_from: str) -> tuple[dict | None, dict]:
+        """The reading after a round (or a whole continuous run) and its health entry with the reading before it;
+        ``before_from`` says where a reading carried from the round before came from."""
         probe, before = health_before["probe"], health_before["before"]
         clock = time.monotonic()
         try:
@@ -447,8 +449,8 @@ class ActionModule(PtsAction):
         health = _health.entry(probe, before, after, health_before["cost"] + time.monotonic() - clock,
                                health_before["error"] or late)
         if before is not None and before is health_before["carried"]:
-            health["before_from"] = f"the reading after the round before {context.get('segment') or 'this one'}"
-        return health
+            health["before_from"] = before_from
+        return after, health
 
     def _keep_logs(self, args: dict, context: dict, prefix: str) -> dict | None:
         """fio's interval logs of the run just ended, from the host into the segment's results beside its round files

@@ -284,29 +284,55 @@ def _detached(directory_fd: int, argv_run, pidfile_ids: tuple[str, str]) -> int:
         os._exit(0)
 
 
+def _request(module: AnsibleModule, job_file: str, output: str, where: str) -> dict:
+    """What the host's fio runner is asked to run, from the checked arguments (fails the module on bad ones)."""
+    params = module.params
+    context = params["context"]
+    directory, job = os.path.split(job_file)
+    if params["timeout"] < 0 or params["max_write_bytes"] < 0 or params["serve"] < 0:
+        module.fail_json(msg=f"{where}: timeout, serve and max_write_bytes must be 0 or more", pts_context=context)
+    if os.path.dirname(os.path.abspath(output)) != directory:
+        module.fail_json(msg=f"{where}: output {output} must be in the job file's directory {directory}",
+                         pts_context=context)
+    try:
+        return {"job": _fio_runner.bare(job, "job file"), "output": _fio_runner.bare(os.path.basename(output), "output"),
+                "timeout": params["timeout"], "output_format": params["output_format"], "status_interval_ms": 0,
+                "logs": "", "max_write_bytes": params["max_write_bytes"]}
+    except ValueError as exc:
+        module.fail_json(msg=f"{where}: {exc}", pts_context=context)
+        raise  # fail_json does not return
+
+
+def _fail_unless_done(module: AnsibleModule, rc: int, dirfd: int, output: str, elapsed: float, failure: dict) -> None:
+    """Fails the module with fio's own words unless fio ended with rc 0: refused, over the wear bound, timed out."""
+    job_file, timeout = failure["job_file"], module.params["timeout"]
+    try:
+        messages = _fio_runner.read_file(dirfd, _fio_runner.log_name(output))
+    except (OSError, ValueError):
+        messages = ""
+    if rc == _fio_runner.REFUSED:
+        module.fail_json(msg=messages.strip() or f"fio_job refused {job_file}", **failure)
+    if rc == _fio_runner.OVER_BUDGET:
+        module.fail_json(msg=f"{messages.strip().splitlines()[-1].removeprefix('fleetqual.pts: ')} (running {job_file})",
+                         **failure)
+    if rc in (_fio_runner.TIMED_OUT, _fio_runner.KILLED) and timeout and elapsed >= timeout:
+        module.fail_json(msg=f"fio timed out after {timeout} s running {job_file}", **failure)
+    if rc != 0:
+        detail = messages.strip().splitlines()[-5:]
+        module.fail_json(msg=f"fio exited with rc {rc} running {job_file}: {' | '.join(detail)}", stderr=messages,
+                         **failure)
+
+
 def main() -> None:
-    module = AnsibleModule(
-        argument_spec=_fio_job_args.ARGUMENT_SPEC,
-        supports_check_mode=True,
-    )
+    module = AnsibleModule(argument_spec=_fio_job_args.ARGUMENT_SPEC, supports_check_mode=True)
     params = module.params
     context = params["context"]
     job_file = os.path.abspath(params["job_file"])
     directory, job = os.path.split(job_file)
     output = params["output"] or os.path.splitext(job_file)[0] + ".json"
     where = f"fio_job refused {job_file}, nothing was written"
-    if params["timeout"] < 0 or params["max_write_bytes"] < 0 or params["serve"] < 0:
-        module.fail_json(msg=f"{where}: timeout, serve and max_write_bytes must be 0 or more", pts_context=context)
-    if os.path.dirname(os.path.abspath(output)) != directory:
-        module.fail_json(msg=f"{where}: output {output} must be in the job file's directory {directory}",
-                         pts_context=context)
+    request = _request(module, job_file, output, where)
     device = os.path.realpath(params["device"])
-    try:
-        request = {"job": _fio_runner.bare(job, "job file"), "output": _fio_runner.bare(os.path.basename(output), "output"),
-                   "timeout": params["timeout"], "output_format": params["output_format"], "status_interval_ms": 0,
-                   "logs": "", "max_write_bytes": params["max_write_bytes"]}
-    except ValueError as exc:
-        module.fail_json(msg=f"{where}: {exc}", pts_context=context)
     fio = module.get_bin_path("fio", required=True)
     command = _fio_runner.command(fio, dict(request, job=job_file, output=output))
     if module.check_mode:
@@ -366,21 +392,7 @@ def main() -> None:
     elapsed = time.monotonic() - started
     rc = int(line.split()[0])
     failure = dict(job_file=job_file, job_text=job_text, rc=rc, pts_context=context)
-    try:
-        messages = _fio_runner.read_file(dirfd, _fio_runner.log_name(request["output"]))
-    except (OSError, ValueError):
-        messages = ""
-    if rc == _fio_runner.REFUSED:
-        module.fail_json(msg=messages.strip() or f"fio_job refused {job_file}", **failure)
-    if rc == _fio_runner.OVER_BUDGET:
-        module.fail_json(msg=f"{messages.strip().splitlines()[-1].removeprefix('fleetqual.pts: ')} (running {job_file})",
-                         **failure)
-    if rc in (_fio_runner.TIMED_OUT, _fio_runner.KILLED) and params["timeout"] and elapsed >= params["timeout"]:
-        module.fail_json(msg=f"fio timed out after {params['timeout']} s running {job_file}", **failure)
-    if rc != 0:
-        detail = messages.strip().splitlines()[-5:]
-        module.fail_json(msg=f"fio exited with rc {rc} running {job_file}: {' | '.join(detail)}", stderr=messages,
-                         **failure)
+    _fail_unless_done(module, rc, dirfd, request["output"], elapsed, failure)
     try:
         raw = _fio_runner.read_file(dirfd, request["output"], 256 << 20)
         parsed = parse(raw)

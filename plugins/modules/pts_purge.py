@@ -141,6 +141,34 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._drive_tools import PURGE_METHODS
 
 
+def _chosen_method(method: str, facts: dict, fail) -> str:
+    """The purge method asked for (``auto``: the drive's first), if the drive supports it and is not frozen."""
+    supported = facts["purge_methods"]
+    if method == "auto":
+        if not supported:
+            fail("the drive supports no purge method (no secure erase, no discard); the test must not go on")
+        method = supported[0]
+    elif method not in supported:
+        fail(f"the drive does not support {method} (it supports: {', '.join(supported) or 'none'})")
+    if method.startswith("ata_security") and ata_frozen_reason(facts):
+        fail(f"refused {method}: {ata_frozen_reason(facts)}; nothing was written")
+    return method
+
+
+def _settle(method: str, info: dict, run, which, timeout: int) -> str | None:
+    """Waits for what a purge leaves running: an NVMe sanitize to end (its error, if any), a formatted namespace's
+    device node to come back."""
+    error = None
+    if "sanitize" in method and method.startswith("nvme"):
+        error = wait_for_sanitize(info, run, which, timeout=timeout)
+    if method.startswith("nvme_format"):
+        # The kernel rescans the namespace after a format; wait for its node before the next write.
+        deadline = time.monotonic() + 30
+        while not os.path.exists(info["resolved"]) and time.monotonic() < deadline:
+            time.sleep(0.5)
+    return error
+
+
 def main() -> None:
     module = AnsibleModule(
         argument_spec=dict(
@@ -185,15 +213,7 @@ def main() -> None:
 
     facts = tool_facts(info, run, which)
     supported = facts["purge_methods"]
-    method = module.params["method"]
-    if method == "auto":
-        if not supported:
-            fail("the drive supports no purge method (no secure erase, no discard); the test must not go on")
-        method = supported[0]
-    elif method not in supported:
-        fail(f"the drive does not support {method} (it supports: {', '.join(supported) or 'none'})")
-    if method.startswith("ata_security") and ata_frozen_reason(facts):
-        fail(f"refused {method}: {ata_frozen_reason(facts)}; nothing was written")
+    method = _chosen_method(module.params["method"], facts, fail)
 
     result = dict(purge_record(method), supported=supported, device=info["resolved"])
     if module.check_mode:
@@ -214,13 +234,7 @@ def main() -> None:
             if rc != 0:
                 fail(f"{' '.join(argv)} failed (rc {rc}): {(stderr or stdout).strip()[:500]}; the test must not go on",
                      pts_purge=result)
-    if "sanitize" in method and method.startswith("nvme"):
-        error = wait_for_sanitize(info, run, which, timeout=module.params["timeout"])
-    if method.startswith("nvme_format"):
-        # The kernel rescans the namespace after a format; wait for its node before the next write.
-        deadline = time.monotonic() + 30
-        while not os.path.exists(info["resolved"]) and time.monotonic() < deadline:
-            time.sleep(0.5)
+    error = _settle(method, info, run, which, module.params["timeout"]) or error
     result["elapsed_s"] = round(time.monotonic() - started, 3)
     if error:
         fail(f"{method} did not finish: {error}; the test must not go on", pts_purge=result)

@@ -247,6 +247,47 @@ def verdict(model: dict | None, planned: list[str], rule: dict | None, lost: str
     if not planned and not incomplete:
         incomplete.append("no selected test applies to this drive (see the plan: its mode or sector size)")
     require_steady = True if rule is None else rule.get("require_steady", True)
+    _test_checks(model, planned, require_steady, lost, checks, incomplete)
+    figures = headline(model)
+    records = _judge.evaluate(specs, model)
+    not_judged = []
+    for record in records:
+        check, unjudged = _requirement_check(record)
+        if check:
+            checks.append(check)
+        # Said even when another reason fails the drive: a limit the results could not judge (an inline rule's limit
+        # of before 3.0.0 only when its percentile was measured and not resolved, as before).
+        if record["status"] == _judge.NOT_JUDGED and (record.get("ios") is not None or not record.get("legacy")):
+            who = record["legacy"] if record.get("legacy") else f"{record['case']} ({record['figure']})"
+            not_judged.append(f"{who}: {record.get('reason') or 'no figure measured'}")
+        if unjudged:
+            incomplete.append(unjudged)
+    health, unjudged = health_checks(model, rule)
+    checks += health
+    incomplete += unjudged
+    population, unjudged = _population_rule.checks(model, rule)
+    checks += population
+    incomplete += unjudged
+    failed = [c["text"] for c in checks if not c["passed"]]
+    if failed:
+        outcome = FAIL
+    elif incomplete:
+        outcome = INCOMPLETE
+    else:
+        outcome = PASS
+    quick = bool(model.get("quick_profile"))
+    return {"verdict": outcome, "label": label(outcome, quick), "quick_profile": quick, "reasons": failed or incomplete,
+            "not_judged": not_judged, "checks": checks, "rule": rule and rule.get("name"), "limits": limits(rule),
+            "headline": figures, "headline_steady": headline_steady(model), "specs": spec_summaries(specs),
+            "requirements": records,
+            "failed_requirements": [r["case"] for r in records if r["status"] == _judge.FAIL
+                                    or (r["status"] == _judge.NOT_JUDGED and r["not_judged"] == "fail")]}
+
+
+def _test_checks(model: dict, planned: list[str], require_steady: bool, lost: str | None, checks: list[dict],
+                 incomplete: list[str]) -> None:
+    """Each planned test's check (steady state, write saturation's end, XSR's samples, no I/O errors) into ``checks``,
+    or why it cannot be judged into ``incomplete``."""
     tests = model.get("tests") or {}
     for name in planned:
         result = tests.get(name)
@@ -293,40 +334,6 @@ def verdict(model: dict | None, planned: list[str], rule: dict | None, lost: str
         elif status == "complete" and name == "xsr":
             checks.append({"criterion": "xsr: every sample", "passed": True, "test": name, "seconds": seconds,
                            "text": f"{test_name('xsr')}: {_xsr_text(result)}"})
-    figures = headline(model)
-    records = _judge.evaluate(specs, model)
-    not_judged = []
-    for record in records:
-        check, unjudged = _requirement_check(record)
-        if check:
-            checks.append(check)
-        # Said even when another reason fails the drive: a limit the results could not judge (an inline rule's limit
-        # of before 3.0.0 only when its percentile was measured and not resolved, as before).
-        if record["status"] == _judge.NOT_JUDGED and (record.get("ios") is not None or not record.get("legacy")):
-            who = record["legacy"] if record.get("legacy") else f"{record['case']} ({record['figure']})"
-            not_judged.append(f"{who}: {record.get('reason') or 'no figure measured'}")
-        if unjudged:
-            incomplete.append(unjudged)
-    health, unjudged = health_checks(model, rule)
-    checks += health
-    incomplete += unjudged
-    population, unjudged = _population_rule.checks(model, rule)
-    checks += population
-    incomplete += unjudged
-    failed = [c["text"] for c in checks if not c["passed"]]
-    if failed:
-        outcome = FAIL
-    elif incomplete:
-        outcome = INCOMPLETE
-    else:
-        outcome = PASS
-    quick = bool(model.get("quick_profile"))
-    return {"verdict": outcome, "label": label(outcome, quick), "quick_profile": quick, "reasons": failed or incomplete,
-            "not_judged": not_judged, "checks": checks, "rule": rule and rule.get("name"), "limits": limits(rule),
-            "headline": figures, "headline_steady": headline_steady(model), "specs": spec_summaries(specs),
-            "requirements": records,
-            "failed_requirements": [r["case"] for r in records if r["status"] == _judge.FAIL
-                                    or (r["status"] == _judge.NOT_JUDGED and r["not_judged"] == "fail")]}
 
 
 def spec_summaries(specs: list[dict]) -> list[dict]:

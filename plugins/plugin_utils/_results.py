@@ -180,6 +180,43 @@ def file_payload(run_dir: str, host: str, data: dict) -> list[str]:
             atomic_write_json(path, content)
         written.append(path)
 
+    _file_drives(run_dir, host, data, put)
+    drive = context.get("drive")
+    test = context.get("test")
+    if drive:
+        _file_drive_steps(run_dir, host, drive, context, data, put)
+    if not drive or not test:
+        return written
+    test_dir = os.path.join(drive_dir(run_dir, host, drive), safe_name(test))
+    segment = context.get("segment") or ""
+    segment_dir = os.path.join(test_dir, safe_name(segment)) if segment else test_dir
+    if "pts_purge" in data:
+        # A purge starts a test (or a throughput block size) again: an earlier attempt under this run id,
+        # found by this purge's own directory already holding files, moves aside as a whole.
+        if _safe_tree.isdir(segment_dir) and _safe_tree.listdir(segment_dir):
+            _supersede(test_dir)
+        put(os.path.join(segment_dir, "purge.json"), dict(data["pts_purge"], recorded_at=now_iso()))
+    if data.get("failed"):
+        # A step that touched the drive failed (fio error, I/O error, time-out, purge): the evidence, not a figure.
+        put(os.path.join(segment_dir, "failure.json"), {
+            "phase": context.get("phase"), "round": context.get("round"), "msg": data.get("msg"),
+            "rc": data.get("rc"), "stderr": (data.get("stderr") or "")[-4000:], "job_file": data.get("job_file"),
+            "job_text": data.get("job_text"), "recorded_at": now_iso(),
+        })
+    verdict = next((data[key] for key in VERDICT_KEYS if key in data), None)
+    where = {"host": host, "drive": drive, "test": test, "segment": segment}
+    _file_round(segment_dir, where, context, data, verdict, put)
+    if verdict is not None:
+        # Where the loop stands, not its history (that is in the round files): the same size at every round.
+        put(os.path.join(segment_dir, "steady-state.json"), {
+            "test": test, "last_round": verdict.get("round"), "steady": verdict.get("steady"),
+            "stop": verdict.get("stop"), "reason": verdict.get("reason"), "loop": context.get("loop"),
+            "recorded_at": now_iso()})
+    return written
+
+
+def _file_drives(run_dir: str, host: str, data: dict, put) -> None:
+    """The host's plan, its drives' identities and the guard's verdicts."""
     if "pts_plan" in data:
         put(os.path.join(run_dir, safe_name(host), "plan.json"),
             {"host": host, "plan": data["pts_plan"], "command": command_line()})
@@ -201,15 +238,16 @@ def file_payload(run_dir: str, host: str, data: dict) -> list[str]:
             continue
         put(passed, dict(verdict, recorded_at=now_iso()))
 
-    drive = context.get("drive")
-    test = context.get("test")
-    if drive and "pts_write_cache" in data:
+
+def _file_drive_steps(run_dir: str, host: str, drive: str, context: dict, data: dict, put) -> None:
+    """What a drive's steps outside its tests record: the write cache's events, its md array, its health after."""
+    if "pts_write_cache" in data:
         path = os.path.join(drive_dir(run_dir, host, drive), "write-cache.json")
         events = read_json(path).get("events", []) if _safe_tree.exists(path) else []
         event = dict(data["pts_write_cache"], phase=context.get("phase"), member=context.get("member"),
                      failed=bool(data.get("failed")), msg=data.get("msg"), recorded_at=now_iso())
         put(path, {"events": events + [event]})
-    if drive and "pts_md_array" in data:
+    if "pts_md_array" in data:
         path = os.path.join(drive_dir(run_dir, host, drive), "raid.json")
         record = read_json(path) if _safe_tree.exists(path) else {}
         event = dict(data["pts_md_array"], failed=bool(data.get("failed")), msg=data.get("msg"), recorded_at=now_iso())
@@ -222,28 +260,13 @@ def file_payload(run_dir: str, host: str, data: dict) -> list[str]:
                 put(os.path.join(drive_dir(run_dir, host, member), "raid-member.json"),
                     {"array": drive, "recorded_at": now_iso()})
         put(path, record)
-    if drive and data.get("pts_health"):
+    if data.get("pts_health"):
         put(os.path.join(drive_dir(run_dir, host, drive), "health-after.json"),
             dict(data["pts_health"], recorded_at=now_iso()))
-    if not drive or not test:
-        return written
-    test_dir = os.path.join(drive_dir(run_dir, host, drive), safe_name(test))
-    segment = context.get("segment") or ""
-    segment_dir = os.path.join(test_dir, safe_name(segment)) if segment else test_dir
-    if "pts_purge" in data:
-        # A purge starts a test (or a throughput block size) again: an earlier attempt under this run id,
-        # found by this purge's own directory already holding files, moves aside as a whole.
-        if _safe_tree.isdir(segment_dir) and _safe_tree.listdir(segment_dir):
-            _supersede(test_dir)
-        put(os.path.join(segment_dir, "purge.json"), dict(data["pts_purge"], recorded_at=now_iso()))
-    if data.get("failed"):
-        # A step that touched the drive failed (fio error, I/O error, time-out, purge): the evidence, not a figure.
-        put(os.path.join(segment_dir, "failure.json"), {
-            "phase": context.get("phase"), "round": context.get("round"), "msg": data.get("msg"),
-            "rc": data.get("rc"), "stderr": (data.get("stderr") or "")[-4000:], "job_file": data.get("job_file"),
-            "job_text": data.get("job_text"), "recorded_at": now_iso(),
-        })
-    verdict = next((data[key] for key in VERDICT_KEYS if key in data), None)
+
+
+def _file_round(segment_dir: str, where: dict, context: dict, data: dict, verdict, put) -> None:
+    """A round's fio run - job file, fio's raw output and status dumps, the parsed round last - or a verdict alone."""
     if "pts_fio" in data:
         fio = dict(data["pts_fio"])
         job_text = fio.pop("job_text", "")
@@ -258,7 +281,7 @@ def file_payload(run_dir: str, host: str, data: dict) -> list[str]:
             put(os.path.join(segment_dir, stem + ".status.json"), "\n".join(data["pts_fio_status"]) + "\n")
         # The parsed round last: its presence means the round is complete on disk, with its verdict.
         record = {
-            "schema": SCHEMA, "host": host, "drive": drive, "test": test, "segment": segment, "phase": phase,
+            "schema": SCHEMA, **where, "phase": phase,
             "round": context.get("round"), "row": context.get("row"), "settings": context.get("settings") or {},
             "loop": context.get("loop"), "fio": fio, "recorded_at": now_iso(),
             "collection_version": collection_version(),
@@ -271,13 +294,6 @@ def file_payload(run_dir: str, host: str, data: dict) -> list[str]:
         path = os.path.join(segment_dir, f"round-{int(context['round']):02d}.json")
         if _safe_tree.exists(path):
             put(path, dict(read_json(path), verdict=verdict))
-    if verdict is not None:
-        # Where the loop stands, not its history (that is in the round files): the same size at every round.
-        put(os.path.join(segment_dir, "steady-state.json"), {
-            "test": test, "last_round": verdict.get("round"), "steady": verdict.get("steady"),
-            "stop": verdict.get("stop"), "reason": verdict.get("reason"), "loop": context.get("loop"),
-            "recorded_at": now_iso()})
-    return written
 
 
 def _measured(path: str) -> bool:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import multiprocessing
 import os
 import random
-import sys
 import threading
 import time
 
@@ -24,12 +23,11 @@ from pg import PostgreSQL
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _index, _location, _lookup, _rows, _schema
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._sql import HistoryError, NoHistory
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._store import open_store
+# The population comparison as it was (every value read), the reference the lookup by rank is held to: the unit tests'.
+from ansible_collections.fleetqual.pts.tests.unit.plugins.plugin_utils._history import (
+    _population_reference as reference)
 
 IOPS = "iops_4k_write"
-# The population comparison as it was (every value read), the reference the lookup by rank is held to: the unit
-# tests' (tests/unit/plugins/plugin_utils/_population_reference.py).
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "unit", "plugins", "plugin_utils"))
-import _population_reference as reference  # noqa: E402  pylint: disable=wrong-import-position
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The pts_run role on its own - roles: [fleetqual.pts.pts_run] in a play of the operator's own - tests the host's
 drives one after the other through the same entry points playbooks/pts.yml uses (prepare, then each drive, then the
-judge), with the guard, its hold and the results tree as in a fleet run."""
+judge), with the guard, its hold and the results tree as in a fleet run; a host it fails while preparing leaves no
+lock behind."""
 
 from __future__ import annotations
 
@@ -53,3 +54,30 @@ def test_the_role_alone_tests_each_drive_in_turn_and_judges_them(loop_device, tm
     assert "[localhost/a]" not in proc.stdout  # no drive workers: the role tests the drives itself
     assert not list(run_dir.glob(".pts-host-*.lock"))  # the judge released the host's lock
     assert_nothing_held(first, second)
+
+
+def test_the_role_alone_releases_the_lock_of_a_host_that_fails_in_prepare(tmp_path):
+    # No judge runs after a host the role on its own fails while preparing: its lock goes in prepare's rescue
+    # (roles/pts_run/tasks/unlock.yml), or it would stay behind in the run's results. The host fails at once: validation
+    # and the lock are the controller's, then nothing answers on its SSH port.
+    playbook = tmp_path / "mine.yml"
+    playbook.write_text(yaml.safe_dump([{
+        "name": "Qualify this host's drives", "hosts": "localhost", "gather_facts": False,
+        "roles": [{"role": "fleetqual.pts.pts_run"}],
+        "vars": {
+            "ansible_connection": "ssh", "ansible_host": "127.0.0.1", "ansible_port": 1,
+            "ansible_python_interpreter": "/usr/bin/python3",
+            "pts_devices": [{"path": "/dev/loop-never-reached", "name": "a"}],
+            "pts_allow_destroy": True, "pts_profile": "quick", "pts_tests": ["iops"],
+            "pts_run_remote_dir": str(tmp_path / "remote")},
+    }]))
+    env = playbook_env(tmp_path, PTS_RUN_ID="alone-failed")
+    proc = subprocess.run([os.path.join(BIN, "ansible-playbook"), str(playbook), "-i", "localhost,"], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=300, check=False)
+    (tmp_path / "playbook.log").write_text(proc.stdout + proc.stderr)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 2, output[-4000:]
+    assert "localhost is unreachable" in output, output[-4000:]
+    run_dir = tmp_path / "results" / "alone-failed"
+    assert run_dir.is_dir(), output[-4000:]  # the lock was taken in the run's results ...
+    assert not list(run_dir.glob(".pts-host-*.lock")), output[-4000:]  # ... and released by prepare's rescue

@@ -155,6 +155,25 @@ def refusals(info: dict, expected: dict, allow_destroy: bool, allow_signatures: 
     for swap in info.get("swaps", []):
         reasons.append(f"{_label(os.path.basename(swap), related)} is active swap" if os.path.basename(swap) in related
                        else f"{swap} is active swap")
+    held_related, held_here = _opener_refusals(info, related, run_id, token, reasons)
+    # A holder's exclusive claim is what the exclusive open runs into: it is named above.
+    if info.get("in_use") and not info.get("mounts") and not info.get("holders") and not info.get("swaps") \
+            and not held_here:
+        reasons.append(info["in_use"])
+    # An alias the kernel will not open exclusively, when no mount, swap or holder above already says why.
+    claimed = {m["device"] for m in info.get("mounts", [])} | {os.path.basename(s) for s in info.get("swaps", [])}
+    claimed |= {e["on"] for e in related.values() if e["kind"] == "holder"} | held_related
+    for entry in related.values():
+        family = {entry["name"]} | {r["name"] for r in related.values() if r["on"] == entry["name"]}
+        if entry.get("in_use") and not family & claimed:
+            reasons.append(f"{_label(entry['name'], related)}: {entry['in_use']}")
+    return [_text.show(r) for r in reasons]
+
+
+def _opener_refusals(info: dict, related: dict, run_id: str | None, token: str,
+                     reasons: list[str]) -> tuple[set, bool]:
+    """A reason for each process that has the drive, a path to it or its backing file open (a drive holder named as
+    its run's) into ``reasons``; returns the related devices a holder holds and whether it holds the drive itself."""
     names = {r["devnum"]: r["name"] for r in related.values()}
     held_related, held_here = set(), False
     for opener in info.get("openers", []):
@@ -172,18 +191,7 @@ def refusals(info: dict, expected: dict, allow_destroy: bool, allow_signatures: 
                 held_here = True
         else:
             reasons.append(f"{what} is open by process {opener['pid']} ({opener['command']})")
-    # A holder's exclusive claim is what the exclusive open runs into: it is named above.
-    if info.get("in_use") and not info.get("mounts") and not info.get("holders") and not info.get("swaps") \
-            and not held_here:
-        reasons.append(info["in_use"])
-    # An alias the kernel will not open exclusively, when no mount, swap or holder above already says why.
-    claimed = {m["device"] for m in info.get("mounts", [])} | {os.path.basename(s) for s in info.get("swaps", [])}
-    claimed |= {e["on"] for e in related.values() if e["kind"] == "holder"} | held_related
-    for entry in related.values():
-        family = {entry["name"]} | {r["name"] for r in related.values() if r["on"] == entry["name"]}
-        if entry.get("in_use") and not family & claimed:
-            reasons.append(f"{_label(entry['name'], related)}: {entry['in_use']}")
-    return [_text.show(r) for r in reasons]
+    return held_related, held_here
 
 
 def guard_record(info: dict) -> dict:

@@ -60,33 +60,15 @@ def probe(path: str, sys_root: str = "/sys", proc_root: str = "/proc", check_exc
         devices[name]["loop"] = loop  # the kernel's answer for the listed drive, for the alias search too
     mountinfo = _usage.mountinfo(proc_root)
     related = _aliases.related_devices(name, devices, mountinfo, dev_root)
-    all_devnums = {devnum: name}
-    for part in partitions:
-        dev = _sysfs.read(os.path.join(sysdir, part, "dev"))
-        if dev:
-            all_devnums[dev] = part
-    all_devnums.update({r["devnum"]: r["name"] for r in related if r["devnum"]})
+    all_devnums = _devnums(devnum, name, sysdir, partitions, related)
     names = {name, *partitions, *(r["name"] for r in related)}
-    files: dict[tuple[int, int], str] = {}
-    for other in [loop] + [devices[r["name"]].get("loop") for r in related if r["relation"] == "alias"]:
-        if other and other["backing_dev"] and other["backing_ino"] is not None and not other["backing_rdev"]:
-            major, minor = other["backing_dev"].split(":")
-            files.setdefault((os.makedev(int(major), int(minor)), int(other["backing_ino"])), other["backing_file"])
+    files = _backing_files([loop] + [devices[r["name"]].get("loop") for r in related if r["relation"] == "alias"])
     if check_exclusive:
-        aliases = {r["name"] for r in related if r["relation"] == "alias"}
-        for entry in related:
-            # Each alias once, with its partitions; closing the last open of an autoclear loop device detaches it.
-            if entry["relation"] != "alias" or entry["on"] in aliases or (
-                    devices[entry["name"]].get("loop") and _sysfs.read(os.path.join(devices[entry["name"]]["sysdir"], "loop", "autoclear")) != "0"):
-                continue
-            parts = [p for p, d in devices.items() if d["parent"] == entry["name"]]
-            entry["in_use"] = _usage.exclusive_errors(os.path.join(dev_root, entry["name"]), parts)
+        _probe_aliases_exclusive(related, devices, dev_root)
 
     serial, wwn = _sysfs.serial_wwn(disk_dir)
     backing = loop["backing_file"] if loop else None
     bus = _bus.probe_bus(disk_dir, sys_root)
-    write_cache = _sysfs.read(os.path.join(queue, "write_cache"))
-    discard_max = _sysfs.read_int(os.path.join(queue, "discard_max_bytes")) or 0
     info.update(
         name=name,
         devnum=devnum,
@@ -101,12 +83,7 @@ def probe(path: str, sys_root: str = "/sys", proc_root: str = "/proc", check_exc
         wwn=wwn or None,
         firmware=_sysfs.read(os.path.join(device, "firmware_rev")) or _sysfs.read(os.path.join(device, "rev")),
         size_bytes=sectors * 512,
-        logical_block_size=_sysfs.read_int(os.path.join(queue, "logical_block_size")) or 512,
-        physical_block_size=_sysfs.read_int(os.path.join(queue, "physical_block_size")) or 512,
-        rotational=_sysfs.read(os.path.join(queue, "rotational")) == "1",
-        write_cache=write_cache,
-        discard=discard_max > 0,
-        purge_methods=["discard"] if discard_max > 0 else [],
+        **_queue_facts(queue),
         backing_file=backing,
         loop=loop,
         controller=_sysfs.controller_of(disk_dir),
@@ -121,7 +98,59 @@ def probe(path: str, sys_root: str = "/sys", proc_root: str = "/proc", check_exc
         in_use=_usage.exclusive_errors(info["resolved"], partitions) if check_exclusive and not held else None,
         openers=_usage.openers_of({st.st_rdev} | _sysfs.rdevs_of(all_devnums), proc_root, frozenset(files), frozenset(ignore_pids)),
     )
-    for opener in info["openers"]:
+    _name_openers(info["openers"], files, proc_root, lock_dir)
+    return info
+
+
+def _queue_facts(queue: str) -> dict:
+    """What the disk's request queue says: block sizes, rotational, write cache, discard (the one purge it proves)."""
+    discard_max = _sysfs.read_int(os.path.join(queue, "discard_max_bytes")) or 0
+    return {
+        "logical_block_size": _sysfs.read_int(os.path.join(queue, "logical_block_size")) or 512,
+        "physical_block_size": _sysfs.read_int(os.path.join(queue, "physical_block_size")) or 512,
+        "rotational": _sysfs.read(os.path.join(queue, "rotational")) == "1",
+        "write_cache": _sysfs.read(os.path.join(queue, "write_cache")),
+        "discard": discard_max > 0,
+        "purge_methods": ["discard"] if discard_max > 0 else [],
+    }
+
+
+def _devnums(devnum: str, name: str, sysdir: str, partitions: list, related: list) -> dict:
+    """Every device number of the medium - the drive's, its partitions', the related devices' - to its name."""
+    found = {devnum: name}
+    for part in partitions:
+        dev = _sysfs.read(os.path.join(sysdir, part, "dev"))
+        if dev:
+            found[dev] = part
+    found.update({r["devnum"]: r["name"] for r in related if r["devnum"]})
+    return found
+
+
+def _backing_files(loops: list) -> dict[tuple[int, int], str]:
+    """The regular files behind loop devices, by (device, inode) as /proc shows an opener's file."""
+    files: dict[tuple[int, int], str] = {}
+    for other in loops:
+        if other and other["backing_dev"] and other["backing_ino"] is not None and not other["backing_rdev"]:
+            major, minor = other["backing_dev"].split(":")
+            files.setdefault((os.makedev(int(major), int(minor)), int(other["backing_ino"])), other["backing_file"])
+    return files
+
+
+def _probe_aliases_exclusive(related: list, devices: dict, dev_root: str) -> None:
+    """The exclusive-open probe of each other path to the medium (its ``in_use``)."""
+    aliases = {r["name"] for r in related if r["relation"] == "alias"}
+    for entry in related:
+        # Each alias once, with its partitions; closing the last open of an autoclear loop device detaches it.
+        if entry["relation"] != "alias" or entry["on"] in aliases or (
+                devices[entry["name"]].get("loop") and _sysfs.read(os.path.join(devices[entry["name"]]["sysdir"], "loop", "autoclear")) != "0"):
+            continue
+        parts = [p for p, d in devices.items() if d["parent"] == entry["name"]]
+        entry["in_use"] = _usage.exclusive_errors(os.path.join(dev_root, entry["name"]), parts)
+
+
+def _name_openers(openers: list, files: dict, proc_root: str, lock_dir: str) -> None:
+    """Each opener's file by name, and a run's holder named as one when its lock file proves it."""
+    for opener in openers:
         if "file" in opener:
             opener["file"] = files.get(tuple(opener["file"]), "?")
         hold = _hold.holder_args(opener["pid"], proc_root)
@@ -132,4 +161,3 @@ def probe(path: str, sys_root: str = "/sys", proc_root: str = "/proc", check_exc
             if problem:
                 hold["unproved"] = problem
             opener["hold"] = hold
-    return info

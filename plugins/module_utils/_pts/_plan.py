@@ -28,6 +28,9 @@ FIO_START_S = 0.3
 JOB_SWITCH_S = 0.4
 ASSUMED_WIPC_BYTES_PER_S = 500e6
 ASSUMED_WSAT_BYTES_PER_S = 200e6
+ESTIMATE_NOTE = (f"rounds x combinations x (seconds + {JOB_SWITCH_S} s per job); WIPC at an assumed "
+                 f"{ASSUMED_WIPC_BYTES_PER_S / 1e6:.0f} MB/s; "
+                 f"WSAT at an assumed {ASSUMED_WSAT_BYTES_PER_S / 1e6:.0f} MB/s")
 
 
 def round_seconds(combinations: list[dict], default_s: float) -> float:
@@ -46,12 +49,7 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
     ``params`` uses the role variable names as keys so that errors name what the operator typed.
     ``devices`` (optional) are identified drives with ``key``, ``size_bytes`` and ``logical_block_size``.
     """
-    tests = params.get("pts_run_tests")
-    if not isinstance(tests, (list, tuple)) or not tests:
-        raise _fail("pts_run_tests", tests, f"must be a non-empty list of {', '.join(_registry.NAMES)}")
-    for test in tests:
-        if test not in _registry.NAMES:
-            raise _fail("pts_run_tests", test, f"unknown test; known: {', '.join(_registry.NAMES)}")
+    tests = _selected_tests(params.get("pts_run_tests"))
     profile_name = params.get("pts_run_profile", "standard")
     if profile_name not in _registry.PROFILES:
         raise _fail("pts_run_profile", profile_name, f"unknown profile; known: {', '.join(_registry.PROFILES)}")
@@ -86,40 +84,14 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
 
     common = {"numjobs": numjobs, "iodepth": iodepth, "round_seconds": round_seconds, "profile": profile_name,
               "spec": chosen}
-    every = {}
-    for test in _registry.TESTS:
-        # Every test's variables are checked, selected or not: a typo is a mistake either way.
-        inputs = test.inputs(params, common)
-        inputs.setdefault("wipc", False)
-        inputs.update(name=test.name, title=test.title)
-        inputs.setdefault("round_seconds", round_seconds)
-        inputs.setdefault("purge", test.purge)
-        inputs["spec"] = chosen
-        inputs.setdefault("stop", test.stop)
-        every[test.name] = inputs
-        if test.name == "throughput":
-            # The HDD throughput test's stream runs at the throughput test's queue depth.
-            common["throughput_iodepth"] = inputs["iodepth"]
+    every = _every_test(params, common)
     plan_tests = [every[name] for name in _registry.NAMES if name in tests]
     requested_mode = params.get("pts_run_drive_mode", "auto")
     if requested_mode not in _sweeps.DRIVE_MODES:
         raise _fail("pts_run_drive_mode", requested_mode, f"unknown drive mode; known: {', '.join(_sweeps.DRIVE_MODES)}")
 
-    drives = []
-    for device in devices or []:
-        mode, why = _sweeps.drive_mode(requested_mode, device)
-        selected = [t for t in _registry.NAMES if t in tests]
-        names, skipped = _registry.drive_tests(selected, mode)
-        why = _changed_tests(device, requested_mode, mode, why, selected, names)
-        chosen_tests = [every[name] for name in _registry.NAMES if name in names]
-        _fits(device, chosen_tests, params, given_wipc_bs)
-        drive = _drive_plan(device, chosen_tests, max_rounds, window, wipc_multiple, timeout)
-        # A selected test with nothing left to run on this drive stays in its plan, so its verdict is INCOMPLETE.
-        skipped += [f"{t['test']} not run: {'; '.join(t['notes'])}" for t in drive["tests"] if not t["segments"]]
-        for test in drive["tests"]:
-            test["notes"] = test["notes"] + skipped
-        drive.update(mode=mode, mode_reason=why, skipped=skipped)
-        drives.append(drive)
+    drives = [_planned_drive(device, tests, every, params, requested_mode, given_wipc_bs,
+                             (max_rounds, window, wipc_multiple, timeout)) for device in devices or []]
     plan = {
         "profile": profile_name,
         "spec": chosen,
@@ -145,15 +117,59 @@ def build_plan(params: dict, devices: list[dict] | None = None) -> dict:
         "wipc": {"block_size": wipc_bs, "capacity_multiple": wipc_multiple},
         "settings": dict(settings, ioengine=ioengine, wipc_block_size=wipc_bs, wipc_capacity_multiple=wipc_multiple),
         "drives": drives,
-        "estimate_note": (
-            f"rounds x combinations x (seconds + {JOB_SWITCH_S} s per job); WIPC at an assumed "
-            f"{ASSUMED_WIPC_BYTES_PER_S / 1e6:.0f} MB/s; WSAT at an assumed {ASSUMED_WSAT_BYTES_PER_S / 1e6:.0f} MB/s"
-        ),
+        "estimate_note": ESTIMATE_NOTE,
     }
     for drive in drives:
         for test in drive["tests"]:
             test["round_settings"] = round_settings(plan, drive, test)
     return plan
+
+
+def _selected_tests(tests) -> list:
+    """``pts_run_tests`` checked: a non-empty list of known tests."""
+    if not isinstance(tests, (list, tuple)) or not tests:
+        raise _fail("pts_run_tests", tests, f"must be a non-empty list of {', '.join(_registry.NAMES)}")
+    for test in tests:
+        if test not in _registry.NAMES:
+            raise _fail("pts_run_tests", test, f"unknown test; known: {', '.join(_registry.NAMES)}")
+    return tests
+
+
+def _every_test(params: dict, common: dict) -> dict:
+    """Every test's inputs by name, checked whether selected or not (a typo is a mistake either way)."""
+    every = {}
+    for test in _registry.TESTS:
+        inputs = test.inputs(params, common)
+        inputs.setdefault("wipc", False)
+        inputs.update(name=test.name, title=test.title)
+        inputs.setdefault("round_seconds", common["round_seconds"])
+        inputs.setdefault("purge", test.purge)
+        inputs["spec"] = common["spec"]
+        inputs.setdefault("stop", test.stop)
+        every[test.name] = inputs
+        if test.name == "throughput":
+            # The HDD throughput test's stream runs at the throughput test's queue depth.
+            common["throughput_iodepth"] = inputs["iodepth"]
+    return every
+
+
+def _planned_drive(device: dict, tests: list, every: dict, params: dict, requested_mode: str, given_wipc_bs,
+                   limits: tuple) -> dict:
+    """One drive's plan: its mode, the tests it runs in it, each checked against the drive; ``limits`` is
+    (max_rounds, window, wipc_multiple, timeout)."""
+    mode, why = _sweeps.drive_mode(requested_mode, device)
+    selected = [t for t in _registry.NAMES if t in tests]
+    names, skipped = _registry.drive_tests(selected, mode)
+    why = _changed_tests(device, requested_mode, mode, why, selected, names)
+    chosen_tests = [every[name] for name in _registry.NAMES if name in names]
+    _fits(device, chosen_tests, params, given_wipc_bs)
+    drive = _drive_plan(device, chosen_tests, *limits)
+    # A selected test with nothing left to run on this drive stays in its plan, so its verdict is INCOMPLETE.
+    skipped += [f"{t['test']} not run: {'; '.join(t['notes'])}" for t in drive["tests"] if not t["segments"]]
+    for test in drive["tests"]:
+        test["notes"] = test["notes"] + skipped
+    drive.update(mode=mode, mode_reason=why, skipped=skipped)
+    return drive
 
 
 def round_settings(plan: dict, drive: dict, test: dict) -> dict:

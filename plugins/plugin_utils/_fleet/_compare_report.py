@@ -83,6 +83,33 @@ def exit_line(result: dict, fail_on_regression: bool) -> str:
     return "Exit status: **passes** — no figure regressed."
 
 
+def _history_section(result: dict, plots: dict) -> list[str]:
+    """Every compared drive indexed in two runs or more: its figures run by run and the change, and their plot."""
+    if not result["history"]:
+        return []
+    lines = ["## Drive history (same serial across runs)", "",
+             "Every compared drive indexed in two runs or more, in every indexed run, oldest first; the change "
+             f"is its last run against its first, judged with the minimum tolerance ({result['tolerance']['min_pct']:g} %).",
+             ""]
+    for entry in result["history"]:
+        figures = [f for f in _headline_figures.FIGURES if any(e["figures"].get(f) is not None for e in entry["runs"])]
+        headers_h = ["Run", "Started", "Firmware", "Verdict"] + [md.text(_headline_figures.FIGURES[f]["short"])
+                                                                 for f in figures]
+        rows_h = [[md.text(e["run"]), md.text(_when(e.get("run_time"))), md.text(e.get("firmware") or None),
+                   md.text(_acceptance.label(e["verdict"], e.get("quick_profile")) if e.get("verdict") else None)]
+                  + [_value(e["figures"].get(f), _headline_figures.FIGURES[f]["digits"]) for f in figures]
+                  for e in entry["runs"]]
+        trend_row = ["**change**", md.DASH, md.DASH, md.DASH]
+        for figure in figures:
+            trend = entry["trend"].get(figure)
+            trend_row.append(md.DASH if not trend else f"{_pct(trend['delta_pct'], signed=True)} {trend['verdict']}")
+        lines += [f"### Serial {md.text(entry['serial'])} ({md.text(entry.get('model') or None)})", ""]
+        lines += md.table(headers_h, rows_h + [trend_row], numeric=False) + [""]
+    if plots.get("_history"):
+        lines += md.image(plots["_history"], "Drive history: each drive's figures run by run, one line per serial.")
+    return lines
+
+
 def render_markdown(result: dict, plots: dict, fail_on_regression: bool) -> str:
     counts = result["counts"]
     compared = sum(counts[v] for v in (REGRESSION, IMPROVEMENT, SAME))
@@ -151,27 +178,7 @@ def render_markdown(result: dict, plots: dict, fail_on_regression: bool) -> str:
             path = (plots.get(group["model"]) or {}).get(kind)
             if path:
                 lines += md.image(path, f"Model {group['model']}: {caption}.")
-    if result["history"]:
-        lines += ["## Drive history (same serial across runs)", "",
-                  "Every compared drive indexed in two runs or more, in every indexed run, oldest first; the change "
-                  f"is its last run against its first, judged with the minimum tolerance ({result['tolerance']['min_pct']:g} %).",
-                  ""]
-        for entry in result["history"]:
-            figures = [f for f in _headline_figures.FIGURES if any(e["figures"].get(f) is not None for e in entry["runs"])]
-            headers_h = ["Run", "Started", "Firmware", "Verdict"] + [md.text(_headline_figures.FIGURES[f]["short"])
-                                                                     for f in figures]
-            rows_h = [[md.text(e["run"]), md.text(_when(e.get("run_time"))), md.text(e.get("firmware") or None),
-                       md.text(_acceptance.label(e["verdict"], e.get("quick_profile")) if e.get("verdict") else None)]
-                      + [_value(e["figures"].get(f), _headline_figures.FIGURES[f]["digits"]) for f in figures]
-                      for e in entry["runs"]]
-            trend_row = ["**change**", md.DASH, md.DASH, md.DASH]
-            for figure in figures:
-                trend = entry["trend"].get(figure)
-                trend_row.append(md.DASH if not trend else f"{_pct(trend['delta_pct'], signed=True)} {trend['verdict']}")
-            lines += [f"### Serial {md.text(entry['serial'])} ({md.text(entry.get('model') or None)})", ""]
-            lines += md.table(headers_h, rows_h + [trend_row], numeric=False) + [""]
-        if plots.get("_history"):
-            lines += md.image(plots["_history"], "Drive history: each drive's figures run by run, one line per serial.")
+    lines += _history_section(result, plots)
     lines += ["## How this is judged", "",
               "- Per drive model on both sides and per headline figure, the **median** over drives; "
               f"{SPREAD_TEXT}. *Italic* medians include a figure from a window that was not steady.",

@@ -67,18 +67,9 @@ def convergence(path: str, title: str, ylabel: str, panels: dict, highlight: str
                     color=color, markeredgecolor="black" if bold else color,
                     label=f"{label} (DV)" if bold else label, zorder=3 if bold else 2)
             own = (windows or {}).get(label) or (window_rounds if bold and not windows else None)
-            if own and not windows:
-                # The DV's points in the measurement window, marked (OakGate marks the steady-state window's points).
-                inside = [(r, values[r - 1]) for r in own if r - 1 < len(values) and values[r - 1] is not None
-                          and r != flagged]
-                ax.plot([r for r, dummy in inside], [v for dummy, v in inside], linestyle="none", marker="s",
-                        markersize=8, color=color, markeredgecolor="black", markeredgewidth=1.2, zorder=4)
-                window_marked = True
-            elif own:
-                inside = [(r, values[r - 1]) for r in own if r - 1 < len(values) and values[r - 1] is not None
-                          and r != flagged]
-                ax.plot([r for r, dummy in inside], [v for dummy, v in inside], linestyle="none", marker="o",
-                        markersize=7, color=color, markeredgecolor="black", zorder=4)
+            if own:
+                _window_points(ax, values, own, flagged, color, dv=not windows)
+                window_marked = window_marked or not windows
             star = (steady_at or {}).get((panel, label))
             if star and star - 1 < len(values) and values[star - 1] is not None:
                 ax.plot([star], [values[star - 1]], linestyle="none", marker="*", markersize=15, color=color,
@@ -99,8 +90,36 @@ def convergence(path: str, title: str, ylabel: str, panels: dict, highlight: str
         line = above.get((id(ax), flagged), 0)
         if _plots.off_scale(ax, flagged, value, color, f"{_plots.figure_text(value)} ↑", line):
             above[(id(ax), flagged)] = line + 1
+    kinds = {drawn for ax in axes[:, 0] for drawn in marked.get(id(ax)) or []}
+    extra = _convergence_symbols(hollow_label if off else None, bool(above), bool(windows), window_marked,
+                                 bool(steady_at), kinds)
+    # One legend for all panels (they share their series), the symbols that explain markers after the series.
+    legend = _plots.shared_legend(fig, axes[:, 0], legend_title, loc="center right", extra=extra)
+    axes[-1, 0].set_xlabel("Round")
+    _plots.round_ticks(axes[-1, 0], longest)
+    if times:
+        _plots.time_axis(axes[0, 0], times, time_label)
+    _plots.fixed_layout(fig, [[ax] for ax in axes[:, 0]], title, subtitle, legend)
+    return _plots.finish_figure(fig, path, None)
+
+
+def _window_points(ax, values: list, own: list[int], flagged: int | None, color, dv: bool) -> None:
+    """A series' points in its measurement window, marked: the DV's as squares (OakGate marks the steady-state
+    window's points), each series' own window (``dv`` false) as filled circles."""
+    inside = [(r, values[r - 1]) for r in own if r - 1 < len(values) and values[r - 1] is not None and r != flagged]
+    if dv:
+        ax.plot([r for r, dummy in inside], [v for dummy, v in inside], linestyle="none", marker="s",
+                markersize=8, color=color, markeredgecolor="black", markeredgewidth=1.2, zorder=4)
+    else:
+        ax.plot([r for r, dummy in inside], [v for dummy, v in inside], linestyle="none", marker="o",
+                markersize=7, color=color, markeredgecolor="black", zorder=4)
+
+
+def _convergence_symbols(hollow_label: str | None, above: bool, windows: bool, window_marked: bool, steady: bool,
+                         kinds: set) -> list:
+    """The legend's entries that explain the convergence plot's symbols, after its series."""
     extra = []
-    if off:
+    if hollow_label is not None:
         extra.append((plt.Line2D([], [], linestyle="none", marker="o", markersize=9, markerfacecolor="white",
                                  markeredgecolor="black", markeredgewidth=2), hollow_label + (" (▲: above the axis)"
                                                                                               if above else "")))
@@ -110,20 +129,12 @@ def convergence(path: str, title: str, ylabel: str, panels: dict, highlight: str
     if window_marked:
         extra.append((plt.Line2D([], [], linestyle="none", marker="s", markersize=8, color="white",
                                  markeredgecolor="black"), "DV in the measurement window"))
-    if steady_at:
+    if steady:
         extra.append((plt.Line2D([], [], linestyle="none", marker="*", markersize=13, color="white",
                                  markeredgecolor="black"), "steady from this round"))
-    kinds = {drawn for ax in axes[:, 0] for drawn in marked.get(id(ax)) or []}
     for kind, style in sorted(kinds, key=lambda drawn: list(_plots.MARK_STYLES).index(drawn[0])):
         extra.append((_plots.mark_handle(kind, style), _plots.MARK_STYLES[kind][1] + (", this block size" if style == "ring" else "")))
-    # One legend for all panels (they share their series), the symbols that explain markers after the series.
-    legend = _plots.shared_legend(fig, axes[:, 0], legend_title, loc="center right", extra=extra)
-    axes[-1, 0].set_xlabel("Round")
-    _plots.round_ticks(axes[-1, 0], longest)
-    if times:
-        _plots.time_axis(axes[0, 0], times, time_label)
-    _plots.fixed_layout(fig, [[ax] for ax in axes[:, 0]], title, subtitle, legend)
-    return _plots.finish_figure(fig, path, None)
+    return extra
 
 
 def _verification_panel(ax, all_values: list[float], verdict: dict, exclude: tuple = ()) -> list[float]:

@@ -194,8 +194,10 @@ def _outputs_note(outputs: dict | None) -> list[str]:
     return lines + [""] if lines else []
 
 
-def render_markdown(model: dict, plots: dict, outputs: dict | None = None) -> str:
-    lines = [f"# PTS report — {md.text(model['drive_key'])} on {md.text(model['host'])}", ""]
+def _notes(model: dict, outputs: dict | None) -> list[str]:
+    """The notes above the report's summary: a quick or throttled run, what was not produced, a drive the guard
+    refused or that no test ran on, later attempts refused, tests that did not start."""
+    lines = []
     if model["quick_profile"]:
         lines += [f"> **{QUICK_BANNER.capitalize()}.** Seconds per combination run on a small device: the "
                   "figures show the harness works; they do not qualify a drive.", ""]
@@ -239,6 +241,12 @@ def render_markdown(model: dict, plots: dict, outputs: dict | None = None) -> st
         lines += ["> **Tests that did not start:**", ">"]
         lines += [f"> - {_failed_step(name, failure)}" for name, failure in model["failed_before_rounds"].items()]
         lines.append("")
+    return lines
+
+
+def render_markdown(model: dict, plots: dict, outputs: dict | None = None) -> str:
+    lines = [f"# PTS report — {md.text(model['drive_key'])} on {md.text(model['host'])}", ""]
+    lines += _notes(model, outputs)
     lines += _summary.section(model, html=outputs is not None and "html" not in (outputs.get("not_produced") or {}))
     # The steady-state rule matters to the PTS tests; a report of sweeps alone (characterisation, HDD) leaves it out.
     steady_rule = has_steady_rule(model)

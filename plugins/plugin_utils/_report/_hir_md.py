@@ -239,31 +239,10 @@ def _steps(result: dict) -> list[str]:
     return md.table(["Step", "What", "Time"], rows, numeric=False)
 
 
-def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[str]:
-    del capacity  # nothing here depends on it
-    title = f"## {number} {result['title']}"
-    if not result.get("rounds_run"):
-        return [title, "", *_sections.status_notes(result), "No round finished; nothing was measured.", ""]
-    settings = result["settings"]
+def _preconditioning_lines(result: dict, plots_rel: dict, number: int) -> list[str]:
+    """Sections .1 and .2: the preconditioning's steady state, its rounds and plots."""
     pc = result["precondition"]
-    lines = [title, "", *_sections.status_notes(result), _status_line(result), ""]
-    lines += ["Purge, then precondition to steady state, then per wait state a round of write bursts with idle time "
-              "between them and a round of continuous writes that returns the drive to its baseline:", ""]
-    lines += _pseudo_code(result)
-    oio = _oio(settings)
-    logged = result.get("idle") is not None
-    lines += [f"Every fio section runs with direct I/O, random data{', ' + oio if oio else ''}. "
-              "Every figure is fio's own count: a burst's IOPS its IOs over the time fio ran it (each burst its own "
-              "fio section and reporting group), a baseline sample's the IOs between two of fio's status dumps over "
-              "the run time between them, the return to baseline's mean its one section's, the preconditioning's "
-              "per round its section's. "
-              + ("fio's iops log (`write_iops_log` with `log_avg_msec` of "
-                 f"{result['idle']['interval_ms']:g} ms, all threads added up) gives the timeline's shape and each "
-                 "burst's start, never a figure; result.json has every line of it (`wait_states[].bursts.log`, "
-                 "`wait_states[].baseline.log`: `t_s`, `iops`) and every burst (`wait_states[].bursts.per_burst`: "
-                 "IOs, bytes, run time, start, how late)." if logged else ""), ""]
-    lines += [f"> Note: {note}" for note in result.get("notes") or []]
-    lines += sources(result)
+    lines = []
     lines += [f"### {number}.1 Preconditioning steady state information", ""]
     if pc.get("dv"):
         dv = pc["dv"]
@@ -284,7 +263,13 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
         })
     else:
         lines += ["No preconditioning round finished.", ""]
-    measured = [s for s in result["wait_states"] if s.get("bursts") or s.get("baseline")]
+    return lines
+
+
+def _time_lines(result: dict, plots_rel: dict, number: int, measured: list[dict]) -> list[str]:
+    """Section .3: IOPS against time - fio's iops log where it was kept, else each fio section as one point."""
+    logged = result.get("idle") is not None
+    lines = []
     lines += [f"### {number}.3 IOPS against time", ""]
     if measured and logged:
         lines += _sections.images(plots_rel, {
@@ -314,6 +299,37 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
         })
     else:
         lines += ["No wait-state round finished.", ""]
+    return lines
+
+
+def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[str]:
+    del capacity  # nothing here depends on it
+    title = f"## {number} {result['title']}"
+    if not result.get("rounds_run"):
+        return [title, "", *_sections.status_notes(result), "No round finished; nothing was measured.", ""]
+    settings = result["settings"]
+    pc = result["precondition"]
+    lines = [title, "", *_sections.status_notes(result), _status_line(result), ""]
+    lines += ["Purge, then precondition to steady state, then per wait state a round of write bursts with idle time "
+              "between them and a round of continuous writes that returns the drive to its baseline:", ""]
+    lines += _pseudo_code(result)
+    oio = _oio(settings)
+    logged = result.get("idle") is not None
+    lines += [f"Every fio section runs with direct I/O, random data{', ' + oio if oio else ''}. "
+              "Every figure is fio's own count: a burst's IOPS its IOs over the time fio ran it (each burst its own "
+              "fio section and reporting group), a baseline sample's the IOs between two of fio's status dumps over "
+              "the run time between them, the return to baseline's mean its one section's, the preconditioning's "
+              "per round its section's. "
+              + ("fio's iops log (`write_iops_log` with `log_avg_msec` of "
+                 f"{result['idle']['interval_ms']:g} ms, all threads added up) gives the timeline's shape and each "
+                 "burst's start, never a figure; result.json has every line of it (`wait_states[].bursts.log`, "
+                 "`wait_states[].baseline.log`: `t_s`, `iops`) and every burst (`wait_states[].bursts.per_burst`: "
+                 "IOs, bytes, run time, start, how late)." if logged else ""), ""]
+    lines += [f"> Note: {note}" for note in result.get("notes") or []]
+    lines += sources(result)
+    lines += _preconditioning_lines(result, plots_rel, number)
+    measured = [s for s in result["wait_states"] if s.get("bursts") or s.get("baseline")]
+    lines += _time_lines(result, plots_rel, number, measured)
     lines += [f"### {number}.4 Recovery per wait state", ""]
     if measured:
         baseline = ("the following return to baseline's IOPS (fio's for its one continuous section; in brackets its "

@@ -318,6 +318,28 @@ def _verification_caption(index: int, seg: dict) -> str:
     return caption
 
 
+def _validation_rows(segments: list[dict]) -> list[list[str]]:
+    """The Steady State Validation Table's rows: each block size's read and write window."""
+    rows = []
+    for seg in segments:
+        if not seg["rounds_run"]:
+            rows.append([f"**{seg['name']}**", "—", md.DASH, md.DASH, md.DASH, md.DASH, "not run", md.DASH])
+            continue
+        for dv in seg["dvs"]:
+            window = dv["window"]
+            # The read window that holds round 1's reads of a purged drive names that round marked.
+            marked = dv is seg["dvs"][0] and (seg.get("purged_read") or {}).get("in_window")
+            rows.append([
+                f"**{seg['name']}**", dv["name"].split()[-1],
+                ", ".join(f"{r}{MARK}" if marked and r == 1 else str(r) for r in window["rounds"]),
+                md.fmt(window["average"] / 1e6 if window.get("average") is not None else None, 2),
+                md.fmt(window.get("data_excursion_pct"), 2), md.fmt(window.get("slope_excursion_pct"), 2),
+                f"round {dv['steady_round']}" if dv["steady"] else f"not steady after {seg['rounds_run']}",
+                f"round {seg['steady_round']}" if seg.get("steady_round") else "not steady together",
+            ])
+    return rows
+
+
 def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[str]:
     if not result.get("rounds_run"):
         return [f"## {number} Throughput", "", *_sections.status_notes(result), "No round finished; nothing was measured.", ""]
@@ -341,25 +363,9 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     headline = result["headline"]
     lines += ["", f"### {number}.1 Steady state information", "", _verdict(result), ""]
     lines += ["Steady State Validation Table per block size and direction (OakGate):", ""]
-    rows = []
-    for seg in result["segments"]:
-        if not seg["rounds_run"]:
-            rows.append([f"**{seg['name']}**", "—", md.DASH, md.DASH, md.DASH, md.DASH, "not run", md.DASH])
-            continue
-        for dv in seg["dvs"]:
-            window = dv["window"]
-            # The read window that holds round 1's reads of a purged drive names that round marked.
-            marked = dv is seg["dvs"][0] and (seg.get("purged_read") or {}).get("in_window")
-            rows.append([
-                f"**{seg['name']}**", dv["name"].split()[-1],
-                ", ".join(f"{r}{MARK}" if marked and r == 1 else str(r) for r in window["rounds"]),
-                md.fmt(window["average"] / 1e6 if window.get("average") is not None else None, 2),
-                md.fmt(window.get("data_excursion_pct"), 2), md.fmt(window.get("slope_excursion_pct"), 2),
-                f"round {dv['steady_round']}" if dv["steady"] else f"not steady after {seg['rounds_run']}",
-                f"round {seg['steady_round']}" if seg.get("steady_round") else "not steady together",
-            ])
     lines += md.table(["Block size", "Direction", "Window rounds", "Avg MB/s", "Data exc. % (≤ 20)",
-                       "Slope exc. % (≤ 10)", "This direction steady from", "Read and write steady at"], rows)
+                       "Slope exc. % (≤ 10)", "This direction steady from", "Read and write steady at"],
+                      _validation_rows(result["segments"]))
     owner = "" if spec2 else " (TKperf's DV)"
     lines += ["", f"Headline, {headline['block_size']} sequential write{owner}:", ""]
     lines += md.validation_table(_scaled(headline["dv"]["window"], 1e6), "MB/s", 1.0, 2, settings.get("max_rounds"),

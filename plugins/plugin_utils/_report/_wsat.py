@@ -203,6 +203,41 @@ def _quarter_nines(result: dict, bucket: list[dict]) -> str:
     return md.fmt(value / MS, 3) if value is not None else f"n/r ({found['ios']:,} IOs)"
 
 
+def _verdict_text(result: dict) -> str:
+    """The test's end in one sentence: the capacity multiple written, the time limit, stopped or failed."""
+    return {
+        "complete": f"**Complete**: {result['written_bytes']:,} bytes written, the target of "
+                    f"{result['target_bytes']:,} bytes ({result.get('capacity_multiple'):g} × user capacity) reached.",
+        "time limit": f"**Time limit reached** ({_headline_figures.hours(result.get('max_hours'))}) with {result['written_bytes']:,} of "
+                      f"{result['target_bytes']:,} bytes written.",
+        "incomplete": f"**Incomplete**: the test stopped with {result['written_bytes']:,} of "
+                      f"{result['target_bytes']:,} bytes written.",
+        "failed": f"**Failed** with {result['written_bytes']:,} of {result['target_bytes']:,} bytes written.",
+    }[result["status"]]
+
+
+def _summary_rows(result: dict, user: int, spec2: bool) -> list[list[str]]:
+    """The summary table: rounds, bytes written against the target and the capacity, IOPS and latency ends."""
+    rows = result["per_round"]
+    worst = max((r["lat_max_ms"] for r in rows if r["lat_max_ms"] is not None), default=None)
+    summary = [
+        ["Rounds", str(result["rounds_run"])],
+        ["Total written", f"{result['written_bytes']:,} bytes ({result['written_bytes'] / GB:,.2f} GB)"],
+        ["Target", f"{result['target_bytes']:,} bytes ({result.get('capacity_multiple'):g} × user capacity)"],
+        ["Drive fills (written / user capacity)" if spec2 else "Written, × user capacity",
+         f"{result['written_bytes'] / user:.2f} ×" if user else md.DASH],
+        ["IOPS, first / last round", f"{md.fmt(rows[0]['iops'])} / {md.fmt(rows[-1]['iops'])}"],
+        ["IOPS, min / max round", f"{md.fmt(min(r['iops'] for r in rows))} / {md.fmt(max(r['iops'] for r in rows))}"],
+        ["Mean latency, first / last round (ms)",
+         f"{md.fmt(rows[0]['lat_mean_ms'], 3)} / {md.fmt(rows[-1]['lat_mean_ms'], 3)}"],
+        ["Max latency, worst round (ms)", md.fmt(worst, 3)],
+    ]
+    if spec2:
+        summary.insert(7, ["99.999 % latency, first / last round (ms)",
+                           f"{_nines_cell(rows[0])} / {_nines_cell(rows[-1])}"])
+    return summary
+
+
 def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[str]:
     if not result.get("rounds_run"):
         return [f"## {number} Write Saturation", "", *_sections.status_notes(result), "No round finished; nothing was measured.", ""]
@@ -227,34 +262,9 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
         lines += [f"Each round uses direct I/O, random data, {md.plural(numjobs, 'thread')} × queue depth "
                   f"{settings.get('iodepth')}. There is no steady state: the test shows how the drive behaves as it "
                   "fills and its spare area is used up.", ""]
-    verdict = {
-        "complete": f"**Complete**: {result['written_bytes']:,} bytes written, the target of "
-                    f"{result['target_bytes']:,} bytes ({result.get('capacity_multiple'):g} × user capacity) reached.",
-        "time limit": f"**Time limit reached** ({_headline_figures.hours(result.get('max_hours'))}) with {result['written_bytes']:,} of "
-                      f"{result['target_bytes']:,} bytes written.",
-        "incomplete": f"**Incomplete**: the test stopped with {result['written_bytes']:,} of "
-                      f"{result['target_bytes']:,} bytes written.",
-        "failed": f"**Failed** with {result['written_bytes']:,} of {result['target_bytes']:,} bytes written.",
-    }[result["status"]]
     rows = result["per_round"]
-    worst = max((r["lat_max_ms"] for r in rows if r["lat_max_ms"] is not None), default=None)
-    lines += [f"### {number}.1 Summary", "", verdict, ""]
-    summary = [
-        ["Rounds", str(result["rounds_run"])],
-        ["Total written", f"{result['written_bytes']:,} bytes ({result['written_bytes'] / GB:,.2f} GB)"],
-        ["Target", f"{result['target_bytes']:,} bytes ({result.get('capacity_multiple'):g} × user capacity)"],
-        ["Drive fills (written / user capacity)" if spec2 else "Written, × user capacity",
-         f"{result['written_bytes'] / user:.2f} ×" if user else md.DASH],
-        ["IOPS, first / last round", f"{md.fmt(rows[0]['iops'])} / {md.fmt(rows[-1]['iops'])}"],
-        ["IOPS, min / max round", f"{md.fmt(min(r['iops'] for r in rows))} / {md.fmt(max(r['iops'] for r in rows))}"],
-        ["Mean latency, first / last round (ms)",
-         f"{md.fmt(rows[0]['lat_mean_ms'], 3)} / {md.fmt(rows[-1]['lat_mean_ms'], 3)}"],
-        ["Max latency, worst round (ms)", md.fmt(worst, 3)],
-    ]
-    if spec2:
-        summary.insert(7, ["99.999 % latency, first / last round (ms)",
-                           f"{_nines_cell(rows[0])} / {_nines_cell(rows[-1])}"])
-    lines += md.table(["Item", "Value"], numeric=False, rows=summary)
+    lines += [f"### {number}.1 Summary", "", _verdict_text(result), ""]
+    lines += md.table(["Item", "Value"], numeric=False, rows=_summary_rows(result, user, spec2))
     if spec2 and any((r.get("lat_p99999_ms") or 0) > (r["lat_max_ms"] or float("inf")) for r in rows):
         lines += ["", f"> Note: {BIN_NOTE}"]
     lines += ["", f"### {number}.2 Measurement plots", ""]

@@ -144,6 +144,53 @@ def _transitions(result: dict) -> list[str]:
     return lines
 
 
+def _summary_lines(result: dict, number: int, continuous: bool) -> list[str]:
+    """Section .1: the groups' figures, and how each is counted."""
+    lines = []
+    lines += [f"### {number}.1 Summary", "", _status_line(result), ""]
+    rows = []
+    for group in result["groups"]:
+        rows.append([f"**{group['number']}** {group['access']}", _counted(group, continuous),
+                     minutes_text(group["duration_min"]), md.fmt(group["mean_mb_s"], 1),
+                     md.fmt(group["final_mb_s"], 1) + (f" ({group['final_samples']})" if group["samples"] else ""),
+                     md.fmt(group["mean_iops"], 0), md.fmt(group["mean_art_ms"], 3), md.fmt(group["peak_art_ms"], 3),
+                     md.fmt(group["peak_mrt_ms"], 3)])
+    lines += md.table(["Group (access)", "Samples", "Duration (min)", "Mean MB/s", "Final MB/s (samples)",
+                       "Mean IOPS", "Mean ART (ms)", "Peak ART (ms)", "Peak MRT (ms)"], rows)
+    if continuous:
+        lines += ["", "Mean MB/s and mean IOPS: the group's bytes and IOs over its run time (fio's own figures for the "
+                      "whole run; the recovery's reference); mean ART weighted by each sample's IOs. "
+                      f"Final MB/s: over the samples that cover the group's last {FINAL_SHARE_PCT} % of run time (how "
+                      "many in brackets). Peak ART: the highest of the samples' mean response times; peak MRT: the "
+                      "slowest single IO. Duration: from the start of the group's first sample to the end of its last. "
+                      + _log_check(result), ""]
+    else:
+        lines += ["", f"Final MB/s: the mean of the group's last {FINAL_SHARE_PCT} % of samples (at least one; how many "
+                      "in brackets). Peak ART: the highest of the samples' mean response times; peak MRT: the slowest "
+                      "single IO. Duration: from the start of the group's first sample to the end of its last.", ""]
+    return lines
+
+
+def _samples_lines(result: dict, number: int) -> list[str]:
+    """Section .4: every sample's figures per group, linked to its round file."""
+    lines = []
+    lines += [f"### {number}.4 Samples", "", "Every sample's figures, linked to its round file; a long group shows its "
+              "first and last ten samples and evenly spaced ones between.", ""]
+    for group in result["groups"]:
+        own = [s for s in result["samples"] if s["group"] == group["number"]]
+        if not own:
+            continue
+        shown, note = _sections.sampled(own, GROUP_TABLE_ROWS)
+        lines += [f"<details><summary>Group {group['number']} ({group['access']}): {md.plural(len(own), 'sample')}"
+                  "</summary>", ""]
+        lines += md.table(["Test minute", "Sample", "Seconds", "MB/s", "IOPS", "ART (ms)", "MRT (ms)"], [
+            [minutes_text(s["t_min"]), _round_link(result["test"], s["group"], s["sample"], f"{s['sample']:,}"),
+             md.fmt(s["runtime_s"], 3), md.fmt(s["mb_s"], 1), md.fmt(s["iops"], 0), md.fmt(s["art_ms"], 3),
+             md.fmt(s["mrt_ms"], 3)] for s in shown])
+        lines += (["", note] if note else []) + ["", "</details>", ""]
+    return lines
+
+
 def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[str]:
     title = result.get("title") or "Cross Stimulus Recovery"
     lines = [f"## {number} {title}", "", *_sections.status_notes(result)]
@@ -184,27 +231,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
                  "and fio's start-up), idle time that lets a drive recover a little, as any does"
                  if result.get("mean_gap_s") is not None else "") + ".", ""]
     lines += _idle_lines(result)
-    lines += [f"### {number}.1 Summary", "", _status_line(result), ""]
-    rows = []
-    for group in result["groups"]:
-        rows.append([f"**{group['number']}** {group['access']}", _counted(group, continuous),
-                     minutes_text(group["duration_min"]), md.fmt(group["mean_mb_s"], 1),
-                     md.fmt(group["final_mb_s"], 1) + (f" ({group['final_samples']})" if group["samples"] else ""),
-                     md.fmt(group["mean_iops"], 0), md.fmt(group["mean_art_ms"], 3), md.fmt(group["peak_art_ms"], 3),
-                     md.fmt(group["peak_mrt_ms"], 3)])
-    lines += md.table(["Group (access)", "Samples", "Duration (min)", "Mean MB/s", "Final MB/s (samples)",
-                       "Mean IOPS", "Mean ART (ms)", "Peak ART (ms)", "Peak MRT (ms)"], rows)
-    if continuous:
-        lines += ["", "Mean MB/s and mean IOPS: the group's bytes and IOs over its run time (fio's own figures for the "
-                      "whole run; the recovery's reference); mean ART weighted by each sample's IOs. "
-                      f"Final MB/s: over the samples that cover the group's last {FINAL_SHARE_PCT} % of run time (how "
-                      "many in brackets). Peak ART: the highest of the samples' mean response times; peak MRT: the "
-                      "slowest single IO. Duration: from the start of the group's first sample to the end of its last. "
-                      + _log_check(result), ""]
-    else:
-        lines += ["", f"Final MB/s: the mean of the group's last {FINAL_SHARE_PCT} % of samples (at least one; how many "
-                      "in brackets). Peak ART: the highest of the samples' mean response times; peak MRT: the slowest "
-                      "single IO. Duration: from the start of the group's first sample to the end of its last.", ""]
+    lines += _summary_lines(result, number, continuous)
     lines += [f"### {number}.2 Recovery per transition", ""] + _transitions(result) + [""]
     lines += [f"### {number}.3 Plots", ""]
     lines += _sections.images(plots_rel, {
@@ -216,20 +243,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
                   "sample on one time axis (a panel whose values span decades is on a log scale, so random-write "
                   "throughput far below the sequential one can be read here).",
     })
-    lines += [f"### {number}.4 Samples", "", "Every sample's figures, linked to its round file; a long group shows its "
-              "first and last ten samples and evenly spaced ones between.", ""]
-    for group in result["groups"]:
-        own = [s for s in result["samples"] if s["group"] == group["number"]]
-        if not own:
-            continue
-        shown, note = _sections.sampled(own, GROUP_TABLE_ROWS)
-        lines += [f"<details><summary>Group {group['number']} ({group['access']}): {md.plural(len(own), 'sample')}"
-                  "</summary>", ""]
-        lines += md.table(["Test minute", "Sample", "Seconds", "MB/s", "IOPS", "ART (ms)", "MRT (ms)"], [
-            [minutes_text(s["t_min"]), _round_link(result["test"], s["group"], s["sample"], f"{s['sample']:,}"),
-             md.fmt(s["runtime_s"], 3), md.fmt(s["mb_s"], 1), md.fmt(s["iops"], 0), md.fmt(s["art_ms"], 3),
-             md.fmt(s["mrt_ms"], 3)] for s in shown])
-        lines += (["", note] if note else []) + ["", "</details>", ""]
+    lines += _samples_lines(result, number)
     lines += [f"### {number}.5 Purge and files", ""]
     lines += _sections.steps_table(result, capacity, [("", result)])
     if continuous:

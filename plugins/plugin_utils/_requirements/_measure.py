@@ -127,18 +127,7 @@ def decide(variables: dict, devices: list[dict], specs: list[dict], chosen: str,
                                    f"which no selected test measures: {g['why']}" for g in found)
                          + "; set pts_acceptance_measure: add to let the plan add what they need")
     variables = copy.deepcopy(variables)
-    wanted = []
-    for gap in found:
-        drive = next(d for d in plan["drives"] if d["key"] == gap["drive"])
-        tests = {t["test"]: t for t in drive["tests"] if t.get("segments")}
-        needs, stand_in = resolve(gap, plan, tests)
-        if needs is None:
-            raise Unmeasured(f"{_who(gap['spec'], gap['requirement'])} asks for {gap['figure']} on drive "
-                             f"{gap['drive']}, which no selected test measures ({gap['why']}), and no test this "
-                             "collection runs can measure it")
-        if stand_in:
-            result["stand_ins"][(gap["spec"]["name"], gap["spec"]["version"], gap["requirement"]["id"])] = stand_in
-        wanted.append((gap, needs, stand_in))
+    wanted = _wanted(found, plan, result["stand_ins"])
 
     def note(test: str, variable: str, value: object, gap: dict, stand_in: str | None) -> None:
         entry = next((a for a in result["added"] if (a["variable"], a["value"]) == (variable, value)), None)
@@ -199,6 +188,24 @@ def decide(variables: dict, devices: list[dict], specs: list[dict], chosen: str,
                                    f" which the plan cannot measure even with what it adds: {g['why']}" for g in left))
     result.update(plan=plan, variables=variables, specs=annotated)
     return result
+
+
+def _wanted(found: list[dict], plan: dict, stand_ins: dict) -> list[tuple]:
+    """What each gap needs - [(gap, needs, stand-in)] - or Unmeasured when no test of the collection measures it; the
+    stand-ins go into ``stand_ins``."""
+    wanted = []
+    for gap in found:
+        drive = next(d for d in plan["drives"] if d["key"] == gap["drive"])
+        tests = {t["test"]: t for t in drive["tests"] if t.get("segments")}
+        needs, stand_in = resolve(gap, plan, tests)
+        if needs is None:
+            raise Unmeasured(f"{_who(gap['spec'], gap['requirement'])} asks for {gap['figure']} on drive "
+                             f"{gap['drive']}, which no selected test measures ({gap['why']}), and no test this "
+                             "collection runs can measure it")
+        if stand_in:
+            stand_ins[(gap["spec"]["name"], gap["spec"]["version"], gap["requirement"]["id"])] = stand_in
+        wanted.append((gap, needs, stand_in))
+    return wanted
 
 
 def _for(gap: dict, stand_in: str | None) -> str:

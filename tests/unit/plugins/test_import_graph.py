@@ -3,7 +3,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The collection's imports go one way - plugins -> plugin_utils -> module_utils (_pts -> _drive) - and the domain
 packages too: plugin_utils/_fleet -> plugin_utils/_report -> plugin_utils' run, results and verdicts; no module imports
-itself back through another."""
+itself back through another. And its unit tests mirror plugins/: this file, on the tree as a whole, is the only one that
+names no source file."""
 
 from __future__ import annotations
 
@@ -101,3 +102,11 @@ def test_no_circles():
         if node not in index:
             visit(node)
     assert not circles
+
+
+def test_the_unit_tests_mirror_plugins():
+    # A source file's tests are test_<its name>.py in the directory that mirrors its own, all in that one file.
+    here = pathlib.Path(__file__).resolve()
+    strays = sorted(str(test.relative_to(here.parent)) for test in here.parent.rglob("test_*.py")
+                    if test != here and not (PLUGINS / test.relative_to(here.parent).parent / test.name[5:]).is_file())
+    assert not strays

@@ -14,6 +14,7 @@ import pytest
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _schema
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._sql import HistoryError
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._sqlite_store import SqliteStore
+from ansible_collections.fleetqual.pts.tests.unit.plugins.plugin_utils._history._population_reference import history
 
 # The index exactly as fleetqual.pts 2.x made it (plugin_utils/_fleet/_history.py at 40f9c05): meta says schema 1, no
 # schema_version table.
@@ -146,7 +147,6 @@ def _at_version_2(path: str) -> None:
 
 def test_a_version_2_history_is_read_as_it_is_and_migrated_by_its_first_writer(tmp_path):
     import random  # pylint: disable=import-outside-toplevel
-    from _population_reference import history  # pylint: disable=import-outside-toplevel
     path = str(tmp_path / "pts-history.sqlite")
     prepared = history(random.Random(2))
     with SqliteStore(path) as store:

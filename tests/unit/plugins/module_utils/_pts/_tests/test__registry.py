@@ -17,7 +17,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _plan
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import _descriptor, _registry
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), *[os.pardir] * 6))
 DRIVE = {"key": "d1", "size_bytes": 64 * 2 ** 30, "logical_block_size": 512}
 
 

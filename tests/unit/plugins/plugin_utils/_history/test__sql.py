@@ -12,10 +12,11 @@ import os
 import random
 
 import pytest
-from _population_reference import FIGURES, both, history, lookups
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _population
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._sqlite_store import SqliteStore
+from ansible_collections.fleetqual.pts.tests.unit.plugins.plugin_utils._history._population_reference import (
+    FIGURES, both, history, lookups)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 39])
