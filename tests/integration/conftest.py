@@ -9,6 +9,8 @@ import contextlib
 import hashlib
 import json
 import os
+import signal
+import stat
 import subprocess
 import sys
 import time
@@ -83,7 +85,56 @@ class LoopDevice:
         except OSError:
             return
         if attached == self.image:
+            # A run the test killed leaves its fio to the end of its round: ended first, or the device's number, given
+            # to the next test's file, would be that fio's next section's target (fio opens the file per section).
+            end_openers(self.path)
             subprocess.run(["losetup", "-d", self.path], check=False)
+
+
+def openers(path: str) -> list[int]:
+    """The processes (but this one) with the block device ``path`` open."""
+    device = os.stat(path).st_rdev
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        if int(pid) == os.getpid():
+            continue
+        try:
+            descriptors = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in descriptors:
+            try:
+                opened = os.stat(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue
+            if stat.S_ISBLK(opened.st_mode) and opened.st_rdev == device:
+                found.append(int(pid))
+                break
+    return found
+
+
+def _fio_parent(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
+            parent = int(handle.read().rsplit(")", 1)[1].split()[1])
+        with open(f"/proc/{parent}/comm", encoding="utf-8") as handle:
+            return parent if handle.read().strip() == "fio" else None
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def end_openers(path: str, timeout: float = 30.0) -> None:
+    """Kill what still has ``path`` open and wait until nothing has."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        left = openers(path)
+        if not left:
+            return
+        # fio's job processes hold the device; their fio (the parent) would start the next section's.
+        for pid in left + [parent for parent in map(_fio_parent, left) if parent]:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.1)
 
 
 @contextlib.contextmanager
