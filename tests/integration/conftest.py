@@ -10,13 +10,14 @@ import hashlib
 import json
 import os
 import signal
-import stat
 import subprocess
 import sys
 import time
 
 import pytest
 import yaml
+
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _usage
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.dirname(sys.executable)
@@ -91,28 +92,6 @@ class LoopDevice:
             subprocess.run(["losetup", "-d", self.path], check=False)
 
 
-def openers(path: str) -> list[int]:
-    """The processes (but this one) with the block device ``path`` open."""
-    device = os.stat(path).st_rdev
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        if int(pid) == os.getpid():
-            continue
-        try:
-            descriptors = os.listdir(f"/proc/{pid}/fd")
-        except OSError:
-            continue
-        for fd in descriptors:
-            try:
-                opened = os.stat(f"/proc/{pid}/fd/{fd}")
-            except OSError:
-                continue
-            if stat.S_ISBLK(opened.st_mode) and opened.st_rdev == device:
-                found.append(int(pid))
-                break
-    return found
-
-
 def _fio_parent(pid: int) -> int | None:
     try:
         with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
@@ -127,7 +106,7 @@ def end_openers(path: str, timeout: float = 30.0) -> None:
     """Kill what still has ``path`` open and wait until nothing has."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        left = openers(path)
+        left = [opener["pid"] for opener in _usage.openers_of({os.stat(path).st_rdev})]
         if not left:
             return
         # fio's job processes hold the device; their fio (the parent) would start the next section's.
