@@ -31,6 +31,8 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import Fio
 display = Display()
 
 _MAX_CHECK_INTERVAL = 60.0
+# How often a wait between two looks at the host asks whether the controller is still there.
+_WANTED_S = 1.0
 # From this long before fio's expected end the host itself watches for fio's exit status, every _CLOSE_STEP_S, and
 # answers as soon as it is there: a round's result is seen within a few hundredths of a second of fio's end, for one
 # command over the connection. Past the expected end by _LATE_S the host looks only every _LATE_STEP_S.
@@ -245,11 +247,18 @@ class FioClient:
                 return {"text": head + "\n" + last}
 
     def cancel(self, server: dict) -> None:
-        """Stop the fio the server runs (SIGTERM: fio ends its job, writes its output and logs); the server goes on."""
+        """Stop the fio the server runs (SIGTERM: fio ends its job, writes its output and logs); the server goes on.
+        ``server``: the server, or the round it was sent (its ``pid`` is the server's)."""
         try:
             self._low_level_execute_command(f"pkill -TERM -P {int(server['pid'])} 2>/dev/null; true")
         except AnsibleConnectionFailure as exc:
-            display.warning(f"fio_job: could not stop the fio of {server['dir']}: {exc}")
+            display.warning(f"fio_job: could not stop the fio of {server.get('dir') or server['job_file']}: {exc}")
+
+    def _nap(self, seconds: float) -> None:
+        """Sleep ``seconds``, or less once the controller is gone."""
+        end = time.monotonic() + seconds
+        while (left := end - time.monotonic()) > 0 and self.wanted():
+            time.sleep(min(left, _WANTED_S))
 
     def fetch_logs(self, server: dict, prefix: str) -> dict:
         """fio's interval logs of a finished run (``<prefix>_<kind>.log`` in the server's directory): {name: text},
@@ -301,15 +310,19 @@ class FioClient:
         while True:
             now = time.monotonic()
             if not self.wanted():
+                # Nobody files this round any more: its fio would go on writing the drive to the round's end, opening
+                # it again for each of its sections.
+                self.cancel(started)
                 return {"failed": True, "msg": f"fio_job: stopped waiting for {started['job_file']}: the controller "
-                                               "(ansible-playbook) is gone"}
+                                               "(ansible-playbook) is gone; its fio was stopped"}
             if now >= deadline:
                 return {"failed": True, "msg": f"fio_job: fio did not finish within {limit:g} s ({started['job_file']}, "
                                                f"PID {started['pid']} on the host)"}
             remaining = expected_end - now
             step = span = 0.0
             if remaining > _CLOSE_S:
-                time.sleep(max(min(interval, remaining - _CLOSE_S, _MAX_CHECK_INTERVAL), 0.05))
+                # One look at the host after a doubling interval, one at the controller every second.
+                self._nap(max(min(interval, remaining - _CLOSE_S, _MAX_CHECK_INTERVAL), 0.05))
                 interval *= 2
             elif remaining > -_LATE_S:
                 step, span = _CLOSE_STEP_S, min(_CLOSE_SPAN_S, max(deadline - now, _CLOSE_STEP_S))

@@ -113,6 +113,46 @@ def test_a_failing_drive_next_to_a_healthy_one(loop_device, run_pts, tmp_path):
     assert good["status"] in ("steady", "not steady") and good["rounds_run"] >= 1
 
 
+def test_a_killed_controllers_round_is_stopped_by_its_worker_not_left_to_run_its_time(loop_device, tmp_path):
+    import yaml
+    device = loop_device("16M")
+    inventory = tmp_path / "inventory.yml"
+    inventory.write_text(yaml.safe_dump({"all": {"hosts": {"localhost": {
+        "ansible_connection": "local", "ansible_python_interpreter": "/usr/bin/python3",
+        "pts_run_remote_dir": str(tmp_path / "remote"), "pts_devices": [spec(device)], "pts_allow_destroy": True,
+        "pts_profile": "quick", "pts_tests": ["wsat"], "pts_fleet_fail_on": []}}}}))
+    # One write saturation round of two minutes: nobody would file it once its controller is gone.
+    command = [os.path.join(BIN, "ansible-playbook"), "playbooks/pts.yml", "-i", str(inventory), "-e",
+               json.dumps({"pts_run_wsat_round_seconds": 120, "pts_run_rate_iops": 20, "pts_run_round_timeout_s": 600})]
+    env = _env(tmp_path, "orphan-1")
+    try:
+        with open(tmp_path / "run.log", "w", encoding="utf-8") as log:
+            run = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+            deadline = time.monotonic() + 600
+            while not _fio_on(device.path):  # (its purge is blkdiscard: the first fio is round 1's)
+                assert run.poll() is None and time.monotonic() < deadline, "the run ended before its wsat round"
+                time.sleep(0.05)
+            time.sleep(1)
+            # The whole controller dies at once; its workers (a session of their own, as ansible-core makes them)
+            # see it gone.
+            os.killpg(run.pid, signal.SIGKILL)
+            killed = time.monotonic()
+            run.wait()
+        while _fio_on(device.path) and time.monotonic() - killed < 30:
+            time.sleep(0.1)
+        stopped = time.monotonic() - killed
+        # The worker looks for its controller every second, then stops fio (TERM): seconds, not the round's 120.
+        assert not _fio_on(device.path), "the round's fio still runs 30 s after its controller was killed"
+        print(f"fio stopped {stopped:.1f} s after the controller was killed")
+        assert stopped < 10
+        assert not list((tmp_path / "results" / "orphan-1").rglob("wsat/round-*.json"))
+    finally:
+        subprocess.run([os.path.join(BIN, "ansible-playbook"), "playbooks/release.yml", "-i", str(inventory), "-e",
+                        "pts_run_id=orphan-1", "-e", f"pts_run_remote_dir={tmp_path / 'remote'}"], cwd=ROOT, env=env,
+                       capture_output=True, text=True, timeout=300, check=False)
+
+
 def _round_files(directory):
     return sorted(p for p in directory.glob("round-*.json") if not p.name.endswith(".raw.json"))
 

@@ -128,6 +128,8 @@ def test_a_trial_killed_mid_round_frees_its_device_of_the_hold_and_fio(installed
                 opened = holders(found.group(1))
                 break
         assert found and opened, "".join(seen)[-4000:]
+        # Where the round's fio works: its job directory, the trial's alone.
+        workdirs = {os.readlink(f"/proc/{pid}/cwd") for pid in opened}
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=60)
@@ -139,6 +141,30 @@ def test_a_trial_killed_mid_round_frees_its_device_of_the_hold_and_fio(installed
         time.sleep(0.5)
     assert not any(os.path.exists(f"/proc/{pid}") for pid in opened), f"{opened} still have {device} open"
     assert not os.path.exists(image) and attached(image) == [], f"{image} or its loop device {device} is left behind"
+    # Nothing of the round's fio is left to open the device's number again - given to another file by now, perhaps:
+    # not its next section, nor a fio its orphaned worker let run on.
+    time.sleep(2)
+    assert not [pid for pid in working_in(workdirs) if comm(pid) == "fio"], f"a fio still works in {workdirs}"
+
+
+def comm(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/comm", encoding="utf-8") as handle:
+            return handle.read().strip()
+    except OSError:
+        return ""
+
+
+def working_in(directories: set[str]) -> list[int]:
+    """The processes whose working directory is one of ``directories``."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.readlink(f"/proc/{pid}/cwd").removesuffix(" (deleted)") in directories:
+                found.append(int(pid))
+        except OSError:
+            continue
+    return found
 
 
 def test_a_trial_refused_says_why_and_leaves_nothing_behind(installed, tmp_path):

@@ -35,12 +35,28 @@ def make_client(host: Host) -> _fio_client.FioClient:
 # --- a segment's fio server -------------------------------------------------------------------------------------------
 
 def test_the_wait_stops_once_the_controller_is_gone(clock):
-    client = make_client(Host(clock, finish_at=None))
+    host = Host(clock, finish_at=None)
+    client = make_client(host)
     client.wanted = lambda: False  # pts_segment's: its ansible-playbook died and this worker is an orphan
     found = client.wait(dict(STARTED), 100, 86400)
     assert found == {"failed": True, "msg": f"fio_job: stopped waiting for {STARTED['job_file']}: the controller "
-                                            "(ansible-playbook) is gone"}
+                                            "(ansible-playbook) is gone; its fio was stopped"}
     assert clock.sleeps == []
+    # Nobody files the round: its fio is stopped rather than left to write the drive to the round's end.
+    assert host.commands == [f"pkill -TERM -P {STARTED['pid']} 2>/dev/null; true"]
+
+
+def test_a_controller_gone_during_a_long_wait_is_noticed_within_a_second_and_its_fio_stopped(clock):
+    host = Host(clock, finish_at=None)
+    client = make_client(host)
+    gone_at = clock.now + 40.3
+    client.wanted = lambda: clock.now < gone_at
+    found = client.wait(dict(STARTED), 600, 86400)
+    assert found["failed"] and "is gone; its fio was stopped" in found["msg"]
+    # The waits between two looks at the host grow to a minute, but the controller is asked every second.
+    assert max(clock.sleeps) <= 1.0 and gone_at <= clock.now <= gone_at + 1.0
+    assert host.commands[-1] == f"pkill -TERM -P {STARTED['pid']} 2>/dev/null; true"
+    assert all("pkill" not in c for c in host.commands[:-1])
 
 
 SERVER = {"pid": 77, "dir": "/var/lib/pts/r1/d1/wsat", "idle_s": 600.0}
