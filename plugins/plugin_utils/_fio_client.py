@@ -47,6 +47,10 @@ _NOT_YET = 3
 _GONE = 4
 _NO_SERVER = 5
 _LOG_TAIL = 4000
+# A run read as it goes: the host watches for fio's next status dump every _DUMP_STEP_S from _DUMP_EARLY_S before it is
+# due, so each dump is read within a few hundredths of a second of fio writing it, for one command per dump.
+_DUMP_STEP_S = 0.02
+_DUMP_EARLY_S = 0.1
 _REQUEST_ONLY = ("status_interval_ms", "logs", "max_write_bytes")
 
 
@@ -62,6 +66,22 @@ def host_wait_command(started: dict, step: float, span: float) -> str:
             f"if [ \"$rc\" = 0 ]; then exec cat {output}; else exec tail -c {_LOG_TAIL} {log}; fi; fi; "
             f"kill -0 {pid} 2>/dev/null || [ -s {status} ] || exit {_GONE}; "
             f"n=$((n-1)); [ \"$n\" -gt 0 ] || exit {_NOT_YET}; sleep {step or 0.01:g}; done")
+
+
+def host_follow_command(started: dict, offset: int, span: float) -> str:
+    """A POSIX shell loop for the host: once fio's output has grown past ``offset`` bytes, or fio's exit status is
+    there, or ``span`` seconds have passed, print ``running N`` (N: the looks it had left, all of them when the output
+    had grown before its first) or the exit status line, then the output from ``offset``; exit 4 when fio's server is
+    gone without an exit status."""
+    count = max(1, int(span / _DUMP_STEP_S))
+    status, output = shlex.quote(started["status"]), shlex.quote(started["output"])
+    rest = f"tail -c +{int(offset) + 1} {output} 2>/dev/null; exit 0"
+    return (f"n={count}; while :; do "
+            f"if [ -s {status} ]; then head -n 1 {status}; {rest}; fi; "
+            f"kill -0 {int(started['pid'])} 2>/dev/null || [ -s {status} ] || exit {_GONE}; "
+            f"s=$(stat -c %s {output} 2>/dev/null || echo 0); "
+            f"if [ \"$s\" -gt {int(offset)} ] || [ \"$n\" -le 1 ]; then echo \"running $n\"; {rest}; fi; "
+            f"n=$((n-1)); sleep {_DUMP_STEP_S:g}; done")
 
 
 def outcome(started: dict, text: str, job_text: str | None, timeout: int) -> dict:
@@ -113,6 +133,20 @@ def _connection_lost(since: float | None, reconnect: float, exc: Exception, doin
                               f"({job_file}{detail}, which may still run there): {exc}"}
     display.warning(f"fio_job: lost the connection while {doing} {job_file}, retrying: {exc}")
     return since, None
+
+
+def _next_due(head: str, body: str, period: float, span: float) -> float:
+    """When the next status dump is due, from a look's answer (host_follow_command's): a period after a dump the look
+    saw come; half a period from now when it was there before the look began (it came some time since the look
+    before); at once when none came."""
+    now = time.monotonic()
+    if not body:
+        return now
+    try:
+        left = int(head.split()[1])
+    except (IndexError, ValueError):
+        return now
+    return now + period / 2 if left >= max(1, int(span / _DUMP_STEP_S)) else now + period
 
 
 class FioClient:
@@ -183,16 +217,18 @@ class FioClient:
 
     def _follow(self, server: dict, started: dict, period: float, limit: float, reconnect: float,
                 on_document) -> dict:
-        """Read fio's output as it grows, one shell command per status period: pass each new complete document to
-        ``on_document``; once fio's exit status is there, the rest, the last document as ``final``. Returns what
-        _wait returns (``text``: the exit status line and, when fio succeeded, its whole output)."""
+        """Read fio's output as it grows, one shell command per status dump (the host watches for it): pass each new
+        complete document to ``on_document``; once fio's exit status is there, the rest, the last document as
+        ``final``. Returns what _wait returns (``text``: the exit status line and, when fio succeeded, its whole
+        output)."""
         offset, pending, last = 0, "", None
         start = time.monotonic()
-        # fio dumps every period counted from its start, a moment after the request: look a little after each dump.
-        lag = min(0.3, period / 2)
-        looks = 0
+        # fio dumps every period counted from its start, a moment after the request. A look starts a little before the
+        # next dump is due and lasts up to a period: one that sees the dump come knows when the next one is due; one
+        # that finds it there already looks earlier next time.
+        span = min(max(period, 0.2), 2.0)
+        due = start + period
         lost_since = None
-        status, output = shlex.quote(started["status"]), shlex.quote(started["output"])
         while True:
             if not self.wanted():
                 self.cancel(server)
@@ -201,17 +237,14 @@ class FioClient:
             if time.monotonic() - start >= limit:
                 self.cancel(server)
                 return {"failed": True, "msg": f"fio_job: fio did not finish within {limit:g} s ({started['job_file']})"}
-            looks += 1
-            time.sleep(max(0.0, start + looks * period + lag - time.monotonic()))
+            self._nap(due - _DUMP_EARLY_S - time.monotonic())
             try:
-                res = self._low_level_execute_command(
-                    f"kill -0 {int(server['pid'])} 2>/dev/null || [ -s {status} ] || exit {_GONE}; "
-                    f"if [ -s {status} ]; then head -n 1 {status}; else echo running; fi; "
-                    f"tail -c +{offset + 1} {output} 2>/dev/null; exit 0")
+                res = self._low_level_execute_command(host_follow_command(started, offset, span))
             except AnsibleConnectionFailure as exc:
                 lost_since, gone = _connection_lost(lost_since, reconnect, exc, "following", started["job_file"])
                 if gone:
                     return gone
+                due = time.monotonic() + 1.0
                 continue
             lost_since = None
             if res.get("rc") == _GONE:
@@ -223,7 +256,9 @@ class FioClient:
             head, dummy, body = (res.get("stdout") or "").partition("\n")
             offset += len(body.encode())
             found, pending = _interval.documents(pending + body)
-            done = head.strip() != "running"
+            # A dump read while fio was still writing it: the rest at once.
+            due = time.monotonic() if pending else _next_due(head, body, period, span)
+            done = not head.startswith("running")
             if done:
                 try:
                     rc = int(head.split()[0])

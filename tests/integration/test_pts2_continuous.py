@@ -110,16 +110,17 @@ def test_xsr_groups_and_hir_baselines_run_continuously_and_report_what_fio_logge
         lat = lines(os.path.join(directory, "round-01_lat.log"))
 
         # No idle between the samples: at every boundary between two samples fio's logs show IO, and the report's
-        # measured idle of the group is below the logging interval.
+        # measured idle of the group is below two logging intervals - fio on a busy 2-core machine can miss one
+        # interval; a stop between samples (fio run again) would leave no IO at a boundary and idle of its start-up.
         for sample in reported[:-1]:
             assert io_at(sample["end_unix_ms"], bw, lat, interval), (group, sample["sample"])
         measured = next(g for g in xsr["idle"]["per_group"] if g["group"] == index)
-        assert measured["longest_idle_ms"] < interval, measured
+        assert measured["longest_idle_ms"] < 2 * interval, measured
         # The report's table shows the same figures.
         first = reported[0]
         assert f"| {first['runtime_s']:.3f} | {first['mb_s']:,.1f} | " in report
     assert "below fio's logging granularity" in report or "**none**: within each group" in report
-    assert xsr["idle"]["longest_idle_ms"] < xsr["idle"]["interval_ms"]
+    assert xsr["idle"]["longest_idle_ms"] < 2 * xsr["idle"]["interval_ms"]
 
     # HIR: per wait state one fio run of bursts on their schedule and one continuous return to baseline.
     hir = results["hir"]
@@ -159,11 +160,11 @@ def test_xsr_groups_and_hir_baselines_run_continuously_and_report_what_fio_logge
         assert entry["baseline"]["iops"] == pytest.approx(
             [(b[0] - a[0]) * 1000 / (b[1] - a[1]) for a, b in zip(counts, counts[1:])], rel=1e-9)
         assert entry["baseline"]["mean"] == pytest.approx(documents[-1]["iops"], rel=1e-9)
-        # Idle: none within the return to baseline (below the logging interval); between the bursts the wait
+        # Idle: none within the return to baseline (below two logging intervals, as above); between the bursts the wait
         # state's own, from one burst's end (start + fio's run time: its unlogged last interval counted) to the next
         # one's start, to within a logging interval - unless fio started a burst late, which the schedule names.
         idle = entry["idle"]
-        assert idle["baseline_longest_idle_ms"] < interval, idle
+        assert idle["baseline_longest_idle_ms"] < 2 * interval, idle
         planned, step = burst_s * state, interval / 1000
         schedule = entry["bursts"]["schedule"]
         if schedule["held"]:
@@ -171,11 +172,12 @@ def test_xsr_groups_and_hir_baselines_run_continuously_and_report_what_fio_logge
             assert planned - 1.5 * step <= gaps["min"] <= gaps["max"] <= planned + 1.5 * step, idle
         else:
             assert schedule["late"] and entry["not_valid"] and f"**WS{state} burst" in report
-        assert idle["baseline_idle_ms"] == 0.0 or idle["baseline_longest_idle_ms"] < interval
+        assert idle["baseline_idle_ms"] == 0.0 or idle["baseline_longest_idle_ms"] < 2 * interval
     assert "Every figure is fio's own count" in report
 
 
-# A look at fio's output every sample (0.5 s), and as long again for a look and its filing on a busy machine.
+# The host watches for each of fio's dumps (0.5 s apart), which is read and filed a few tenths of a second after fio
+# wrote it - up to a second on a busy machine.
 LOOK_SLACK_MS = 1000
 
 
@@ -233,9 +235,8 @@ def _kill_mid_group_then_resume(device, tmp_path):
         found = re.findall(r'"timestamp_ms"\s*:\s*(\d+)', handle.read())
     dumps = sum(1 for stamp in found if int(stamp) <= killed_ms - LOOK_SLACK_MS)
     rounds = sorted(group1.glob("round-[0-9][0-9].json"))
-    # Every sample fio had reported a second before the controller died is on disk, whole: the controller reads
-    # fio's output a moment after each dump (0.5 s apart), and a busy machine delays a look and its filing by up to
-    # another period. What it had not read when it died is lost with it, never half-written.
+    # Every sample fio had reported a second before the controller died is on disk, whole. What it had not read when
+    # it died is lost with it, never half-written.
     assert len(rounds) >= dumps and len(rounds) >= 6, (len(rounds), dumps)
     windows = [load(p)["fio"]["jobs"][0]["window"] for p in rounds]
     assert [int(p.name[6:8]) for p in rounds] == list(range(1, len(rounds) + 1))
@@ -257,4 +258,4 @@ def _kill_mid_group_then_resume(device, tmp_path):
     assert result["status"] == "complete" and result["superseded"] == ["superseded/xsr-1"]
     kept = sorted(p.name for p in (drive / "superseded" / "xsr-1" / "group1").glob("round-[0-9][0-9].json"))
     assert kept == [p.name for p in rounds]
-    assert result["idle"]["longest_idle_ms"] < result["idle"]["interval_ms"]
+    assert result["idle"]["longest_idle_ms"] < 2 * result["idle"]["interval_ms"]

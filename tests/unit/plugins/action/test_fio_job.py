@@ -51,8 +51,10 @@ def test_waits_quietly_then_lets_the_host_watch_and_parses_fios_output_here(cloc
     result = make_action(host).run(task_vars={})
 
     assert host.modules[0]["detach"] is True and host.modules[0]["_name"] == "fleetqual.pts.fio_job"
-    # Back-off (1, 2, 4, ... s) with one look each, until a second before the expected end ...
-    assert clock.sleeps == [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 36.0]
+    # Back-off (1, 2, 4, ... s) with one look each, until a second before the expected end (asking every second
+    # whether the controller is still there) ...
+    assert [round(b - a, 6) for a, b in zip([1000.0] + host.at, host.at[:7])] == [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 36.0]
+    assert max(clock.sleeps) <= 1.0
     assert all(c.startswith("n=1;") for c in host.commands[:7])
     # ... then one command in which the host looks every 0.02 s for up to 5 s: seen within a step of fio's end.
     assert host.commands[7].startswith("n=250;") and host.commands[7].endswith("sleep 0.02; done")

@@ -45,6 +45,7 @@ class Host:
         self.failures = list(failures or [])  # answers that replace the next shell commands' (exceptions, dicts)
         self.modules: list[dict] = []
         self.commands: list[str] = []
+        self.at: list[float] = []  # the clock at each command
         self.stdin: list[bytes | None] = []
 
     def execute_module(self, module_name=None, module_args=None, task_vars=None):
@@ -60,6 +61,7 @@ class Host:
 
     def command(self, cmd, sudoable=True, in_data=None):
         self.commands.append(cmd)
+        self.at.append(self.clock.now)
         self.stdin.append(in_data)
         if self.failures:
             answer = self.failures.pop(0)

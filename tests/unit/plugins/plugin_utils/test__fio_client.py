@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 
 import pytest
 from ansible.errors import AnsibleConnectionFailure
@@ -211,3 +212,47 @@ def test_a_server_round_on_disk_is_read_by_the_host_loop_as_the_action_expects(t
     found = _fio_client.outcome(started, done.stdout, job_text, 0)
     assert found["changed"] is True and found["pts_fio"]["elapsed_s"] == 3.5
     assert (tmp_path / "round-03.fio").read_text() == job_text
+
+
+# --- a run read as it goes: the host watches for fio's next status dump -----------------------------------------------
+
+def test_the_follow_loop_answers_the_moment_fios_output_grows(tmp_path):
+    started = paths(tmp_path, os.getpid())
+    (tmp_path / "round 01.json").write_text("{\"a\": 1}\n")
+    writer = subprocess.Popen(["/bin/sh", "-c", f"sleep 0.3; printf '%s' '{{\"b\": 2}}' >> '{started['output']}'"])
+    try:
+        began = time.monotonic()
+        seen = sh(_fio_client.host_follow_command(started, len("{\"a\": 1}\n"), 2.0))
+        took = time.monotonic() - began
+    finally:
+        writer.wait()
+    head, dummy, body = seen.stdout.partition("\n")
+    # What came after the offset, within a few looks of its coming: not at the end of the look's 2 s.
+    assert seen.returncode == 0 and body == "{\"b\": 2}" and 0.3 <= took < 1.0, (seen, took)
+    # It says it saw it come (looks were left, not all of them): the next dump is due a period from now.
+    assert head.startswith("running ") and 0 < int(head.split()[1]) < 100
+
+
+def test_the_follow_loop_says_whether_the_output_was_there_before_it_looked_or_never_came(tmp_path):
+    started = paths(tmp_path, os.getpid())
+    (tmp_path / "round 01.json").write_text("{\"a\": 1}\n")
+    there = sh(_fio_client.host_follow_command(started, 0, 0.2))
+    assert there.stdout == "running 10\n{\"a\": 1}\n"
+    assert _fio_client._next_due("running 10", "{}", 0.5, 0.2) == pytest.approx(time.monotonic() + 0.25, abs=0.05)
+    began = time.monotonic()
+    none = sh(_fio_client.host_follow_command(started, 9, 0.2))
+    assert none.stdout == "running 1\n" and time.monotonic() - began >= 0.15
+    assert _fio_client._next_due("running 1", "", 0.5, 0.2) == pytest.approx(time.monotonic(), abs=0.05)
+    assert _fio_client._next_due("running 4", "{}", 0.5, 0.2) == pytest.approx(time.monotonic() + 0.5, abs=0.05)
+
+
+def test_the_follow_loop_prints_the_exit_status_then_the_rest_and_says_when_fio_is_gone(tmp_path):
+    started = paths(tmp_path, os.getpid())
+    (tmp_path / "round 01.json").write_text("{\"a\": 1}\n{\"b\": 2}\n")
+    with open(started["status"], "w", encoding="utf-8") as handle:
+        handle.write("0 10.5 12.75\n")
+    done = sh(_fio_client.host_follow_command(started, 9, 1.0))
+    assert done.returncode == 0 and done.stdout == "0 10.5 12.75\n{\"b\": 2}\n"
+    os.unlink(started["status"])
+    gone = paths(tmp_path, 2 ** 22 + 1)
+    assert sh(_fio_client.host_follow_command(gone, 0, 0.2)).returncode == 4
