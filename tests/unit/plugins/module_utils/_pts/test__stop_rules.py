@@ -6,29 +6,10 @@ plan's time and of the wear estimate, and how a segment it stopped ended."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _stop_rules
-
-FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures")
-
-
-def jobs(name: str, factor: float = 1.0) -> list[dict]:
-    with open(os.path.join(FIXTURES, name), encoding="utf-8") as handle:
-        parsed = _fio.parse(handle.read())["jobs"]
-    for job in parsed:
-        for part in ("read", "write", "total"):
-            job[part]["iops"] *= factor
-            job[part]["bw_bytes"] *= factor
-    return parsed
-
-
-IOPS = jobs("fio-3.33-iops-round.json")
-WSAT = jobs("fio-3.33-wsat-round.json")
-STEADY = {"kind": "steady", "dvs": [{"name": "w", "mix": 0, "bs": 4096, "metric": "iops"}], "window": 5,
-          "max_rounds": 2000, "max_data_excursion_pct": 20.0, "max_slope_excursion_pct": 10.0}
+from ansible_collections.fleetqual.pts.tests.unit.plugins.module_utils._pts._round_jobs import IOPS, STEADY, WSAT, jobs
 
 
 def fresh(**kept) -> dict:
