@@ -17,7 +17,7 @@ from ansible.utils.display import Display
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _health
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _interval, _plan, _rounds
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _interval, _plan, _rounds, _stop_rules
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import _intensity
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _progress, _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._action import ActionRefused, PtsAction
@@ -270,8 +270,8 @@ class ActionModule(PtsAction):
             return self._fail(args, context, f"pts_segment: the job file of round {number} cannot be written: {exc}")
         # A continuous stimulus cut into samples at fio's status dumps: an XSR group (each sample filed as a round
         # the moment it ends) or a return to baseline (its samples in its one round).
-        sample_s = segment.get("sample_s") if segment.get("stop") == "samples" else \
-            ((row or {}).get("samples") or {}).get("sample_s")
+        continuous = _stop_rules.of(segment.get("stop")).continuous
+        sample_s = segment.get("sample_s") if continuous else ((row or {}).get("samples") or {}).get("sample_s")
         # The drive's health just before fio starts and just after it ends, outside fio's measuring time.
         try:
             health_before = self._health_before(args, context, task_vars, state)
@@ -279,7 +279,7 @@ class ActionModule(PtsAction):
             return self._lost(args, context, exc)
         module_args = self._module_args(args, context, expected, {"job_file": job_file, "job_text": job_text},
                                         stem, sample_s)
-        if segment.get("stop") == "samples":
+        if continuous:
             return self._samples(args, task_vars, rule, state, context, module_args, health_before)
         fio = self._fio_round(task_vars, module_args)
         if fio.get("unreachable") or fio.get("pts_lost"):
@@ -315,9 +315,7 @@ class ActionModule(PtsAction):
                                               "pts_fio_status": fio.get("pts_fio_status"), key: verdict})
         if recorded is not None:
             return {"failed": True, "msg": recorded}
-        line = {"pts_steady_state": _progress.round_line, "pts_wsat": _progress.wsat_line,
-                "pts_sweep": _progress.sweep_line, "pts_sample": _progress.sample_line}[key]
-        display.display(_progress.plain(line(context["host"], context, verdict)))
+        display.display(_progress.plain(_progress.LINES[key](context["host"], context, verdict)))
         written = sum(int((job.get("write") or {}).get("io_bytes") or 0) for job in fio["pts_fio"]["jobs"])
         return {"state": nxt, "verdict": verdict, "written": written}
 
@@ -498,8 +496,7 @@ class ActionModule(PtsAction):
         """The round's row: the plan's, or an operating point chosen now from the TC x QD loop's measurement window on
         disk."""
         segment, test = args["segment"], args["test"]
-        kind = segment.get("stop")
-        if kind != "points" or row is None:
+        if not _stop_rules.of(segment.get("stop")).chooses_rows or row is None:
             return row
         params = dict(test.get("parameters") or {}, name=test["test"], block_sizes=test["block_sizes"])
         loop_dir = _results.segment_dir(args["run_dir"], context["host"], context["drive"], context["test"], "loop")

@@ -157,3 +157,7 @@ def sample_line(host: str, context: dict, sample: dict) -> str:
     return (f"PTS {host} {context.get('drive')} {test_label(context)} sample {count}: "
             f"{sample.get('mb_s', 0):,.1f} MB/s, {sample.get('iops', 0):,.0f} IOPS, mean response time "
             f"{_ms(sample.get('lat_mean_ns'))}, max {_ms(sample.get('lat_max_ns'))}; {_done(sample)}")
+
+
+# The progress line of a round, by the round file's key of its stop rule's verdict (_stop_rules.PAYLOAD_KEYS).
+LINES = {"pts_steady_state": round_line, "pts_wsat": wsat_line, "pts_sweep": sweep_line, "pts_sample": sample_line}

@@ -30,6 +30,7 @@ import re
 import stat
 import sys
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _stop_rules
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _result_files, _safe_tree
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._identity import identity_changes
 
@@ -130,7 +131,8 @@ def segment_dir(run_dir: str, host: str, drive: str, test: str, segment: str = "
     return os.path.join(test_dir, safe_name(segment)) if segment else test_dir
 
 
-VERDICT_KEYS = ("pts_steady_state", "pts_wsat", "pts_sweep", "pts_sample")
+# The key of a round file's stop-rule verdict, one per rule.
+VERDICT_KEYS = _stop_rules.PAYLOAD_KEYS
 # An extra variable or option that may carry a secret is recorded as hidden (a become password given with -e, say).
 _SECRET_RE = re.compile(r"pass(word)?\b|passwd|secret|token|vault|private_key|api_key", re.I)
 _EXTRA_FLAGS = ("-e", "--extra-vars")

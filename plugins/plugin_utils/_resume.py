@@ -14,6 +14,7 @@ import json
 import os
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _stop_rules
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _safe_tree
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._identity import describe, identity, identity_changes
 
@@ -48,13 +49,7 @@ def test_status(test_dir: str, planned: dict) -> str | None:
                            else test_dir)
         if verdict is None:
             return None
-        kind = segment.get("stop") or planned.get("stop")
-        if kind == "steady":
-            kinds.add("steady" if verdict.get("steady") else "not steady")
-        elif kind == "written" and "time limit" in str(verdict.get("reason") or ""):
-            kinds.add("time limit")
-        else:
-            kinds.add("complete")
+        kinds.add(_stop_rules.of(segment.get("stop") or planned.get("stop")).ended(verdict))
     for status in ("not steady", "steady", "time limit"):
         if status in kinds:
             return status

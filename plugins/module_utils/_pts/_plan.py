@@ -11,9 +11,7 @@ their segments, time and the record every round file keeps of how it was run. Th
 
 from __future__ import annotations
 
-import math
-
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _pts_versions, _steady_state, _sweeps
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _pts_versions, _steady_state, _stop_rules, _sweeps
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import fail as _fail, positive as _positive
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import ioengine as valid_ioengine, queue_depth
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import seconds as _seconds, thread_count
@@ -27,7 +25,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import _
 FIO_START_S = 0.3
 JOB_SWITCH_S = 0.4
 ASSUMED_WIPC_BYTES_PER_S = 500e6
-ASSUMED_WSAT_BYTES_PER_S = 200e6
+ASSUMED_WSAT_BYTES_PER_S = _stop_rules.ASSUMED_WSAT_BYTES_PER_S
 ESTIMATE_NOTE = (f"rounds x combinations x (seconds + {JOB_SWITCH_S} s per job); WIPC at an assumed "
                  f"{ASSUMED_WIPC_BYTES_PER_S / 1e6:.0f} MB/s; "
                  f"WSAT at an assumed {ASSUMED_WSAT_BYTES_PER_S / 1e6:.0f} MB/s")
@@ -183,9 +181,7 @@ def round_settings(plan: dict, drive: dict, test: dict) -> dict:
         "segment_wipc": test.get("segment_wipc", False), "parameters": test.get("parameters"), "notes": test["notes"],
         "wipc": plan["wipc"] if test["wipc"] else None, "purge": test["purge"], "precondition": test.get("precondition"),
         "sweep": test.get("sweep"), "mode": drive.get("mode") or "ssd", "mode_reason": drive.get("mode_reason"),
-        "wsat": ({"target_bytes": test["target_bytes"], "capacity_multiple": test["capacity_multiple"],
-                  "max_hours": test["max_hours"], "latency_plots": test["latency_plots"]}
-                 if test["stop"] == "written" else None),
+        "wsat": _stop_rules.of(test["stop"]).round_settings(test),
     }
 
 
@@ -252,25 +248,12 @@ def _size_or_none(value: object) -> int | None:
         return None
 
 
-def _limit(kind: str, segment: dict, test: dict, max_rounds: int) -> int:
-    """The most rounds a segment's stop rule can let run: the until loop's bound (the rule itself stops it)."""
-    if kind == "steady":
-        return max_rounds
-    if kind == "samples":
-        # One fio run whose status dumps cut it into its samples: about ``samples``, one more at most.
-        return int(segment["samples"]) + 1
-    if kind == "written":
-        return int(math.ceil(float(test["max_hours"]) * 3600 / max(float(test["round_seconds"]), 0.01))) + 1
-    return len(segment.get("rounds") or [])
-
-
 def _drive_plan(device: dict, plan_tests: list[dict], max_rounds: int, window: int, wipc_multiple: int,
                 timeout: int = 0) -> dict:
     lbs = int(device.get("logical_block_size", 512))
     capacity = float(device.get("size_bytes", 0))
     per_test = []
     for test in plan_tests:
-        sweep = test["stop"] in ("sweep", "demand")
         try:
             segments, notes = _registry.BY_NAME[test["name"]].segments(test, lbs, int(capacity))
         except ValueError as exc:
@@ -283,7 +266,7 @@ def _drive_plan(device: dict, plan_tests: list[dict], max_rounds: int, window: i
                 rnd["round_s"] = round_seconds(rnd["combinations"], test["round_seconds"])
             segment["round_s"] = max(r["round_s"] for r in rounds)
             segment["sweep_s"] = sum(r["round_s"] for r in rounds)
-            segment["round_limit"] = _limit(kind, segment, test, max_rounds)
+            segment["round_limit"] = _stop_rules.of(kind).round_limit(segment, test, max_rounds)
             # Twice the plan plus start-up, so only a hung drive reaches it, unless the operator sets one.
             segment["timeout_s"] = timeout or int(segment["round_s"] * 2 + 300)
         wipc_s = wipc_multiple * capacity / ASSUMED_WIPC_BYTES_PER_S if test["wipc"] else 0.0
@@ -301,38 +284,7 @@ def _drive_plan(device: dict, plan_tests: list[dict], max_rounds: int, window: i
             "segments": segments, "notes": notes, "done": False,
             "combinations": sum(len(r["combinations"]) for s in segments for r in s.get("rounds") or [s]),
         }
-        if test["stop"] == "written":
-            target = test["capacity_multiple"] * capacity
-            max_seconds = test["max_hours"] * 3600
-            entry.update(target_bytes=int(target), max_seconds=max_seconds, latency_plots=test["latency_plots"],
-                         capacity_multiple=test["capacity_multiple"], max_hours=test["max_hours"])
-            entry["min_s"] = min(target / ASSUMED_WSAT_BYTES_PER_S, max_seconds)
-            entry["max_s"] = max_seconds
-        elif sweep:
-            entry["sweep"] = {k: test[k] for k in ("workloads", "queue_depths", "percents", "zones", "steps",
-                                                   "tolerance_pct", "misses") if k in test}
-            full = sum(s["sweep_s"] for s in segments)
-            entry["max_s"] = wipc_s + full
-            # A demand ramp may end at the drive's limit, after ``misses`` undelivered steps.
-            entry["min_s"] = wipc_s + (sum(s["round_s"] * min(test["misses"], len(s["rounds"])) for s in segments)
-                                       if test["stop"] == "demand" else full)
-        elif test["stop"] == "phases":
-            # The test's own parameters, for what is worked out while it runs (XSR's stream, the operating points).
-            entry["parameters"] = {k: v for k, v in test.items() if k not in entry and k != "name"}
-            entry["min_s"], entry["max_s"] = wipc_s, wipc_s
-            for segment in segments:
-                if segment["stop"] == "steady":
-                    entry["min_s"] += window * segment["round_s"]
-                    entry["max_s"] += max_rounds * segment["round_s"]
-                else:
-                    entry["min_s"] += segment["sweep_s"]
-                    entry["max_s"] += segment["sweep_s"]
-        else:
-            entry["dv"] = test.get("dv")
-            entry["dvs"] = segments[0]["dvs"] if segments and test.get("dvs") else None
-            rounds_s = sum(s["round_s"] for s in segments)
-            entry["min_s"] = wipc_s + window * rounds_s
-            entry["max_s"] = wipc_s + max_rounds * rounds_s
+        _stop_rules.of(test["stop"]).plan_entry(entry, test, segments, wipc_s, capacity, window, max_rounds)
         per_test.append(entry)
     return {
         "key": device.get("key"),

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import math
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _stop_rules
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import fail as _fail, positive as _positive
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import parse_block_size
 
@@ -245,29 +246,9 @@ def test_bytes(test: dict, capacity: float, rate: float, run: dict, purge: str |
     numjobs = int(test.get("numjobs") or 1)
     seconds = float(test["round_seconds"])
     rate_iops = int(run.get("rate_iops") or 0)
-    if test.get("stop") == "written":
-        per_round = _round_bytes(segments[0]["combinations"], seconds, numjobs, rate, rate_iops)
-        by_target = float(test["target_bytes"]) + per_round
-        by_time = (float(test["max_seconds"]) + seconds) / seconds * per_round
-        parts["rounds"] = min(by_target, by_time)
-    elif test.get("stop") in ("sweep", "demand"):
-        parts["rounds"] = sum(_round_bytes(r["combinations"], seconds, numjobs, rate, rate_iops)
-                              for s in segments for r in s.get("rounds") or [s])
-    elif test.get("stop") == "phases":
-        # PTS 2.0's tests: each segment by its own rule - up to max_rounds to be steady, every row of a sweep or
-        # of the operating points, an XSR group's one continuous run.
-        for segment in segments:
-            kind = segment.get("stop")
-            if kind == "steady":
-                parts["rounds"] += int(run["max_rounds"]) * _round_bytes(segment["combinations"], seconds, numjobs,
-                                                                         rate, rate_iops)
-            else:
-                parts["rounds"] += sum(_round_bytes(r["combinations"], seconds, numjobs, rate, rate_iops)
-                                       for r in segment.get("rounds") or [segment])
-    else:
-        rounds = int(run["max_rounds"])
-        parts["rounds"] = sum(rounds * _round_bytes(s["combinations"], seconds, numjobs, rate, rate_iops)
-                              for s in segments)
+    parts["rounds"] = _stop_rules.of(test.get("stop")).rounds_bytes(
+        test, segments, lambda combinations: _round_bytes(combinations, seconds, numjobs, rate, rate_iops),
+        int(run["max_rounds"]))
     return {"test": test["test"], "bytes": int(sum(parts.values())), "parts": {k: int(v) for k, v in parts.items()}}
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _stop_rules
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _progress
 
 RUN = "run-7"
@@ -211,3 +212,10 @@ def test_plain_takes_terminal_escapes_and_control_characters_out(raw, shown):
 ])
 def test_dv_labels(dv, label):
     assert _progress.dv_label(dv) == label
+
+
+def test_every_stop_rules_verdict_has_its_progress_line():
+    """pts_segment prints a round's line by the key its stop rule files the verdict under."""
+    assert set(_progress.LINES) == set(_stop_rules.PAYLOAD_KEYS)
+    assert _progress.LINES == {"pts_steady_state": _progress.round_line, "pts_wsat": _progress.wsat_line,
+                               "pts_sweep": _progress.sweep_line, "pts_sample": _progress.sample_line}
