@@ -307,6 +307,50 @@ def write_atomic(path: str, data: bytes, mode: int | None = None, strict: bool |
         os.close(dir_fd)
 
 
+def write_all(directory: str, files: list[tuple[str, bytes]], strict: bool | None = None) -> None:
+    """Several files of one directory, each replaced whole as write_atomic does, in order, and durable together: every
+    new file written, then each fsynced, then each renamed into place, then the directory fsynced once. After return
+    all of them survive a crash whole, as after write_atomic one by one - for one commit of the filesystem's journal
+    for the data and one for the renames, not two per file (a results tree on a busy disk or NFS)."""
+    dir_fd = walk(directory, create=True, strict=strict)
+    fds: list[int] = []
+    temps: list[tuple[str, str]] = []
+    try:
+        mode = 0o666 & ~umask()
+        for name, data in files:
+            fd, temp = new_file(dir_fd, name)
+            fds.append(fd)
+            temps.append((temp, name))
+            os.fchmod(fd, mode)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        for fd in fds:
+            os.fsync(fd)
+        while fds:
+            os.close(fds.pop())
+        while temps:
+            temp, name = temps[0]
+            os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            temps.pop(0)
+        readable = reopen(dir_fd)
+        try:
+            os.fsync(readable)
+        finally:
+            os.close(readable)
+    except BaseException:
+        while fds:
+            os.close(fds.pop())
+        for temp, dummy in temps:
+            try:
+                os.unlink(temp, dir_fd=dir_fd)
+            except OSError:
+                pass
+        raise
+    finally:
+        os.close(dir_fd)
+
+
 def resolve(path: str, strict: bool | None = None) -> str:
     """An operator's directory path without links: each link on the way replaced by its target, followed only when
     only root (or, not strict, anyone) could have made it - owned by root or the process's user, in a directory nobody

@@ -111,7 +111,7 @@ def atomic_write_text(path: str, text: str, shared: bool = True) -> None:
 
 
 def atomic_write_json(path: str, data: object) -> None:
-    atomic_write_text(path, json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
+    atomic_write_bytes(path, _encoded(data))
 
 
 def read_json(path: str, dir_fd: int | None = None) -> dict:
@@ -207,14 +207,28 @@ def file_payload(run_dir: str, host: str, data: dict) -> list[str]:
         })
     verdict = next((data[key] for key in VERDICT_KEYS if key in data), None)
     where = {"host": host, "drive": drive, "test": test, "segment": segment}
-    _file_round(segment_dir, where, context, data, verdict, put)
+    # The round's files - all in its segment's directory - are made durable together (an XSR sample every half
+    # second in the quick profile): in this order, the parsed round after fio's files, the loop's state last.
+    together: list[tuple[str, bytes]] = []
+    _file_round(segment_dir, where, context, data, verdict,
+                lambda path, content: together.append((os.path.basename(path), _encoded(content))))
     if verdict is not None:
         # Where the loop stands, not its history (that is in the round files): the same size at every round.
-        put(os.path.join(segment_dir, "steady-state.json"), {
+        together.append(("steady-state.json", _encoded({
             "test": test, "last_round": verdict.get("round"), "steady": verdict.get("steady"),
             "stop": verdict.get("stop"), "reason": verdict.get("reason"), "loop": context.get("loop"),
-            "recorded_at": now_iso()})
+            "recorded_at": now_iso()})))
+    if together:
+        _safe_tree.write_all(segment_dir, together)
+        written += [os.path.join(segment_dir, name) for name, dummy in together]
     return written
+
+
+def _encoded(content: object) -> bytes:
+    """A file's bytes as atomic_write_text and atomic_write_json write them."""
+    if isinstance(content, str):
+        return content.encode("utf-8")
+    return (json.dumps(content, indent=2, sort_keys=True, default=str) + "\n").encode("utf-8")
 
 
 def _file_drives(run_dir: str, host: str, data: dict, put) -> None:

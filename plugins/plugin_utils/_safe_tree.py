@@ -242,6 +242,11 @@ def write_bytes(path: str, data: bytes, private: bool = False) -> None:
     _safe_path.write_atomic(path, data, 0o600 if private else None)
 
 
+def write_all(directory: str, files: list[tuple[str, bytes]]) -> None:
+    """Several files of one directory at once, durable together (see module_utils/_safe_path.write_all)."""
+    _safe_path.write_all(directory, files)
+
+
 def rename(source: str, target: str) -> None:
     """Rename within the tree by the directories' fds: neither end is followed if it is a link."""
     with directory(os.path.dirname(source)) as src, directory(os.path.dirname(target), create=True) as dst:

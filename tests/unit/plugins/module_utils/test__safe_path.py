@@ -167,6 +167,41 @@ def test_the_atomic_writer_never_reuses_a_planted_temporary_name_nor_leaves_one(
     assert oct(os.stat(target).st_mode & 0o777) == oct(0o666 & ~_safe_path.umask())
 
 
+def test_files_written_together_are_fsynced_before_any_is_renamed_and_in_order(tmp_path, monkeypatch):
+    directory = tmp_path / "seg"
+    directory.mkdir()
+    (directory / "round-01.json").symlink_to(tmp_path / "elsewhere")  # replaced, never written through
+    events = []
+    real_fsync, real_replace = os.fsync, os.replace
+    monkeypatch.setattr(_safe_path.os, "fsync", lambda fd: events.append("fsync") or real_fsync(fd))
+    monkeypatch.setattr(_safe_path.os, "replace", lambda a, b, **kw: events.append(b) or real_replace(a, b, **kw))
+    _safe_path.write_all(str(directory), [("round-01.raw.json", b"raw\n"), ("round-01.json", b"{}\n"),
+                                          ("steady-state.json", b"{}\n")])
+    # Every file's data on disk before the first rename; the renames in order; the directory fsynced once at the end.
+    assert events == ["fsync"] * 3 + ["round-01.raw.json", "round-01.json", "steady-state.json", "fsync"]
+    assert sorted(os.listdir(directory)) == ["round-01.json", "round-01.raw.json", "steady-state.json"]
+    assert (directory / "round-01.json").read_bytes() == b"{}\n" and not (tmp_path / "elsewhere").exists()
+    assert oct(os.stat(directory / "round-01.raw.json").st_mode & 0o777) == oct(0o666 & ~_safe_path.umask())
+
+
+def test_files_written_together_leave_no_temporary_file_when_one_cannot_be_written(tmp_path, monkeypatch):
+    directory = tmp_path / "seg"
+    directory.mkdir()
+    (directory / "keep.json").write_text("old\n")
+    real_replace = os.replace
+
+    def replace(a, b, **kw):
+        if b == "round-01.json":
+            raise OSError(28, "No space left on device")
+        return real_replace(a, b, **kw)
+
+    monkeypatch.setattr(_safe_path.os, "replace", replace)
+    with pytest.raises(OSError, match="No space left"):
+        _safe_path.write_all(str(directory), [("keep.json", b"new\n"), ("round-01.json", b"{}\n")])
+    # What was renamed before the failure is whole; nothing else is left, no temporary file either.
+    assert sorted(os.listdir(directory)) == ["keep.json"] and (directory / "keep.json").read_text() == "new\n"
+
+
 def test_a_level_that_cannot_be_made_is_named_with_mkdirs_own_error(tmp_path):
     (tmp_path / "a-file").write_text("")
     with pytest.raises(UnsafePath, match="a-file: is a regular file, not a directory"):
