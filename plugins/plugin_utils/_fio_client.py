@@ -35,13 +35,14 @@ _MAX_CHECK_INTERVAL = 60.0
 _WANTED_S = 1.0
 # From this long before fio's expected end the host itself watches for fio's exit status, every _CLOSE_STEP_S, and
 # answers as soon as it is there: a round's result is seen within a few hundredths of a second of fio's end, for one
-# command over the connection. Past the expected end by _LATE_S the host looks only every _LATE_STEP_S.
+# command over the connection. Past the expected end by _LATE_S the host looks only every _LATE_STEP_S. A command
+# lasts at most 5 s, so a worker whose controller is gone stops its fio within that.
 _CLOSE_S = 1.0
 _CLOSE_STEP_S = 0.02
 _CLOSE_SPAN_S = 5.0
 _LATE_S = 30.0
 _LATE_STEP_S = 0.25
-_LATE_SPAN_S = 30.0
+_LATE_SPAN_S = 5.0
 # The host's answers besides 0 (done): fio still runs, fio is gone without an exit status, the fio server is gone.
 _NOT_YET = 3
 _GONE = 4
@@ -69,19 +70,23 @@ def host_wait_command(started: dict, step: float, span: float) -> str:
 
 
 def host_follow_command(started: dict, offset: int, span: float) -> str:
-    """A POSIX shell loop for the host: once fio's output has grown past ``offset`` bytes, or fio's exit status is
-    there, or ``span`` seconds have passed, print ``running N`` (N: the looks it had left, all of them when the output
-    had grown before its first) or the exit status line, then the output from ``offset``; exit 4 when fio's server is
-    gone without an exit status."""
+    """A POSIX shell loop for the host: once fio's output has grown past ``offset`` bytes and held still for a look (a
+    dump fio has finished writing), or fio's exit status is there, or ``span`` seconds have passed, print ``running N
+    SIZE`` (N: the looks it had left, all of them when the output had grown before its first; SIZE: the output's size
+    in bytes, where the next look starts) and the output from ``offset`` to SIZE, or the exit status line and the rest
+    of the output; exit 4 when fio's server is gone without an exit status. The host counts the bytes: what comes back
+    over an SSH pseudo-terminal has its line ends changed."""
     count = max(1, int(span / _DUMP_STEP_S))
     status, output = shlex.quote(started["status"]), shlex.quote(started["output"])
-    rest = f"tail -c +{int(offset) + 1} {output} 2>/dev/null; exit 0"
-    return (f"n={count}; while :; do "
-            f"if [ -s {status} ]; then head -n 1 {status}; {rest}; fi; "
+    skip = int(offset) + 1
+    return (f"n={count}; last=-1; while :; do "
+            f"if [ -s {status} ]; then head -n 1 {status}; tail -c +{skip} {output} 2>/dev/null; exit 0; fi; "
             f"kill -0 {int(started['pid'])} 2>/dev/null || [ -s {status} ] || exit {_GONE}; "
-            f"s=$(stat -c %s {output} 2>/dev/null || echo 0); "
-            f"if [ \"$s\" -gt {int(offset)} ] || [ \"$n\" -le 1 ]; then echo \"running $n\"; {rest}; fi; "
-            f"n=$((n-1)); sleep {_DUMP_STEP_S:g}; done")
+            f"s=$(( $(stat -c %s {output} 2>/dev/null || {{ wc -c <{output}; }} 2>/dev/null || echo 0) + 0 )); "
+            f"if [ \"$s\" -gt {int(offset)} ] && {{ [ \"$s\" = \"$last\" ] || [ \"$n\" -le 1 ]; }}; then "
+            f"echo \"running $n $s\"; tail -c +{skip} {output} 2>/dev/null | head -c $((s - {int(offset)})); exit 0; fi; "
+            f"[ \"$n\" -gt 1 ] || {{ echo \"running 0 {int(offset)}\"; exit 0; }}; "
+            f"last=$s; n=$((n-1)); sleep {_DUMP_STEP_S:g}; done")
 
 
 def outcome(started: dict, text: str, job_text: str | None, timeout: int) -> dict:
@@ -135,6 +140,12 @@ def _connection_lost(since: float | None, reconnect: float, exc: Exception, doin
     return since, None
 
 
+def _whole(text: str) -> str:
+    """Text whose undecodable bytes came back escaped (surrogateescape), decoded again: a character the host's cut split
+    in two is whole once both halves are there."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "surrogateescape")
+
+
 def _next_due(head: str, body: str, period: float, span: float) -> float:
     """When the next status dump is due, from a look's answer (host_follow_command's): a period after a dump the look
     saw come; half a period from now when it was there before the look began (it came some time since the look
@@ -146,7 +157,8 @@ def _next_due(head: str, body: str, period: float, span: float) -> float:
         left = int(head.split()[1])
     except (IndexError, ValueError):
         return now
-    return now + period / 2 if left >= max(1, int(span / _DUMP_STEP_S)) else now + period
+    # The host prints a dump once it has held still for a look: at the second look when it was there at the first.
+    return now + period / 2 if left >= max(1, int(span / _DUMP_STEP_S)) - 1 else now + period
 
 
 class FioClient:
@@ -239,7 +251,8 @@ class FioClient:
                 return {"failed": True, "msg": f"fio_job: fio did not finish within {limit:g} s ({started['job_file']})"}
             self._nap(due - _DUMP_EARLY_S - time.monotonic())
             try:
-                res = self._low_level_execute_command(host_follow_command(started, offset, span))
+                res = self._low_level_execute_command(host_follow_command(started, offset, span),
+                                                      encoding_errors="surrogate_or_strict")
             except AnsibleConnectionFailure as exc:
                 lost_since, gone = _connection_lost(lost_since, reconnect, exc, "following", started["job_file"])
                 if gone:
@@ -253,12 +266,19 @@ class FioClient:
             if res.get("rc") != 0:
                 return {"failed": True, "msg": f"fio_job: cannot read the output of {started['job_file']}: rc "
                                                f"{res.get('rc')}, {(res.get('stderr') or '').strip()[:500]}"}
-            head, dummy, body = (res.get("stdout") or "").partition("\n")
-            offset += len(body.encode())
-            found, pending = _interval.documents(pending + body)
+            head, dummy, body = (res.get("stdout") or "").replace("\r\n", "\n").partition("\n")
+            done = not head.startswith("running")
+            if not done:
+                try:
+                    offset = int(head.split()[2])
+                except (IndexError, ValueError):
+                    self.cancel(server)
+                    return {"failed": True, "msg": f"fio_job: unreadable answer while following {started['job_file']}: "
+                                                   f"{head[:200]!r}"}
+            # Bytes the host cut in the middle of a character come back escaped, and whole with the rest next time.
+            found, pending = _interval.documents(_whole(pending + body))
             # A dump read while fio was still writing it: the rest at once.
             due = time.monotonic() if pending else _next_due(head, body, period, span)
-            done = not head.startswith("running")
             if done:
                 try:
                     rc = int(head.split()[0])

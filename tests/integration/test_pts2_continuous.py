@@ -119,8 +119,11 @@ def test_xsr_groups_and_hir_baselines_run_continuously_and_report_what_fio_logge
         # The report's table shows the same figures.
         first = reported[0]
         assert f"| {first['runtime_s']:.3f} | {first['mb_s']:,.1f} | " in report
-    assert "below fio's logging granularity" in report or "**none**: within each group" in report
-    assert xsr["idle"]["longest_idle_ms"] < 2 * xsr["idle"]["interval_ms"]
+    longest, interval = xsr["idle"]["longest_idle_ms"], xsr["idle"]["interval_ms"]
+    assert longest < 2 * interval
+    # The report says what the logs show: nothing, less than an interval, or (a busy machine's fio missed one) how long.
+    assert "below fio's logging granularity" in report or "**none**: within each group" in report or (
+        longest >= interval and "period(s), the longest" in report)
 
     # HIR: per wait state one fio run of bursts on their schedule and one continuous return to baseline.
     hir = results["hir"]
@@ -176,9 +179,9 @@ def test_xsr_groups_and_hir_baselines_run_continuously_and_report_what_fio_logge
     assert "Every figure is fio's own count" in report
 
 
-# The host watches for each of fio's dumps (0.5 s apart), which is read and filed a few tenths of a second after fio
-# wrote it - up to a second on a busy machine.
-LOOK_SLACK_MS = 1000
+# The host watches for each of fio's dumps (0.5 s apart), which is read and filed within tens of milliseconds of fio
+# writing it; a busy machine gets a sample's length.
+LOOK_SLACK_MS = 500
 
 
 def _fio_output_of(remote: str, section: str) -> str | None:
@@ -235,8 +238,8 @@ def _kill_mid_group_then_resume(device, tmp_path):
         found = re.findall(r'"timestamp_ms"\s*:\s*(\d+)', handle.read())
     dumps = sum(1 for stamp in found if int(stamp) <= killed_ms - LOOK_SLACK_MS)
     rounds = sorted(group1.glob("round-[0-9][0-9].json"))
-    # Every sample fio had reported a second before the controller died is on disk, whole. What it had not read when
-    # it died is lost with it, never half-written.
+    # Every sample fio had reported half a second before the controller died is on disk, whole. What it had not read
+    # when it died is lost with it, never half-written.
     assert len(rounds) >= dumps and len(rounds) >= 6, (len(rounds), dumps)
     windows = [load(p)["fio"]["jobs"][0]["window"] for p in rounds]
     assert [int(p.name[6:8]) for p in rounds] == list(range(1, len(rounds) + 1))

@@ -125,11 +125,16 @@ def test_a_trial_killed_mid_round_frees_its_device_of_the_hold_and_fio(installed
             seen.append(line)
             found = found or TRIAL_LINE.search(line)
             if found and " iops round 1/" in line:
-                opened = holders(found.group(1))
                 break
-        assert found and opened, "".join(seen)[-4000:]
+        assert found, "".join(seen)[-4000:]
+        # Round 2's fio, once it has the device open (the hold has it open all along).
+        deadline = time.time() + 30
+        while not any(comm(pid) == "fio" for pid in opened) and time.time() < deadline:
+            opened = holders(found.group(1))
+            time.sleep(0.05)
         # Where the round's fio works: its job directory, the trial's alone.
-        workdirs = {os.readlink(f"/proc/{pid}/cwd") for pid in opened}
+        workdirs = {os.readlink(f"/proc/{pid}/cwd") for pid in opened if comm(pid) == "fio"}
+        assert workdirs, (opened, "".join(seen)[-4000:])
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=60)

@@ -59,7 +59,7 @@ class Host:
             return {"changed": True, "pts_fio_started": self.started, "pts_context": module_args.get("context") or {}}
         return {"changed": False, "msg": "check mode: fio not started", "command": ["fio"]}
 
-    def command(self, cmd, sudoable=True, in_data=None):
+    def command(self, cmd, sudoable=True, in_data=None, encoding_errors="surrogate_then_replace"):
         self.commands.append(cmd)
         self.at.append(self.clock.now)
         self.stdin.append(in_data)

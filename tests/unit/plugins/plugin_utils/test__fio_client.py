@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import time
 
@@ -236,14 +237,15 @@ def test_the_follow_loop_answers_the_moment_fios_output_grows(tmp_path):
 def test_the_follow_loop_says_whether_the_output_was_there_before_it_looked_or_never_came(tmp_path):
     started = paths(tmp_path, os.getpid())
     (tmp_path / "round 01.json").write_text("{\"a\": 1}\n")
+    # There before the first look: printed at the second, once it held still; the next look comes half a period on.
     there = sh(_fio_client.host_follow_command(started, 0, 0.2))
-    assert there.stdout == "running 10\n{\"a\": 1}\n"
-    assert _fio_client._next_due("running 10", "{}", 0.5, 0.2) == pytest.approx(time.monotonic() + 0.25, abs=0.05)
+    assert there.stdout == "running 9 9\n{\"a\": 1}\n"
+    assert _fio_client._next_due("running 9 9", "{}", 0.5, 0.2) == pytest.approx(time.monotonic() + 0.25, abs=0.05)
     began = time.monotonic()
     none = sh(_fio_client.host_follow_command(started, 9, 0.2))
-    assert none.stdout == "running 1\n" and time.monotonic() - began >= 0.15
-    assert _fio_client._next_due("running 1", "", 0.5, 0.2) == pytest.approx(time.monotonic(), abs=0.05)
-    assert _fio_client._next_due("running 4", "{}", 0.5, 0.2) == pytest.approx(time.monotonic() + 0.5, abs=0.05)
+    assert none.stdout == "running 0 9\n" and time.monotonic() - began >= 0.15
+    assert _fio_client._next_due("running 0 9", "", 0.5, 0.2) == pytest.approx(time.monotonic(), abs=0.05)
+    assert _fio_client._next_due("running 4 9", "{}", 0.5, 0.2) == pytest.approx(time.monotonic() + 0.5, abs=0.05)
 
 
 def test_the_follow_loop_prints_the_exit_status_then_the_rest_and_says_when_fio_is_gone(tmp_path):
@@ -256,3 +258,27 @@ def test_the_follow_loop_prints_the_exit_status_then_the_rest_and_says_when_fio_
     os.unlink(started["status"])
     gone = paths(tmp_path, 2 ** 22 + 1)
     assert sh(_fio_client.host_follow_command(gone, 0, 0.2)).returncode == 4
+
+
+def test_a_run_followed_over_a_pseudo_terminal_reads_every_dump_whole(clock, tmp_path):
+    # An SSH connection runs these commands with -tt: every line end comes back as CR LF, and the host's cut may split
+    # a character. The offsets are the host's byte counts, so every dump is read once and whole.
+    dumps = [json.dumps({"jobs": [{"jobname": "xsr-é", "n": n}]}, indent=1, ensure_ascii=False) + "\n" for n in (1, 2, 3)]
+    data = "".join(dumps).encode("utf-8")
+    cut = data.index("é".encode("utf-8")) + 1  # in the middle of the first dump's two-byte character
+    ends = [cut, len(dumps[0].encode()), len((dumps[0] + dumps[1]).encode()), len(data)]
+    answers = []
+    offset = 0
+    for end in ends:
+        chunk = data[offset:end].decode("utf-8", "surrogateescape").replace("\n", "\r\n")
+        answers.append({"rc": 0, "stdout": f"running 5 {end}\r\n" + chunk, "stderr": ""})
+        offset = end
+    answers.append({"rc": 0, "stdout": "0 1.0 2.5\r\n", "stderr": ""})
+    host = Host(clock, finish_at=None, failures=answers)
+    seen = []
+    found = make_client(host)._follow(dict(SERVER), dict(STARTED), 0.5, 600, 300,
+                                      lambda text, final: seen.append((text and json.loads(text), final)))
+    assert [s for s, dummy in seen if s] == [json.loads(d) for d in dumps] and seen[-1] == (None, True)
+    assert found["text"].startswith("0 1.0 2.5\n")
+    # Each look asked for what follows the host's count of the bytes it had sent.
+    assert [int(re.search(r"tail -c \+(\d+)", c).group(1)) - 1 for c in host.commands] == [0] + ends
