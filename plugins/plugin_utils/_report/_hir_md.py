@@ -13,6 +13,8 @@ from __future__ import annotations
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._hir import PC_SEGMENT, sources
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _hir, _hir_plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._kind import PTS2_STEADY_NOTE, ReportKind
 
 
 # Report section
@@ -359,3 +361,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     segments += [(f"ws{s['wait_state']}", s["round_files"]) for s in result["wait_states"] if s["round_files"]]
     lines += _sections.file_links(result["test"], segments, wipc=False)
     return lines
+
+
+KIND = ReportKind(name="hir", build=_hir.build, plots=_hir_plots.plots, section=section, plot_weight=5.0,
+                  steady_rule=True, steady_note=PTS2_STEADY_NOTE, steady_row=True)

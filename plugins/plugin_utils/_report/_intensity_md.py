@@ -17,6 +17,8 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sect
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._intensity import (
     PERCENTILES, PHASES, POINTS, POINT_WORDS, grid_cells, percentile_cell, phase_summary, point_name, rounds_text,
     seconds)
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _intensity, _intensity_plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._kind import PTS2_STEADY_NOTE, ReportKind
 
 
 # Report section -------------------------------------------------------------------------------------------------------
@@ -285,3 +287,9 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     lines += _sections.file_links(result["test"], [(p, result["round_files"][p]) for p in PHASES
                                                    if result["round_files"][p]], wipc=True)
     return lines
+
+
+# CBW's and DIRTH's plots take the longest of all: DIRTH draws one more surface.
+KIND = ReportKind(name="intensity", build=_intensity.build, plots=_intensity_plots.plots, section=section,
+                  plot_weights={"cbw": 10.0, "dirth": 11.0}, steady_rule=True, steady_note=PTS2_STEADY_NOTE,
+                  steady_row=True)
