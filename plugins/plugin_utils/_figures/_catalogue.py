@@ -23,6 +23,8 @@ KINDS = {
     "characterisation": (), "hdd": (),
 }
 DRIVE = _drive_health.FIGURES
+# The report kinds' headline figures (_headline.Headlines), in the order result.json and the fleet summary give them.
+HEADLINES = _iops.HEADLINES + _throughput.HEADLINES + _latency.HEADLINES + _pts2.HEADLINES
 ALL = tuple(figure for figures in KINDS.values() for figure in figures) + DRIVE
 
 
