@@ -28,15 +28,17 @@ class ReportKind:
     ``steady_rule``: its tests are judged by the steady-state rule the report explains (its section shows when one
     such test ran); ``steady_clause``/``steady_note``: what that section adds when one of its tests ran (a clause to
     write saturation's sentence, a sentence of its own). ``steady_row``: its test summary gives the steady-state
-    settings. ``stimulus(settings)``: its test summary's stimulus, where the generic line would mislead."""
+    settings. ``stimulus(settings)``: its test summary's stimulus, where the generic line would mislead.
+    ``summary(model, block, wanted)``: its rows (and notes) in the summary page's table of headline figures, beside the
+    window averages (``summary_first``) or after them; ``wanted``: the tests the drive ran or was to run."""
 
     __slots__ = ("name", "build", "plots", "section", "plot_weight", "plot_weights", "steady_rule", "steady_clause",
-                 "steady_note", "steady_row", "stimulus")
+                 "steady_note", "steady_row", "stimulus", "summary", "summary_first")
 
     def __init__(self, *, name: str, build: Callable, plots: Callable, section: Callable,
                  plot_weight: float = PLOT_WEIGHT, plot_weights: dict | None = None, steady_rule: bool = False,
                  steady_clause: str = "", steady_note: str = "", steady_row: bool = False,
-                 stimulus: Callable | None = None):
+                 stimulus: Callable | None = None, summary: Callable | None = None, summary_first: bool = False):
         self.name = name
         self.build = build
         self.plots = plots
@@ -48,6 +50,8 @@ class ReportKind:
         self.steady_note = steady_note
         self.steady_row = steady_row
         self.stimulus = stimulus
+        self.summary = summary
+        self.summary_first = summary_first
 
     def weight(self, test: str) -> float:
         """How long one of its tests' plots take to draw, relative to other tests'."""

@@ -16,9 +16,9 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _inte
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _throughput, _wsat, _xsr_md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._kind import ReportKind
 
-# In the order their steady-state notes read.
+# In the order their steady-state notes and summary rows read.
 KINDS = {kind.name: kind for kind in (
-    _iops.KIND, _throughput.KIND, _latency.KIND, _wsat.KIND, _hir_md.KIND, _xsr_md.KIND, _intensity_md.KIND,
+    _iops.KIND, _throughput.KIND, _latency.KIND, _wsat.KIND, _intensity_md.KIND, _xsr_md.KIND, _hir_md.KIND,
     _qos.KIND, _characterisation.KIND, _hdd.KIND)}
 
 

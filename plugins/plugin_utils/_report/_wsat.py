@@ -310,4 +310,13 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     return lines
 
 
-KIND = ReportKind(name="wsat", build=build, plots=plots, section=section, plot_weight=2.0, steady_rule=True)
+def summary(model: dict, block: dict, wanted: set) -> tuple[list, list]:
+    """The summary page's row: write saturation's end, which has no steady state."""
+    if "wsat" not in wanted:
+        return [], []
+    return [["Write saturation", md.text(_headline_figures.wsat_text(block.get("wsat"))),
+             "no steady state (by design)" if block.get("wsat") else md.DASH]], []
+
+
+KIND = ReportKind(name="wsat", build=build, plots=plots, section=section, plot_weight=2.0, steady_rule=True,
+                  summary=summary, summary_first=True)

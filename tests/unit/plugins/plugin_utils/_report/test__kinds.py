@@ -2,7 +2,8 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The report kinds: every test's kind answers, and a kind the generic report has never heard of is drawn by it - its
-section, its steady-state note, its test summary and its plots' weight - without a line of the report changing."""
+section, its steady-state note, its rows on the summary page, its test summary and its plots' weight - without a line
+of the report changing."""
 
 from __future__ import annotations
 
@@ -38,7 +39,9 @@ def toy(monkeypatch):
         name="toy", build=lambda test: dict(test), plots=lambda *args: {},
         section=lambda result, plots_rel, number, capacity: [f"## {number} {result['title']}", "", "toy figures", ""],
         plot_weight=2.5, steady_rule=True, steady_note=" The toy test judges its warm-up this way.", steady_row=True,
-        stimulus=lambda settings: f"toy load of {settings['numjobs']}")
+        stimulus=lambda settings: f"toy load of {settings['numjobs']}",
+        summary=lambda model, block, wanted: ([["Toy speed", "fast", "steady"]], ["Toy: as fast as it goes."])
+        if "toy" in wanted else ([], []))
     monkeypatch.setitem(_kinds.KINDS, "toy", kind)
     monkeypatch.setitem(_registry.BY_NAME, "toy", SimpleNamespace(name="toy", report="toy"))
     return kind
@@ -53,6 +56,8 @@ def test_the_generic_report_draws_a_kind_it_never_named(toy, tmp_path):
     model["tests"]["toy"] = dict(title="Toy", rounds_run=1, status="steady", settings=settings)
     markdown = _drive_report.render_markdown(model, {})
     assert "time limit. The toy test judges its warm-up this way." in markdown
+    summary = markdown[:markdown.index("## Contents")]
+    assert "| Toy speed | fast | steady |" in summary and "Toy: as fast as it goes." in summary
     section = markdown[markdown.index("## 5 Toy"):]
     assert "**Toy — test summary**" in section and "| Stimulus | toy load of 3 |" in section
     assert "| Steady state | window 5 rounds" in section and "\ntoy figures\n\n## 6 Wear" in section
