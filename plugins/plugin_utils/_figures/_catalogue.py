@@ -6,7 +6,7 @@
 # Do not use this from other collections or standalone plugins!
 
 """Every acceptance figure, the one list: each report kind's declared families (KINDS, by the report kind's name in
-_report/_drive_report.REPORTS) and the drive's health and wear. The requirements' validation, the plan's check that a
+_report/_kinds.KINDS) and the drive's health and wear. The requirements' validation, the plan's check that a
 run measures what a specification asks, the docs' table of figures (docs/docsite/rst/acceptance.rst, written by
 scripts/acceptance_figures.py) and pts_plan's documentation are held to it (tests/unit/plugins/plugin_utils/
 _figures/test__catalogue.py)."""
@@ -23,6 +23,8 @@ KINDS = {
     "characterisation": (), "hdd": (),
 }
 DRIVE = _drive_health.FIGURES
+# The report kinds' headline figures (_headline.Headlines), in the order result.json and the fleet summary give them.
+HEADLINES = _iops.HEADLINES + _throughput.HEADLINES + _latency.HEADLINES + _pts2.HEADLINES
 ALL = tuple(figure for figures in KINDS.values() for figure in figures) + DRIVE
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._figure import Figure, measured, round_files
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._figure import window_stems
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._headline import Headlines
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._matrix import matrix_needs, matrix_planned
 
 
@@ -37,3 +38,13 @@ FIGURES = (
            planned=matrix_planned("iops", "pts_run_iops_block_sizes", "pts_run_iops_mixes"),
            needs=matrix_needs("iops", "pts_run_iops_block_sizes", "pts_run_iops_mixes")),
 )
+
+
+def _headline_values(tests: dict) -> dict:
+    iops = tests.get("iops") or {}
+    return {"iops_4k_write": ((iops.get("tables") or {}).get("iops") or {}).get("4k", {}).get("0")}
+
+
+HEADLINES = (Headlines(figures={"iops_4k_write": {"label": "4k random write", "short": "4k write IOPS", "unit": "IOPS",
+                                                  "digits": 0, "test": "iops"}},
+                       values=_headline_values),)

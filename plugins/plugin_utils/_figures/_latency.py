@@ -13,11 +13,13 @@ QoS measurement's at queue depth 1 (qos.<dir>.qd1.p<pct>), which the plan adds f
 
 from __future__ import annotations
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import PERCENTILES
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import qos
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._figure import Figure, measured, mix_words
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._figure import needed_ios, round_files
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._figure import window_stems
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._headline import Headlines
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._matrix import matrix_needs, matrix_planned
 
 # The fastest a 4k IO at queue depth 1 completes on any drive known (5 µs: a loop device over memory, a 3D XPoint
@@ -144,3 +146,47 @@ FIGURES = (
            example="latency.4k.65/35.p99.999", value=_five_nines, planned=_percentile_planned, needs=_NEEDS,
            allowed={"pct": ("99.999",)}),
 )
+
+
+# The window's p99.99 is of all its IOs: the rounds' fio latency histograms (json+) merged. Too few IOs to resolve it
+# (fewer than 10 / (1 - p)) leave it unjudged, never a number.
+P9999_NOTE = "99.99 % of all the measurement window's 4k random writes, from fio's merged latency histograms (json+)"
+P9999_KEY = "4k 0/100 write"
+
+
+def _headline_values(tests: dict) -> dict:
+    latency = tests.get("latency") or {}
+    return {"latency_4k_write_mean_ms": ((latency.get("tables") or {}).get("mean_ms") or {}).get("4k", {}).get("0"),
+            "latency_4k_write_p9999_ms": ((latency.get("percentiles_ms") or {}).get(P9999_KEY) or {}).get("99.99")}
+
+
+def _headline_unresolved(tests: dict, found: dict) -> dict:
+    """The p99.99 when the window's IOs do not resolve it: why, the IOs it has and those it needs."""
+    latency = tests.get("latency") or {}
+    if not latency.get("rounds_run") or found["latency_4k_write_p9999_ms"] is not None:
+        return {}
+    ios = int((latency.get("percentile_ios") or {}).get(P9999_KEY) or 0)
+    source = (latency.get("percentile_source") or {}).get(P9999_KEY)
+    needed = _histogram.needed("99.99")
+    if not ios:
+        why = "the latency test's window has no 4k random write IOs"
+    elif ios < needed:
+        what = "IOs" if source == "histogram" else "IOs (the window's rounds have no histograms; its fewest)"
+        why = (f"the latency test's measurement window holds {ios:,} 4k random write {what}; p99.99 needs at "
+               f"least {needed:,} (10 beyond it) to be resolved")
+    else:
+        why = "the latency test's round files have no p99.99 of the 4k random writes"
+    return {"latency_4k_write_p9999_ms": {"reason": why, "ios": ios, "needed": needed}}
+
+
+def _headline_details(tests: dict) -> dict:
+    ios = ((tests.get("latency") or {}).get("percentile_ios") or {}).get(P9999_KEY)
+    return {} if ios is None else {"latency_4k_write_p9999_ms": {"ios": ios}}
+
+
+HEADLINES = (Headlines(figures={
+    "latency_4k_write_mean_ms": {"label": "4k random write mean latency", "short": "4k write mean lat. ms",
+                                 "unit": "ms", "digits": 3, "test": "latency"},
+    "latency_4k_write_p9999_ms": {"label": "4k random write p99.99 latency", "short": "4k write p99.99 ms *",
+                                  "unit": "ms", "digits": 3, "test": "latency", "note": P9999_NOTE},
+}, values=_headline_values, unresolved=_headline_unresolved, details=_headline_details),)

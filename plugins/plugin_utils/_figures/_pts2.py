@@ -11,10 +11,12 @@ state."""
 
 from __future__ import annotations
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._intensity import POINT_WORDS
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import BY_NAME, OPERATING_POINT_TESTS
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._figure import Figure, measured, needed_ios
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._figure import round_files
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._headline import Headlines
 
 
 def _selected(test: str):
@@ -113,4 +115,67 @@ HIR = (
            what="HIR: the mean burst IOPS of a wait state over the preconditioning's; not judged when the bursts "
                 "did not keep their schedule", example="hir.ws5.gain", value=_hir, planned=_hir_planned,
            needs=_hir_needs),
+)
+
+
+def _intensity_headlines(name: str) -> Headlines:
+    """CBW's or DIRTH's MaxIOPS point as measured: IOPS, mean response time, the 99.999 % of all its IOs from fio's
+    merged histogram."""
+    title = BY_NAME[name].short
+    figures = {f"{name}_max_iops": {"label": f"{title} MaxIOPS", "short": f"{title} MaxIOPS", "unit": "IOPS",
+                                    "digits": 0, "test": name, "optional": True},
+               f"{name}_max_art_ms": {"label": f"{title} MaxIOPS mean response time", "short": f"{title} ART ms",
+                                      "unit": "ms", "digits": 3, "test": name, "optional": True},
+               f"{name}_max_p99999_ms": {"label": f"{title} MaxIOPS 99.999 % response time",
+                                         "short": f"{title} 5 nines ms", "unit": "ms", "digits": 3, "test": name,
+                                         "optional": True}}
+
+    def point(tests: dict) -> dict:
+        return (tests.get(name) or {}).get("headline") or {}
+
+    def values(tests: dict) -> dict:
+        found = point(tests)
+        return {f"{name}_max_iops": found.get("max_measured_iops"), f"{name}_max_art_ms": found.get("max_measured_art_ms"),
+                f"{name}_max_p99999_ms": found.get("max_p99999_ms")}
+
+    def unresolved(tests: dict, found: dict) -> dict:
+        if found[f"{name}_max_iops"] is None or found[f"{name}_max_p99999_ms"] is not None:
+            return {}
+        ios, needed = int(point(tests).get("max_total_ios") or 0), _histogram.needed("99.999")
+        return {f"{name}_max_p99999_ms": {
+            "reason": f"the MaxIOPS point's {ios:,} IOs do not resolve the 99.999 % (it needs {needed:,})",
+            "ios": ios, "needed": needed}}
+
+    def details(tests: dict) -> dict:
+        where = point(tests).get("max_point")
+        return {f"{name}_max_iops": {"what": f"{title} MaxIOPS ({where})"}} if where else {}
+    return Headlines(figures=figures, values=values, unresolved=unresolved, details=details)
+
+
+def _hir_values(tests: dict) -> dict:
+    gains = (((tests.get("hir") or {}).get("headline") or {}).get("gain") or {})
+    return {f"hir_gain_ws{state}": gains.get(str(state)) for state in HIR_WAIT_STATES}
+
+
+def _hir_unresolved(tests: dict, found: dict) -> dict:
+    """A wait state whose bursts did not keep their schedule."""
+    not_valid = (((tests.get("hir") or {}).get("headline") or {}).get("not_valid") or {}).items()
+    return {f"hir_gain_ws{state}": {"reason": why} for state, why in not_valid if f"hir_gain_ws{state}" in found}
+
+
+# The PTS's wait states (pts_run_hir_wait_states may run others: their gains are in the report's HIR section).
+HIR_WAIT_STATES = (1, 2, 3, 5, 10)
+# As OakGate's summary page gives them; each is optional: a drive that did not run the test has no such figure (no
+# history row, no fleet column). XSR's recovery is final once the test completes: it has no steady state of its own.
+HEADLINES = tuple(_intensity_headlines(name) for name in OPERATING_POINT_TESTS) + (
+    Headlines(figures={"xsr_recovery_min": {"label": "XSR recovery (group 3 back at group 1's throughput)",
+                                            "short": "XSR recovery min", "unit": "min", "digits": 1, "test": "xsr",
+                                            "optional": True}},
+              values=lambda tests: {"xsr_recovery_min": ((((tests.get("xsr") or {}).get("transitions") or {})
+                                                          .get("recovery") or {}).get("minutes"))},
+              final_states=("complete",)),
+    Headlines(figures={f"hir_gain_ws{state}": {"label": f"HIR gain, wait state {state}",
+                                               "short": f"HIR gain WS{state}", "unit": "×", "digits": 2, "test": "hir",
+                                               "optional": True} for state in HIR_WAIT_STATES},
+              values=_hir_values, unresolved=_hir_unresolved),
 )

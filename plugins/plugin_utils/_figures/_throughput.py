@@ -13,6 +13,7 @@ from __future__ import annotations
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import parse_block_size
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._figure import Figure, measured, round_files
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._figure import window_stems
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._headline import Headlines
 
 
 def _value(model: dict, params: dict) -> dict:
@@ -49,3 +50,40 @@ FIGURES = (
            what="Throughput test: the measurement window's average sequential read or write MB/s (10^6 bytes/s) of "
                 "one block size", example="throughput.128k.read", value=_value, planned=_planned, needs=_needs),
 )
+
+
+# A block size's window verdicts that are a figure's state; any other status is its segment's.
+_FINISHED = ("steady", "not steady")
+
+
+def _headline_window(tests: dict, direction: str) -> tuple[dict, dict]:
+    segment = next((s for s in (tests.get("throughput") or {}).get("segments") or [] if s["name"] == "1024k"), {})
+    index = 0 if direction == "read" else 1
+    dvs = segment.get("dvs") or []
+    return segment, (dvs[index] if len(dvs) > index else {})
+
+
+def _headline_values(tests: dict) -> dict:
+    out = {}
+    for direction in ("read", "write"):
+        segment, dummy = _headline_window(tests, direction)
+        out[f"throughput_1024k_{direction}_mb_s"] = (segment.get("mb_per_s") or {}).get(direction)
+    return out
+
+
+def _headline_state(tests: dict, figure: str) -> str:
+    segment, dv = _headline_window(tests, "read" if "read" in figure else "write")
+    if not segment:
+        return "not run"
+    if segment.get("status") not in _FINISHED:
+        return segment.get("status") or "not run"
+    # Each direction has its own window verdict; the block size is steady only when both are.
+    return "steady" if dv.get("steady") else "not steady"
+
+
+HEADLINES = (Headlines(figures={
+    "throughput_1024k_read_mb_s": {"label": "1024k sequential read", "short": "1024k read MB/s", "unit": "MB/s",
+                                   "digits": 1, "test": "throughput"},
+    "throughput_1024k_write_mb_s": {"label": "1024k sequential write", "short": "1024k write MB/s", "unit": "MB/s",
+                                    "digits": 1, "test": "throughput"},
+}, values=_headline_values, state=_headline_state),)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._latency import P9999_NOTE
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _compare_plots
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._location import Spec
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._sql import HistoryError
@@ -188,7 +189,7 @@ def render_markdown(result: dict, plots: dict, fail_on_regression: bool) -> str:
               "IMPROVEMENT, anything within it SAME. Better is *higher* for IOPS and MB/s and *lower* for latency. "
               "NOT COMPARED: a side has no value (the test did not run or did not finish, or ran without giving the "
               "figure: not resolved, not recovered, schedule not held).",
-              f"- \\* p99.99: {_headline_figures.P9999_NOTE}.", ""]
+              f"- \\* p99.99: {P9999_NOTE}.", ""]
     return "\n".join(lines).rstrip() + "\n"
 
 

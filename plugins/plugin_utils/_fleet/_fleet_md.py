@@ -14,6 +14,8 @@ from __future__ import annotations
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import OPERATING_POINT_TESTS
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._latency import P9999_NOTE
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._pts2 import HIR_WAIT_STATES
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _acceptance
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_history_md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet._fleet_figures import (
@@ -124,7 +126,7 @@ def _pts2_cell(drive: dict, test: str) -> str:
     if test == "xsr":
         minutes = figures.get("xsr_recovery_min")
         return md.fmt(float(minutes), 1) if minutes is not None else "not recovered"
-    measured = [f"hir_gain_ws{state}" for state in _headline_figures.HIR_WAIT_STATES
+    measured = [f"hir_gain_ws{state}" for state in HIR_WAIT_STATES
                 if figures.get(f"hir_gain_ws{state}") is not None or f"hir_gain_ws{state}" in unresolved]
     if not measured:
         return "not measured"
@@ -180,7 +182,7 @@ def render_markdown(summary: dict, plots: dict, models: dict | None = None) -> s
               + "⚑ marks an outlier against its cohort or the fleet's earlier runs (History). "
               + ("n/r: measured but not resolved (too few IOs for the percentile; the drive's report says how many). "
                  if any(f in (d.get("unresolved") or {}) for d in summary["drives"] for f in figures) else "")
-              + (f"\\* p99.99: {_headline_figures.P9999_NOTE}. " if "latency_4k_write_p9999_ms" in figures else "")
+              + (f"\\* p99.99: {P9999_NOTE}. " if "latency_4k_write_p9999_ms" in figures else "")
               + ("Write saturation: how it ended and the user capacity written (× capacity). " if saturated else "")
               + "Test time: the drive's tests' wall times added up.", ""]
     lines += _fleet_requirements.section(summary)

@@ -16,6 +16,7 @@ import os
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections, _sweep, _sweep_plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._kind import SWEEP_STEADY_CLAUSE, ReportKind
 
 build = _sweep.build
 
@@ -221,3 +222,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     lines += _sweep.steps_rows(result)
     lines += _sweep.files(result)
     return lines
+
+
+KIND = ReportKind(name="characterisation", build=build, plots=plots, section=section,
+                  steady_clause=SWEEP_STEADY_CLAUSE)

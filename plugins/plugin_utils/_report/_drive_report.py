@@ -10,24 +10,18 @@
 from __future__ import annotations
 
 import os
-from types import SimpleNamespace
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _health
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import _registry
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import CHARACTERISATION, HDD, PTS2_TESTS, PTS_TESTS, TITLES
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import TITLES
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import NAMES as TESTS
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _characterisation, _hdd, _health_plots, _hir
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _health_plots, _kinds
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _identity, _drive_verdict, _people
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _html, _intensity, _iops, _latency
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import (
-    _hir_md, _hir_plots, _intensity_md, _intensity_plots)
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _xsr_md, _xsr_plots
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _acceptance_section, _qos
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _html
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _acceptance_section
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _plots, _previous, _split
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _child, _results, _safe_tree
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _summary, _test_summary, _throughput
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _wsat, _xsr
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _summary, _test_summary
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._setup_section import (
     device_rows, health_table, raid_model, setup_rows, tests_table)
@@ -37,19 +31,7 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._health_sect
     health_entries, health_section)
 
 QUICK_BANNER = "quick profile — not a qualification"
-# The PTS 2.0 tests with a steady-state phase (a preconditioning, a TC × QD loop), and the QoS measurement's.
-STEADY_PHASES = ("hir", "cbw", "dirth", "qos")
 DASH = md.DASH
-# Each report kind (a test's ``report`` in module_utils/_pts/_tests/) and what draws it: the model (build), the figures
-# (plots), the Markdown section - one module, or its parts when it has more than one file.
-REPORTS = {
-    "iops": _iops, "throughput": _throughput, "latency": _latency, "wsat": _wsat,
-    "hir": SimpleNamespace(build=_hir.build, plots=_hir_plots.plots, section=_hir_md.section),
-    "xsr": SimpleNamespace(build=_xsr.build, plots=_xsr_plots.plots, section=_xsr_md.section),
-    "intensity": SimpleNamespace(build=_intensity.build, plots=_intensity_plots.plots, section=_intensity_md.section),
-    "qos": _qos, "characterisation": _characterisation, "hdd": _hdd,
-}
-TEST_MODULES = {test.name: REPORTS[test.report] for test in _registry.TESTS}
 
 
 def build_model(drive_dir: str, history=None) -> dict:
@@ -65,7 +47,7 @@ def build_model(drive_dir: str, history=None) -> dict:
         models = sorted({m.get("model") or "?" for m in raid["member_drives"]})
         drive = dict(drive, vendor="Linux md", model=f"{array.get('level')} of {len(raid['member_drives'])} × "
                                                      f"{', '.join(models)}")
-    tests = {name: TEST_MODULES[name].build(loaded["tests"][name]) for name in TESTS if name in loaded["tests"]}
+    tests = {name: _kinds.of(name).build(loaded["tests"][name]) for name in TESTS if name in loaded["tests"]}
     round_health = _health.summarize(health_entries(loaded["tests"]))
     quick = any((t.get("settings") or {}).get("profile") == "quick" for t in tests.values())
     recorded = _drive_verdict.plan(os.path.dirname(drive_dir))
@@ -268,6 +250,7 @@ def render_markdown(model: dict, plots: dict, outputs: dict | None = None) -> st
         lines += tests_table(model)
     settings = next((t.get("settings") for t in model["tests"].values() if t.get("settings")), {}) or {}
     window = settings.get("window", 5)
+    kinds = _kinds.present(model["tests"])
     lines += [] if not steady_rule else [
         "", "## 3 Steady state", "",
         "A test runs in rounds; each round yields its dependent variables (DV). Steady state is judged over the "
@@ -280,17 +263,12 @@ def render_markdown(model: dict, plots: dict, outputs: dict | None = None) -> st
         f"Measurement window: **{window} rounds**. Maximum rounds: **{settings.get('max_rounds', DASH)}**. Rounds are "
         "numbered from 1. When the limit is reached without a steady window, the last rounds are reported and "
         "marked *not steady*. Write saturation has no steady state: it runs until its capacity or time limit"
-        + ("; the characterisation and HDD tests have none either: each runs its sweep once."
-           if any(name in CHARACTERISATION + HDD for name in model["tests"]) else ".")
-        + (" HIR, CBW and DIRTH judge their preconditioning this way (CBW and DIRTH also their TC × QD loop); their "
-           "other phases, and XSR, run a set number of rounds."
-           if any(name in PTS2_TESTS for name in model["tests"]) else "")
-        + (" The QoS measurement judges its preconditioning this way, then runs each of its cells once."
-           if "qos" in model["tests"] else ""), "",
+        + "".join(dict.fromkeys(kind.steady_clause for kind in kinds)) + "."
+        + "".join(dict.fromkeys(kind.steady_note for kind in kinds)), "",
     ]
     capacity = int(model["drive"].get("size_bytes") or 0)
     for number, (name, result) in enumerate(model["tests"].items(), test_number(steady_rule)):
-        part = TEST_MODULES[name].section(result, plots.get(name, {}), number, capacity)
+        part = _kinds.of(name).section(result, plots.get(name, {}), number, capacity)
         # OakGate's one-page summary of the test under its heading (the PDF starts each test on a page).
         lines += part[:2] + (_test_summary.lines(model, name, result) if result.get("rounds_run") else []) + part[2:]
     if per_round:
@@ -305,7 +283,7 @@ def render_markdown(model: dict, plots: dict, outputs: dict | None = None) -> st
 def has_steady_rule(model: dict) -> bool:
     """Whether the report has its steady-state section: the PTS tests' rule, which a report of sweeps alone
     (characterisation, HDD) leaves out."""
-    return not model["tests"] or any(name in PTS_TESTS + STEADY_PHASES for name in model["tests"])
+    return not model["tests"] or any(kind.steady_rule for kind in _kinds.present(model["tests"]))
 
 
 def test_number(steady_rule: bool) -> int:
@@ -321,10 +299,6 @@ def test_anchors(model: dict) -> tuple[str, ...]:
 
 
 FORMATS = ("html", "pdf")
-# About how long each test's plots take to draw, relative to one another (its figures, and how busy they are): what
-# _split balances between the two cores.
-PLOT_WEIGHTS = {"iops": 4.0, "throughput": 7.0, "latency": 6.0, "wsat": 2.0, "hir": 5.0, "xsr": 2.0, "cbw": 10.0,
-                "dirth": 11.0, "qos": 2.0}
 
 
 def formats_from_env() -> tuple[str, ...]:
@@ -361,7 +335,7 @@ def write_drive_report(drive_dir: str, formats: tuple[str, ...] | None = None, h
             per_test = (health.get("tests") or {}).get(name) or {}
             # Rounds the drive throttled or ran hot in are marked on the test's convergence plot.
             with _plots.round_marks(per_test.get("marks")):
-                drawn = TEST_MODULES[name].plots(result, plot_dir, prefix, subtitle)
+                drawn = _kinds.of(name).plots(result, plot_dir, prefix, subtitle)
             if per_test.get("series"):
                 drawn["temperature"] = _health_plots.temperature(
                     os.path.join(plot_dir, f"{name}-temperature.png"),
@@ -369,8 +343,9 @@ def write_drive_report(drive_dir: str, formats: tuple[str, ...] | None = None, h
                     {k: health.get(k) for k in ("warning_c", "critical_c")}, subtitle)
             return {k: os.path.relpath(v, drive_dir) for k, v in drawn.items()}
 
-        # Most of a report's time: its tests' plots, drawn on two cores where the process allows it (_split).
-        jobs = [(name, PLOT_WEIGHTS.get(name, 4.0), lambda name=name, result=result: draw(name, result))
+        # Most of a report's time: its tests' plots, drawn on two cores where the process allows it (_split), shared
+        # out by how long each kind says they take.
+        jobs = [(name, _kinds.of(name).weight(name), lambda name=name, result=result: draw(name, result))
                 for name, result in model["tests"].items() if result.get("rounds_run")]
         drawn_by_test = _split.run(jobs, extra_core)
         plots = {name: drawn_by_test[name] for name in model["tests"] if name in drawn_by_test}

@@ -15,6 +15,7 @@ import os
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections, _sweep, _sweep_plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._kind import SWEEP_STEADY_CLAUSE, ReportKind
 
 build = _sweep.build
 
@@ -112,3 +113,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     lines += _sweep.steps_rows(result)
     lines += _sweep.files(result)
     return lines
+
+
+KIND = ReportKind(name="hdd", build=build, plots=plots, section=section, steady_clause=SWEEP_STEADY_CLAUSE,
+                  steady_row=True)

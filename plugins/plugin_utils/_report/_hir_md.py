@@ -13,6 +13,8 @@ from __future__ import annotations
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._hir import PC_SEGMENT, sources
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _hir, _hir_plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._kind import PTS2_STEADY_NOTE, ReportKind
 
 
 # Report section
@@ -359,3 +361,22 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     segments += [(f"ws{s['wait_state']}", s["round_files"]) for s in result["wait_states"] if s["round_files"]]
     lines += _sections.file_links(result["test"], segments, wipc=False)
     return lines
+
+
+def summary(model: dict, block: dict, wanted: set) -> tuple[list, list]:
+    """The summary page's row, as OakGate's has it: the gain per wait state."""
+    result = (model.get("tests") or {}).get("hir")
+    if result is None:
+        return [], []
+    gains = [f"{e['label']} n/r ({e['not_valid']})" if e.get("not_valid") else f"{e['label']} ×{e['gain']:.2f}"
+             for e in result.get("wait_states") or [] if e.get("gain") is not None]
+    pc = (result.get("precondition") or {}).get("iops")
+    shown = (" · ".join(gains) + (f" (over the preconditioning's {md.fmt(pc, 0)} IOPS)" if pc else "")) if gains \
+        else "not measured"
+    return [["HIR gain per wait state (mean burst IOPS ÷ preconditioning)", shown,
+             _sections.state_cell(result.get("status"))]], []
+
+
+KIND = ReportKind(name="hir", build=_hir.build, plots=_hir_plots.plots, section=section, plot_weight=5.0,
+                  steady_rule=True, steady_note=PTS2_STEADY_NOTE, steady_row=True,
+                  summary=summary)

@@ -11,12 +11,15 @@
 from __future__ import annotations
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import TITLES
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import BY_NAME, OPERATING_POINT_TESTS, TITLES
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._intensity import (
     PERCENTILES, PHASES, POINTS, POINT_WORDS, grid_cells, percentile_cell, phase_summary, point_name, rounds_text,
     seconds)
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _intensity, _intensity_plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._kind import PTS2_STEADY_NOTE, ReportKind
 
 
 # Report section -------------------------------------------------------------------------------------------------------
@@ -285,3 +288,37 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     lines += _sections.file_links(result["test"], [(p, result["round_files"][p]) for p in PHASES
                                                    if result["round_files"][p]], wipc=True)
     return lines
+
+
+def summary(model: dict, block: dict, wanted: set) -> tuple[list, list]:
+    """The summary page's rows, as OakGate's has them: one per test that ran, its MaxIOPS point as measured."""
+    tests = model.get("tests") or {}
+    rows = []
+    for name, title in ((name, BY_NAME[name].short) for name in OPERATING_POINT_TESTS):
+        if name not in tests:
+            continue
+        iops = block.get(f"{name}_max_iops") or {}
+        art, nines = block.get(f"{name}_max_art_ms") or {}, block.get(f"{name}_max_p99999_ms") or {}
+        point = _headline_figures.maxiops_point(model, name)
+        if iops.get("value") is None:
+            shown = "not measured (the MaxIOPS point did not run)"
+        else:
+            ios = ((tests[name].get("headline") or {}).get("max_total_ios"))
+            five = _sections.figure_cell(nines.get("value"), f"{name}_max_p99999_ms") \
+                if nines.get("value") is not None or not ios else \
+                f"n/r ({ios:,} IOs, {_histogram.needed('99.999'):,} needed)"
+            shown = (f"{md.fmt(float(iops['value']), 0)} IOPS · mean response time "
+                     f"{_sections.figure_cell(art.get('value'), f'{name}_max_art_ms')} · 99.999 % {five}")
+        rows.append([f"{title} MaxIOPS" + (f" ({md.text(point)})" if point else ""), shown,
+                     _sections.state_cell(iops.get("state"))])
+    if not rows:
+        return [], []
+    return rows, ["CBW and DIRTH: measured at the MaxIOPS point after its pre-write (fio's IOPS and mean response "
+                  "time; the 99.999 % of all its IOs from fio's merged latency histogram); the point is chosen from "
+                  "the TC × QD loop's window."]
+
+
+# CBW's and DIRTH's plots take the longest of all: DIRTH draws one more surface.
+KIND = ReportKind(name="intensity", build=_intensity.build, plots=_intensity_plots.plots, section=section,
+                  plot_weights={"cbw": 10.0, "dirth": 11.0}, steady_rule=True, steady_note=PTS2_STEADY_NOTE,
+                  steady_row=True, summary=summary)

@@ -20,6 +20,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import b
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _plots, _sections, _sweep_plots, _tests
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._kind import ReportKind
 
 
 def dv_definitions(settings: dict) -> list[dict]:
@@ -271,3 +272,6 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     lines += _sections.steps_table(result, capacity, [("", result)])
     lines += _sections.file_links("iops", [("", result["round_files"])], wipc=True)
     return lines
+
+
+KIND = ReportKind(name="iops", build=build, plots=plots, section=section, steady_rule=True, steady_row=True)

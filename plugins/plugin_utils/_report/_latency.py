@@ -26,6 +26,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import b
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _iops, _plots, _sections, _tests, _wsat
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._kind import ReportKind
 
 MS = 1e6  # ns per ms
 FIVE_NINES = "99.999"
@@ -366,3 +367,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     lines += _sections.steps_table(result, capacity, [("", result)])
     lines += _sections.file_links("latency", [("", result["round_files"])], wipc=True)
     return lines
+
+
+KIND = ReportKind(name="latency", build=build, plots=plots, section=section, plot_weight=6.0, steady_rule=True,
+                  steady_row=True)

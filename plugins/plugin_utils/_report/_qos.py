@@ -17,6 +17,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogr
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import qos
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts, _sections, _tests
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._kind import ReportKind
 
 MS = 1e6
 PHASES = ("precondition", "measure")
@@ -187,3 +188,20 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
             lines += md.image(plots_rel[key], "QoS latency percentiles per queue depth" if key == "percentiles"
                               else "QoS preconditioning: 4k random write IOPS per round, its measurement window")
     return lines
+
+
+def stimulus(settings: dict) -> str:
+    """The test summary's stimulus: its preconditioning (the profile's threads and queue depth) and its cells (one
+    thread at each queue depth), not the generic line that would read as if every cell ran the profile's load."""
+    parameters = settings.get("parameters") or {}
+    numjobs, iodepth = settings.get("numjobs"), settings.get("iodepth")
+    load = f"{md.plural(int(numjobs), 'thread')} × queue depth {iodepth}, " if numjobs and iodepth else ""
+    seconds = f", {float(settings['round_seconds']):g} s per round" if settings.get("round_seconds") else ""
+    depths = ", ".join(str(q) for q in parameters.get("queue_depths") or []) or "none"
+    return (f"preconditioning: 4k random write, {load}until steady{seconds}; then 4k random read and 4k random write, "
+            f"one thread at queue depth {depths}; {settings.get('ioengine') or 'libaio'}, direct I/O")
+
+
+KIND = ReportKind(name="qos", build=build, plots=plots, section=section, plot_weight=2.0, steady_rule=True,
+                  steady_note=" The QoS measurement judges its preconditioning this way, then runs each of its cells once.",
+                  stimulus=stimulus)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import format_bytes
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import OPERATING_POINT_TESTS
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 
 VERIFICATION_CAPTION = (
@@ -239,3 +240,17 @@ def file_links(test: str, segments: list[tuple[str, list[str]]], wipc: bool) -> 
         parts.append(f"{name + ' ' if name else ''}rounds {', '.join(links)}")
     return ["", f"fio job files: {'; '.join(parts)}. Each round's parsed results are in `round-NN.json` next to its job "
                 "file, fio's own output in `round-NN.raw.json`.", ""]
+
+
+def figure_cell(value, figure: str, item: dict | None = None) -> str:
+    """A headline figure in the summary's table: its value and unit, or why it has none."""
+    spec = _headline_figures.FIGURES[figure]
+    if value is None and (item or {}).get("unresolved"):
+        found = item["unresolved"]
+        return f"n/r: {found['ios']:,} IOs, {found['needed']:,} needed" if "ios" in found else f"n/r: {found['reason']}"
+    return f"{md.fmt(float(value), spec['digits'])} {spec['unit']}" if value is not None else "not measured"
+
+
+def state_cell(state: str | None) -> str:
+    """The state of the window a summary row's figures come from."""
+    return "**steady**" if state == "steady" else md.text(state or "not run")

@@ -11,12 +11,11 @@ with their windows' state, run time per test, and the drive's health before and 
 from __future__ import annotations
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _health
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import format_bytes
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._pts_versions import SPEC_NAMES
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import BY_NAME, OPERATING_POINT_TESTS, PTS2_TESTS, PTS_TESTS
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import PTS2_TESTS, PTS_TESTS
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures, _identity
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _acceptance_section, _history_section, _sections, _tests
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _acceptance_section, _history_section, _kinds, _sections, _tests
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 
 TITLE = "Summary"
@@ -67,86 +66,30 @@ def _verdict_lines(model: dict) -> list[str]:
     return lines
 
 
-def _shown(value, figure: str, item: dict | None = None) -> str:
-    spec = _headline_figures.FIGURES[figure]
-    if value is None and (item or {}).get("unresolved"):
-        found = item["unresolved"]
-        return f"n/r: {found['ios']:,} IOs, {found['needed']:,} needed" if "ios" in found else f"n/r: {found['reason']}"
-    return f"{md.fmt(float(value), spec['digits'])} {spec['unit']}" if value is not None else "not measured"
-
-
-def _state_cell(state: str | None) -> str:
-    return "**steady**" if state == "steady" else md.text(state or "not run")
-
-
-def _pts2_rows(model: dict, block: dict) -> list[list[str]]:
-    """One row per PTS 2.0 test that ran, its key figures as OakGate's summary page has them."""
-    tests = model.get("tests") or {}
-    rows = []
-    for name, title in ((name, BY_NAME[name].short) for name in OPERATING_POINT_TESTS):
-        if name not in tests:
-            continue
-        iops = block.get(f"{name}_max_iops") or {}
-        art, nines = block.get(f"{name}_max_art_ms") or {}, block.get(f"{name}_max_p99999_ms") or {}
-        point = _headline_figures.maxiops_point(model, name)
-        if iops.get("value") is None:
-            shown = "not measured (the MaxIOPS point did not run)"
-        else:
-            ios = ((tests[name].get("headline") or {}).get("max_total_ios"))
-            five = _shown(nines.get("value"), f"{name}_max_p99999_ms") if nines.get("value") is not None or not ios \
-                else f"n/r ({ios:,} IOs, {_histogram.needed('99.999'):,} needed)"
-            shown = (f"{md.fmt(float(iops['value']), 0)} IOPS · mean response time "
-                     f"{_shown(art.get('value'), f'{name}_max_art_ms')} · 99.999 % {five}")
-        rows.append([f"{title} MaxIOPS" + (f" ({md.text(point)})" if point else ""), shown,
-                     _state_cell(iops.get("state"))])
-    if "xsr" in tests:
-        result = tests["xsr"]
-        recovery = (result.get("transitions") or {}).get("recovery") or {}
-        minutes = recovery.get("minutes")
-        if minutes is not None:
-            shown = (f"{minutes:,.1f} min into group 3 (sample {recovery.get('sample')}): throughput back within "
-                     f"{recovery.get('tolerance_pct', 0):g} % of group 1's mean")
-        else:
-            shown = md.text(recovery.get("reason") or "not recovered")
-        rows.append(["XSR recovery", shown, md.text(result.get("status"))])
-    if "hir" in tests:
-        result = tests["hir"]
-        gains = [f"{e['label']} n/r ({e['not_valid']})" if e.get("not_valid") else f"{e['label']} ×{e['gain']:.2f}"
-                 for e in result.get("wait_states") or [] if e.get("gain") is not None]
-        pc = (result.get("precondition") or {}).get("iops")
-        shown = (" · ".join(gains) + (f" (over the preconditioning's {md.fmt(pc, 0)} IOPS)" if pc else "")) if gains \
-            else "not measured"
-        rows.append(["HIR gain per wait state (mean burst IOPS ÷ preconditioning)", shown,
-                     _state_cell(result.get("status"))])
-    return rows
-
-
 def _headline_rows(model: dict) -> tuple[list[list[str]], list[str]]:
     """The headline figures of the tests the drive ran or was to run: PTS-E 1.1's (window averages), write
     saturation's end, PTS 2.0's key figures. A test neither run nor planned has no row."""
     block = model.get("headline") or _headline_figures.block(model)
-    tests = model.get("tests") or {}
-    wanted = set(tests) | set((model.get("verdict") or {}).get("planned") or [])
+    wanted = set(model.get("tests") or {}) | set((model.get("verdict") or {}).get("planned") or [])
     rows, notes = [], []
     for figure, spec in _headline_figures.FIGURES.items():
         if spec.get("optional") or spec["test"] not in wanted:
             continue
         item = block.get(figure) or {}
         label = spec["label"] + (" *" if spec.get("note") else "")
-        rows.append([label, _shown(item.get("value"), figure, item), _state_cell(item.get("state"))])
+        rows.append([label, _sections.figure_cell(item.get("value"), figure, item), _sections.state_cell(item.get("state"))])
         if spec.get("note"):
             ios = f" ({item['ios']:,} IOs)" if item.get("ios") is not None else ""
             notes.append(f"\\* p99.99: {spec['note']}{ios}; n/r: fewer than 10 / (1 − p) IOs, too few to resolve it.")
-    if "wsat" in wanted:
-        rows.append(["Write saturation", md.text(_headline_figures.wsat_text(block.get("wsat"))),
-                     "no steady state (by design)" if block.get("wsat") else md.DASH])
-    if rows:
-        notes.append("IOPS, throughput and latency: averages over each test's measurement window (its last rounds).")
-    rows += _pts2_rows(model, block)
-    if any(name in tests for name in OPERATING_POINT_TESTS):
-        notes.append("CBW and DIRTH: measured at the MaxIOPS point after its pre-write (fio's IOPS and mean response "
-                     "time; the 99.999 % of all its IOs from fio's merged latency histogram); the point is chosen from "
-                     "the TC × QD loop's window.")
+    # Each kind's own rows: those beside the window averages, then the others (PTS 2.0's key figures).
+    for first in (True, False):
+        for kind in _kinds.KINDS.values():
+            if kind.summary and kind.summary_first == first:
+                kind_rows, kind_notes = kind.summary(model, block, wanted)
+                rows += kind_rows
+                notes += kind_notes
+        if first and rows:
+            notes.append("IOPS, throughput and latency: averages over each test's measurement window (its last rounds).")
     return rows, notes
 
 

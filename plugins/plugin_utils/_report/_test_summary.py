@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label, format_bytes
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _kinds
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 
-# The tests with a steady-state rule of their own (or for their preconditioning, their TC x QD loop).
-_STEADY = ("iops", "throughput", "latency", "hir", "cbw", "dirth", "hdd_iops", "hdd_throughput")
 # Parameters that repeat another row, or that no reader of the summary needs.
 _SKIP = ("bssplit_sizes",)
 
@@ -53,18 +52,6 @@ def _stimulus(settings: dict) -> str:
     return "; ".join(parts)
 
 
-def _qos_stimulus(settings: dict) -> str:
-    """The QoS measurement's: its preconditioning (the profile's threads and queue depth) and its cells (one thread at
-    each queue depth), not the generic line that would read as if every cell ran the profile's load."""
-    parameters = settings.get("parameters") or {}
-    numjobs, iodepth = settings.get("numjobs"), settings.get("iodepth")
-    load = f"{md.plural(int(numjobs), 'thread')} × queue depth {iodepth}, " if numjobs and iodepth else ""
-    seconds = f", {float(settings['round_seconds']):g} s per round" if settings.get("round_seconds") else ""
-    depths = ", ".join(str(q) for q in parameters.get("queue_depths") or []) or "none"
-    return (f"preconditioning: 4k random write, {load}until steady{seconds}; then 4k random read and 4k random write, "
-            f"one thread at queue depth {depths}; {settings.get('ioengine') or 'libaio'}, direct I/O")
-
-
 def _outcome(result: dict) -> str:
     text = result.get("steady_text") or ""
     status = result.get("status") or "not run"
@@ -75,6 +62,7 @@ def rows(model: dict, name: str, result: dict) -> list[list[str]]:
     """The summary's rows for one test."""
     drive = model["drive"]
     settings = result.get("settings") or {}
+    kind = _kinds.of(name)
     capacity = int(drive.get("size_bytes") or 0)
     device = f"{md.text(drive.get('model') or 'no model')} · serial {md.text(drive.get('serial') or None)} · firmware " \
              f"{md.text(drive.get('firmware') or None)}" + (f" · {format_bytes(capacity)}" if capacity else "")
@@ -83,8 +71,8 @@ def rows(model: dict, name: str, result: dict) -> list[list[str]]:
            ["Test date", _when(result)],
            ["Run", f"{md.code(model['run_id'])} · profile {md.text(settings.get('profile') or None)} · SNIA PTS "
                    f"{md.text(settings.get('spec') or '1.1')}{quick}"],
-           ["Stimulus", md.text(_qos_stimulus(settings) if name == "qos" else _stimulus(settings))]]
-    if name in _STEADY and settings.get("window"):
+           ["Stimulus", md.text((kind.stimulus or _stimulus)(settings))]]
+    if kind.steady_row and settings.get("window"):
         out.append(["Steady state", f"window {settings['window']} rounds, at most {settings.get('max_rounds')} rounds, "
                                     f"max − min ≤ {settings.get('max_data_excursion_pct', 20):g} %, best-fit change ≤ "
                                     f"{settings.get('max_slope_excursion_pct', 10):g} % of the window average"])

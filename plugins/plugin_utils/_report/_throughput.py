@@ -22,6 +22,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import p
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections, _tests
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._kind import ReportKind
 
 DIRECTIONS = (("read", 100), ("write", 0))
 
@@ -410,3 +411,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
         links[1] = links[1].replace("fio job files: ", f"fio job files: WIPC {jobs}; ", 1)
     lines += links
     return lines
+
+
+KIND = ReportKind(name="throughput", build=build, plots=plots, section=section, plot_weight=7.0,
+                  steady_rule=True, steady_row=True)

@@ -24,6 +24,7 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_fig
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections, _tests
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._results import live_verdicts
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._kind import ReportKind
 
 GB = 1e9
 MS = 1e6
@@ -307,3 +308,15 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     lines += _sections.steps_table(result, capacity, [("", result)])
     lines += _sections.file_links("wsat", [("", result["round_files"])], wipc=False)
     return lines
+
+
+def summary(model: dict, block: dict, wanted: set) -> tuple[list, list]:
+    """The summary page's row: write saturation's end, which has no steady state."""
+    if "wsat" not in wanted:
+        return [], []
+    return [["Write saturation", md.text(_headline_figures.wsat_text(block.get("wsat"))),
+             "no steady state (by design)" if block.get("wsat") else md.DASH]], []
+
+
+KIND = ReportKind(name="wsat", build=build, plots=plots, section=section, plot_weight=2.0, steady_rule=True,
+                  summary=summary, summary_first=True)

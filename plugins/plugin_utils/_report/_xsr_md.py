@@ -14,6 +14,8 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _mark
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._xsr import (
     FINAL_SHARE_PCT, STANDARD, TIME_NOTE, minutes_text)
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _xsr, _xsr_plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._kind import PTS2_STEADY_NOTE, ReportKind
 
 
 # Rows per group in the samples table (a group of 480 samples shows its first and last ten and ten between).
@@ -256,3 +258,22 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     lines += _sections.file_links(result["test"], [(g["name"], g["round_files"]) for g in result["groups"]
                                                    if g["round_files"]], wipc=False)
     return lines
+
+
+def summary(model: dict, block: dict, wanted: set) -> tuple[list, list]:
+    """The summary page's row, as OakGate's has it: when group 3 recovered."""
+    result = (model.get("tests") or {}).get("xsr")
+    if result is None:
+        return [], []
+    recovery = (result.get("transitions") or {}).get("recovery") or {}
+    minutes = recovery.get("minutes")
+    if minutes is not None:
+        shown = (f"{minutes:,.1f} min into group 3 (sample {recovery.get('sample')}): throughput back within "
+                 f"{recovery.get('tolerance_pct', 0):g} % of group 1's mean")
+    else:
+        shown = md.text(recovery.get("reason") or "not recovered")
+    return [["XSR recovery", shown, md.text(result.get("status"))]], []
+
+
+KIND = ReportKind(name="xsr", build=_xsr.build, plots=_xsr_plots.plots, section=section, plot_weight=2.0,
+                  steady_note=PTS2_STEADY_NOTE, summary=summary)

@@ -52,7 +52,7 @@ def _floor(module: str) -> int:
 def test_the_graph_is_read():
     # Something to check: a broken walk (no files, no imports) would pass every test below.
     assert len(GRAPH) > 80
-    assert "plugin_utils._report._iops" in GRAPH["plugin_utils._report._drive_report"]
+    assert "plugin_utils._report._iops" in GRAPH["plugin_utils._report._kinds"]
     assert "module_utils._pts._plan" in GRAPH["action.pts_plan"]
 
 

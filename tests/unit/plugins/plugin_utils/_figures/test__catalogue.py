@@ -16,7 +16,7 @@ import yaml
 from ansible_collections.fleetqual.pts.plugins.modules import pts_plan
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import _registry
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures import _catalogue, _units
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _kinds
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._requirements import _spec_file
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", ".."))
@@ -28,7 +28,7 @@ def _read(*parts: str) -> str:
 
 
 def test_every_report_kind_declares_its_figures_and_only_its_own_tests_measure_them():
-    assert set(_catalogue.KINDS) == set(_drive_report.REPORTS)
+    assert set(_catalogue.KINDS) == set(_kinds.KINDS)
     for kind, figures in _catalogue.KINDS.items():
         tests = {t.name for t in _registry.TESTS if t.report == kind}
         assert {f.test for f in figures} <= tests, kind

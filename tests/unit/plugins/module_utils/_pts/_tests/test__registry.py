@@ -15,7 +15,7 @@ import yaml
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _plan
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import _descriptor, _registry
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _kinds
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), *[os.pardir] * 6))
 DRIVE = {"key": "d1", "size_bytes": 64 * 2 ** 30, "logical_block_size": 512}
@@ -54,8 +54,8 @@ def test_the_variables_page_lists_every_test_in_the_order_they_run():
 @pytest.mark.parametrize("test", _registry.TESTS, ids=_registry.NAMES)
 def test_every_test_is_described_on_the_tests_page_and_has_a_report(test):
     assert f"``{test.name}``" in _read("docs", "docsite", "rst", "tests.rst")
-    drawn = _drive_report.TEST_MODULES[test.name]
-    assert drawn is _drive_report.REPORTS[test.report]
+    drawn = _kinds.of(test.name)
+    assert drawn is _kinds.KINDS[test.report]
     assert all(callable(getattr(drawn, part)) for part in ("build", "plots", "section"))
 
 
