@@ -26,7 +26,8 @@ job the controller writes a request (``request.json``, renamed into place) carry
 takes it, runs it (``run_job``) and writes fio's exit status with its start and end times (``<output>.status``,
 written last) - or, when a check refuses, ``-1`` and the reason in ``<output>.log``. The server does nothing on its own:
 it ends when the controller says so (``stop``), after its one job (``once``), or after ``idle_s`` without a request (a
-controller that went away), never in the middle of a job. Its pidfile (``server.pid``, root's, in its directory) names
+controller that went away). A stop that comes while a job runs ends fio first (its worker gave the job up: the
+controller is gone) - fio would otherwise write the device, section after section, for nobody. Its pidfile (``server.pid``, root's, in its directory) names
 its PID, start time, run id and run token: a release of the run finds it there, proves it by its start time and
 working directory, and stops it and what it started (its session) - nothing else.
 """
@@ -188,7 +189,7 @@ def run_job(dirfd: int, request: dict, device: str, refusal, fio: str, sys_root:
     finally:
         os.close(log)
     rc, why = _watch(proc, float(request.get("timeout") or 0), (budget, flight), devnum, first, sys_root, monotonic,
-                     sleep)
+                     sleep, lambda: _stop_asked(dirfd))
     _end_group(proc.pid, monotonic, sleep)
     if why:
         with os.fdopen(os.open(log_name(output), os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC,
@@ -197,10 +198,20 @@ def run_job(dirfd: int, request: dict, device: str, refusal, fio: str, sys_root:
     return _status(dirfd, output, rc, start, clock())
 
 
+def _stop_asked(dirfd: int) -> bool:
+    """Has the controller's side asked the server to stop (the segment is over, or its controller is gone)?"""
+    try:
+        os.stat(STOP, dir_fd=dirfd, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    return True
+
+
 def _watch(proc, timeout: float, bound: tuple[int, int], devnum: str | None, first: int | None, sys_root: str,
-           monotonic, sleep) -> tuple[int, str | None]:
-    """Wait for fio; stop it at its time limit or before its wear bound (``bound``: the bytes it may write, and the
-    most it can have in flight). Returns (rc, why it was stopped or None)."""
+           monotonic, sleep, stop_asked=lambda: False) -> tuple[int, str | None]:
+    """Wait for fio; stop it at its time limit, before its wear bound (``bound``: the bytes it may write, and the
+    most it can have in flight) or when ``stop_asked()``: a job that started after its worker had given it up (its
+    controller gone) writes nothing for nobody. Returns (rc, why it was stopped or None)."""
     budget, flight = bound
     started = term_at = last_at = monotonic()
     stopped, why, killed_at, last = None, None, None, 0
@@ -211,9 +222,15 @@ def _watch(proc, timeout: float, bound: tuple[int, int], devnum: str | None, fir
                 return OVER_BUDGET, why
             if stopped == "timeout":
                 return (KILLED if killed_at else TIMED_OUT), why
+            if stopped == "stop":
+                return KILLED, why
             return rc, None
         now = monotonic()
-        if stopped is None and timeout and now - started >= timeout:
+        if stopped is None and stop_asked():
+            stopped, why = "stop", "fio was stopped: the server was asked to stop (its segment is over)"
+            proc.send_signal(signal.SIGTERM)
+            term_at = now
+        elif stopped is None and timeout and now - started >= timeout:
             stopped, why = "timeout", f"fio ran past its time limit of {timeout:g} s and was stopped"
             proc.send_signal(signal.SIGTERM)
             term_at = now

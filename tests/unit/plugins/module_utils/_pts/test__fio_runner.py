@@ -163,6 +163,26 @@ def test_fio_past_its_time_is_stopped_and_the_run_fails(held):
     assert "fio ran past its time limit of 5 s and was stopped" in files(held)["round-01.json.log"]
 
 
+def test_a_job_whose_server_was_asked_to_stop_is_stopped_and_fails(held):
+    # The worker gave the round up (its controller gone) a moment before the server started fio: the stop it leaves
+    # ends fio at the next look, rather than at the round's end.
+    class Stopped(Fio):
+        def poll(self):
+            if self.polls == 10 ** 6 - 3 and not self.signals:
+                with open(os.open(_fio_runner.STOP, os.O_WRONLY | os.O_CREAT, 0o600, dir_fd=held), "w",
+                          encoding="utf-8"):
+                    pass
+            return super().poll()
+
+    fio = Stopped(polls=10 ** 6)
+    line = _fio_runner.run_job(held, request(), DEVICE, lambda t: None, "fio", popen=fio, clock=ticks(1.0, 2.0),
+                               sleep=lambda s: None)
+    assert line == f"{_fio_runner.KILLED} 1.000000 2.000000" and fio.signals == [signal.SIGTERM]
+    assert "fio was stopped: the server was asked to stop" in files(held)["round-01.json.log"]
+    # The stop is the server's to take: it ends once the job has.
+    assert _fio_runner.STOP in files(held)
+
+
 def test_fio_that_ignores_the_stop_is_killed(held):
     class Stubborn(Fio):
         def poll(self):
