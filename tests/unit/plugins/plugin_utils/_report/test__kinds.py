@@ -36,7 +36,7 @@ def test_every_kind_draws_a_test_and_present_keeps_the_kinds_order():
 def toy(monkeypatch):
     """A test "toy" drawn by a kind "toy", registered for one test only."""
     kind = ReportKind(
-        name="toy", build=lambda test: dict(test), plots=lambda *args: {},
+        name="toy", build=dict, plots=lambda *args: {},
         section=lambda result, plots_rel, number, capacity: [f"## {number} {result['title']}", "", "toy figures", ""],
         plot_weight=2.5, steady_rule=True, steady_note=" The toy test judges its warm-up this way.", steady_row=True,
         stimulus=lambda settings: f"toy load of {settings['numjobs']}",
