@@ -265,6 +265,14 @@ def umask() -> int:
     return 0o022
 
 
+def _fill(fd: int, data: bytes, mode: int) -> None:
+    """A new file's mode and its whole data."""
+    os.fchmod(fd, mode)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
 def write_at(dir_fd: int, name: str, data: bytes, mode: int = 0o600, sync: bool = True) -> None:
     """Replace ``name`` in the directory ``dir_fd`` whole: a new file beside it (new_file), the data, fsync
     (``sync``), renamed over it by the directory's fd - neither the temporary file nor the rename follows a link, and
@@ -272,10 +280,7 @@ def write_at(dir_fd: int, name: str, data: bytes, mode: int = 0o600, sync: bool 
     writers of the host's held directories (job directories, guard records) use it."""
     fd, temp = new_file(dir_fd, name)
     try:
-        os.fchmod(fd, mode)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+        _fill(fd, data, mode)
         if sync:
             os.fsync(fd)
         os.close(fd)
@@ -321,10 +326,7 @@ def write_all(directory: str, files: list[tuple[str, bytes]], strict: bool | Non
             fd, temp = new_file(dir_fd, name)
             fds.append(fd)
             temps.append((temp, name))
-            os.fchmod(fd, mode)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
+            _fill(fd, data, mode)
         for fd in fds:
             os.fsync(fd)
         while fds:

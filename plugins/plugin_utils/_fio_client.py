@@ -69,6 +69,11 @@ def host_wait_command(started: dict, step: float, span: float) -> str:
             f"n=$((n-1)); [ \"$n\" -gt 0 ] || exit {_NOT_YET}; sleep {step or 0.01:g}; done")
 
 
+def _looks(span: float) -> int:
+    """How many looks host_follow_command's loop makes in ``span`` seconds."""
+    return max(1, int(span / _DUMP_STEP_S))
+
+
 def host_follow_command(started: dict, offset: int, span: float) -> str:
     """A POSIX shell loop for the host: once fio's output has grown past ``offset`` bytes and held still for a look (a
     dump fio has finished writing), or fio's exit status is there, or ``span`` seconds have passed, print ``running N
@@ -76,7 +81,7 @@ def host_follow_command(started: dict, offset: int, span: float) -> str:
     in bytes, where the next look starts) and the output from ``offset`` to SIZE, or the exit status line and the rest
     of the output; exit 4 when fio's server is gone without an exit status. The host counts the bytes: what comes back
     over an SSH pseudo-terminal has its line ends changed."""
-    count = max(1, int(span / _DUMP_STEP_S))
+    count = _looks(span)
     status, output = shlex.quote(started["status"]), shlex.quote(started["output"])
     skip = int(offset) + 1
     return (f"n={count}; last=-1; while :; do "
@@ -158,7 +163,7 @@ def _next_due(head: str, body: str, period: float, span: float) -> float:
     except (IndexError, ValueError):
         return now
     # The host prints a dump once it has held still for a look: at the second look when it was there at the first.
-    return now + period / 2 if left >= max(1, int(span / _DUMP_STEP_S)) - 1 else now + period
+    return now + period / 2 if left >= _looks(span) - 1 else now + period
 
 
 class FioClient:

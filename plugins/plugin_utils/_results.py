@@ -176,10 +176,7 @@ def file_payload(run_dir: str, host: str, data: dict) -> list[str]:
     written: list[str] = []
 
     def put(path: str, content: object) -> None:
-        if isinstance(content, str):
-            atomic_write_text(path, content)
-        else:
-            atomic_write_json(path, content)
+        atomic_write_bytes(path, _encoded(content))
         written.append(path)
 
     _file_drives(run_dir, host, data, put)

@@ -339,12 +339,9 @@ def serve(dirfd: int, device: str, refusal, fio: str, idle_s: float, once: bool 
     run = run or run_job
     last = monotonic()
     while True:
-        try:
-            os.stat(STOP, dir_fd=dirfd, follow_symlinks=False)
+        if _stop_asked(dirfd):
             remove(dirfd, STOP)
             return "stopped"
-        except FileNotFoundError:
-            pass
         try:
             request = take_request(dirfd)
         except (OSError, ValueError) as exc:
