@@ -8,6 +8,7 @@ Namespaces share the filesystem and /dev, so every host gets its own loop device
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -102,3 +103,16 @@ def cleanup_run_netns() -> None:
     """`ip netns add` leaves a bind mount on /run/netns once no namespace is left."""
     if os.path.isdir("/run/netns") and not os.listdir("/run/netns"):
         _run("umount", "/run/netns", check=False)
+
+
+@contextlib.contextmanager
+def one_host(tmp, name: str, index: int):
+    """One SSH host in namespace ``index`` with a new key pair under ``tmp``: (host, private key); torn down after,
+    and /run/netns unmounted once no namespace is left."""
+    key, public = make_key(str(tmp))
+    host = SshHost(name, index, str(tmp / "hosts"), public)
+    try:
+        yield host, key
+    finally:
+        host.teardown()
+        cleanup_run_netns()

@@ -20,7 +20,7 @@ import tempfile
 import pytest
 import yaml
 from conftest import BIN, ROOT, assert_exit_matches_fleet, playbook_env, sh, sha256
-from netns import SshHost, cleanup_run_netns, make_key
+from netns import SshHost, one_host
 
 
 def _publish(tmp, run_dir, dest):
@@ -103,14 +103,8 @@ def sha256_of_tree(top) -> dict:
 
 @pytest.fixture(scope="module")
 def results_host(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("results-host")
-    key, public = make_key(str(tmp))
-    host = SshHost("results-43", NETNS_INDEX, str(tmp / "hosts"), public)
-    try:
-        yield host, key
-    finally:
-        host.teardown()
-        cleanup_run_netns()
+    with one_host(tmp_path_factory.mktemp("results-host"), "results-43", NETNS_INDEX) as found:
+        yield found
 
 
 @pytest.fixture

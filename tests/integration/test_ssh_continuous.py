@@ -17,7 +17,7 @@ import time
 import pytest
 import yaml
 from conftest import BIN, ROOT, LoopDevice, assert_exit_matches_fleet, load, playbook_env
-from netns import SshHost, cleanup_run_netns, make_key
+from netns import one_host
 
 # This file's own network namespace (test_fleet uses 1-3, test_awx 37, test_publish 43).
 NETNS_INDEX = 51
@@ -27,13 +27,8 @@ SAMPLE_S = 0.5
 @pytest.fixture(scope="module")
 def host(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("ssh-xsr")
-    key, public = make_key(str(tmp))
-    made = SshHost("xsr-51", NETNS_INDEX, str(tmp / "hosts"), public)
-    try:
+    with one_host(tmp, "xsr-51", NETNS_INDEX) as (made, key):
         yield tmp, key, made
-    finally:
-        made.teardown()
-        cleanup_run_netns()
 
 
 def test_xsr_over_ssh_files_every_status_dump_once_and_whole(host):

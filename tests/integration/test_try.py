@@ -21,6 +21,8 @@ import pytest
 from conftest import BIN, assert_exit_matches_fleet, text
 from contracts import validate_run
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _usage
+
 TRIAL_LINE = re.compile(r"PTS trial: (/dev/loop\d+) is a (\S+) loop device over (\S+);")
 
 
@@ -100,18 +102,6 @@ def test_a_trial_killed_on_the_way_still_detaches_and_removes_what_it_made(insta
     assert not os.path.exists(image) and attached(image) == [], f"{image} or its loop device {device} is left behind"
 
 
-def holders(device: str) -> list[int]:
-    """The processes that have ``device`` open."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            if any(os.readlink(f"/proc/{pid}/fd/{fd}") == device for fd in os.listdir(f"/proc/{pid}/fd")):
-                found.append(int(pid))
-        except OSError:
-            continue
-    return found
-
-
 def test_a_trial_killed_mid_round_frees_its_device_of_the_hold_and_fio(installed, tmp_path):
     # Killed once its drive is held and fio is running: the hold and any fio that outlived its worker would keep the
     # loop device open, and an open loop device stays attached over the removed file.
@@ -119,7 +109,7 @@ def test_a_trial_killed_mid_round_frees_its_device_of_the_hold_and_fio(installed
                              "-e", f"pts_try_dir={tmp_path}", "-e", '{"pts_try_tests": ["iops"]}'],
                             cwd=str(tmp_path), env=installed["env"], stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    seen, found, opened = [], None, []
+    seen, found, opened = [], None, {}
     try:
         for line in proc.stdout:
             seen.append(line)
@@ -127,13 +117,13 @@ def test_a_trial_killed_mid_round_frees_its_device_of_the_hold_and_fio(installed
             if found and " iops round 1/" in line:
                 break
         assert found, "".join(seen)[-4000:]
-        # Round 2's fio, once it has the device open (the hold has it open all along).
+        # Round 2's fio, once it has the device open (the hold has it open all along): pid -> command.
         deadline = time.time() + 30
-        while not any(comm(pid) == "fio" for pid in opened) and time.time() < deadline:
-            opened = holders(found.group(1))
+        while "fio" not in opened.values() and time.time() < deadline:
+            opened = {o["pid"]: o["command"] for o in _usage.openers_of({os.stat(found.group(1)).st_rdev})}
             time.sleep(0.05)
         # Where the round's fio works: its job directory, the trial's alone.
-        workdirs = {os.readlink(f"/proc/{pid}/cwd") for pid in opened if comm(pid) == "fio"}
+        workdirs = {os.readlink(f"/proc/{pid}/cwd") for pid, command in opened.items() if command == "fio"}
         assert workdirs, (opened, "".join(seen)[-4000:])
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
