@@ -9,8 +9,9 @@ import sqlite3
 
 from ansible.utils.display import Display
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import RUN_ID_RE, PlanError, run_id
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _child, _progress, _report_slots, _results, _run, _safe_tree
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _progress, _report_slots, _results, _run, _safe_tree
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._action import ActionRefused, PtsAction
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _index, _location
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._sql import HistoryError
@@ -79,7 +80,7 @@ class ActionModule(PtsAction):
         for drive_dir in drive_dirs:
             try:
                 written = _draw(drive_dir, formats, history, slots, f"PTS report {drive_dir}")
-            except (OSError, ValueError, KeyError, TypeError, _child.ChildError) as exc:
+            except (OSError, PtsError) as exc:
                 # One drive's bad file (a link, a FIFO, too large, too deep, of the wrong shape) fails that drive alone.
                 warnings.append(f"no report for {drive_dir}: {exc}")
                 continue
@@ -121,7 +122,7 @@ class ActionModule(PtsAction):
                 result.update(failed=True, msg=f"report_rebuild: {path} holds no drive record (drive.json)")
                 return result
             written = _draw(path, formats, history, slots, f"PTS report {host} {drive}")
-        except (OSError, ValueError, KeyError, TypeError, _child.ChildError) as exc:
+        except (OSError, PtsError) as exc:
             result.update(failed=True, msg=f"report_rebuild: no report for {host} {drive}: {exc}")
             return result
         not_produced = {f"report.{kind}: {why}": [path] for kind, why in written["not_produced"].items()}

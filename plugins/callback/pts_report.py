@@ -32,6 +32,7 @@ import os
 from ansible import context as ansible_context
 from ansible.plugins.callback import CallbackBase
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _progress, _results, _run_lock, _safe_tree
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_summary
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
@@ -77,7 +78,7 @@ class CallbackModule(CallbackBase):
                 continue
             try:
                 written = _drive_report.write_drive_report(path)
-            except (OSError, ValueError, KeyError, TypeError) as exc:
+            except (OSError, PtsError) as exc:
                 self._display.warning(_progress.plain(f"pts_report: no report for {path}: {exc}"))
                 continue
             self._display.display(_progress.plain(f"PTS report (drawn at the end): {written['report']}"))

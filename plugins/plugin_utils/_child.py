@@ -13,8 +13,9 @@ loaded (copy on write), so it starts in milliseconds.
 Only where a fork is safe: a process with no other Python thread (a fork copies the calling thread alone; another
 one's held lock would stay held in the child) - an ansible-playbook worker, not its main process. Elsewhere the
 function runs in the process itself. A child that ends without its answer (killed, out of memory, a crash in a C
-library) is a ChildError naming how it ended; the function's own exception comes back as a ChildError with its
-message.
+library) is a ChildError naming how it ended; the function's own PtsError or OSError comes back as a ChildError with
+its message. Any other exception is a bug: it comes back as a RuntimeError carrying the child's traceback, so that it
+stays a traceback in the parent too.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import json
 import os
 import signal
 import threading
+import traceback
 from collections.abc import Callable
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
@@ -87,7 +89,10 @@ def run(func: Callable, *args, **kwargs):
             try:
                 data = json.dumps({"result": func(*args, **kwargs)}).encode("utf-8")
             except BaseException as exc:  # pylint: disable=broad-exception-caught  # said to the parent, which raises it
-                data = json.dumps({"error": str(exc), "kind": type(exc).__name__}).encode("utf-8")
+                said = {"error": str(exc), "kind": type(exc).__name__}
+                if not isinstance(exc, (PtsError, OSError)):
+                    said["traceback"] = traceback.format_exc()
+                data = json.dumps(said).encode("utf-8")
                 code = 1
             with os.fdopen(writer, "wb") as pipe:
                 pipe.write(data)
@@ -105,6 +110,8 @@ def run(func: Callable, *args, **kwargs):
         found = None
     if not isinstance(found, dict) or not ("result" in found or "error" in found):
         raise ChildError(_ended(status))
+    if "traceback" in found:
+        raise RuntimeError(f"{found.get('kind')} in a child process (a bug):\n{found['traceback']}")
     if "error" in found:
         raise ChildError(str(found["error"]), str(found.get("kind") or ""))
     return found["result"]

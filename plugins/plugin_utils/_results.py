@@ -335,10 +335,10 @@ def written_by_fio(drive: str) -> int:
     for root, name, dummy in _safe_tree.walk_files(drive):
         if name == "wipc.json" or _ROUND_RE.match(name):
             try:
-                jobs = (read_json(os.path.join(root, name)).get("fio") or {}).get("jobs") or []
-                total += sum(int((job.get("write") or {}).get("io_bytes") or 0) for job in jobs)
-            except (OSError, ValueError, TypeError, AttributeError):
-                continue
+                jobs = read_round(os.path.join(root, name))["fio"]["jobs"]
+            except (OSError, _safe_tree.BadFile):
+                continue  # not a round pts_segment filed: nothing it wrote
+            total += sum(int(job["write"].get("io_bytes") or 0) for job in jobs)
     return total
 
 

@@ -94,7 +94,7 @@ def previous_plan(results_dir: str, run_id: str, host: str) -> dict | None:
 def _has_results(drive_dir: str) -> bool:
     try:
         return bool(_results.load_drive(drive_dir)["tests"])
-    except (OSError, ValueError, KeyError):
+    except (OSError, PtsError):
         return True  # unreadable records are not proof that nothing was measured
 
 

@@ -52,21 +52,49 @@ def _excerpt(text: str, limit: int = 300) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
-def _percentiles(block: dict) -> dict:
-    raw = block.get("percentile") or {}
+def block(data: dict, key: str, where: str) -> dict:
+    """A member of fio's output that is an object (absent or empty: {}); FioOutputError naming it otherwise."""
+    value = data.get(key) or {}
+    if not isinstance(value, dict):
+        raise FioOutputError(f"{where}: {key!r} is not an object but {_short(value)}")
+    return value
+
+
+def number(data: dict, key: str, where: str, default: float = 0) -> float:
+    """A member of fio's output that is a number (absent: ``default``); FioOutputError naming it otherwise."""
+    value = data.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise FioOutputError(f"{where}: {key!r} is not a number but {_short(value)}")
+    return value
+
+
+def optional(data: dict, key: str, where: str) -> float:
+    """A number fio may leave out or print as null (a job's error, its CPU use): 0 then."""
+    return number(data, key, where) if data.get(key) is not None else 0
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:80] + "..."
+
+
+def _percentiles(data: dict, where: str) -> dict:
     found = {}
-    for key, value in raw.items():
-        label = f"{float(key):g}"
+    for key in block(data, "percentile", where):
+        try:
+            label = f"{float(key):g}"
+        except ValueError:
+            raise FioOutputError(f"{where}: percentile {_short(key)} is not a number") from None
         if label in PERCENTILES:
-            found[label] = float(value)
+            found[label] = float(number(data["percentile"], key, where))
     return found
 
 
-def _histogram(data: dict) -> dict | None:
+def _histogram(data: dict, where: str) -> dict | None:
     """json+'s latency bins of one direction, total latency (lat_ns, with lat_percentiles=1) where fio printed it,
     else completion latency: {"source", "bins": [[ns, IOs], ...] in latency order}; None without json+."""
     for source in ("lat_ns", "clat_ns"):
-        bins = (data.get(source) or {}).get("bins")
+        bins = block(data, source, where).get("bins")
         if isinstance(bins, dict) and bins:
             try:
                 pairs = sorted((int(float(ns)), int(count)) for ns, count in bins.items())
@@ -76,23 +104,23 @@ def _histogram(data: dict) -> dict | None:
     return None
 
 
-def _direction(data: dict) -> dict:
+def _direction(data: dict, where: str) -> dict:
     # lat_ns is submission + completion; its percentiles exist only with lat_percentiles=1,
     # otherwise fall back to the completion-latency percentiles fio always prints.
-    lat = data.get("lat_ns") or {}
-    percentiles = _percentiles(lat) or _percentiles(data.get("clat_ns") or {})
-    total_ios = int(data.get("total_ios", 0))
-    histogram = _histogram(data) if total_ios else None
+    lat = block(data, "lat_ns", where)
+    percentiles = _percentiles(lat, where) or _percentiles(block(data, "clat_ns", where), where)
+    total_ios = int(number(data, "total_ios", where))
+    histogram = _histogram(data, where) if total_ios else None
     found = {
-        "runtime_ms": int(data.get("runtime", 0)),
-        "iops": float(data.get("iops", 0.0)),
-        "bw_bytes": float(data.get("bw_bytes", float(data.get("bw", 0)) * 1024)),
-        "io_bytes": int(data.get("io_bytes", int(data.get("io_kbytes", 0)) * 1024)),
+        "runtime_ms": int(number(data, "runtime", where)),
+        "iops": float(number(data, "iops", where)),
+        "bw_bytes": float(number(data, "bw_bytes", where, float(number(data, "bw", where)) * 1024)),
+        "io_bytes": int(number(data, "io_bytes", where, int(number(data, "io_kbytes", where)) * 1024)),
         "total_ios": total_ios,
         "lat_ns": {
-            "min": float(lat.get("min", 0)) if total_ios else None,
-            "max": float(lat.get("max", 0)) if total_ios else None,
-            "mean": float(lat.get("mean", 0)) if total_ios else None,
+            "min": float(number(lat, "min", where)) if total_ios else None,
+            "max": float(number(lat, "max", where)) if total_ios else None,
+            "mean": float(number(lat, "mean", where)) if total_ios else None,
             "percentiles": percentiles if total_ios else {},
         },
     }
@@ -110,6 +138,15 @@ def _option(job: dict, glob: dict, name: str, default: str | None = None) -> str
     if name in options:
         return options[name]
     return glob.get(name, default)
+
+
+def _whole(job: dict, glob: dict, name: str, default: str, where: str) -> int:
+    """A job option that is a whole number (rwmixread, numjobs, iodepth), as fio printed it."""
+    text = _option(job, glob, name, default)
+    try:
+        return int(text)
+    except (TypeError, ValueError):
+        raise FioOutputError(f"{where}: option {name}={_short(text)} is not a whole number") from None
 
 
 def combined(read: dict, write: dict) -> dict:
@@ -132,30 +169,38 @@ def combined(read: dict, write: dict) -> dict:
     }
 
 
-def parse_job(job: dict, glob: dict) -> dict:
+def parse_job(job: object, glob: dict) -> dict:
+    """One job of fio's JSON output (``glob``: its "global options") as the figures the PTS records; FioOutputError
+    for a job that reports an error, or one whose fields are not what fio prints."""
+    if not isinstance(job, dict):
+        raise FioOutputError(f"a fio job is not an object but {_short(job)}")
+    if not isinstance(glob, dict):
+        raise FioOutputError(f"fio's global options are not an object but {_short(glob)}")
     name = job.get("jobname", "?")
-    error = int(job.get("error", 0) or 0)
+    where = f"fio job {_short(name)}"
+    block(job, "job options", where)
+    error = int(optional(job, "error", where))
     if error:
         raise FioOutputError(f"fio job {name!r} ended with error {error}")
     rw = _option(job, glob, "rw", "read")
-    mix = _MIX_BY_RW.get(rw)
+    mix = _MIX_BY_RW.get(rw) if isinstance(rw, str) else None
     if mix is None:
-        mix = int(_option(job, glob, "rwmixread", "50"))
+        mix = _whole(job, glob, "rwmixread", "50", where)
     bs_text = _option(job, glob, "bs", "4k")
     try:
         bs = parse_block_size(bs_text)
     except ValueError as exc:
         raise FioOutputError(f"fio job {name!r}: {exc}") from exc
-    read = _direction(job.get("read") or {})
-    write = _direction(job.get("write") or {})
+    read = _direction(block(job, "read", where), f"{where} read")
+    write = _direction(block(job, "write", where), f"{where} write")
     return {
         "name": name,
         "rw": rw,
         "pattern": "sequential" if rw in _SEQUENTIAL else "random",
         "mix": mix,
         "bs": bs,
-        "numjobs": int(_option(job, glob, "numjobs", "1")),
-        "iodepth": int(_option(job, glob, "iodepth", "1")),
+        "numjobs": _whole(job, glob, "numjobs", "1", where),
+        "iodepth": _whole(job, glob, "iodepth", "1", where),
         # job_runtime sums the numjobs clones under group_reporting; a direction's runtime does not.
         "runtime_ms": max(read["runtime_ms"], write["runtime_ms"]),
         # What a sweep varies besides mix, block size and queue depth, as the job file set it.
@@ -164,7 +209,7 @@ def parse_job(job: dict, glob: dict) -> dict:
         "write": write,
         "total": combined(read, write),
         # fio's CPU use of the job's threads (% of one CPU, as fio reports it under group_reporting).
-        "cpu": {"usr_pct": float(job.get("usr_cpu", 0.0) or 0.0), "sys_pct": float(job.get("sys_cpu", 0.0) or 0.0)},
+        "cpu": {"usr_pct": float(optional(job, "usr_cpu", where)), "sys_pct": float(optional(job, "sys_cpu", where))},
     }
 
 
@@ -180,14 +225,9 @@ def parse(text: str) -> dict:
     """Parse fio's JSON output into ``{fio_version, timestamp, jobs: [...]}``. A job that completed no I/O is an
     error (fio stopped or failing, with what fio printed), never a measurement of 0."""
     data = extract_json(text)
-    glob = data.get("global options") or {}
-    try:
-        jobs = [parse_job(job, glob) for job in data["jobs"]]
-        timestamp = int(data.get("timestamp", 0))
-    except FioOutputError:
-        raise
-    except (AttributeError, KeyError, TypeError, ValueError) as exc:  # fio's output, read here: a field fio would not print
-        raise FioOutputError(f"fio JSON is not fio's ({type(exc).__name__}: {exc}): " + _excerpt(text)) from exc
+    glob = block(data, "global options", "fio JSON")
+    jobs = [parse_job(job, glob) for job in data["jobs"]]
+    timestamp = int(number(data, "timestamp", "fio JSON"))
     if not jobs:
         raise FioOutputError("fio JSON lists no jobs")
     idle = [job["name"] for job in jobs if not job["read"]["total_ios"] + job["write"]["total_ios"]]

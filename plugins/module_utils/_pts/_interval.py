@@ -74,37 +74,37 @@ def documents(text: str) -> tuple[list[str], str]:
         index = end
 
 
-def _number(value: object, default: float = 0.0) -> float:
-    try:
-        return float(value) if value is not None else default
-    except (TypeError, ValueError):
-        return default
-
-
-def _bins(data: dict) -> list[list[int]]:
+def _bins(data: dict, where: str) -> list[list[int]]:
     for source in ("lat_ns", "clat_ns"):
-        bins = (data.get(source) or {}).get("bins")
+        bins = _fio.block(data, source, where).get("bins")
         if isinstance(bins, dict) and bins:
-            return _histogram.normalise([[int(float(ns)), int(count)] for ns, count in bins.items()])
+            try:
+                pairs = [[int(float(ns)), int(count)] for ns, count in bins.items()]
+            except (TypeError, ValueError):
+                raise IntervalError(f"{where}: {source}'s bins are not numbers") from None
+            return _histogram.normalise(pairs)
     return []
 
 
-def _direction_counters(data: dict) -> dict:
-    lat = data.get("lat_ns") or {}
-    bins = _bins(data)
+def _direction_counters(data: dict, where: str) -> dict:
+    lat = _fio.block(data, "lat_ns", where)
+    bins = _bins(data, where)
     # Completed IOs: lat_ns's N (fio's total_ios also counts the IOs still in flight at the dump).
-    ios = int(lat.get("N") or 0) or _histogram.total(bins) or int(data.get("total_ios") or 0)
-    return {"io_bytes": int(data.get("io_bytes") or 0), "ios": ios, "runtime_ms": int(data.get("runtime") or 0),
-            "lat_sum_ns": _number(lat.get("mean")) * ios, "lat_max_ns": _number(lat.get("max")) if ios else None,
-            "lat_min_ns": _number(lat.get("min")) if ios else None, "bins": bins}
+    ios = int(_fio.optional(lat, "N", where)) or _histogram.total(bins) or int(_fio.optional(data, "total_ios", where))
+    return {"io_bytes": int(_fio.optional(data, "io_bytes", where)), "ios": ios,
+            "runtime_ms": int(_fio.optional(data, "runtime", where)),
+            "lat_sum_ns": float(_fio.optional(lat, "mean", where)) * ios,
+            "lat_max_ns": float(_fio.optional(lat, "max", where)) if ios else None,
+            "lat_min_ns": float(_fio.optional(lat, "min", where)) if ios else None, "bins": bins}
 
 
 def counters(document: object) -> dict:
     """One status dump (a parsed document, or its text) as the counters of its one job since the job started:
     {"timestamp_ms" (Unix ms), "job_runtime_ms", "runtime_ms" (the job's run time: its busiest direction's),
     "read"/"write": {io_bytes, ios, runtime_ms, lat_sum_ns, lat_max_ns, lat_min_ns, bins}, "job": the parsed job
-    (name, rw, bs...)}. IntervalError (a ValueError) unless the document has exactly one job (a segment's stimulus is
-    one section under group_reporting), when the job reports an error, or when a count is not a number."""
+    (name, rw, bs...)}. IntervalError unless the document has exactly one job (a segment's stimulus is one section
+    under group_reporting); FioOutputError when the job reports an error or a field is not what fio prints (both
+    ValueErrors)."""
     try:
         data = json.loads(document) if isinstance(document, str) else document
     except ValueError as exc:
@@ -115,11 +115,10 @@ def counters(document: object) -> dict:
         raise IntervalError(f"a continuous stimulus is one fio section; this document has {len(data['jobs'])}")
     raw = data["jobs"][0]
     job = _fio.parse_job(raw, data.get("global options") or {})
-    try:
-        found = {name: _direction_counters(raw.get(name) or {}) for name in DIRECTIONS}
-    except (AttributeError, TypeError, ValueError) as exc:  # fio's own output, parsed here: a count that is not one
-        raise IntervalError(f"a status dump's counts are not fio's: {exc}") from None
-    return {"timestamp_ms": int(data.get("timestamp_ms") or 0), "job_runtime_ms": int(raw.get("job_runtime") or 0),
+    found = {name: _direction_counters(_fio.block(raw, name, "a status dump"), f"a status dump's {name}")
+             for name in DIRECTIONS}
+    return {"timestamp_ms": int(_fio.optional(data, "timestamp_ms", "a status dump")),
+            "job_runtime_ms": int(_fio.optional(raw, "job_runtime", "a status dump")),
             "runtime_ms": max(found[name]["runtime_ms"] for name in DIRECTIONS), **found,
             "job": {k: job[k] for k in ("name", "rw", "pattern", "mix", "bs", "numjobs", "iodepth", "options")},
             "fio_version": data.get("fio version")}

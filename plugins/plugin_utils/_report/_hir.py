@@ -315,12 +315,15 @@ def _round_log(segment: dict, rnd: dict) -> dict | None:
     options = (rnd.get("fio") or {}).get("global_options") or {}
     try:
         interval = int(options.get("log_avg_msec") or 1000)
+    except (TypeError, ValueError):
+        return None
+    try:
         series = _interval.ticks(_interval.parse_log(_safe_tree.read_text(path, _safe_tree.MAX_LOG_BYTES)), interval)
         latency = None
         lat_path = ((segment.get("logs") or {}).get(stem) or {}).get("lat")
         if lat_path:
             latency = _interval.parse_log(_safe_tree.read_text(lat_path, _safe_tree.MAX_LOG_BYTES))
-    except (OSError, ValueError, TypeError):
+    except (OSError, ValueError):
         return None
     if not series:
         return None
@@ -414,11 +417,11 @@ def _run_end_ms(segment: dict, rnd: dict) -> float | None:
     (``round-NN.raw.json``), which fio writes as its last job ends; None without it."""
     path = os.path.join(segment.get("dir") or "", f"round-{int(rnd['round']):02d}.raw.json")
     try:
-        with open(path, encoding="utf-8") as handle:
-            found, dummy = _interval.documents(handle.read())
-        stamp = json.loads(found[-1]).get("timestamp_ms") if found else None
-    except (OSError, ValueError, TypeError):
+        found, dummy = _interval.documents(_safe_tree.read_text(path, _safe_tree.MAX_LOG_BYTES))
+        last = json.loads(found[-1]) if found else None
+    except (OSError, ValueError):
         return None
+    stamp = last.get("timestamp_ms") if isinstance(last, dict) else None
     return float(stamp) if isinstance(stamp, (int, float)) and stamp > 0 else None
 
 

@@ -178,7 +178,8 @@ def test_a_drive_that_writes_faster_than_the_plan_assumed_stops_within_its_wear_
     """The plan judged the wear budget on an upper bound of what the run writes (max_write_bytes); fio writes what the
     drive manages, so the segment counts it - earlier rounds and preconditioning of the run on disk included - and
     stops before a round that would pass the bound."""
-    wipc = {"fio": {"jobs": [{"write": {"io_bytes": 3 * WRITTEN}}]}}
+    wipc = {"fio": {"jobs": [{"read": {"io_bytes": 0, "total_ios": 0},
+                              "write": {"io_bytes": 3 * WRITTEN, "total_ios": 3 * WRITTEN // 4096}}]}}
     _results.atomic_write_json(os.path.join(tmp_path, "r1", "h1", "d1", "iops", "wipc.json"), wipc)
     args = args_for(tmp_path, test={"stop": "written", "target_bytes": 100 * WRITTEN, "max_seconds": 3600.0},
                     limits={"max_write_bytes": 7 * WRITTEN + 1})

@@ -217,6 +217,18 @@ def test_a_report_that_cannot_be_written_is_a_warning_and_the_results_line_still
     assert said(callback) == [f"PTS results: {run_dir} (no fleet summary was written)"]
 
 
+def test_a_bug_drawing_a_report_is_a_traceback_not_a_warning(callback, run_dir, monkeypatch):
+    identify(run_dir)
+
+    def buggy(drive_dir, formats=None):
+        return {}["report"]
+
+    monkeypatch.setattr(_drive_report, "write_drive_report", buggy)
+    with pytest.raises(KeyError, match="report"):
+        end(callback, run_dir)
+    callback._display.warning.assert_not_called()
+
+
 def test_a_drive_path_with_terminal_escapes_reaches_the_console_plain(callback, tmp_path):
     run_dir = str(tmp_path / "results" / "run\x1b[2J-7")
     os.makedirs(run_dir)

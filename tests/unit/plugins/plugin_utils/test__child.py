@@ -13,6 +13,7 @@ import threading
 import pytest
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _child
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._safe_tree import BadFile
 
 
 @pytest.fixture(name="forking")
@@ -45,12 +46,24 @@ def test_the_childs_memory_is_returned(forking):
     assert _rss_kib() - before < 50 << 10  # the 200 MiB stayed in the child
 
 
-def test_the_functions_error_comes_back_with_its_message(forking):
+@pytest.mark.parametrize("error", [BadFile("/r/drive.json", "is not valid JSON"), PermissionError(13, "denied")])
+def test_the_functions_own_error_comes_back_with_its_message(forking, error):
     def fails():
-        raise ValueError("bad drive.json")
-    with pytest.raises(_child.ChildError, match="bad drive.json") as caught:
+        raise error
+    with pytest.raises(_child.ChildError, match=re.escape(str(error))) as caught:
         _child.run(fails)
-    assert caught.value.kind == "ValueError"
+    assert caught.value.kind == type(error).__name__
+
+
+def test_a_bug_in_the_child_comes_back_as_a_traceback_not_a_message(forking):
+    def fails():
+        return {}["no such key"]
+    with pytest.raises(RuntimeError) as caught:
+        _child.run(fails)
+    assert not isinstance(caught.value, _child.ChildError)
+    text = str(caught.value)
+    assert text.startswith("KeyError in a child process (a bug):\nTraceback (most recent call last):")
+    assert "in fails" in text and "KeyError: 'no such key'" in text
 
 
 @pytest.mark.parametrize("how, said", [
@@ -63,10 +76,9 @@ def test_a_child_that_ends_without_an_answer_says_how(forking, how, said):
         _child.run(how)
 
 
-def test_an_answer_that_is_not_json_is_an_error(forking):
-    with pytest.raises(_child.ChildError, match="not JSON serializable") as caught:
+def test_an_answer_that_is_not_json_is_a_bug(forking):
+    with pytest.raises(RuntimeError, match="TypeError in a child process(.|\n)*not JSON serializable"):
         _child.run(lambda: {1, 2})
-    assert caught.value.kind == "TypeError"
 
 
 def test_without_a_fork_the_function_runs_here(monkeypatch):

@@ -485,3 +485,19 @@ def test_a_bad_round_file_is_named_with_why(make_run, kind, why):
     with pytest.raises(ValueError) as caught:
         _results.load_drive(drive_dir)
     assert str(caught.value).startswith(f"{path}: ") and why in str(caught.value)
+
+
+def test_what_fio_wrote_counts_every_round_and_preconditioning_on_disk_and_nothing_else(tmp_path):
+    def record(written):
+        return {"fio": {"jobs": [{"read": {"io_bytes": 7, "total_ios": 1},
+                                  "write": {"io_bytes": written, "total_ios": written // 4096}}]}}
+    drive = tmp_path / "d1"
+    _results.atomic_write_json(str(drive / "iops" / "wipc.json"), record(4096 * 10))
+    _results.atomic_write_json(str(drive / "iops" / "round-01.json"), record(4096 * 3))
+    _results.atomic_write_json(str(drive / "superseded" / "wsat-1" / "round-12.json"), record(4096 * 5))
+    # Not rounds pts_segment filed: a list, jobs of the wrong type, a job that completed nothing, another name.
+    (drive / "iops" / "round-02.json").write_text("[1, 2]")
+    _results.atomic_write_json(str(drive / "iops" / "round-03.json"), {"fio": {"jobs": "many"}})
+    _results.atomic_write_json(str(drive / "iops" / "round-04.json"), {"fio": {"jobs": [{"read": {}, "write": {}}]}})
+    _results.atomic_write_json(str(drive / "iops" / "steady-state.json"), record(4096 * 1000))
+    assert _results.written_by_fio(str(drive)) == 4096 * 18

@@ -100,6 +100,40 @@ def test_garbage_is_rejected(text, message):
         _fio.parse(text)
 
 
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda job: job.update(read=[1]), r"job 'iops-r65-4096': 'read' is not an object but \[1\]"),
+        (lambda job: job["write"].update(total_ios="12"), r"iops-r65-4096' write: 'total_ios' is not a number but '12'"),
+        (lambda job: job["read"]["lat_ns"].update(percentile={"x": 1}), r"percentile 'x' is not a number"),
+        (lambda job: job["read"]["lat_ns"]["percentile"].update({"99.000000": None}), r"'99.000000' is not a number"),
+        (lambda job: job["job options"].update(iodepth="deep"), r"option iodepth='deep' is not a whole number"),
+        (lambda job: job.update({"job options": "bs=4k"}), r"'job options' is not an object"),
+        (lambda job: job.update(error="28"), r"'error' is not a number but '28'"),
+    ],
+)
+def test_a_field_fio_would_not_print_is_refused_by_name(change, message):
+    raw = json.loads(fixture("fio-3.33-iops-round.json"))
+    job = next(job for job in raw["jobs"] if job["jobname"] == "iops-r65-4096")
+    change(job)
+    with pytest.raises(_fio.FioOutputError, match=message):
+        _fio.parse(json.dumps(raw))
+
+
+def test_a_job_that_is_not_an_object_is_refused():
+    with pytest.raises(_fio.FioOutputError, match="a fio job is not an object but 'x'"):
+        _fio.parse('{"jobs": ["x"]}')
+    with pytest.raises(_fio.FioOutputError, match="'global options' is not an object"):
+        _fio.parse('{"global options": ["bs=4k"], "jobs": [{}]}')
+
+
+def test_a_bug_in_parsing_is_a_traceback_not_a_message_about_fio(monkeypatch):
+    # Only what fio printed is worded as fio's: an error of the code itself is not turned into "not fio's output".
+    monkeypatch.setattr(_fio, "combined", lambda read, write: read["no such key"])
+    with pytest.raises(KeyError, match="no such key"):
+        _fio.parse(fixture("fio-3.33-iops-round.json"))
+
+
 def test_json_plus_keeps_each_directions_latency_bins_cpu_and_the_five_nines():
     raw = json.loads(fixture("fio-3.33-jsonplus-mixed.json"))
     (source,) = raw["jobs"]

@@ -227,3 +227,16 @@ def test_the_logging_interval_is_a_fifth_of_the_shortest_part_from_100_ms_to_1_s
     assert found == interval
     if period:
         assert int(round(period * 1000)) % found == 0
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda job: job["write"]["lat_ns"].update(N="9"), r"a status dump's write: 'N' is not a number but '9'"),
+    (lambda job: job["write"].update(lat_ns=[0]), r"write: 'lat_ns' is not an object but \[0\]"),
+    (lambda job: job["write"]["lat_ns"].update(bins={"1000": "x"}), r"lat_ns.? bins are not numbers"),
+])
+def test_a_status_dump_count_that_is_not_fios_is_refused_by_name(change, message):
+    found, dummy = _interval.documents(read(XSR + "-status.json"))
+    document = json.loads(found[-1])
+    change(document["jobs"][0])
+    with pytest.raises(ValueError, match=message):
+        _interval.counters(document)
