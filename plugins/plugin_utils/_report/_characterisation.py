@@ -219,7 +219,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     lines += SECTIONS[result["test"]](result, plots_rel, number)
     subsections = sum(1 for line in lines if line.startswith(f"### {number}."))
     lines += ["", f"### {number}.{subsections + 1} Purge, preconditioning and files", ""]
-    lines += _sweep.steps_rows(result)
+    lines += _sweep.steps_rows(result, KIND)
     lines += _sweep.files(result)
     return lines
 

@@ -110,7 +110,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
         [str((r["row"].get("zone") or {}).get("zone", r["round"])), f"{(r['row'].get('zone') or {}).get('offset', 0):,}",
          f"{(r['row'].get('zone') or {}).get('size', 0):,}"] for r in segment["rows"]], numeric=False)
     lines += ["", f"Drive capacity {capacity:,} bytes; zones are aligned to 1 MiB.", ""]
-    lines += _sweep.steps_rows(result)
+    lines += _sweep.steps_rows(result, KIND)
     lines += _sweep.files(result)
     return lines
 

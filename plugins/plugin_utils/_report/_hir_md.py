@@ -237,7 +237,7 @@ def _steps(result: dict) -> list[str]:
                     "writes") if part else "**not run**"
             rows.append([f"{entry['label']} {words}", what,
                          md.fmt(part["fio_s"]) + " s" if part and part.get("fio_s") is not None else md.DASH])
-    rows += _sections.timing_rows(result)
+    rows += _sections.timing_rows(result, KIND)
     return md.table(["Step", "What", "Time"], rows, numeric=False)
 
 
@@ -377,6 +377,20 @@ def summary(model: dict, block: dict, wanted: set) -> tuple[list, list]:
              _sections.state_cell(result.get("status"))]], []
 
 
+def round_parts(result: dict) -> list[tuple[str, int]]:
+    """Its rounds: preconditioning's, then each wait state's."""
+    if not result.get("precondition"):
+        return []
+    return [("preconditioning", int(result["precondition"].get("rounds_run") or 0))] + [
+        (entry["label"], len(entry.get("round_files") or [])) for entry in result.get("wait_states") or []]
+
+
+def fio_time(result: dict, io_s: float, process_s: float, runs: int, rest: float) -> str:
+    """HIR's bursts wait on purpose: the idle time between them is part of the rest."""
+    return (f"{process_s:,.1f} s: {io_s:,.1f} s of I/O in {runs:,} runs, and {rest:,.1f} s without I/O: the "
+            "idle time between bursts, fio's start-up and its pauses between runs")
+
+
 KIND = ReportKind(name="hir", build=_hir.build, plots=_hir_plots.plots, section=section, plot_weight=5.0,
                   steady_rule=True, steady_note=PTS2_STEADY_NOTE, steady_row=True,
-                  summary=summary)
+                  summary=summary, round_parts=round_parts, fio_time=fio_time)

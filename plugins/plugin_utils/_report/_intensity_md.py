@@ -279,7 +279,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
         lines += ["The loop measured no grid point.", ""]
     lines += _points_lines(result, f"{number}.4", plots_rel)
     lines += [f"### {number}.5 Purge, preconditioning and files", ""]
-    steps = _sections.steps_table(result, capacity, [("", {"purge": result.get("purge")})])
+    steps = _sections.steps_table(result, capacity, [("", {"purge": result.get("purge")})], KIND)
     rows = [[label, phase_summary(phase), md.DASH]
             for label, phase in (("Preconditioning", pc), ("TC × QD loop", loop))]
     rows.append(["Operating points", f"{len(result['points'])} of {len(POINTS)} rounds", md.DASH])
@@ -319,6 +319,15 @@ def summary(model: dict, block: dict, wanted: set) -> tuple[list, list]:
 
 
 # CBW's and DIRTH's plots take the longest of all: DIRTH draws one more surface.
+def round_parts(result: dict) -> list[tuple[str, int]]:
+    """Its rounds by phase: preconditioning, the TC × QD loop and the operating points."""
+    if not result.get("precondition"):
+        return []
+    return [("preconditioning", int(result["precondition"].get("rounds_run") or 0)),
+            ("TC × QD loop", int((result.get("loop") or {}).get("rounds_run") or 0)),
+            ("operating points", len(result.get("points") or []))]
+
+
 KIND = ReportKind(name="intensity", build=_intensity.build, plots=_intensity_plots.plots, section=section,
                   plot_weights={"cbw": 10.0, "dirth": 11.0}, steady_rule=True, steady_note=PTS2_STEADY_NOTE,
-                  steady_row=True, summary=summary)
+                  steady_row=True, summary=summary, round_parts=round_parts)

@@ -269,7 +269,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     lines += ["", "Average latency, ms (IO-weighted mean of read and write):", ""]
     lines += md.grid(result["tables"]["mean_latency_ms"], result["block_sizes"], result["mixes"], 3)
     lines += ["", f"### {number}.4 Purge, preconditioning and files", ""]
-    lines += _sections.steps_table(result, capacity, [("", result)])
+    lines += _sections.steps_table(result, capacity, [("", result)], KIND)
     lines += _sections.file_links("iops", [("", result["round_files"])], wipc=True)
     return lines
 

@@ -30,15 +30,21 @@ class ReportKind:
     write saturation's sentence, a sentence of its own). ``steady_row``: its test summary gives the steady-state
     settings. ``stimulus(settings)``: its test summary's stimulus, where the generic line would mislead.
     ``summary(model, block, wanted)``: its rows (and notes) in the summary page's table of headline figures, beside the
-    window averages (``summary_first``) or after them; ``wanted``: the tests the drive ran or was to run."""
+    window averages (``summary_first``) or after them; ``wanted``: the tests the drive ran or was to run.
+    ``round_parts(result)``: a test's rounds by the part of it that ran them, [(label, rounds)] (a block size, a phase,
+    a group, a wait state); ``parts_per``: what one part is when the parts are alike (throughput's "block size": "6 per
+    block size × 5"). ``fio_time(result, io_s, process_s, runs, rest)``: the test's own words for fio's time in its
+    rounds, where the generic "start-up and pauses between runs" would mislead (None: the generic words)."""
 
     __slots__ = ("name", "build", "plots", "section", "plot_weight", "plot_weights", "steady_rule", "steady_clause",
-                 "steady_note", "steady_row", "stimulus", "summary", "summary_first")
+                 "steady_note", "steady_row", "stimulus", "summary", "summary_first", "round_parts", "parts_per",
+                 "fio_time")
 
     def __init__(self, *, name: str, build: Callable, plots: Callable, section: Callable,
                  plot_weight: float = PLOT_WEIGHT, plot_weights: dict | None = None, steady_rule: bool = False,
                  steady_clause: str = "", steady_note: str = "", steady_row: bool = False,
-                 stimulus: Callable | None = None, summary: Callable | None = None, summary_first: bool = False):
+                 stimulus: Callable | None = None, summary: Callable | None = None, summary_first: bool = False,
+                 round_parts: Callable | None = None, parts_per: str = "", fio_time: Callable | None = None):
         self.name = name
         self.build = build
         self.plots = plots
@@ -52,10 +58,17 @@ class ReportKind:
         self.stimulus = stimulus
         self.summary = summary
         self.summary_first = summary_first
+        self.round_parts = round_parts
+        self.parts_per = parts_per
+        self.fio_time = fio_time
 
     def weight(self, test: str) -> float:
         """How long one of its tests' plots take to draw, relative to other tests'."""
         return self.plot_weights.get(test, self.plot_weight)
+
+    def parts(self, result: dict) -> list[tuple[str, int]]:
+        """A test's rounds by the part of it that ran them; [] for a test of one part."""
+        return self.round_parts(result) if self.round_parts else []
 
     def __repr__(self) -> str:
         return f"ReportKind({self.name!r})"

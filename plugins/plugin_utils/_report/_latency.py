@@ -364,7 +364,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     lines += _percentile_table(result)
     lines += _rounds_table(result)
     lines += ["", f"### {number}.4 Purge, preconditioning and files", ""]
-    lines += _sections.steps_table(result, capacity, [("", result)])
+    lines += _sections.steps_table(result, capacity, [("", result)], KIND)
     lines += _sections.file_links("latency", [("", result["round_files"])], wipc=True)
     return lines
 

@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import format_bytes
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import OPERATING_POINT_TESTS
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 
@@ -37,36 +36,18 @@ def dv_header(dv: dict) -> str:
     return f"{dv['bs']} {md.mix(dv['mix'])} {METRIC_WORDS.get(dv['metric'], dv['metric'])}"
 
 
-def round_parts(result: dict) -> list[tuple[str, int]]:
-    """A test's rounds by the part of it that ran them (a block size, a phase, a group, a wait state)."""
-    test = result.get("test")
-    if test == "throughput":
-        return [(s["name"], int(s.get("rounds_run") or 0)) for s in result.get("segments") or []]
-    if test in OPERATING_POINT_TESTS and result.get("precondition"):
-        return [("preconditioning", int(result["precondition"].get("rounds_run") or 0)),
-                ("TC × QD loop", int((result.get("loop") or {}).get("rounds_run") or 0)),
-                ("operating points", len(result.get("points") or []))]
-    if test == "hir" and result.get("precondition"):
-        return [("preconditioning", int(result["precondition"].get("rounds_run") or 0))] + [
-            (entry["label"], len(entry.get("round_files") or [])) for entry in result.get("wait_states") or []]
-    if test == "xsr" and result.get("groups"):
-        # Round files: a group's samples as fio's status dumps cut them while it ran (the report's samples may be
-        # cut from its interval logs, one fewer).
-        return [(f"group {g['number']}", len(g.get("round_files") or [])) for g in result["groups"]]
-    return []
-
-
-def rounds_text(result: dict) -> str:
-    """A test's rounds in all and how they add up: throughput's "30 (6 per block size × 5)", a phased test's
-    "7 (preconditioning 2 + TC × QD loop 2 + operating points 3)"; a one-segment test's count alone."""
+def rounds_text(result: dict, kind) -> str:
+    """A test's rounds in all and how they add up (its report kind's ``round_parts``): throughput's "30 (6 per block
+    size × 5)", a phased test's "7 (preconditioning 2 + TC × QD loop 2 + operating points 3)"; a one-part test's count
+    alone."""
     total = int(result.get("rounds_run") or 0)
-    parts = round_parts(result)
+    parts = kind.parts(result)
     if len(parts) < 2:
         return f"{total:,}"
     counts = {n for dummy, n in parts}
-    if result.get("test") == "throughput":
+    if kind.parts_per:
         if len(counts) == 1:
-            return f"{total:,} ({counts.pop():,} per block size × {len(parts)})"
+            return f"{total:,} ({counts.pop():,} per {kind.parts_per} × {len(parts)})"
         return f"{total:,} ({' + '.join(f'{n:,} at {label}' for label, n in parts)})"
     return f"{total:,} ({' + '.join(f'{label}: {n:,}' for label, n in parts)})"
 
@@ -185,36 +166,31 @@ def purge_row(label: str, purge: dict | None) -> list[str]:
             md.fmt(purge.get("elapsed_s"), 3) + " s" if purge.get("elapsed_s") is not None else md.DASH]
 
 
-def fio_time_text(result: dict) -> str:
+def fio_time_text(result: dict, kind) -> str:
     """fio's time in the rounds, explained: the seconds it measured I/O (its jobs' run times) and the seconds its
-    processes ran, the difference being fio's start-up and the pause between its stonewalled sections."""
+    processes ran, the difference being fio's start-up and the pause between its stonewalled sections (or what the
+    test's report kind says it is: ``fio_time``)."""
     io_s, process_s, sections = result.get("fio_io_s"), result.get("fio_s"), result.get("fio_sections")
     if not io_s or process_s is None:
         return md.fmt(process_s) + " s" if process_s is not None else md.DASH
     rest = max(0.0, process_s - io_s)
-    if result.get("test") == "xsr" and result.get("time_base") == "status":
-        # One continuous fio run per group: its round files are windows of it, back to back.
-        runs = sum(1 for g in result.get("groups") or [] if g.get("round_files"))
-        return (f"{io_s:,.1f} s of I/O in {runs:,} fio runs, one per group, each sample's window following the one "
-                "before it without a pause")
-    if result.get("test") == "hir":
-        # HIR's bursts wait on purpose: the idle time between them is part of the rest.
-        return (f"{process_s:,.1f} s: {io_s:,.1f} s of I/O in {sections:,} runs, and {rest:,.1f} s without I/O: the "
-                "idle time between bursts, fio's start-up and its pauses between runs")
+    said = kind.fio_time(result, io_s, process_s, sections, rest) if kind.fio_time else None
+    if said:
+        return said
     each = f", {rest / sections:.2f} s per run" if sections else ""
     return (f"{process_s:,.1f} s: {io_s:,.1f} s of I/O in {sections:,} runs, and {rest:,.1f} s of fio's start-up and "
             f"pauses between runs{each}")
 
 
-def timing_rows(result: dict) -> list[list[str]]:
+def timing_rows(result: dict, kind) -> list[list[str]]:
     """The fio run time of all rounds and the test's wall time, the last rows of every steps table."""
-    return [["Rounds (fio run time)", f"{rounds_text(result)} rounds", fio_time_text(result)],
+    return [["Rounds (fio run time)", f"{rounds_text(result, kind)} rounds", fio_time_text(result, kind)],
             ["Whole test (wall time)", f"{result.get('started_at')} – {result.get('finished_at')}",
              md.fmt(result.get("wall_s")) + " s" if result.get("wall_s") is not None else md.DASH]]
 
 
-def steps_table(result: dict, capacity: int, segments: list[tuple[str, dict]]) -> list[str]:
-    """Purge(s), preconditioning and rounds with their times."""
+def steps_table(result: dict, capacity: int, segments: list[tuple[str, dict]], kind) -> list[str]:
+    """Purge(s), preconditioning and rounds with their times (``kind``: the test's report kind)."""
     rows = [purge_row(f"Purge{f' ({name})' if name else ''}", seg.get("purge")) for name, seg in segments]
     wipc = result.get("wipc")
     if (result["settings"].get("wipc") or wipc) and wipc is not None:
@@ -225,7 +201,7 @@ def steps_table(result: dict, capacity: int, segments: list[tuple[str, dict]]) -
             text += f" — **short of the {wanted:,} bytes asked for**"
         rows.append(["Workload-independent preconditioning", text,
                      md.fmt(wipc.get("elapsed_s")) + " s" if wipc.get("elapsed_s") is not None else md.DASH])
-    rows += timing_rows(result)
+    rows += timing_rows(result, kind)
     return md.table(["Step", "What", "Time"], rows, numeric=False)
 
 

@@ -20,7 +20,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import f
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _identity
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _safe_tree
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections, _tests
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _kinds, _sections, _tests
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 
 DASH = md.DASH
@@ -361,13 +361,13 @@ def setup_rows(model: dict) -> list[list[str]]:
 def tests_table(model: dict) -> list[str]:
     """Per test: OIO, time per run, verdict and how long it took (PTS: report OIO per test)."""
     rows = []
-    for result in model["tests"].values():
+    for name, result in model["tests"].items():
         settings = result.get("settings") or {}
         numjobs, iodepth = settings.get("numjobs"), settings.get("iodepth")
         depths = (settings.get("sweep") or {}).get("queue_depths")
         oio = f"{numjobs} × {iodepth} = {numjobs * iodepth}" if numjobs and iodepth else DASH
         if depths:
             oio = f"{numjobs} × {min(depths)}–{max(depths)} (swept)"
-        rows.append([result["title"], oio, f"{settings.get('round_seconds', DASH)} s", _sections.rounds_text(result),
-                     result["status"], _headline_figures.duration(result.get("wall_s"))])
+        rows.append([result["title"], oio, f"{settings.get('round_seconds', DASH)} s",
+                     _sections.rounds_text(result, _kinds.of(name)), result["status"], _headline_figures.duration(result.get("wall_s"))])
     return md.table(["Test", "Threads × QD = OIO", "Per run", "Rounds", "Result", "Wall time"], rows, numeric=False)

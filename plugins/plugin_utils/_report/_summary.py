@@ -106,7 +106,7 @@ def _estimate_text(model: dict, names: list[str]) -> str:
 def _tests_rows(model: dict) -> list[list[str]]:
     rows = []
     for name, result in model["tests"].items():
-        rows.append([result["title"], md.text(result.get("status")), _sections.rounds_text(result),
+        rows.append([result["title"], md.text(result.get("status")), _sections.rounds_text(result, _kinds.of(name)),
                      _estimate_text(model, [name]), _headline_figures.duration(result.get("wall_s")),
                      _headline_figures.duration(result.get("fio_io_s")) if result.get("fio_io_s") else md.DASH,
                      _headline_figures.duration(result.get("fio_s"))])

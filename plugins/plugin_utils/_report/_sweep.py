@@ -165,7 +165,7 @@ def _precondition_row(label: str, pre: dict) -> list[str]:
                    f"{md.fmt(pre.get('mb_per_s'))} MB/s", md.fmt(pre.get("elapsed_s")) + " s"]
 
 
-def steps_rows(result: dict) -> list[str]:
+def steps_rows(result: dict, kind) -> list[str]:
     """Purge, preconditioning and rows: once for the test, or per segment for the tests that purge per part."""
     segments = result["segments"]
     rows = []
@@ -181,7 +181,7 @@ def steps_rows(result: dict) -> list[str]:
             rows.append(_precondition_row(f"Preconditioning{label}", segment["precondition"]))
         ended = f" — {segment['stop_reason']}" if segment.get("stop_reason") else " — **not finished**"
         rows.append([f"Rows{label}", f"{segment['rounds_run']} rounds{ended}", md.DASH])
-    rows += _sections.timing_rows(result)
+    rows += _sections.timing_rows(result, kind)
     return md.table(["Step", "What", "Time"], rows, numeric=False)
 
 

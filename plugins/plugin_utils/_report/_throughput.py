@@ -291,7 +291,7 @@ def _marked_rounds(seg: dict) -> list[str]:
 def _steps(result: dict, capacity: int) -> list[str]:
     """Per block size its purge and, where one ran, its WIPC (bytes, block size, MB/s, time); then the rounds."""
     if not any(s.get("wipc") for s in result["segments"]):
-        return _sections.steps_table(result, capacity, [(s["name"], s) for s in result["segments"]])
+        return _sections.steps_table(result, capacity, [(s["name"], s) for s in result["segments"]], KIND)
     rows = []
     for seg in result["segments"]:
         rows.append(_sections.purge_row(f"Purge ({seg['name']})", seg.get("purge")))
@@ -305,7 +305,7 @@ def _steps(result: dict, capacity: int) -> list[str]:
                      + (f" = {multiple:g} × user capacity" if multiple is not None else "")
                      + f" written, {wipc.get('block_size')} sequential, {md.fmt(wipc.get('mb_per_s'))} MB/s",
                      md.fmt(wipc.get("elapsed_s")) + " s" if wipc.get("elapsed_s") is not None else md.DASH])
-    rows += _sections.timing_rows(result)
+    rows += _sections.timing_rows(result, KIND)
     return md.table(["Step", "What", "Time"], rows, numeric=False)
 
 
@@ -413,5 +413,10 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     return lines
 
 
+def round_parts(result: dict) -> list[tuple[str, int]]:
+    """Its rounds per block size."""
+    return [(s["name"], int(s.get("rounds_run") or 0)) for s in result.get("segments") or []]
+
+
 KIND = ReportKind(name="throughput", build=build, plots=plots, section=section, plot_weight=7.0,
-                  steady_rule=True, steady_row=True)
+                  steady_rule=True, steady_row=True, round_parts=round_parts, parts_per="block size")

@@ -305,7 +305,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
              md.fmt(r["lat_max_ms"], 3), md.fmt(r["written_bytes"] / GB, 3)] for r in shown])
     lines += (["", note] if note else []) + ["", "</details>"]
     lines += ["", f"### {number}.4 Purge and files", ""]
-    lines += _sections.steps_table(result, capacity, [("", result)])
+    lines += _sections.steps_table(result, capacity, [("", result)], KIND)
     lines += _sections.file_links("wsat", [("", result["round_files"])], wipc=False)
     return lines
 

@@ -247,7 +247,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     })
     lines += _samples_lines(result, number)
     lines += [f"### {number}.5 Purge and files", ""]
-    lines += _sections.steps_table(result, capacity, [("", result)])
+    lines += _sections.steps_table(result, capacity, [("", result)], KIND)
     if continuous:
         lines += ["", "Each group ran one fio job file, `round-01.fio` in its directory; the round files are the "
                       "samples cut at fio's status dumps while it ran, each filed the moment it ended (`round-NN.json` "
@@ -275,5 +275,20 @@ def summary(model: dict, block: dict, wanted: set) -> tuple[list, list]:
     return [["XSR recovery", shown, md.text(result.get("status"))]], []
 
 
+def round_parts(result: dict) -> list[tuple[str, int]]:
+    """Its round files per group: a group's samples as fio's status dumps cut them while it ran (the report's samples
+    may be cut from its interval logs, one fewer)."""
+    return [(f"group {g['number']}", len(g.get("round_files") or [])) for g in result.get("groups") or []]
+
+
+def fio_time(result: dict, io_s: float, process_s: float, runs: int, rest: float) -> str | None:
+    """One continuous fio run per group: its round files are windows of it, back to back."""
+    if result.get("time_base") != "status":
+        return None
+    runs = sum(1 for g in result.get("groups") or [] if g.get("round_files"))
+    return (f"{io_s:,.1f} s of I/O in {runs:,} fio runs, one per group, each sample's window following the one "
+            "before it without a pause")
+
+
 KIND = ReportKind(name="xsr", build=_xsr.build, plots=_xsr_plots.plots, section=section, plot_weight=2.0,
-                  steady_note=PTS2_STEADY_NOTE, summary=summary)
+                  steady_note=PTS2_STEADY_NOTE, summary=summary, round_parts=round_parts, fio_time=fio_time)

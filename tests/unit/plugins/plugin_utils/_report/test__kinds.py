@@ -12,7 +12,8 @@ from types import SimpleNamespace
 import pytest
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import _registry
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _kinds, _test_summary
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _kinds, _sections, _test_summary
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._kind import ReportKind
 from conftest import write_drive, write_segment
 
@@ -70,3 +71,25 @@ def test_a_report_of_a_kind_without_a_steady_state_has_no_steady_state_section(t
     toy.steady_rule = False
     assert not _drive_report.has_steady_rule({"tests": {"toy": {}}})
     assert _drive_report.has_steady_rule({"tests": {"toy": {}, "latency": {}}})
+
+
+def test_a_kinds_parts_and_fio_time_reach_every_table_that_counts_rounds(toy, tmp_path):
+    toy.round_parts = lambda result: [("warm-up", 2), ("run", 3)]
+    toy.fio_time = lambda result, io_s, process_s, runs, rest: f"{io_s:.0f} s of toy I/O, {rest:.0f} s of waiting"
+    toy.section = lambda result, plots_rel, number, capacity: [f"## {number} Toy", ""] + md.table(
+        ["Step", "What", "Time"], _sections.timing_rows(result, toy), numeric=False)
+    run_dir = str(tmp_path / "run")
+    drive_dir = write_drive(run_dir, "h1", "d1")
+    write_segment(run_dir, "h1", "d1", "latency", [1.0, 1.02, 0.98, 1.0, 1.01])
+    model = _drive_report.write_drive_report(drive_dir, formats=())["model"]
+    model["tests"]["toy"] = dict(title="Toy", rounds_run=5, status="steady", fio_io_s=40.0, fio_s=52.0,
+                                 fio_sections=5, settings=model["tests"]["latency"]["settings"])
+    markdown = _drive_report.render_markdown(model, {})
+    assert "| Rounds (fio run time) | 5 (warm-up: 2 + run: 3) rounds | 40 s of toy I/O, 12 s of waiting |" in markdown
+    assert markdown.count("5 (warm-up: 2 + run: 3)") == 3  # the summary's and the setup's test tables too
+    toy.parts_per = "stage"
+    toy.round_parts = lambda result: [("a", 2), ("b", 2)]
+    assert _sections.rounds_text(dict(rounds_run=4), toy) == "4 (2 per stage × 2)"
+    toy.fio_time = lambda *args: None  # the generic words
+    assert _sections.fio_time_text(model["tests"]["toy"], toy) == (
+        "52.0 s: 40.0 s of I/O in 5 runs, and 12.0 s of fio's start-up and pauses between runs, 2.40 s per run")
