@@ -27,6 +27,8 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _text
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _wear
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import BY_NAME
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures import _catalogue
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._checks import Checks
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _population_rule
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._requirements import _inline, _judge, _spec_file
 
@@ -193,24 +195,21 @@ def headline_steady(model: dict) -> dict:
     return _headline_figures.steady(model)
 
 
+def _checks(name: str):
+    """The verdict words of a test's report kind (None: the generic words)."""
+    test = BY_NAME.get(name)
+    return _catalogue.CHECKS.get(test.report) if test else None
+
+
 def _not_steady_text(name: str, result: dict) -> str:
-    """Which DVs missed steady state, within which limit: throughput's limit is per block size."""
+    """Which DVs missed steady state, within which limit (the test's report kind may say it its own way)."""
     limit = (result.get("settings") or {}).get("max_rounds")
-    if name == "throughput":
-        missed = [f"{dv['name']}" for seg in result.get("segments") or [] if seg.get("rounds_run")
-                  for dv in seg.get("dvs") or [] if not dv.get("steady")]
-        return (f"{test_name(name)}: steady state required, not reached by {', '.join(missed) or 'every block size'} "
-                f"within the {limit}-round limit per block size")
+    checks = _checks(name)
+    if checks and checks.not_steady:
+        return f"{test_name(name)}: steady state required, {checks.not_steady(result, limit)}"
     if result.get("not_steady_text"):
         return f"{test_name(name)}: steady state required, {result['not_steady_text']}"
     return f"{test_name(name)}: steady state required, not reached in {result.get('rounds_run')} rounds (limit {limit})"
-
-
-def _xsr_text(result: dict) -> str:
-    """What a finished cross stimulus recovery passed: every group sampled. Whether group 3 recovered is a figure (the
-    summary's PTS 2.0 table), not a check this test passes or fails."""
-    samples = len(result.get("samples") or []) or result.get("rounds_run", 0)
-    return f"all three groups sampled ({samples:,} samples)"
 
 
 def _criterion_text(figure: str, measured: float, passed: bool, sign: str, limit: float) -> str:
@@ -327,13 +326,13 @@ def _test_checks(model: dict, planned: list[str], require_steady: bool, lost: st
                 at = "steady for every block size, read and write"
             checks.append({"criterion": f"{name}: steady state", "passed": True, "test": name, "seconds": seconds,
                            "text": f"{test_name(name)}: {at}"})
-        elif status in ("complete", "time limit") and name == "wsat":
-            # The PTS's end of a write saturation: the capacity multiple written, or the time limit, whichever first.
-            checks.append({"criterion": "wsat: write saturation", "passed": True, "test": name, "seconds": seconds,
-                           "text": f"{test_name('wsat')}: {_headline_figures.wsat_text(_headline_figures.wsat_end(model))}"})
-        elif status == "complete" and name == "xsr":
-            checks.append({"criterion": "xsr: every sample", "passed": True, "test": name, "seconds": seconds,
-                           "text": f"{test_name('xsr')}: {_xsr_text(result)}"})
+        else:
+            # A test without a steady state of its own passes its end (write saturation: the capacity written).
+            ended = (_checks(name) or Checks()).ended
+            if ended and status in ended[1]:
+                criterion, dummy, text = ended
+                checks.append({"criterion": f"{name}: {criterion}", "passed": True, "test": name, "seconds": seconds,
+                               "text": f"{test_name(name)}: {text(model, result)}"})
 
 
 def spec_summaries(specs: list[dict]) -> list[dict]:

@@ -72,55 +72,6 @@ def steady(model: dict) -> dict:
     return {figure: final(figure, state) for figure, state in states(model).items()}
 
 
-def wsat_end(model: dict) -> dict | None:
-    """Write saturation's end state: how it stopped, how much was written against the capacity, the last round."""
-    result = (model.get("tests") or {}).get("wsat")
-    if not result:
-        return None
-    rows = result.get("per_round") or []
-    multiple = result.get("capacity_multiple")
-    capacity = (result.get("target_bytes") or 0) / multiple if multiple else 0
-    last = rows[-1] if rows else {}
-    return {
-        "status": result.get("status"), "rounds": result.get("rounds_run", 0),
-        "written_bytes": result.get("written_bytes"), "target_bytes": result.get("target_bytes"),
-        "capacity_multiple": multiple, "max_hours": result.get("max_hours"),
-        "capacity_written": (result.get("written_bytes") or 0) / capacity if capacity else None,
-        "last_round_iops": last.get("iops"), "last_round_lat_mean_ms": last.get("lat_mean_ms"),
-        "first_round_iops": rows[0].get("iops") if rows else None, "wall_s": result.get("wall_s"),
-    }
-
-
-def wsat_text(end: dict | None) -> str:
-    """Write saturation's end state in words (plain text; the caller escapes nothing: all figures)."""
-    if not end:
-        return "not run"
-    if not end["rounds"]:
-        return f"{end['status']}: no round finished"
-    written = f"{end['capacity_written']:.2f} × capacity" if end.get("capacity_written") is not None else \
-        f"{end['written_bytes']:,} bytes"
-    how = {"complete": f"complete: {written} written (target {end.get('capacity_multiple') or 0:g} ×)",
-           "time limit": f"time limit ({hours(end.get('max_hours'))}) reached with {written} written",
-           }.get(end["status"], f"{end['status']} with {written} written")
-    last = ""
-    if end.get("last_round_iops") is not None:
-        last = f"; last round {end['last_round_iops']:,.0f} IOPS"
-        if end.get("last_round_lat_mean_ms") is not None:
-            last += f", {end['last_round_lat_mean_ms']:.3f} ms mean"
-    return f"{how} in {end['rounds']:,} round{'s' if end['rounds'] != 1 else ''}{last}"
-
-
-def hours(value) -> str:
-    """A time limit given in hours, in the unit a reader expects: 0.05 h is 3 min."""
-    if value is None:
-        return "—"
-    value = float(value)
-    if value < 1:
-        minutes = value * 60
-        return f"{minutes:g} min" if minutes >= 1 else f"{minutes * 60:g} s"
-    return f"{value:g} h"
-
-
 def duration(seconds) -> str:
     """A wall time for tables: seconds under two minutes, minutes under two hours, else hours."""
     if seconds is None:
@@ -146,5 +97,6 @@ def block(model: dict) -> dict:
     for headlines in _catalogue.HEADLINES:
         for figure, details in headlines.details(model.get("tests") or {}).items():
             out[figure].update(details)
-    out["wsat"] = wsat_end(model)
+    for key, end in _catalogue.ENDS.items():
+        out[key] = end(model)
     return out

@@ -22,6 +22,10 @@ KINDS = {
     "hir": _pts2.HIR, "xsr": _pts2.XSR, "intensity": _pts2.INTENSITY, "qos": _qos.FIGURES,
     "characterisation": (), "hdd": (),
 }
+# Per report kind, its verdict words where the generic ones would mislead (_checks.Checks).
+CHECKS = {"throughput": _throughput.CHECKS, "wsat": _wsat.CHECKS, "xsr": _pts2.XSR_CHECKS}
+# What result.json's headline block adds besides the figures, by its key: write saturation's end state.
+ENDS = {"wsat": _wsat.end}
 DRIVE = _drive_health.FIGURES
 # The report kinds' headline figures (_headline.Headlines), in the order result.json and the fleet summary give them.
 HEADLINES = _iops.HEADLINES + _throughput.HEADLINES + _latency.HEADLINES + _pts2.HEADLINES

@@ -14,6 +14,7 @@ from __future__ import annotations
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._intensity import POINT_WORDS
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import BY_NAME, OPERATING_POINT_TESTS
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._checks import Checks
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._figure import Figure, measured, needed_ios
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._figure import round_files
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._headline import Headlines
@@ -179,3 +180,13 @@ HEADLINES = tuple(_intensity_headlines(name) for name in OPERATING_POINT_TESTS) 
                                                "optional": True} for state in HIR_WAIT_STATES},
               values=_hir_values, unresolved=_hir_unresolved),
 )
+
+
+def _xsr_sampled(model: dict, result: dict) -> str:
+    """What a finished cross stimulus recovery passed: every group sampled. Whether group 3 recovered is a figure (the
+    summary's PTS 2.0 table), not a check this test passes or fails."""
+    samples = len(result.get("samples") or []) or result.get("rounds_run", 0)
+    return f"all three groups sampled ({samples:,} samples)"
+
+
+XSR_CHECKS = Checks(ended=("every sample", ("complete",), _xsr_sampled))

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import parse_block_size
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._checks import Checks
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._figure import Figure, measured, round_files
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._figure import window_stems
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._headline import Headlines
@@ -87,3 +88,13 @@ HEADLINES = (Headlines(figures={
     "throughput_1024k_write_mb_s": {"label": "1024k sequential write", "short": "1024k write MB/s", "unit": "MB/s",
                                     "digits": 1, "test": "throughput"},
 }, values=_headline_values, state=_headline_state),)
+
+
+def _not_steady(result: dict, limit: object) -> str:
+    """Which block sizes' DVs missed steady state: its round limit is per block size."""
+    missed = [f"{dv['name']}" for seg in result.get("segments") or [] if seg.get("rounds_run")
+              for dv in seg.get("dvs") or [] if not dv.get("steady")]
+    return f"not reached by {', '.join(missed) or 'every block size'} within the {limit}-round limit per block size"
+
+
+CHECKS = Checks(not_steady=_not_steady)

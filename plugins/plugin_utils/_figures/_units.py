@@ -64,3 +64,14 @@ def in_range(unit: str, value: float, where: str) -> float:
         raise ValueError(f"{where}: {value:g} {unit} is outside {low:g} to {high:g} {unit}: a limit outside that "
                          "range is no drive's (a typo or a unit mix-up?)")
     return value
+
+
+def hours(value) -> str:
+    """A time limit given in hours, in the unit a reader expects: 0.05 h is 3 min."""
+    if value is None:
+        return "—"
+    value = float(value)
+    if value < 1:
+        minutes = value * 60
+        return f"{minutes:g} min" if minutes >= 1 else f"{minutes * 60:g} s"
+    return f"{value:g} h"

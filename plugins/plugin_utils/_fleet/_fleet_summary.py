@@ -16,6 +16,7 @@ import stat
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import OPERATING_POINT_TESTS
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures, _drive_verdict
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures import _wsat as _wsat_figures
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_plots
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _html, _plots
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
@@ -143,7 +144,7 @@ def collect(run_dirs: list[str], skip: set | None = None, history=None) -> list[
                     "tested": _tested(model), "tests_run": list((model.get("tests") or {}).keys()),
                     "maxiops_points": {name: _headline_figures.maxiops_point(model, name) for name in OPERATING_POINT_TESTS
                                        if _headline_figures.maxiops_point(model, name)},
-                    "wsat": _headline_figures.wsat_end(model), "_series": _fleet_plots.series(model),
+                    "wsat": _wsat_figures.end(model), "_series": _fleet_plots.series(model),
                     # The figures measured but not resolved: "n/r" in the fleet table, as in the drive's report.
                     "unresolved": _headline_figures.unresolved(model),
                     # Against every earlier run of its model and firmware, as its report read the history.

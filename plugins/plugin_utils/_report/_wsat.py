@@ -20,7 +20,8 @@ import os
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests.wsat import BLOCK_SIZE as WSAT_BLOCK_SIZE
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures import _units
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures import _wsat as _wsat_figures
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections, _tests
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._results import live_verdicts
@@ -209,7 +210,7 @@ def _verdict_text(result: dict) -> str:
     return {
         "complete": f"**Complete**: {result['written_bytes']:,} bytes written, the target of "
                     f"{result['target_bytes']:,} bytes ({result.get('capacity_multiple'):g} × user capacity) reached.",
-        "time limit": f"**Time limit reached** ({_headline_figures.hours(result.get('max_hours'))}) with {result['written_bytes']:,} of "
+        "time limit": f"**Time limit reached** ({_units.hours(result.get('max_hours'))}) with {result['written_bytes']:,} of "
                       f"{result['target_bytes']:,} bytes written.",
         "incomplete": f"**Incomplete**: the test stopped with {result['written_bytes']:,} of "
                       f"{result['target_bytes']:,} bytes written.",
@@ -250,7 +251,7 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     lines = [f"## {number} Write Saturation", "", *_sections.status_notes(result),
              "Purge, then rounds of:", "", "```",
              f"While less than {result.get('capacity_multiple'):g} × user capacity written and less than "
-             f"{_headline_figures.hours(result.get('max_hours'))} passed",
+             f"{_units.hours(result.get('max_hours'))} passed",
              f"  4k random write (0/100) for {settings.get('round_seconds')} s", "```", ""]
     if spec2:
         lines += [f"Each round uses direct I/O, random data, {md.plural(numjobs, 'thread')} × queue depth {iodepth} = "
@@ -314,7 +315,7 @@ def summary(model: dict, block: dict, wanted: set) -> tuple[list, list]:
     """The summary page's row: write saturation's end, which has no steady state."""
     if "wsat" not in wanted:
         return [], []
-    return [["Write saturation", md.text(_headline_figures.wsat_text(block.get("wsat"))),
+    return [["Write saturation", md.text(_wsat_figures.end_text(block.get("wsat"))),
              "no steady state (by design)" if block.get("wsat") else md.DASH]], []
 
 
