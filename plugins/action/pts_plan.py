@@ -56,6 +56,7 @@ class ActionModule(PtsAction):
             allow_changed_settings=dict(type="raw", default=False),
         )),
         context=dict(type="dict", default={}),
+        run_dir=dict(type="path"),
     )
 
     def run_action(self, result, args, task_vars):
@@ -109,7 +110,7 @@ class ActionModule(PtsAction):
         if args["devices"] or plan["drives"]:
             self._show(plan, (args["context"] or {}).get("host") or task_vars.get("inventory_hostname") or "")
             if not self._task.check_mode:
-                run_dir = task_vars.get("pts_run_dir")
+                run_dir = args["run_dir"]
                 if run_dir:
                     # Filed before any write: the plan (settings, fleet rules) is what a resume and the summary read.
                     _results.file_payload(str(run_dir), (args["context"] or {}).get("host") or "",

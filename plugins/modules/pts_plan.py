@@ -187,6 +187,13 @@ options:
     description: Labels returned unchanged as RV(pts_context); in a run the action plugin files the result under them.
     type: dict
     default: {}
+  run_dir:
+    description:
+      - The run's results directory on the controller (the C(pts_run_dir) fact of a run of
+        P(fleetqual.pts.pts_run#role)); with drives to plan, the plan is filed there under the host of O(context)
+        (its C(plan.json)) before any write, except under C(--check). Without it nothing is filed.
+    type: path
+    version_added: 3.0.0
 """
 
 EXAMPLES = r"""

@@ -195,7 +195,7 @@ def test_a_bad_run_id_is_refused_naming_where_it_was_set(settings, monkeypatch, 
 
 def test_the_plan_is_filed_under_its_host_before_any_write_and_said(settings, tmp_path, said):
     run_dir = str(tmp_path / "results" / "it-1")
-    plan = run(plan_args(devices=[LOOP]), {"pts_run_dir": run_dir, "inventory_hostname": "localhost"})["pts_plan"]
+    plan = run(plan_args(devices=[LOOP], run_dir=run_dir), {"inventory_hostname": "localhost"})["pts_plan"]
     record = _results.read_json(os.path.join(run_dir, "h1", "plan.json"))
     assert record["host"] == "h1" and record["plan"] == json.loads(json.dumps(plan))
     lines = said()
@@ -207,7 +207,7 @@ def test_the_plan_is_filed_under_its_host_before_any_write_and_said(settings, tm
 
 def test_under_check_the_plan_is_said_with_its_settings_and_not_filed(settings, tmp_path, said):
     run_dir = str(tmp_path / "results" / "it-1")
-    plan = run(plan_args(devices=[LOOP]), {"pts_run_dir": run_dir}, check=True)["pts_plan"]
+    plan = run(plan_args(devices=[LOOP], run_dir=run_dir), check=True)["pts_plan"]
     assert not os.path.exists(run_dir)
     assert said()[0].startswith("PTS plan h1 victim: ") and said()[1].startswith("PTS wear h1 victim: ")
     assert said()[-1] == (f"PTS check h1: purge method {plan['settings']['purge_method']}, write cache "
@@ -217,6 +217,8 @@ def test_under_check_the_plan_is_said_with_its_settings_and_not_filed(settings, 
 
 def test_without_a_run_directory_nothing_is_filed(settings, tmp_path):
     run(plan_args(devices=[LOOP]))
+    # A pts_run_dir fact the task happens to see is no place to file: the role passes it as run_dir.
+    run(plan_args(devices=[LOOP]), {"pts_run_dir": str(tmp_path / "results" / "it-1")})
     assert not os.path.exists(os.path.join(tmp_path, "results", "it-1", "h1", "plan.json"))
 
 
@@ -225,7 +227,7 @@ def _first_attempt(tmp_path, **variables):
     run_dir = str(tmp_path / "results" / "it-1")
     run(plan_args(variables=dict(VARIABLES, **variables)))
     lock()
-    run(plan_args(variables=dict(VARIABLES, **variables), devices=[LOOP]), {"pts_run_dir": run_dir})
+    run(plan_args(variables=dict(VARIABLES, **variables), devices=[LOOP], run_dir=run_dir))
     assert os.path.exists(os.path.join(run_dir, "h1", "plan.json"))
     _results.file_payload(run_dir, "h1", {"pts_drives": [LOOP]})
     _results.file_payload(run_dir, "h1", {"pts_purge": {"method": "discard"},
