@@ -14,7 +14,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _inputs
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._plan import build_plan
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import (_concurrency, _identity, _progress, _resume,
-                                                                    _results, _role_inputs, _run, _run_steps)
+                                                                    _results, _run, _run_steps)
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._action import ActionRefused, PtsAction
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _location, _preflight
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._raid import validate_arrays
@@ -25,7 +25,7 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._requirements import
 display = Display()
 
 # pts_run's variables that default to a shorter public one (roles/pts_run/defaults/main.yml): an error names the
-# one the operator set.
+# one the operator set (given in public_variables).
 ALIASES = {
     "pts_run_tests": "pts_tests",
     "pts_run_profile": "pts_profile",
@@ -39,7 +39,8 @@ ALIASES = {
 class ActionModule(PtsAction):
     _requires_connection = False  # validation only; runs before anything reaches a host
     ARGUMENT_SPEC = dict(
-        variables=dict(type="dict"),
+        variables=dict(type="dict", default={}),
+        public_variables=dict(type="dict", default={}),
         devices=dict(type="list", elements="dict", default=[]),
         guarded=dict(type="dict", default={}),
         # raw: a malformed pts_devices is refused below under its own name, not as this option's.
@@ -55,12 +56,11 @@ class ActionModule(PtsAction):
             allow_changed_settings=dict(type="raw", default=False),
         )),
         context=dict(type="dict", default={}),
+        run_dir=dict(type="path"),
     )
 
     def run_action(self, result, args, task_vars):
-        # Unless given, every input the task sees: the options of the pts_run role's argument spec.
-        variables = args["variables"] if args["variables"] is not None else \
-            _role_inputs.collect(task_vars, self._templar.template)
+        variables = args["variables"]
         try:
             # The host's name names its results directory and reaches every report and the console.
             _text.no_format_characters("inventory_hostname", task_vars.get("inventory_hostname"))
@@ -87,7 +87,8 @@ class ActionModule(PtsAction):
             # client library, is refused now, before any drive is touched (the server itself is not asked).
             _preflight.before_the_run(_location.from_task_vars(None, task_vars, self._templar.template))
         except PlanError as exc:
-            raise ActionRefused(f"{self._user_named(exc, variables, task_vars)}; nothing was written") from None
+            raise ActionRefused(f"{self._user_named(exc, variables, args['public_variables'])}; nothing was written") \
+                from None
         except ValueError as exc:
             raise ActionRefused(f"{exc}; nothing was written") from None
         plan["listed"] = [{k: v for k, v in spec.items() if k in ("path", "name", "serial", "wwn")} for spec in listed]
@@ -109,7 +110,7 @@ class ActionModule(PtsAction):
         if args["devices"] or plan["drives"]:
             self._show(plan, (args["context"] or {}).get("host") or task_vars.get("inventory_hostname") or "")
             if not self._task.check_mode:
-                run_dir = task_vars.get("pts_run_dir")
+                run_dir = args["run_dir"]
                 if run_dir:
                     # Filed before any write: the plan (settings, fleet rules) is what a resume and the summary read.
                     _results.file_payload(str(run_dir), (args["context"] or {}).get("host") or "",
@@ -164,11 +165,11 @@ class ActionModule(PtsAction):
             raise ActionRefused(f"{'; '.join(refusals)}; nothing was written")
 
     @staticmethod
-    def _user_named(exc: PlanError, variables: dict, task_vars: dict) -> str:
+    def _user_named(exc: PlanError, variables: dict, public: dict) -> str:
         """The error, naming pts_tests (say) instead of pts_run_tests when that is what the operator set."""
         alias = ALIASES.get(exc.variable or "")
         text = str(exc)
-        if alias and alias in task_vars and task_vars[alias] == variables.get(exc.variable) and text.startswith(exc.variable):
+        if alias and alias in public and public[alias] == variables.get(exc.variable) and text.startswith(exc.variable):
             return alias + text[len(exc.variable):]
         return text
 

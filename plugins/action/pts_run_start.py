@@ -10,14 +10,18 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._action import PtsAc
 
 class ActionModule(PtsAction):
     _requires_connection = False  # the controller's run, before any host
+    # raw: each is refused by _run_steps.start naming the variable the operator set (pts_run_id, pts_results_dir,
+    # pts_run_publish, pts_results_ephemeral, pts_resume, pts_after_run), not this option.
     ARGUMENT_SPEC = dict(
-        # raw: refused by _run_steps.start naming the variable the operator set (pts_run_id, pts_results_dir).
         run_id=dict(type="raw"),
         results_dir=dict(type="raw"),
+        publish=dict(type="raw"),
+        results_ephemeral=dict(type="raw"),
+        resume=dict(type="raw"),
+        after_run=dict(type="raw"),
     )
 
     def run_action(self, result, args, task_vars):
-        fixed = _run_steps.start(task_vars, self._templar.template, self._loader, bool(self._task.check_mode),
-                                 run_id=args["run_id"], results_dir=args["results_dir"])
+        fixed = _run_steps.start(task_vars, self._loader, bool(self._task.check_mode), **args)
         result.update(changed=False, **fixed)
         return result

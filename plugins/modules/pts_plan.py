@@ -51,11 +51,22 @@ attributes:
 options:
   variables:
     description:
-      - The C(pts_run_*) variables by name, for example C(pts_run_max_rounds), so errors name what the
-        operator set. Unless given, the task's own variables by those names.
+      - The run's inputs by name - the options of the P(fleetqual.pts.pts_run#role) role's argument spec, for example
+        C(pts_run_max_rounds) - each as the operator set it, so errors name what the operator set. An input not given
+        is unset (the plan's default where it has one); nothing is read from the task's variables (since 3.0.0).
+      - The role passes every one the play sets, rendered (C(pts_run_tests) from C(pts_tests), say).
       - C(pts_run_wear_budget_pct) is the wear budget in % of a drive's remaining rated life, above 0 and at most
         100 (default 5).
     type: dict
+    default: {}
+  public_variables:
+    description:
+      - The shorter public variables the role's defaults read - C(pts_tests), C(pts_profile), C(pts_purge_method),
+        C(pts_write_cache), C(pts_drive_mode), C(pts_wear_budget_pct) - those the operator set, by name. An error about
+        C(pts_run_tests) (say) names C(pts_tests) instead when that is set to the value in O(variables).
+    type: dict
+    default: {}
+    version_added: 3.0.0
   devices:
     description: Identified drives (RV(fleetqual.pts.pts_drive_info#module:pts_drives)) to estimate for.
     type: list
@@ -176,6 +187,13 @@ options:
     description: Labels returned unchanged as RV(pts_context); in a run the action plugin files the result under them.
     type: dict
     default: {}
+  run_dir:
+    description:
+      - The run's results directory on the controller (the C(pts_run_dir) fact of a run of
+        P(fleetqual.pts.pts_run#role)); with drives to plan, the plan is filed there under the host of O(context)
+        (its C(plan.json)) before any write, except under C(--check). Without it nothing is filed.
+    type: path
+    version_added: 3.0.0
 """
 
 EXAMPLES = r"""

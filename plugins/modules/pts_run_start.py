@@ -24,6 +24,8 @@ description:
     C(pts_results_ephemeral) is not V(true); a run id fixed by the operator, or the workflow's default id, whose run was
     already judged for the play's hosts (its C(fleet.json)), unless C(pts_resume) is V(true); a play whose hosts are all
     results hosts; a C(pts_publish) entry or a C(pts_after_run) file that is not what it must be, naming it.
+  - Each input is an option the role passes (since 3.0.0); only what Ansible and AWX set - the AWX job ids, the play's
+    hosts, C(hostvars), C(playbook_dir) - is read from the task's variables.
   - "Prints C(PTS run <id>: results in <dir>) (and where it is published) before anything is written, and writes
     nothing."
   - Runs on the controller only. The P(fleetqual.pts.pts_run#role) role's first task.
@@ -49,6 +51,37 @@ options:
         C(pts_results_dir). A relative path is taken from the directory C(ansible-playbook) runs in.
       - Unset or empty - the C(PTS_RESULTS_DIR) environment variable, else C(results).
     type: raw
+  publish:
+    description:
+      - 'Where the finished run is copied after the judge (the C(pts_run_publish) variable, by default C(pts_publish)) -
+        a list of C({host, dest[, connection]}) results hosts over SSH and C({s3: {bucket, prefix, endpoint_url,
+        region}}) buckets. An entry that is not one is refused, naming it.'
+      - Unset or empty - the run is published nowhere.
+    type: raw
+    version_added: 3.0.0
+  results_ephemeral:
+    description:
+      - The C(pts_results_ephemeral) variable - V(true) runs under ansible-runner (AWX) with a results root inside the
+        job's private data directory and nothing in O(publish), results that are lost when the job ends. A YAML
+        boolean; a string is refused.
+      - Unset - V(false).
+    type: raw
+    version_added: 3.0.0
+  resume:
+    description:
+      - The C(pts_resume) variable - V(true) lets a run id fixed by the operator (or the workflow's default id) whose
+        run was already judged for the play's hosts run again, resuming it. A YAML boolean; a string is refused.
+      - Unset - V(false).
+    type: raw
+    version_added: 3.0.0
+  after_run:
+    description:
+      - The C(pts_after_run) variable - the operator's task file run after the judge, a path relative to the
+        directory of the playbook C(ansible-playbook) was given, without C(..); returned absolute as
+        RV(pts_run_after_run).
+      - Unset or empty - none.
+    type: raw
+    version_added: 3.0.0
 seealso:
   - module: fleetqual.pts.pts_run_lock
   - module: fleetqual.pts.pts_plan
@@ -59,6 +92,8 @@ EXAMPLES = r"""
   fleetqual.pts.pts_run_start:
     run_id: "{{ pts_run_id | default(omit) }}"
     results_dir: "{{ pts_results_dir | default(omit) }}"
+    publish: "{{ pts_publish | default(omit) }}"
+    resume: "{{ pts_resume | default(omit) }}"
   run_once: true
   register: fixed
 

@@ -21,7 +21,7 @@ STATE = ("pts_run_dir", "pts_run_token", "pts_run_concurrent", "pts_run_plan", "
          "pts_run_drive_key", "pts_run_published", "pts_guard_passed")
 # Role-private variables, and the parameters of the roles pts_run includes (it sets them from the run's inputs).
 PREFIXES = ("__pts_", "pts_guard_", "pts_identify_", "pts_raid_", "pts_purge_", "pts_precondition_")
-# Inputs of the run that share a prefix above (the plan reads them under these names).
+# Inputs of the run that share a prefix above (the role passes them to the plan under these names).
 INPUTS = ("pts_purge_method", "pts_precondition_block_size", "pts_precondition_capacity_multiple",
           "pts_precondition_iodepth", "pts_precondition_min_bytes_per_second")
 

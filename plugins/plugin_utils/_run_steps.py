@@ -42,12 +42,16 @@ def checked_run_id(effective, loader) -> str | None:
     return str(effective) if effective not in (None, "") else None
 
 
-def start(task_vars: dict, template, loader, check_mode: bool, environ: dict | None = None,
-          run_id: object = None, results_dir: object = None) -> dict:
+def start(task_vars: dict, loader, check_mode: bool, environ: dict | None = None, run_id: object = None,
+          results_dir: object = None, publish: object = None, results_ephemeral: object = None,
+          resume: object = None, after_run: object = None) -> dict:
     """Once per run, before any host: extra variables that would replace the run's own state are refused; then the run
     id (``run_id``, the pts_run_id variable the role passes, else PTS_RUN_ID, else a new one) and the directory every
     host's results go under (``results_dir``, the pts_results_dir variable, else PTS_RESULTS_DIR, else ``results``),
-    the results hosts and buckets it is published to, said before anything is written (nothing is written here).
+    the results hosts and buckets it is published to (``publish``, pts_run_publish), said before anything is written
+    (nothing is written here). ``results_ephemeral``, ``resume`` and ``after_run`` are pts_results_ephemeral,
+    pts_resume and pts_after_run as the role passes them; ``task_vars`` gives only what Ansible and AWX set (the AWX
+    job ids, the play's hosts, hostvars, playbook_dir).
     Refused before the first write: results that would be lost with the job's private data directory (ansible-runner,
     AWX), a run id whose run finished for these hosts (a relaunch that would test nothing), a run with no drive host."""
     environ = os.environ if environ is None else environ
@@ -61,10 +65,10 @@ def start(task_vars: dict, template, loader, check_mode: bool, environ: dict | N
                                                  awx_workflow_job_id=workflow), loader)
     try:
         root = _run.results_root(results_dir, "pts_results_dir", environ)
-        targets = _destinations.targets(template(task_vars.get("pts_run_publish")))
-        lost_ok = _destinations.ephemeral(template(task_vars.get("pts_results_ephemeral")))
-        resuming = _relaunch.resume(template(task_vars.get("pts_resume")))
-        after_run = after_run_file(template(task_vars.get("pts_after_run")), project_dir(task_vars))
+        targets = _destinations.targets(publish)
+        lost_ok = _destinations.ephemeral(results_ephemeral)
+        resuming = _relaunch.resume(resume)
+        after_run = after_run_file(after_run, project_dir(task_vars))
     except ValueError as exc:
         raise StepRefused(f"{exc}; nothing was written") from None
     job_dir = _destinations.private_data_dir(environ)

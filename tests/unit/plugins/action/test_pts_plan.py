@@ -11,6 +11,7 @@ import sys
 from unittest.mock import MagicMock
 
 import pytest
+import yaml
 
 from ansible_collections.fleetqual.pts.plugins.action import pts_plan, pts_run_lock
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _resume, _run_lock
@@ -83,8 +84,91 @@ def test_a_typo_in_pts_devices_is_named_as_written(settings):
 
 def test_an_error_names_pts_tests_when_that_is_what_the_operator_set(settings):
     args = plan_args(variables=dict(VARIABLES, pts_run_tests=["iops", "iosp"]))
-    assert fail_message(args, {"pts_tests": ["iops", "iosp"]}).startswith("pts_plan: pts_tests='iosp': unknown test")
-    assert fail_message(args, {}).startswith("pts_plan: pts_run_tests='iosp': unknown test")
+    public = plan_args(variables=args["variables"], public_variables={"pts_tests": ["iops", "iosp"]})
+    assert fail_message(public).startswith("pts_plan: pts_tests='iosp': unknown test")
+    assert fail_message(args).startswith("pts_plan: pts_run_tests='iosp': unknown test")
+    # pts_run_tests set to another value than pts_tests: that is what is named.
+    other = plan_args(variables=args["variables"], public_variables={"pts_tests": ["iops"]})
+    assert fail_message(other).startswith("pts_plan: pts_run_tests='iosp': unknown test")
+    # What the task happens to see is no input: only the arguments name the variable.
+    assert fail_message(args, {"pts_tests": ["iops", "iosp"]}).startswith("pts_plan: pts_run_tests='iosp'")
+
+
+def test_the_inputs_are_the_variables_argument_not_the_tasks_variables(settings):
+    seen = {"pts_run_tests": ["iosp"], "pts_run_profile": "fast", "pts_run_max_rounds": 7}
+    plan = run(plan_args(), seen)["pts_plan"]
+    assert [test["name"] for test in plan["tests"]] == ["iops"] and plan["max_rounds"] == 6
+    # Without the argument, the tests are as unset (the role's defaults give them), not the ones the task sees.
+    assert fail_message({"listed": []}, seen).startswith("pts_plan: pts_run_tests=None: must be a non-empty list")
+
+
+# --- what the pts_run role passes ------------------------------------------------------------------------------------
+
+ROLE = os.path.join(os.path.dirname(os.path.abspath(pts_plan.__file__)), "..", "..", "roles", "pts_run")
+
+# The role's defaults and vars as the role's tasks see them, the variables the role passes to pts_plan on the console.
+_INPUTS_PLAY = """
+- name: Template what the pts_run role passes to pts_plan
+  hosts: localhost
+  gather_facts: false
+  vars_files: [{role}/defaults/main.yml, {role}/vars/main.yml]
+  vars:
+    role_path: {role}
+  tasks:
+    - name: Show them
+      ansible.builtin.debug:
+        msg:
+          variables: "{{{{ __pts_run_inputs }}}}"
+          public_variables: "{{{{ __pts_run_public_inputs }}}}"
+"""
+
+
+def _role_tasks(tasks: list) -> list:
+    found = []
+    for task in tasks or []:
+        found.append(task)
+        for key in ("block", "rescue", "always"):
+            found.extend(_role_tasks(task.get(key)))
+    return found
+
+
+def test_every_plan_of_the_role_is_given_the_runs_inputs_and_their_public_names():
+    tasks_dir = os.path.join(ROLE, "tasks")
+    plans = []
+    for name in sorted(os.listdir(tasks_dir)):
+        with open(os.path.join(tasks_dir, name), encoding="utf-8") as handle:
+            plans += [task["fleetqual.pts.pts_plan"] for task in _role_tasks(yaml.safe_load(handle))
+                      if "fleetqual.pts.pts_plan" in task]
+    assert len(plans) == 3
+    for args in plans:
+        assert args["variables"] == "{{ __pts_run_inputs }}"
+        assert args["public_variables"] == "{{ __pts_run_public_inputs }}"
+    with open(os.path.join(ROLE, "vars", "main.yml"), encoding="utf-8") as handle:
+        assert sorted(yaml.safe_load(handle)["__pts_run_public_names"]) == sorted(pts_plan.ALIASES.values())
+
+
+def test_the_role_passes_each_input_the_play_sets_rendered_and_leaves_the_others_out(tmp_path):
+    role = os.path.realpath(ROLE)
+    play = tmp_path / "inputs.yml"
+    play.write_text(_INPUTS_PLAY.format(role=role), encoding="utf-8")
+    config = tmp_path / "ansible.cfg"  # not the checkout's (its pts_report callback)
+    config.write_text("[defaults]\nretry_files_enabled = false\n", encoding="utf-8")
+    extra = {"pts_tests": ["iops"], "pts_run_window": 3, "pts_resume": True}
+    done = subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,",
+                           "-c", "local", str(play), "-e", json.dumps(extra)], capture_output=True, text=True,
+                          check=False, cwd=tmp_path, env=dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_CONFIG=str(config)))
+    assert done.returncode == 0, done.stdout + done.stderr
+    shown = json.loads(done.stdout.split("ok: [localhost] => ", 1)[1].split("\n\nPLAY RECAP", 1)[0])["msg"]
+    with open(os.path.join(role, "meta", "argument_specs.yml"), encoding="utf-8") as handle:
+        names = list(yaml.safe_load(handle)["argument_specs"]["main"]["options"])
+    given = shown["variables"]
+    # pts_run_tests is the role default's rendering of pts_tests; names of the spec only.
+    assert given["pts_run_tests"] == ["iops"] and given["pts_run_window"] == 3 and given["pts_resume"] is True
+    assert set(given) <= set(names)
+    # Not set and without a role default: left out, for the plan's own default.
+    assert "pts_run_max_rounds" not in given and "pts_run_round_seconds" not in given
+    assert given["pts_run_ioengine"] == "libaio" and given["pts_run_profile"] == "standard"
+    assert shown["public_variables"] == {"pts_tests": ["iops"]}
 
 
 @pytest.mark.parametrize("source, value, name", [
@@ -111,7 +195,7 @@ def test_a_bad_run_id_is_refused_naming_where_it_was_set(settings, monkeypatch, 
 
 def test_the_plan_is_filed_under_its_host_before_any_write_and_said(settings, tmp_path, said):
     run_dir = str(tmp_path / "results" / "it-1")
-    plan = run(plan_args(devices=[LOOP]), {"pts_run_dir": run_dir, "inventory_hostname": "localhost"})["pts_plan"]
+    plan = run(plan_args(devices=[LOOP], run_dir=run_dir), {"inventory_hostname": "localhost"})["pts_plan"]
     record = _results.read_json(os.path.join(run_dir, "h1", "plan.json"))
     assert record["host"] == "h1" and record["plan"] == json.loads(json.dumps(plan))
     lines = said()
@@ -123,7 +207,7 @@ def test_the_plan_is_filed_under_its_host_before_any_write_and_said(settings, tm
 
 def test_under_check_the_plan_is_said_with_its_settings_and_not_filed(settings, tmp_path, said):
     run_dir = str(tmp_path / "results" / "it-1")
-    plan = run(plan_args(devices=[LOOP]), {"pts_run_dir": run_dir}, check=True)["pts_plan"]
+    plan = run(plan_args(devices=[LOOP], run_dir=run_dir), check=True)["pts_plan"]
     assert not os.path.exists(run_dir)
     assert said()[0].startswith("PTS plan h1 victim: ") and said()[1].startswith("PTS wear h1 victim: ")
     assert said()[-1] == (f"PTS check h1: purge method {plan['settings']['purge_method']}, write cache "
@@ -133,6 +217,8 @@ def test_under_check_the_plan_is_said_with_its_settings_and_not_filed(settings, 
 
 def test_without_a_run_directory_nothing_is_filed(settings, tmp_path):
     run(plan_args(devices=[LOOP]))
+    # A pts_run_dir fact the task happens to see is no place to file: the role passes it as run_dir.
+    run(plan_args(devices=[LOOP]), {"pts_run_dir": str(tmp_path / "results" / "it-1")})
     assert not os.path.exists(os.path.join(tmp_path, "results", "it-1", "h1", "plan.json"))
 
 
@@ -141,7 +227,7 @@ def _first_attempt(tmp_path, **variables):
     run_dir = str(tmp_path / "results" / "it-1")
     run(plan_args(variables=dict(VARIABLES, **variables)))
     lock()
-    run(plan_args(variables=dict(VARIABLES, **variables), devices=[LOOP]), {"pts_run_dir": run_dir})
+    run(plan_args(variables=dict(VARIABLES, **variables), devices=[LOOP], run_dir=run_dir))
     assert os.path.exists(os.path.join(run_dir, "h1", "plan.json"))
     _results.file_payload(run_dir, "h1", {"pts_drives": [LOOP]})
     _results.file_payload(run_dir, "h1", {"pts_purge": {"method": "discard"},
@@ -252,7 +338,7 @@ def test_a_rate_outside_the_physical_range_is_refused_before_anything(settings):
 
 def test_a_bad_wear_budget_is_named_as_the_operator_set_it(settings):
     args = plan_args(variables=dict(VARIABLES, pts_run_wear_budget_pct=250))
-    assert fail_message(args, {"pts_wear_budget_pct": 250}) == (
+    assert fail_message(dict(args, public_variables={"pts_wear_budget_pct": 250})) == (
         "pts_plan: pts_wear_budget_pct=250: a share of the drive's remaining life cannot exceed 100 %; "
         "nothing was written")
     assert fail_message(args).startswith("pts_plan: pts_run_wear_budget_pct=250: ")

@@ -220,6 +220,34 @@ def test_a_results_dir_that_is_no_path_is_refused(settings):
     assert message == "pts_run_start: pts_results_dir=['a', 'b']: must be a directory path; nothing was written"
 
 
+def test_the_publish_targets_are_the_publish_argument_not_the_tasks_variables(settings):
+    seen = {"pts_run_publish": [{"host": "other", "dest": "/srv/other"}]}
+    result = start(seen, check=True, run_id="r1", publish=[{"host": "r1", "dest": "/srv/pts"}])
+    assert result["pts_run_results_hosts"] == ["r1"]
+    assert [(t["host"], t["dest"]) for t in result["pts_run_publish_targets"]] == [("r1", "/srv/pts")]
+    assert start(seen, check=True, run_id="r1")["pts_run_publish_targets"] == []
+
+
+@pytest.mark.parametrize("args, named", [
+    ({"publish": [{"host": "r1"}]}, "pts_run_publish[0]={'host': 'r1'}: must have host and dest"),
+    ({"results_ephemeral": "true"}, "pts_results_ephemeral='true': must be true or false"),
+    ({"resume": "yes"}, "pts_resume='yes'"),
+    ({"after_run": "../after.yml"}, "pts_after_run='../after.yml': must be a task file of the project"),
+])
+def test_a_bad_input_argument_is_refused_naming_its_variable(settings, tmp_path, args, named):
+    message = fail_message(dict(args, run_id="r1"), action=pts_run_start)
+    assert message.startswith(f"pts_run_start: {named}"), message
+    assert message.endswith("nothing was written") and not os.path.exists(tmp_path / "results")
+
+
+def test_the_after_run_file_is_the_argument_under_the_playbooks_directory(settings, tmp_path):
+    (tmp_path / "after.yml").write_text("---\n[]\n", encoding="utf-8")
+    play = {"playbook_dir": str(tmp_path), "pts_after_run": "elsewhere.yml"}
+    assert start(play, check=True, run_id="r1", after_run="after.yml")["pts_run_after_run"] == str(tmp_path / "after.yml")
+    # Set for the play but not given: no file (the role passes pts_after_run as after_run).
+    assert start(play, check=True, run_id="r1")["pts_run_after_run"] is None
+
+
 def test_without_a_run_id_argument_the_lock_is_the_environments_run(settings, tmp_path, monkeypatch):
     monkeypatch.setenv("PTS_RUN_ID", "env-1")
     assert run({"host": "h1"})["pts_run_token"]
