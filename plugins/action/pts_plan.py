@@ -9,6 +9,7 @@ import os
 from ansible.utils.display import Display
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _text
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _wear
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _inputs
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError
@@ -103,7 +104,7 @@ class ActionModule(PtsAction):
                 raise
             except PlanError as exc:
                 raise ActionRefused(f"{exc}; nothing was written") from None
-            except (OSError, ValueError, KeyError) as exc:
+            except (OSError, PtsError) as exc:
                 raise ActionRefused(f"cannot read the results of run {run_id}: {exc}") from None
         # After the resume has marked the finished tests: only what is left to run counts against the budget.
         self._wear(plan, args["devices"])
