@@ -203,11 +203,11 @@ def _steady_lines(result: dict, dvs: list[dict]) -> list[str]:
 
 def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[str]:
     if not result.get("rounds_run"):
-        return [f"## {number} IOPS", "", *_sections.status_notes(result), "No round finished; nothing was measured.", ""]
+        return [f"## {number} {result['title']}", "", *_sections.status_notes(result), "No round finished; nothing was measured.", ""]
     settings = result["settings"]
     dv = result["dv"]
     dvs = result.get("dvs") or [dv]
-    lines = [f"## {number} IOPS", "", *_sections.status_notes(result)]
+    lines = [f"## {number} {result['title']}", "", *_sections.status_notes(result)]
     lines += _sections.loop_description(
         result, ["Purge", "Workload-independent preconditioning"],
         [f"For R/W mix % in [{', '.join(str(m) for m in result['mixes'])}]",

@@ -310,11 +310,11 @@ def _pts2_tables(result: dict) -> list[str]:
 
 def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[str]:
     if not result.get("rounds_run"):
-        return [f"## {number} Latency", "", *_sections.status_notes(result), "No round finished; nothing was measured.", ""]
+        return [f"## {number} {result['title']}", "", *_sections.status_notes(result), "No round finished; nothing was measured.", ""]
     settings = result["settings"]
     dv = result["dv"]
     spec2 = result.get("spec") == "2.0"
-    lines = [f"## {number} Latency", "", *_sections.status_notes(result)]
+    lines = [f"## {number} {result['title']}", "", *_sections.status_notes(result)]
     lines += _sections.loop_description(
         result, ["Purge", "Workload-independent preconditioning"],
         [f"For R/W mix % in [{', '.join(str(m) for m in result['mixes'])}]",

@@ -343,11 +343,11 @@ def _validation_rows(segments: list[dict]) -> list[list[str]]:
 
 def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[str]:
     if not result.get("rounds_run"):
-        return [f"## {number} Throughput", "", *_sections.status_notes(result), "No round finished; nothing was measured.", ""]
+        return [f"## {number} {result['title']}", "", *_sections.status_notes(result), "No round finished; nothing was measured.", ""]
     settings = result["settings"]
     wipc = any(s.get("wipc") for s in result["segments"])
     spec2 = result.get("spec") == "2.0"
-    lines = [f"## {number} Throughput", "", *_sections.status_notes(result)]
+    lines = [f"## {number} {result['title']}", "", *_sections.status_notes(result)]
     lines += [f"For each block size{' (in this order)' if spec2 else ''}: purge, {'then WIPC, ' if wipc else ''}"
               "then rounds of:", "", "```",
               f"For block size in [{', '.join(result['block_sizes'])}]",

@@ -242,13 +242,13 @@ def _summary_rows(result: dict, user: int, spec2: bool) -> list[list[str]]:
 
 def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[str]:
     if not result.get("rounds_run"):
-        return [f"## {number} Write Saturation", "", *_sections.status_notes(result), "No round finished; nothing was measured.", ""]
+        return [f"## {number} {result['title']}", "", *_sections.status_notes(result), "No round finished; nothing was measured.", ""]
     settings = result["settings"]
     spec2 = result.get("spec") == "2.0"
     # Drive fills: bytes written / the drive's user capacity (the plan's, when the report has no size).
     user = capacity or _capacity(result)
     numjobs, iodepth = int(settings.get("numjobs") or 1), settings.get("iodepth")
-    lines = [f"## {number} Write Saturation", "", *_sections.status_notes(result),
+    lines = [f"## {number} {result['title']}", "", *_sections.status_notes(result),
              "Purge, then rounds of:", "", "```",
              f"While less than {result.get('capacity_multiple'):g} × user capacity written and less than "
              f"{_units.hours(result.get('max_hours'))} passed",

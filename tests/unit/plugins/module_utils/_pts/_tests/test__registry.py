@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+import subprocess
+import sys
 
 import pytest
 import yaml
@@ -129,3 +132,85 @@ def test_a_descriptor_refuses_an_unknown_stop_rule_or_family():
     with pytest.raises(ValueError, match="unknown family 'nvme'"):
         _descriptor.Test(name="x", title="X", family="nvme", stop="steady", purge="test", report="iops",
                          inputs=None, segments=None)
+
+
+# What CONTRIBUTING's "Adding a test" says a test with an existing stop rule and report kind needs, tried on a copy of
+# the collection: a throwaway test "toy" (latency's settings, latency's report kind).
+_TOY_REPORT = '''
+import re
+
+from conftest import ROUND_FIXTURE, SETTINGS, write_drive, write_segment
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
+
+
+def test_the_toy_test_is_reported(tmp_path):
+    run_dir = str(tmp_path / "run")
+    drive_dir = write_drive(run_dir, "h1", "d1")
+    write_segment(run_dir, "h1", "d1", "toy", [1.0, 1.01, 0.99, 1.0, 1.0], settings=SETTINGS["latency"],
+                  fixture=ROUND_FIXTURE["latency"])
+    markdown = _drive_report.render_markdown(_drive_report.write_drive_report(drive_dir, formats=())["model"], {})
+    number = re.search(r"^## (\\d+) Toy latency$", markdown, re.M).group(1)  # its section, under its own title
+    assert f"[Toy latency](#{number}-toy-latency)" in markdown and "| Toy latency | steady | 5 |" in markdown
+    assert "Checks passed: Toy latency: steady at round 5." in markdown
+'''
+
+
+def _copy_collection(into: str) -> str:
+    root = os.path.join(into, "ansible_collections", "fleetqual", "pts")
+    ignore = shutil.ignore_patterns("__pycache__", ".collections")
+    for part in ("plugins", "roles", os.path.join("docs", "docsite", "rst"),
+                 os.path.join("tests", "unit", "plugins", "module_utils", "fixtures")):
+        shutil.copytree(os.path.join(ROOT, part), os.path.join(root, part), ignore=ignore)
+    for part in (("tests", "conftest.py"), ("tests", "unit", "plugins", "plugin_utils", "conftest.py"),
+                 ("tests", "unit", "plugins", "module_utils", "_pts", "_tests", "test__registry.py")):
+        os.makedirs(os.path.join(root, *part[:-1]), exist_ok=True)
+        shutil.copy(os.path.join(ROOT, *part), os.path.join(root, *part))
+    with open(os.path.join(root, "tests", "unit", "plugins", "plugin_utils", "test_toy.py"), "w",
+              encoding="utf-8") as handle:
+        handle.write(_TOY_REPORT)
+    return root
+
+
+def _edit(root: str, path: str, old: str, new: str) -> None:
+    with open(os.path.join(root, path), encoding="utf-8") as handle:
+        text = handle.read()
+    assert old in text, f"{path}: {old!r}"
+    with open(os.path.join(root, path), "w", encoding="utf-8") as handle:
+        handle.write(text.replace(old, new, 1))
+
+
+def _failures(root: str) -> list[str]:
+    tests = ["tests/unit/plugins/module_utils/_pts/_tests/test__registry.py", "tests/unit/plugins/plugin_utils/test_toy.py"]
+    ran = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rf", "-p", "no:cacheprovider", "-p", "no:xdist",
+                          "-c", os.devnull, "--rootdir", root, "--deselect", f"{tests[0]}::{_THIS}", *tests],
+                         cwd=root, capture_output=True, text=True, check=False)
+    assert re.search(r"\d+ passed", ran.stdout), ran.stdout + ran.stderr
+    return sorted(line.split("::", 1)[1].split(" - ")[0] for line in ran.stdout.splitlines()
+                  if line.startswith("FAILED "))
+
+
+_THIS = "test_adding_a_throwaway_test_needs_what_contributing_lists_and_no_more"
+
+
+def test_adding_a_throwaway_test_needs_what_contributing_lists_and_no_more(tmp_path):
+    root = _copy_collection(str(tmp_path))
+    tests_dir = os.path.join("plugins", "module_utils", "_pts", "_tests")
+    # 1. its descriptor; 2. its registry line.
+    with open(os.path.join(root, tests_dir, "latency.py"), encoding="utf-8") as handle:
+        descriptor = handle.read().replace('name="latency", title="Latency"', 'name="toy", title="Toy latency"')
+    with open(os.path.join(root, tests_dir, "toy.py"), "w", encoding="utf-8") as handle:
+        handle.write(descriptor)
+    _edit(root, os.path.join(tests_dir, "_registry.py"), "import throughput, wsat, xsr\n",
+          "import throughput, toy, wsat, xsr\n")
+    _edit(root, os.path.join(tests_dir, "_registry.py"), "iops, throughput, latency, wsat,", "iops, throughput, latency, wsat, toy,")
+    # Registered, planned and reported already; what is left is named by the checks that fail.
+    assert _failures(root) == ["test_every_test_is_described_on_the_tests_page_and_has_a_report[toy]",
+                               "test_the_argument_spec_offers_every_test_in_the_order_they_run",
+                               "test_the_variables_page_lists_every_test_in_the_order_they_run"]
+    # 4. its name among pts_run_tests' choices, its row on the tests page, its name on the variables page.
+    _edit(root, os.path.join("roles", "pts_run", "meta", "argument_specs.yml"), "choices: [iops, throughput, latency, wsat,",
+          "choices: [iops, throughput, latency, wsat, toy,")
+    _edit(root, os.path.join("docs", "docsite", "rst", "tests.rst"), "\n", "\n``toy``: latency again, thrown away.\n")
+    _edit(root, os.path.join("docs", "docsite", "rst", "variables.rst"), "always in PTS order, then",
+          "always in PTS order with ``toy`` last, then")
+    assert _failures(root) == []
