@@ -145,9 +145,7 @@ def _every_test(params: dict, common: dict) -> dict:
         inputs["spec"] = common["spec"]
         inputs.setdefault("stop", test.stop)
         every[test.name] = inputs
-        if test.name == "throughput":
-            # The HDD throughput test's stream runs at the throughput test's queue depth.
-            common["throughput_iodepth"] = inputs["iodepth"]
+        common.update({key: inputs[field] for key, field in test.gives.items()})
     return every
 
 
@@ -219,14 +217,10 @@ def _fits(device: dict, tests: list[dict], params: dict, wipc_bs: object) -> Non
     if any(test["wipc"] for test in tests):
         checks.append(("pts_precondition_block_size", parse_block_size(wipc_bs), capacity, "the drive"))
     for test in tests:
-        part, what = capacity, "the drive"
-        if test["name"] == "throughput" and test["numjobs"] > 1:
-            part, what = capacity // test["numjobs"], f"each of its {test['numjobs']} streams' slice of the drive"
-        elif test["name"] in _registry.HDD:
-            try:
-                part, what = min(z["size"] for z in _sweeps.zones(capacity, test["zones"])), "the smallest LBA zone"
-            except ValueError:
-                continue  # a drive too small for its zones: _sweeps.segments names it
+        space = _registry.BY_NAME[test["name"]].space(test, capacity)
+        if space is None:
+            continue
+        part, what = space
         for variable, field in _registry.BY_NAME[test["name"]].size_fields:
             value = test.get(field)
             checks += [(variable, size, part, what) for size in (value if isinstance(value, list) else [value])

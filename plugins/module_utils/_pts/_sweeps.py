@@ -112,6 +112,15 @@ def zones(capacity: int, count: int) -> list[dict]:
             for i in range(count)]
 
 
+def zone_space(test: dict, capacity: int) -> tuple[int, str] | None:
+    """An HDD test's block sizes are checked against its smallest LBA zone; None for a drive too small for its zones
+    (segments() names it)."""
+    try:
+        return min(z["size"] for z in zones(capacity, test["zones"])), "the smallest LBA zone"
+    except ValueError:
+        return None
+
+
 def zone_count(get) -> int:
     """The LBA zones an HDD test divides the drive into; ``get(key)`` gives a variable's value."""
     zones = int(positive("pts_run_hdd_zones", get("hdd_zones"), int))

@@ -20,6 +20,10 @@ FAMILIES = ("pts", "pts2", "acceptance", "characterisation", "hdd")
 STOPS = ("steady", "written", "sweep", "demand", "phases")
 
 
+def _whole_drive(test: dict, capacity: int) -> tuple[int, str]:
+    return capacity, "the drive"
+
+
 class Test:
     """One test. ``inputs(params, common)`` validates its own variables (``params`` by role variable name; ``common``
     the validated numjobs, iodepth, round_seconds, profile and spec) and returns its plan entry's fields;
@@ -28,15 +32,18 @@ class Test:
     ``profile``: its own variables (without ``pts_run_``) by profile - "standard" is the test as published; an
     operator's value always wins. ``variables``: the variables whose validated value (a field of its inputs) shapes its
     figures; ``raw_variables``: those recorded as the operator or profile gives them. ``size_fields``: the block sizes
-    the plan checks against the drive, by variable. ``report``: the report kind that draws it."""
+    the plan checks against the drive, by variable; ``space(test, capacity)``: the bytes fio has for one of those block
+    sizes and what they are ((capacity, "the drive") unless given; None: nothing to check, its segments say why).
+    ``gives``: fields of its inputs that the tests after it read from ``common``, by the key they read. ``report``: the
+    report kind that draws it."""
 
     __slots__ = ("name", "title", "short", "family", "stop", "purge", "profile", "variables", "raw_variables",
-                 "size_fields", "report", "hdd_instead", "inputs", "segments")
+                 "size_fields", "report", "hdd_instead", "inputs", "segments", "space", "gives")
 
     def __init__(self, *, name: str, title: str, family: str, stop: str, purge: str | None, report: str,
                  inputs, segments, short: str | None = None, profile: dict | None = None,
                  variables: dict | None = None, raw_variables: tuple = (), size_fields: tuple = (),
-                 hdd_instead: str | None = None):
+                 hdd_instead: str | None = None, space=None, gives: dict | None = None):
         if family not in FAMILIES:
             raise ValueError(f"test {name}: unknown family {family!r}")
         if stop not in STOPS:
@@ -55,6 +62,8 @@ class Test:
         self.hdd_instead = hdd_instead
         self.inputs = inputs
         self.segments = segments
+        self.space = space or _whole_drive
+        self.gives = dict(gives or {})
 
     def effective(self, params: dict, profile: str, key: str):
         """One of the test's own variables (``key`` without pts_run_): the operator's, else the profile's, else the

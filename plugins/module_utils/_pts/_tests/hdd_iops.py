@@ -34,7 +34,7 @@ def _parts(test: dict, sizes: list[int], capacity: int) -> list[dict]:
 
 TEST = Test(
     name="hdd_iops", title="HDD IOPS by Zone", family="hdd", stop="sweep", purge=None, report="hdd",
-    inputs=_inputs, segments=_sweeps.segments(_parts),
+    inputs=_inputs, segments=_sweeps.segments(_parts), space=_sweeps.zone_space,
     profile=_sweeps.profile(("hdd_zones",), {
         "standard": {"hdd_iops_mixes": [100, 50, 0], "hdd_iops_block_sizes": ["64k", "16k", "4k"]}}),
     raw_variables=("hdd_zones", "hdd_iops_mixes", "hdd_iops_block_sizes"),

@@ -32,7 +32,7 @@ def _parts(test: dict, sizes: list[int], capacity: int) -> list[dict]:
 
 TEST = Test(
     name="hdd_throughput", title="HDD Throughput by Zone", family="hdd", stop="sweep", purge=None, report="hdd",
-    inputs=_inputs, segments=_sweeps.segments(_parts),
+    inputs=_inputs, segments=_sweeps.segments(_parts), space=_sweeps.zone_space,
     profile=_sweeps.profile(("hdd_zones",), {"standard": {"hdd_throughput_block_sizes": ["1024k", "4k"]}}),
     raw_variables=("hdd_zones", "hdd_throughput_block_sizes"),
     size_fields=(("pts_run_hdd_throughput_block_sizes", "block_sizes"),),

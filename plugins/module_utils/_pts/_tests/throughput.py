@@ -60,9 +60,18 @@ def _segments(test: dict, logical_block_size: int, capacity: int) -> tuple[list[
     return segments, notes
 
 
+def _space(test: dict, capacity: int) -> tuple[int, str]:
+    """Several streams each write their own slice of the drive."""
+    if test["numjobs"] > 1:
+        return capacity // test["numjobs"], f"each of its {test['numjobs']} streams' slice of the drive"
+    return capacity, "the drive"
+
+
 TEST = Test(
     name="throughput", title="Throughput", family="pts", stop="steady", purge="segment", report="throughput",
-    inputs=_inputs, segments=_segments, hdd_instead="hdd_throughput",
+    inputs=_inputs, segments=_segments, hdd_instead="hdd_throughput", space=_space,
+    # The HDD throughput test's stream runs at the throughput test's queue depth.
+    gives={"throughput_iodepth": "iodepth"},
     profile={"standard": {"throughput_wipc_block_size": "segment"}},
     variables={"pts_run_throughput_block_sizes": "block_sizes", "pts_run_throughput_numjobs": "numjobs",
                "pts_run_throughput_iodepth": "iodepth", "pts_run_throughput_wipc": "segment_wipc",
