@@ -14,6 +14,9 @@ asked the same questions:
     same, but dates and the collection's version; plots byte for byte; the PDF by its text, page by page
     (``pdftotext``), and its page count.
 
+``fleets OLD NEW RUN_DIR...``
+    Each run's fleet summary written from a copy of it by each checkout: fleet.md, fleet.json, junit.xml, the HTML
+    and PDF, the plots, and every drive file the summary wrote again, compared as the reports are.
 ``rounds TREE_A TREE_B``
     Two results trees of the same playbook, one run by each checkout (the demo, a PTS 2.0 quick run): every round
     file both have (a test may be steady a round sooner in one run) must have the same job text, but the device's
@@ -40,6 +43,7 @@ import yaml
 _WORKER = r"""
 import hashlib, json, sys
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _plan
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_summary
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
 
 def plan_of(case, whole):
@@ -52,6 +56,9 @@ def plan_of(case, whole):
 request = json.load(sys.stdin)
 if request["kind"] == "plans":
     json.dump([plan_of(case, request["whole"]) for case in request["cases"]], sys.stdout)
+elif request["kind"] == "fleets":
+    _fleet_summary.summarize(request["runs"], request["out"])
+    json.dump([], sys.stdout)
 else:
     for drive_dir in request["drives"]:
         _drive_report.write_drive_report(drive_dir, tuple(request["formats"]))
@@ -194,6 +201,41 @@ def compare_reports(old: str, new: str, drives: list[str], scratch: str) -> list
     return differences
 
 
+def _same(one: str, other: str, versions: tuple[str, ...]) -> bool:
+    if one.endswith(".pdf"):
+        return _masked(_pdf_text(one), versions) == _masked(_pdf_text(other), versions)
+    if one.endswith((".md", ".html", ".json", ".csv", ".txt", ".xml")):
+        with open(one, encoding="utf-8") as a, open(other, encoding="utf-8") as b:
+            return _masked(a.read(), versions) == _masked(b.read(), versions)
+    with open(one, "rb") as a, open(other, "rb") as b:
+        return a.read() == b.read()
+
+
+def compare_fleets(old: str, new: str, runs: list[str], scratch: str) -> list[str]:
+    versions = (_version(old), _version(new))
+    differences, compared = [], 0
+    for index, run in enumerate(runs):
+        copies = {}
+        for name, checkout in (("old", old), ("new", new)):
+            # Written at the same paths by both, then kept aside.
+            top = os.path.join(scratch, "fleet")
+            copy = os.path.join(top, "results", os.path.basename(os.path.normpath(run)))
+            shutil.copytree(run, copy, symlinks=True)
+            _ask(_collection_root(checkout, scratch, f"{name}-fleet{index}"),
+                 {"kind": "fleets", "runs": [copy], "out": os.path.join(top, "out")})
+            kept = os.path.join(scratch, f"{name}-fleet{index}-files")
+            os.rename(top, kept)
+            copies[name] = {path: full for path, full in _files(kept).items() if not path.endswith(".sqlite")}
+        for missing in sorted(set(copies["old"]) ^ set(copies["new"])):
+            differences.append(f"{run}: {missing} is written by only one of them")
+        for relative in sorted(set(copies["old"]) & set(copies["new"])):
+            compared += 1
+            if not _same(copies["old"][relative], copies["new"][relative], versions):
+                differences.append(f"{run}: {relative} differs")
+    print(f"fleets: {len(runs)} runs, {compared} files compared, {len(differences)} differ")
+    return differences
+
+
 _DEVICE = re.compile(r"/dev/[A-Za-z0-9_./-]+")
 _ROUND_KEYS = ("settings", "test", "segment", "row", "phase", "round", "drive", "host")
 
@@ -234,16 +276,21 @@ def compare_rounds(one: str, other: str) -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
-    parser.add_argument("what", choices=("plans", "reports", "rounds"))
+    parser.add_argument("what", choices=("plans", "reports", "rounds", "fleets"))
     parser.add_argument("old", help="the checkout before the change (rounds: the results tree it wrote)")
     parser.add_argument("new", help="the checkout after it (rounds: the results tree it wrote)")
-    parser.add_argument("drives", nargs="*", help="reports: the drive directories of results trees")
+    parser.add_argument("drives", nargs="*", help="reports: the drive directories of results trees; fleets: run "
+                                                  "directories")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="pts-identity-") as scratch:
         if args.what == "plans":
             differences = compare_plans(args.old, args.new, scratch)
         elif args.what == "rounds":
             differences = compare_rounds(args.old, args.new)
+        elif args.what == "fleets":
+            if not args.drives:
+                parser.error("fleets: name at least one run directory")
+            differences = compare_fleets(args.old, args.new, args.drives, scratch)
         else:
             if not args.drives:
                 parser.error("reports: name at least one drive directory")
