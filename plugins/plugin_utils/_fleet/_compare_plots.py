@@ -112,7 +112,7 @@ def rounds(path: str, title: str, sides: dict) -> str | None:
     if not present:
         return None
     fig, axes = _grid(len(present), 4.2, 3.5)
-    for ax, (key, name, xlabel, ylabel) in zip(axes, present):
+    for ax, (key, name, xlabel, ylabel, whole_x) in zip(axes, present):
         values = []
         for side, series in sides.items():
             for data in series:
@@ -125,7 +125,7 @@ def rounds(path: str, title: str, sides: dict) -> str | None:
         ax.set_xlabel(xlabel)
         _plots.scale_axes([ax], values, ylabel)
         ax.grid(True, which="both", alpha=0.3)
-        if key != "wsat":
+        if whole_x:
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     legend = [Line2D([], [], color=SIDE_COLORS[s], label=f"{s} ({len(v)} drive{'s' if len(v) != 1 else ''})")
               for s, v in sides.items()]

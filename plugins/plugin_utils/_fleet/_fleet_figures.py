@@ -18,11 +18,8 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils import _acceptance
 
 FIGURE_LABELS = {figure: (spec["short"], spec["digits"]) for figure, spec in _headline_figures.FIGURES.items()}
 # The PTS-E 1.1 figures, a column each in the drives table (the columns no drive has are left out); PTS 2.0's go in a
-# table of their own, a column per test.
+# table of their own, a column per test (each report kind's fleet_columns).
 PTS1_FIGURES = tuple(f for f, spec in _headline_figures.FIGURES.items() if not spec.get("optional"))
-PTS2_COLUMNS = (("cbw", "CBW MaxIOPS (IOPS · ART ms · 99.999 % ms)"),
-                ("dirth", "DIRTH MaxIOPS (IOPS · ART ms · 99.999 % ms)"),
-                ("xsr", "XSR recovery (min into group 3)"), ("hir", "HIR gain per wait state"))
 
 
 def outlier_text(outlier: dict) -> str:

@@ -11,15 +11,14 @@ outliers.
 
 from __future__ import annotations
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import OPERATING_POINT_TESTS
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _kinds
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._latency import P9999_NOTE
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._pts2 import HIR_WAIT_STATES
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _acceptance
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_history_md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet._fleet_figures import (
-    FIGURE_LABELS, PTS1_FIGURES, PTS2_COLUMNS, exit_status, outlier_text)
+    FIGURE_LABELS, PTS1_FIGURES, exit_status, outlier_text)
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_requirements
 
 
@@ -106,51 +105,30 @@ def _rules_line(summary: dict) -> list[str]:
             "the PTS asks for it).", ""]
 
 
-def _pts2_cell(drive: dict, test: str) -> str:
-    """A PTS 2.0 test's key figures of one drive in fleet.md's table; italic when its test was not steady."""
-    figures = drive.get("headline") or {}
-    steady = drive.get("headline_steady") or {}
-    if test not in (drive.get("tests_run") or []):
+def _columns(table: str) -> list:
+    """The report kinds' columns of one of fleet.md's tables (ReportKind.fleet_columns), in the kinds' order."""
+    return [column for kind in _kinds.KINDS.values() for column in kind.fleet_columns if column.table == table]
+
+
+def _pts2_cell(drive: dict, column) -> str:
+    if column.test not in (drive.get("tests_run") or []):
         return md.DASH
-    unresolved = drive.get("unresolved") or {}
-    if test in OPERATING_POINT_TESTS:
-        iops = figures.get(f"{test}_max_iops")
-        if iops is None:
-            return "not measured"
-        point = (drive.get("maxiops_points") or {}).get(test)
-        text = " · ".join(md.fmt(float(figures[f]), digits) if figures.get(f) is not None else
-                          "n/r" if f in unresolved else "not measured" for f, digits in (
-                              (f"{test}_max_iops", 0), (f"{test}_max_art_ms", 3), (f"{test}_max_p99999_ms", 3)))
-        text += f" ({md.text(point)})" if point else ""
-        return text if steady.get(f"{test}_max_iops") else f"*{text}*"
-    if test == "xsr":
-        minutes = figures.get("xsr_recovery_min")
-        return md.fmt(float(minutes), 1) if minutes is not None else "not recovered"
-    measured = [f"hir_gain_ws{state}" for state in HIR_WAIT_STATES
-                if figures.get(f"hir_gain_ws{state}") is not None or f"hir_gain_ws{state}" in unresolved]
-    if not measured:
-        return "not measured"
-    text = " · ".join(f"WS{figure[len('hir_gain_ws'):]} " + (f"×{figures[figure]:.2f}" if figures.get(figure) is not None
-                                                             else "n/r (schedule not held)") for figure in measured)
-    # Every wait state's gain is over the same preconditioning: steady or not together.
-    return text if steady.get(measured[0]) else f"*{text}*"
+    return column.cell(drive, column.test)
 
 
 def _pts2_table(summary: dict) -> list[str]:
-    columns = [(test, header) for test, header in PTS2_COLUMNS
-               if any(test in (d.get("tests_run") or []) for d in summary["drives"])]
+    every = _columns("pts2")
+    columns = [c for c in every if any(c.test in (d.get("tests_run") or []) for d in summary["drives"])]
     if not columns:
         return []
-    drives = [d for d in summary["drives"] if any(t in (d.get("tests_run") or []) for t, dummy in columns)]
-    rows = [[md.text(d["host"]), md.text(d["drive"])] + [_pts2_cell(d, test) for test, dummy in columns] for d in drives]
+    drives = [d for d in summary["drives"] if any(c.test in (d.get("tests_run") or []) for c in columns)]
+    rows = [[md.text(d["host"]), md.text(d["drive"])] + [_pts2_cell(d, c) for c in columns] for d in drives]
+    notes = [c.note for c in every if c.note]
     return (["## PTS 2.0 tests", "",
-             "Each test's key figures: CBW's and DIRTH's MaxIOPS point as measured after its pre-write (IOPS, mean "
-             "response time, the 99.999 % of all its IOs from fio's histogram; the point's TC/QD), XSR's recovery "
-             "(minutes into group 3 until its throughput is back at group 1's mean less the tolerance) and HIR's gain "
-             "per wait state (mean burst IOPS ÷ the preconditioning's window average). *Italic*: from a test that was "
+             f"Each test's key figures: {', '.join(notes[:-1])} and {notes[-1]}. *Italic*: from a test that was "
              "not steady. n/r: measured but not resolved - a percentile its IOs are too few for, a wait state whose "
              "bursts did not keep their schedule (the drive's report says why).", ""]
-            + md.table(["Host", "Drive"] + [header for dummy, header in columns], rows, numeric=False) + [""])
+            + md.table(["Host", "Drive"] + [c.header for c in columns], rows, numeric=False) + [""])
 
 
 def render_markdown(summary: dict, plots: dict, models: dict | None = None) -> str:
@@ -161,21 +139,18 @@ def render_markdown(summary: dict, plots: dict, models: dict | None = None) -> s
     lines += _rules_line(summary)
     # The PTS-E 1.1 figure columns some drive has (a PTS 2.0 run alone has none of them).
     figures = [f for f in PTS1_FIGURES if any((d.get("headline") or {}).get(f) is not None for d in summary["drives"])]
-    saturated = any(d.get("wsat") for d in summary["drives"])
+    # The report kinds' own columns some drive has (write saturation's end).
+    extra = [c for c in _columns("drives") if any(d.get(c.key) for d in summary["drives"])]
     headers = ["Host", "Drive", "Serial", "Model", "Firmware", "Verdict"] + \
-        [FIGURE_LABELS[f][0] for f in figures] + (["Write saturation"] if saturated else []) + ["Test time", "Report"]
+        [FIGURE_LABELS[f][0] for f in figures] + [c.header for c in extra] + ["Test time", "Report"]
     rows = []
     for drive in summary["drives"]:
         verdict = f"**{drive.get('label') or drive['verdict']}**" + (" ⚑" if drive["outliers"] else "")
         cells = [_figure_cell(drive, f) for f in figures]
         link = f"[report]({drive['report']})" if drive["report"] else md.DASH
-        wsat = drive.get("wsat")
-        wsat_cell = md.DASH if not wsat else md.text(
-            f"{wsat['status']}, {wsat['capacity_written']:.2f} ×" if wsat.get("capacity_written") is not None
-            else wsat["status"])
         rows.append([md.text(drive["host"]), md.text(drive["drive"]), md.text(drive.get("serial") or None),
                      md.text(drive.get("model") or None), md.text(drive.get("firmware") or None), verdict] + cells
-                    + ([wsat_cell] if saturated else []) + [_headline_figures.duration(drive.get("time_s")), link])
+                    + [c.cell(drive, c.test) for c in extra] + [_headline_figures.duration(drive.get("time_s")), link])
     lines += md.table(headers, rows, numeric=False)
     lines += ["", ("Figures are measurement-window averages (MB/s = 10⁶ bytes/s); *italic* ones come from a window that "
                    "was not steady (the test stopped, failed or reached its round limit). " if figures else "")
@@ -183,7 +158,7 @@ def render_markdown(summary: dict, plots: dict, models: dict | None = None) -> s
               + ("n/r: measured but not resolved (too few IOs for the percentile; the drive's report says how many). "
                  if any(f in (d.get("unresolved") or {}) for d in summary["drives"] for f in figures) else "")
               + (f"\\* p99.99: {P9999_NOTE}. " if "latency_4k_write_p9999_ms" in figures else "")
-              + ("Write saturation: how it ended and the user capacity written (× capacity). " if saturated else "")
+              + "".join(c.note for c in extra)
               + "Test time: the drive's tests' wall times added up.", ""]
     lines += _fleet_requirements.section(summary)
     lines += _pts2_table(summary)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _kinds
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._plots import (
     figure_text, finish_figure, off_scale, scale_axes)
@@ -22,43 +23,22 @@ try:
 except ImportError:  # _plots.available() says so; nothing here draws then
     pass
 
-# A write saturation of 1,500 rounds is drawn from at most this many points per drive (evenly spaced rounds).
-WSAT_POINTS = 300
-PANELS = (("iops", "IOPS: 4k random write DV", "Round", "IOPS"),
-          ("tp_write", "Throughput: 1024k sequential write DV", "Round", "MB/s (10⁶ B/s)"),
-          ("tp_read", "Throughput: 1024k sequential read DV", "Round", "MB/s (10⁶ B/s)"),
-          ("latency", "Latency: 4k random write mean DV", "Round", "mean latency (ms)"),
-          ("wsat", "Write saturation: 4k random write", "User capacity written (×)", "IOPS"))
+# Every report kind's panels, in the kinds' order.
+PANELS = tuple(panel for kind in _kinds.KINDS.values() for panel in kind.fleet_panels)
 
 
 def series(model: dict) -> dict:
     """Per panel, one drive's (xs, ys) from its report model, and its "hollow" points {panel: [x]}: round 1's reads
     of a drive purged just before them (the report's †), drawn apart and out of the scale; empty where the test did
-    not run."""
+    not run. Each report kind gives its own panels' (ReportKind.fleet_series)."""
     tests = model.get("tests") or {}
-    out = {}
-    dv = (tests.get("iops") or {}).get("dv") or {}
-    if dv.get("values"):
-        out["iops"] = (list(range(1, len(dv["values"]) + 1)), dv["values"])
-    segment = next((s for s in (tests.get("throughput") or {}).get("segments") or [] if s["name"] == "1024k"), {})
-    for key, index in (("tp_read", 0), ("tp_write", 1)):
-        dvs = segment.get("dvs") or []
-        if len(dvs) > index and dvs[index].get("values"):
-            values = [v / 1e6 for v in dvs[index]["values"]]
-            out[key] = (list(range(1, len(values) + 1)), values)
-    if "tp_read" in out and segment.get("purged_read"):
-        out["hollow"] = {"tp_read": [int(segment["purged_read"]["round"])]}
-    dv = (tests.get("latency") or {}).get("dv") or {}
-    if dv.get("values"):
-        out["latency"] = (list(range(1, len(dv["values"]) + 1)), [v / 1e6 for v in dv["values"]])
-    wsat = tests.get("wsat") or {}
-    rows = wsat.get("per_round") or []
-    multiple = wsat.get("capacity_multiple")
-    capacity = (wsat.get("target_bytes") or 0) / multiple if multiple else 0
-    if rows and capacity:
-        step = max(1, -(-len(rows) // WSAT_POINTS))
-        picked = rows[::step] + ([rows[-1]] if (len(rows) - 1) % step else [])
-        out["wsat"] = ([r["written_bytes"] / capacity for r in picked], [r["iops"] for r in picked])
+    out: dict = {}
+    for kind in _kinds.KINDS.values():
+        found = kind.fleet_series(tests)
+        hollow = found.pop("hollow", None)
+        out.update(found)
+        if hollow:
+            out.setdefault("hollow", {}).update(hollow)
     return out
 
 
@@ -77,7 +57,7 @@ def _overlay(path: str, title: str, drives: list[tuple[str, dict]], subtitle: st
     cmap = plt.get_cmap("tab10" if len(drives) <= 10 else "viridis")
     many = len(drives) > 12
     hollow_any = False
-    for ax, (key, name, xlabel, ylabel) in zip(axes[0], present):
+    for ax, (key, name, xlabel, ylabel, whole_x) in zip(axes[0], present):
         values, apart = [], []
         for index, (drive_id, data) in enumerate(drives):
             if key not in data:
@@ -99,7 +79,7 @@ def _overlay(path: str, title: str, drives: list[tuple[str, dict]], subtitle: st
             off_scale(ax, x, y, color, f"{figure_text(y)} ↑", line)
             hollow_any = True
         ax.grid(True, which="both", alpha=0.3)
-        if key != "wsat":
+        if whole_x:
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     if not many:
         handles, labels = axes[0][0].get_legend_handles_labels()

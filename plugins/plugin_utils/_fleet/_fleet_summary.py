@@ -13,17 +13,15 @@ from __future__ import annotations
 import os
 import stat
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import OPERATING_POINT_TESTS
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures, _drive_verdict
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures import _wsat as _wsat_figures
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_plots
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _html, _plots
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run, _acceptance, _safe_tree
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _result_files
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_history
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _kinds
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet._fleet_figures import (
     FIGURE_LABELS, exit_status, outlier_text)
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet._fleet_junit import render_junit
@@ -64,6 +62,15 @@ def drive_model(drive_dir: str, render: bool = True, history=None) -> dict:
     if render:
         return _drive_report.write_drive_report(drive_dir, history=history)["model"]
     return _drive_report.build_model(drive_dir, history)
+
+
+def kept_for_the_fleet(model: dict) -> dict:
+    """What each report kind keeps of a drive for the fleet summary (ReportKind.fleet_record: write saturation's end,
+    CBW's and DIRTH's MaxIOPS points); from an empty model, a drive without results."""
+    kept: dict = {}
+    for kind in _kinds.KINDS.values():
+        kept.update(kind.fleet_record(model))
+    return kept
 
 
 def _drive_time(model: dict) -> float | None:
@@ -142,9 +149,7 @@ def collect(run_dirs: list[str], skip: set | None = None, history=None) -> list[
                     "report": _report_link(drive_dir), "time_s": _drive_time(model),
                     "test_times": {name: t.get("wall_s") for name, t in (model.get("tests") or {}).items()},
                     "tested": _tested(model), "tests_run": list((model.get("tests") or {}).keys()),
-                    "maxiops_points": {name: _headline_figures.maxiops_point(model, name) for name in OPERATING_POINT_TESTS
-                                       if _headline_figures.maxiops_point(model, name)},
-                    "wsat": _wsat_figures.end(model), "_series": _fleet_plots.series(model),
+                    **kept_for_the_fleet(model), "_series": _fleet_plots.series(model),
                     # The figures measured but not resolved: "n/r" in the fleet table, as in the drive's report.
                     "unresolved": _headline_figures.unresolved(model),
                     # Against every earlier run of its model and firmware, as its report read the history.
@@ -161,7 +166,7 @@ def collect(run_dirs: list[str], skip: set | None = None, history=None) -> list[
                 records.append({"id": f"{host}/{name}", "host": host, "drive": name, "run": os.path.basename(run_dir),
                                 "model": None, "firmware": None, "serial": spec.get("serial"), "report": None,
                                 "time_s": None, "test_times": {}, "tested": None, "tests_run": [],
-                                "maxiops_points": {}, "wsat": None, "_series": {}, "unresolved": {},
+                                **kept_for_the_fleet({}), "_series": {}, "unresolved": {},
                                 "headline": dict.fromkeys(_acceptance.HEADLINES), **judged})
     return records
 
@@ -182,8 +187,8 @@ def _unreadable(run_dir: str, host: str, drive_dir: str, recorded: dict | None, 
     judged = _acceptance.verdict(None, planned, None, lost=f"its results cannot be read: {exc}")
     return {"id": f"{host}/{os.path.basename(drive_dir)}", "host": host, "drive": os.path.basename(drive_dir),
             "run": os.path.basename(run_dir), "model": None, "firmware": None, "serial": None, "quick_profile": None,
-            "report": None, "time_s": None, "test_times": {}, "tested": None, "tests_run": [], "maxiops_points": {},
-            "wsat": None, "_series": {}, "headline": dict.fromkeys(_acceptance.HEADLINES), "planned": planned,
+            "report": None, "time_s": None, "test_times": {}, "tested": None, "tests_run": [],
+            **kept_for_the_fleet({}), "_series": {}, "headline": dict.fromkeys(_acceptance.HEADLINES), "planned": planned,
             "plan_recorded": recorded is not None, **{k: v for k, v in judged.items() if k != "headline"}}
 
 

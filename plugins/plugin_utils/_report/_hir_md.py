@@ -14,7 +14,8 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _mark
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._hir import PC_SEGMENT, sources
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _hir, _hir_plots
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._kind import PTS2_STEADY_NOTE, ReportKind
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._kind import FleetColumn, PTS2_STEADY_NOTE, ReportKind
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._pts2 import HIR_WAIT_STATES
 
 
 # Report section
@@ -391,6 +392,23 @@ def fio_time(result: dict, io_s: float, process_s: float, runs: int, rest: float
             "idle time between bursts, fio's start-up and its pauses between runs")
 
 
+def _fleet_cell(drive: dict, test: str) -> str:
+    """HIR's gain per wait state in the fleet's PTS 2.0 table; italic when its preconditioning was not steady."""
+    figures, steady = drive.get("headline") or {}, drive.get("headline_steady") or {}
+    unresolved = drive.get("unresolved") or {}
+    measured = [f"hir_gain_ws{state}" for state in HIR_WAIT_STATES
+                if figures.get(f"hir_gain_ws{state}") is not None or f"hir_gain_ws{state}" in unresolved]
+    if not measured:
+        return "not measured"
+    text = " · ".join(f"WS{figure[len('hir_gain_ws'):]} " + (f"×{figures[figure]:.2f}" if figures.get(figure) is not None
+                                                             else "n/r (schedule not held)") for figure in measured)
+    # Every wait state's gain is over the same preconditioning: steady or not together.
+    return text if steady.get(measured[0]) else f"*{text}*"
+
+
 KIND = ReportKind(name="hir", build=_hir.build, plots=_hir_plots.plots, section=section, plot_weight=5.0,
                   steady_rule=True, steady_note=PTS2_STEADY_NOTE, steady_row=True,
-                  summary=summary, round_parts=round_parts, fio_time=fio_time)
+                  summary=summary, round_parts=round_parts, fio_time=fio_time,
+                  fleet_columns=(FleetColumn("pts2", "hir", "HIR gain per wait state", _fleet_cell,
+                                             note="HIR's gain per wait state (mean burst IOPS ÷ the preconditioning's "
+                                                  "window average)"),))

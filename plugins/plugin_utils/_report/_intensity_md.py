@@ -19,7 +19,7 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._intensity i
     PERCENTILES, PHASES, POINTS, POINT_WORDS, grid_cells, percentile_cell, phase_summary, point_name, rounds_text,
     seconds)
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _intensity, _intensity_plots
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._kind import PTS2_STEADY_NOTE, ReportKind
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._kind import FleetColumn, PTS2_STEADY_NOTE, ReportKind
 
 
 # Report section -------------------------------------------------------------------------------------------------------
@@ -328,6 +328,36 @@ def round_parts(result: dict) -> list[tuple[str, int]]:
             ("operating points", len(result.get("points") or []))]
 
 
+def _fleet_cell(drive: dict, test: str) -> str:
+    """A CBW's or DIRTH's MaxIOPS point in the fleet's PTS 2.0 table (IOPS · ART ms · 99.999 % ms, its TC/QD); italic
+    when the test was not steady."""
+    figures, steady = drive.get("headline") or {}, drive.get("headline_steady") or {}
+    unresolved = drive.get("unresolved") or {}
+    if figures.get(f"{test}_max_iops") is None:
+        return "not measured"
+    point = (drive.get("maxiops_points") or {}).get(test)
+    text = " · ".join(md.fmt(float(figures[f]), digits) if figures.get(f) is not None else
+                      "n/r" if f in unresolved else "not measured" for f, digits in (
+                          (f"{test}_max_iops", 0), (f"{test}_max_art_ms", 3), (f"{test}_max_p99999_ms", 3)))
+    text += f" ({md.text(point)})" if point else ""
+    return text if steady.get(f"{test}_max_iops") else f"*{text}*"
+
+
+def _fleet_record(model: dict) -> dict:
+    """Where each test's MaxIOPS was measured ("TC2/QD4"), for the fleet's table."""
+    return {"maxiops_points": {name: point for name in OPERATING_POINT_TESTS
+                               if (point := _headline_figures.maxiops_point(model, name))}}
+
+
+_FLEET_HEADERS = {"cbw": "CBW MaxIOPS (IOPS · ART ms · 99.999 % ms)",
+                  "dirth": "DIRTH MaxIOPS (IOPS · ART ms · 99.999 % ms)"}
+_FLEET_NOTE = ("CBW's and DIRTH's MaxIOPS point as measured after its pre-write (IOPS, mean response time, the 99.999 % "
+               "of all its IOs from fio's histogram; the point's TC/QD)")
+
+
 KIND = ReportKind(name="intensity", build=_intensity.build, plots=_intensity_plots.plots, section=section,
                   plot_weights={"cbw": 10.0, "dirth": 11.0}, steady_rule=True, steady_note=PTS2_STEADY_NOTE,
-                  steady_row=True, summary=summary, round_parts=round_parts)
+                  steady_row=True, summary=summary, round_parts=round_parts, fleet_record=_fleet_record,
+                  fleet_columns=tuple(FleetColumn("pts2", name, _FLEET_HEADERS[name], _fleet_cell,
+                                                  note=_FLEET_NOTE if index == 0 else "")
+                                      for index, name in enumerate(OPERATING_POINT_TESTS)))

@@ -20,7 +20,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import b
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _plots, _sections, _sweep_plots, _tests
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._kind import ReportKind
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._kind import FleetPanel, ReportKind
 
 
 def dv_definitions(settings: dict) -> list[dict]:
@@ -274,4 +274,11 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     return lines
 
 
-KIND = ReportKind(name="iops", build=build, plots=plots, section=section, steady_rule=True, steady_row=True)
+def fleet_series(tests: dict) -> dict:
+    """The fleet plots' IOPS panel: the DV round by round."""
+    dv = (tests.get("iops") or {}).get("dv") or {}
+    return {"iops": (list(range(1, len(dv["values"]) + 1)), dv["values"])} if dv.get("values") else {}
+
+
+KIND = ReportKind(name="iops", build=build, plots=plots, section=section, steady_rule=True, steady_row=True,
+                  fleet_series=fleet_series, fleet_panels=(FleetPanel("iops", "IOPS: 4k random write DV", "Round", "IOPS"),))

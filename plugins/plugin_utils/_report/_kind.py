@@ -10,7 +10,7 @@ draws. Each kind defines its one instance beside its own code; _kinds lists them
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, NamedTuple
 
 # What the plots of a test take when its kind does not say: about an IOPS test's (_split balances these).
 PLOT_WEIGHT = 4.0
@@ -19,6 +19,29 @@ PTS2_STEADY_NOTE = (" HIR, CBW and DIRTH judge their preconditioning this way (C
                     "their other phases, and XSR, run a set number of rounds.")
 # The clause that joins write saturation's in that section for the kinds that run a sweep once.
 SWEEP_STEADY_CLAUSE = "; the characterisation and HDD tests have none either: each runs its sweep once"
+
+
+class FleetPanel(NamedTuple):
+    """A panel of the fleet's per-model plots and of a comparison's rounds plot: every drive's series under ``key``
+    (a kind's ``fleet_series``); ``whole_x``: its x axis counts rounds."""
+    key: str
+    title: str
+    xlabel: str
+    ylabel: str
+    whole_x: bool = True
+
+
+class FleetColumn(NamedTuple):
+    """A column of fleet.md for one of a kind's tests. ``table``: "pts2" (the PTS 2.0 tests' table, shown when a drive
+    ran ``test``) or "drives" (the drives table after the figures, shown when a drive's record has ``test``'s entry:
+    ``key``); ``cell(drive, test)``: its Markdown cell from the drive's fleet record; ``note``: what the table's notes
+    say of it."""
+    table: str
+    test: str
+    header: str
+    cell: Callable
+    note: str = ""
+    key: str = ""
 
 
 class ReportKind:
@@ -34,17 +57,23 @@ class ReportKind:
     ``round_parts(result)``: a test's rounds by the part of it that ran them, [(label, rounds)] (a block size, a phase,
     a group, a wait state); ``parts_per``: what one part is when the parts are alike (throughput's "block size": "6 per
     block size × 5"). ``fio_time(result, io_s, process_s, runs, rest)``: the test's own words for fio's time in its
-    rounds, where the generic "start-up and pauses between runs" would mislead (None: the generic words)."""
+    rounds, where the generic "start-up and pauses between runs" would mislead (None: the generic words).
+    The fleet summary: ``fleet_record(model)``: what a drive's fleet record keeps for the kind's tests (fleet.json; from
+    an empty model, the entries of a drive without results); ``fleet_series(tests)``: per ``fleet_panels`` panel, the
+    drive's (xs, ys) from its tests' report models (and "hollow": {panel: [x]}, points drawn apart);
+    ``fleet_columns``: its FleetColumns."""
 
     __slots__ = ("name", "build", "plots", "section", "plot_weight", "plot_weights", "steady_rule", "steady_clause",
                  "steady_note", "steady_row", "stimulus", "summary", "summary_first", "round_parts", "parts_per",
-                 "fio_time")
+                 "fio_time", "fleet_record", "fleet_series", "fleet_panels", "fleet_columns")
 
     def __init__(self, *, name: str, build: Callable, plots: Callable, section: Callable,
                  plot_weight: float = PLOT_WEIGHT, plot_weights: dict | None = None, steady_rule: bool = False,
                  steady_clause: str = "", steady_note: str = "", steady_row: bool = False,
                  stimulus: Callable | None = None, summary: Callable | None = None, summary_first: bool = False,
-                 round_parts: Callable | None = None, parts_per: str = "", fio_time: Callable | None = None):
+                 round_parts: Callable | None = None, parts_per: str = "", fio_time: Callable | None = None,
+                 fleet_record: Callable | None = None, fleet_series: Callable | None = None, fleet_panels: tuple = (),
+                 fleet_columns: tuple = ()):
         self.name = name
         self.build = build
         self.plots = plots
@@ -61,6 +90,10 @@ class ReportKind:
         self.round_parts = round_parts
         self.parts_per = parts_per
         self.fio_time = fio_time
+        self.fleet_record = fleet_record or (lambda model: {})
+        self.fleet_series = fleet_series or (lambda tests: {})
+        self.fleet_panels = tuple(fleet_panels)
+        self.fleet_columns = tuple(fleet_columns)
 
     def weight(self, test: str) -> float:
         """How long one of its tests' plots take to draw, relative to other tests'."""

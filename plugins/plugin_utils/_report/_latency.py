@@ -26,7 +26,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import b
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _iops, _plots, _sections, _tests, _wsat
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._kind import ReportKind
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._kind import FleetPanel, ReportKind
 
 MS = 1e6  # ns per ms
 FIVE_NINES = "99.999"
@@ -369,5 +369,14 @@ def section(result: dict, plots_rel: dict, number: int, capacity: int) -> list[s
     return lines
 
 
+def fleet_series(tests: dict) -> dict:
+    """The fleet plots' latency panel: the DV round by round, in ms."""
+    dv = (tests.get("latency") or {}).get("dv") or {}
+    if not dv.get("values"):
+        return {}
+    return {"latency": (list(range(1, len(dv["values"]) + 1)), [v / 1e6 for v in dv["values"]])}
+
+
 KIND = ReportKind(name="latency", build=build, plots=plots, section=section, plot_weight=6.0, steady_rule=True,
-                  steady_row=True)
+                  steady_row=True, fleet_series=fleet_series,
+                  fleet_panels=(FleetPanel("latency", "Latency: 4k random write mean DV", "Round", "mean latency (ms)"),))

@@ -22,7 +22,7 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import p
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections, _tests
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._kind import ReportKind
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._kind import FleetPanel, ReportKind
 
 DIRECTIONS = (("read", 100), ("write", 0))
 
@@ -418,5 +418,22 @@ def round_parts(result: dict) -> list[tuple[str, int]]:
     return [(s["name"], int(s.get("rounds_run") or 0)) for s in result.get("segments") or []]
 
 
+def fleet_series(tests: dict) -> dict:
+    """The fleet plots' throughput panels: 1024k's write and read DVs round by round, and its purged read round."""
+    segment = next((s for s in (tests.get("throughput") or {}).get("segments") or [] if s["name"] == "1024k"), {})
+    out: dict = {}
+    for key, index in (("tp_read", 0), ("tp_write", 1)):
+        dvs = segment.get("dvs") or []
+        if len(dvs) > index and dvs[index].get("values"):
+            values = [v / 1e6 for v in dvs[index]["values"]]
+            out[key] = (list(range(1, len(values) + 1)), values)
+    if "tp_read" in out and segment.get("purged_read"):
+        out["hollow"] = {"tp_read": [int(segment["purged_read"]["round"])]}
+    return out
+
+
 KIND = ReportKind(name="throughput", build=build, plots=plots, section=section, plot_weight=7.0,
-                  steady_rule=True, steady_row=True, round_parts=round_parts, parts_per="block size")
+                  steady_rule=True, steady_row=True, round_parts=round_parts, parts_per="block size",
+                  fleet_series=fleet_series, fleet_panels=(
+                      FleetPanel("tp_write", "Throughput: 1024k sequential write DV", "Round", "MB/s (10⁶ B/s)"),
+                      FleetPanel("tp_read", "Throughput: 1024k sequential read DV", "Round", "MB/s (10⁶ B/s)")))

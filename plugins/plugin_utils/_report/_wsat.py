@@ -25,7 +25,7 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures import _wsa
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sections, _tests
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._results import live_verdicts
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._kind import ReportKind
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._kind import FleetColumn, FleetPanel, ReportKind
 
 GB = 1e9
 MS = 1e6
@@ -319,5 +319,38 @@ def summary(model: dict, block: dict, wanted: set) -> tuple[list, list]:
              "no steady state (by design)" if block.get("wsat") else md.DASH]], []
 
 
+# A write saturation of 1,500 rounds is drawn from at most this many points per drive (evenly spaced rounds).
+FLEET_POINTS = 300
+
+
+def fleet_series(tests: dict) -> dict:
+    """The fleet plots' write saturation panel: IOPS against the user capacity written, from at most FLEET_POINTS
+    rounds."""
+    wsat = tests.get("wsat") or {}
+    rows = wsat.get("per_round") or []
+    multiple = wsat.get("capacity_multiple")
+    capacity = (wsat.get("target_bytes") or 0) / multiple if multiple else 0
+    if not rows or not capacity:
+        return {}
+    step = max(1, -(-len(rows) // FLEET_POINTS))
+    picked = rows[::step] + ([rows[-1]] if (len(rows) - 1) % step else [])
+    return {"wsat": ([r["written_bytes"] / capacity for r in picked], [r["iops"] for r in picked])}
+
+
+def fleet_cell(drive: dict, test: str) -> str:
+    """How a drive's write saturation ended, in the fleet's drives table."""
+    wsat = drive.get("wsat")
+    if not wsat:
+        return md.DASH
+    return md.text(f"{wsat['status']}, {wsat['capacity_written']:.2f} ×" if wsat.get("capacity_written") is not None
+                   else wsat["status"])
+
+
 KIND = ReportKind(name="wsat", build=build, plots=plots, section=section, plot_weight=2.0, steady_rule=True,
-                  summary=summary, summary_first=True)
+                  summary=summary, summary_first=True,
+                  fleet_record=lambda model: {"wsat": _wsat_figures.end(model)}, fleet_series=fleet_series,
+                  fleet_panels=(FleetPanel("wsat", "Write saturation: 4k random write", "User capacity written (×)",
+                                           "IOPS", whole_x=False),),
+                  fleet_columns=(FleetColumn("drives", "wsat", "Write saturation", fleet_cell, key="wsat",
+                                             note="Write saturation: how it ended and the user capacity written "
+                                                  "(× capacity). "),))

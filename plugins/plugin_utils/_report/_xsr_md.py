@@ -15,7 +15,7 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _sect
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._xsr import (
     FINAL_SHARE_PCT, STANDARD, TIME_NOTE, minutes_text)
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _xsr, _xsr_plots
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._kind import PTS2_STEADY_NOTE, ReportKind
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report._kind import FleetColumn, PTS2_STEADY_NOTE, ReportKind
 
 
 # Rows per group in the samples table (a group of 480 samples shows its first and last ten and ten between).
@@ -290,5 +290,14 @@ def fio_time(result: dict, io_s: float, process_s: float, runs: int, rest: float
             "before it without a pause")
 
 
+def _fleet_cell(drive: dict, test: str) -> str:
+    """XSR's recovery in the fleet's PTS 2.0 table: minutes into group 3."""
+    minutes = (drive.get("headline") or {}).get("xsr_recovery_min")
+    return md.fmt(float(minutes), 1) if minutes is not None else "not recovered"
+
+
 KIND = ReportKind(name="xsr", build=_xsr.build, plots=_xsr_plots.plots, section=section, plot_weight=2.0,
-                  steady_note=PTS2_STEADY_NOTE, summary=summary, round_parts=round_parts, fio_time=fio_time)
+                  steady_note=PTS2_STEADY_NOTE, summary=summary, round_parts=round_parts, fio_time=fio_time,
+                  fleet_columns=(FleetColumn("pts2", "xsr", "XSR recovery (min into group 3)", _fleet_cell,
+                                             note="XSR's recovery (minutes into group 3 until its throughput is back "
+                                                  "at group 1's mean less the tolerance)"),))
