@@ -162,6 +162,28 @@ def _files(top: str) -> dict:
             for here, dummy, names in os.walk(top) for name in names}
 
 
+def _same(one: str, other: str, versions: tuple[str, ...]) -> bool:
+    if one.endswith(".pdf"):
+        return _masked(_pdf_text(one), versions) == _masked(_pdf_text(other), versions)
+    if one.endswith((".md", ".html", ".json", ".csv", ".txt", ".xml")):
+        with open(one, encoding="utf-8") as a, open(other, encoding="utf-8") as b:
+            return _masked(a.read(), versions) == _masked(b.read(), versions)
+    with open(one, "rb") as a, open(other, "rb") as b:
+        return a.read() == b.read()
+
+
+def _compare_copies(source: str, copies: dict, versions: tuple[str, ...], differences: list[str]) -> int:
+    """The files the old and the new checkout wrote from ``source`` ({"old"|"new": {relative path: file}}), each
+    difference added to ``differences``; how many files both wrote."""
+    for missing in sorted(set(copies["old"]) ^ set(copies["new"])):
+        differences.append(f"{source}: {missing} is written by only one of them")
+    both = sorted(set(copies["old"]) & set(copies["new"]))
+    for relative in both:
+        if not _same(copies["old"][relative], copies["new"][relative], versions):
+            differences.append(f"{source}: {relative} differs")
+    return len(both)
+
+
 def compare_reports(old: str, new: str, drives: list[str], scratch: str) -> list[str]:
     versions = (_version(old), _version(new))
     differences, compared = [], 0
@@ -182,33 +204,9 @@ def compare_reports(old: str, new: str, drives: list[str], scratch: str) -> list
             kept = os.path.join(scratch, f"{name}-drive{index}")
             os.rename(copy, kept)
             copies[name] = _files(kept)
-        for missing in sorted(set(copies["old"]) ^ set(copies["new"])):
-            differences.append(f"{drive}: {missing} is written by only one of them")
-        for relative in sorted(set(copies["old"]) & set(copies["new"])):
-            one, other = copies["old"][relative], copies["new"][relative]
-            compared += 1
-            if relative.endswith(".pdf"):
-                same = _masked(_pdf_text(one), versions) == _masked(_pdf_text(other), versions)
-            elif relative.endswith((".md", ".html", ".json", ".csv", ".txt")):
-                with open(one, encoding="utf-8") as a, open(other, encoding="utf-8") as b:
-                    same = _masked(a.read(), versions) == _masked(b.read(), versions)
-            else:
-                with open(one, "rb") as a, open(other, "rb") as b:
-                    same = a.read() == b.read()
-            if not same:
-                differences.append(f"{drive}: {relative} differs")
+        compared += _compare_copies(drive, copies, versions, differences)
     print(f"reports: {len(drives)} drives, {compared} files compared, {len(differences)} differ")
     return differences
-
-
-def _same(one: str, other: str, versions: tuple[str, ...]) -> bool:
-    if one.endswith(".pdf"):
-        return _masked(_pdf_text(one), versions) == _masked(_pdf_text(other), versions)
-    if one.endswith((".md", ".html", ".json", ".csv", ".txt", ".xml")):
-        with open(one, encoding="utf-8") as a, open(other, encoding="utf-8") as b:
-            return _masked(a.read(), versions) == _masked(b.read(), versions)
-    with open(one, "rb") as a, open(other, "rb") as b:
-        return a.read() == b.read()
 
 
 def compare_fleets(old: str, new: str, runs: list[str], scratch: str) -> list[str]:
@@ -226,12 +224,7 @@ def compare_fleets(old: str, new: str, runs: list[str], scratch: str) -> list[st
             kept = os.path.join(scratch, f"{name}-fleet{index}-files")
             os.rename(top, kept)
             copies[name] = {path: full for path, full in _files(kept).items() if not path.endswith(".sqlite")}
-        for missing in sorted(set(copies["old"]) ^ set(copies["new"])):
-            differences.append(f"{run}: {missing} is written by only one of them")
-        for relative in sorted(set(copies["old"]) & set(copies["new"])):
-            compared += 1
-            if not _same(copies["old"][relative], copies["new"][relative], versions):
-                differences.append(f"{run}: {relative} differs")
+        compared += _compare_copies(run, copies, versions, differences)
     print(f"fleets: {len(runs)} runs, {compared} files compared, {len(differences)} differ")
     return differences
 

@@ -79,18 +79,19 @@ def _short(value: object) -> str:
 
 
 def _percentiles(data: dict, where: str) -> dict:
+    raw = block(data, "percentile", where)
     found = {}
-    for key in block(data, "percentile", where):
+    for key in raw:
         try:
             label = f"{float(key):g}"
         except ValueError:
             raise FioOutputError(f"{where}: percentile {_short(key)} is not a number") from None
         if label in PERCENTILES:
-            found[label] = float(number(data["percentile"], key, where))
+            found[label] = float(number(raw, key, where))
     return found
 
 
-def _histogram(data: dict, where: str) -> dict | None:
+def histogram(data: dict, where: str) -> dict | None:
     """json+'s latency bins of one direction, total latency (lat_ns, with lat_percentiles=1) where fio printed it,
     else completion latency: {"source", "bins": [[ns, IOs], ...] in latency order}; None without json+."""
     for source in ("lat_ns", "clat_ns"):
@@ -110,7 +111,7 @@ def _direction(data: dict, where: str) -> dict:
     lat = block(data, "lat_ns", where)
     percentiles = _percentiles(lat, where) or _percentiles(block(data, "clat_ns", where), where)
     total_ios = int(number(data, "total_ios", where))
-    histogram = _histogram(data, where) if total_ios else None
+    bins = histogram(data, where) if total_ios else None
     found = {
         "runtime_ms": int(number(data, "runtime", where)),
         "iops": float(number(data, "iops", where)),
@@ -124,8 +125,8 @@ def _direction(data: dict, where: str) -> dict:
             "percentiles": percentiles if total_ios else {},
         },
     }
-    if histogram:
-        found["histogram"] = histogram
+    if bins:
+        found["histogram"] = bins
     return found
 
 

@@ -75,15 +75,8 @@ def documents(text: str) -> tuple[list[str], str]:
 
 
 def _bins(data: dict, where: str) -> list[list[int]]:
-    for source in ("lat_ns", "clat_ns"):
-        bins = _fio.block(data, source, where).get("bins")
-        if isinstance(bins, dict) and bins:
-            try:
-                pairs = [[int(float(ns)), int(count)] for ns, count in bins.items()]
-            except (TypeError, ValueError):
-                raise IntervalError(f"{where}: {source}'s bins are not numbers") from None
-            return _histogram.normalise(pairs)
-    return []
+    found = _fio.histogram(data, where)
+    return _histogram.normalise(found["bins"]) if found else []
 
 
 def _direction_counters(data: dict, where: str) -> dict:
