@@ -14,7 +14,7 @@ import datetime
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _dv, _steady_state
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import TITLES
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import find_job
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import MissingJob, find_job
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label, parse_block_size
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._results import live_verdicts
 
@@ -45,7 +45,7 @@ def limits(settings: dict) -> tuple[int, int, float, float]:
 def job_or_none(rnd: dict, mix: int, bs: int) -> dict | None:
     try:
         return find_job(rnd["fio"]["jobs"], mix, bs)
-    except KeyError:
+    except MissingJob:
         return None
 
 
