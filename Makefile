@@ -50,12 +50,13 @@ docs: $(VENV)/.installed $(COLLECTION)
 	scripts/docs.sh
 
 units: venv
-	pytest -q tests/unit
+	pytest -q -p no:cacheprovider -n 2 tests/unit
 
-# Two workers, each taking whole files (a file's tests share fixtures such as one playbook run); the slowest
+# Four workers on two cores, each taking whole files (a file's tests share fixtures such as one playbook run): much of
+# a test is waiting on fio's timed rounds, so four keep the cores busy where two left them half idle. The slowest
 # tests are listed at the end.
 integration: venv
-	pytest -q -p no:cacheprovider -n 2 --dist loadfile --durations=10 tests/integration
+	pytest -q -p no:cacheprovider -n 4 --dist loadfile --durations=10 tests/integration
 
 # The role scenarios as ansible-test integration targets (tests/integration/targets/role_*), as root; T=<target> runs
 # one.

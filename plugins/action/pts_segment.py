@@ -44,6 +44,7 @@ def baseline_samples(status: list[str], final: str) -> list[dict]:
     closed = []
     for text in list(status) + [final]:
         closed += sampler.feed(_interval.counters(text))
+    closed = sampler.fold_idle(closed)
     out = []
     for number, before, after in closed:
         window = _interval.window(before, after)
@@ -344,6 +345,10 @@ class ActionModule(PtsAction):
             if found["held"] is not None:
                 closed.insert(0, found["held"])
                 found["held"] = None
+            # (a sample folded into the one before it keeps the later document, which may be fio's final report)
+            folded = sampler.fold_idle([c for c, dummy in closed])
+            raws = [raw for dummy, raw in closed]
+            closed = list(zip(folded, raws[:len(folded) - 1] + raws[-1:]))
             if not final and closed and closed[-1][0][2]["runtime_ms"] >= near_end:
                 found["held"] = closed.pop()
             health = None

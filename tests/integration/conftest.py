@@ -183,7 +183,9 @@ class PlaybookRun:
 
 def playbook_env(tmp, **overrides) -> dict:
     """The environment a test's ansible-playbook runs in: the repository's venv, ansible.cfg and collection, its
-    temporary and results directories under ``tmp``, no colour; ``overrides`` set or replace variables."""
+    temporary and results directories under ``tmp``, no colour, and each drive's report as report.md alone
+    (PTS_REPORT_FORMATS=""): the HTML and PDF cost most of a report's CPU, and the tests that read them - the fleet's,
+    the report's, the trial's - ask for them; ``overrides`` set or replace variables."""
     env = dict(
         os.environ,
         PATH=BIN + os.pathsep + os.environ.get("PATH", ""),
@@ -195,6 +197,7 @@ def playbook_env(tmp, **overrides) -> dict:
         ANSIBLE_FORCE_COLOR="0",
         MPLCONFIGDIR=str(tmp / "mpl"),
         PTS_RESULTS_DIR=str(tmp / "results"),
+        PTS_REPORT_FORMATS="",
     )
     env.update(overrides)
     return env

@@ -13,6 +13,7 @@ import re
 from jsonschema import Draft202012Validator
 
 KINDS = ("fleet", "plan", "result", "round")
+SCHEMAS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "meta", "schemas")
 
 
 def kind(path: str) -> str | None:
@@ -31,6 +32,14 @@ def validators(schema_dir: str) -> dict:
         Draft202012Validator.check_schema(schema)
         found[name] = Draft202012Validator(schema)
     return found
+
+
+def assert_files_validate(run) -> dict[str, int]:
+    """A finished run (conftest.PlaybookRun) of one drive: its fleet.json, plan.json, result.json and every round file
+    validate against the repository's schemas."""
+    counts = validate_run(run.run_dir, SCHEMAS)
+    assert counts["fleet"] == 1 and counts["plan"] == 1 and counts["result"] == 1 and counts["round"] >= 2, counts
+    return counts
 
 
 def validate_run(run_dir: str, schema_dir: str) -> dict[str, int]:

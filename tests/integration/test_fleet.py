@@ -95,7 +95,7 @@ def test_a_rack_runs_at_once_a_lost_host_fails_only_its_drives(fleet):
     before = untouched.checksum()
     limit = 1000.0
     inventory = _inventory(tmp, key, hosts, devices, limit)
-    env = playbook_env(tmp, ANSIBLE_REMOTE_TMP="/tmp/.pts-it-ansible", PTS_RUN_ID="fleet-1")
+    env = playbook_env(tmp, ANSIBLE_REMOTE_TMP="/tmp/.pts-it-ansible", PTS_RUN_ID="fleet-1", PTS_REPORT_FORMATS="html,pdf")
     results = tmp / "results" / "fleet-1"
     lost_round = results / "stor-12-02" / "bay0" / "iops" / "round-01.json"
     with open(tmp / "fleet.log", "w", encoding="utf-8") as log:

@@ -28,8 +28,7 @@ def playbook(tmp_path, devices, env: dict, run_id: str) -> subprocess.CompletedP
         "ansible_connection": "local", "ansible_python_interpreter": "/usr/bin/python3",
         "pts_run_remote_dir": str(tmp_path / "remote"), "pts_fleet_fail_on": [], "pts_devices": specs,
         "pts_allow_destroy": True, "pts_profile": "quick"}}}}))
-    # PTS_REPORT_FORMATS="": report.md only, the reports are not what this checks.
-    environment = playbook_env(tmp_path, PTS_RUN_ID=run_id, PTS_REPORT_FORMATS="", **env)
+    environment = playbook_env(tmp_path, PTS_RUN_ID=run_id, **env)
     # stderr into stdout: the warning must come before the first purge in what the operator sees.
     proc = subprocess.run([os.path.join(BIN, "ansible-playbook"), "playbooks/pts.yml", "-i", str(inventory),
                            "-e", json.dumps(TINY)], cwd=ROOT, env=environment, stdout=subprocess.PIPE,

@@ -11,6 +11,7 @@ import os
 import re
 
 from conftest import load
+from contracts import assert_files_validate
 
 ROUND_BYTES = 2 * 4096  # 2 jobs, each held to one 4k write by rate_iops in a 10 ms round
 ROUNDS = 315
@@ -25,6 +26,7 @@ def test_a_write_saturation_of_over_300_rounds_reaches_its_stop_rule(loop_device
                    "pts_run_wsat_round_seconds": 0.01, "pts_run_rate_iops": 50,
                    "pts_run_wsat_capacity_multiple": multiple, "pts_run_wsat_max_hours": 2})
     assert run.rc == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert_files_validate(run)
     wsat = os.path.join(run.drive_dir("long"), "wsat")
     numbers = sorted(int(m.group(1)) for name in os.listdir(wsat) if (m := re.match(r"^round-(\d+)\.json$", name)))
     count = len(numbers)

@@ -3,7 +3,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """SNIA PTS 2.0.2 end to end on loop devices: pts_spec "2.0" (IOPS with three tracking variables, throughput with a
 WIPC per block size) and the tests PTS-E 1.1 does not have - HIR, XSR, CBW and DIRTH - each run by playbooks/pts.yml,
-their report tables checked against values recomputed here from the round files fio's output went into."""
+their report tables checked against values recomputed here from the round files fio's output went into, and every
+file they write validated against its JSON Schema (meta/schemas/)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import statistics
 import pytest
 
 from conftest import load, text
+from contracts import assert_files_validate
 
 # Rounds of 0.5 s on a small matrix, a window of 2 in at most 3 rounds: the loops, not the drive, are under test.
 SHORT = {"pts_run_max_rounds": 3, "pts_run_window": 2}
@@ -48,6 +50,7 @@ def test_spec_2_0_tracks_three_iops_variables_and_preconditions_each_throughput_
                  pts_run_iops_block_sizes=["1024k", "64k", "4k"], pts_run_iops_mixes=[100, 65, 0])
     run = run_pts(device_vars(device), extra)
     assert run.rc == 0, (run.stdout + run.stderr)[-4000:]
+    assert_files_validate(run)
     drive_dir = run.drive_dir("d1")
     plan = load(os.path.join(run.run_dir, "localhost", "plan.json"))["plan"]
     assert plan["spec"] == "2.0" and plan["variables"]["pts_run_spec"] == "2.0"
@@ -93,6 +96,7 @@ def test_hir_runs_its_wait_states_on_schedule_and_reports_what_fio_measured(loop
     extra = dict(SHORT, pts_tests=["hir"], pts_run_hir_wait_states=[1, 3])
     run = run_pts(device_vars(device), extra)
     assert run.rc == 0, (run.stdout + run.stderr)[-4000:]
+    assert_files_validate(run)
     hir_dir = os.path.join(run.drive_dir("d1"), "hir")
     assert sorted(os.listdir(hir_dir)) == ["precondition", "purge.json", "ws1", "ws3"]
     result = load(os.path.join(run.drive_dir("d1"), "result.json"))["tests"]["hir"]
@@ -132,6 +136,7 @@ def test_xsr_runs_each_group_as_one_sequential_or_random_stream(loop_device, run
     extra = {"pts_tests": ["xsr"], "pts_run_xsr_group_minutes": [0.03, 0.03, 0.03], "pts_run_xsr_sample_seconds": 0.3}
     run = run_pts(device_vars(device), extra)
     assert run.rc == 0, (run.stdout + run.stderr)[-4000:]
+    assert_files_validate(run)
     xsr_dir = os.path.join(run.drive_dir("d1"), "xsr")
     result = load(os.path.join(run.drive_dir("d1"), "result.json"))["tests"]["xsr"]
     assert result["status"] == "complete" and result["time_base"] == "status"
@@ -169,6 +174,7 @@ def test_cbw_and_dirth_choose_their_operating_points_from_the_loops_window_and_m
     device = loop_device("64M")
     run = run_pts(device_vars(device), dict(SHORT, pts_tests=[name], **extra))
     assert run.rc == 0, (run.stdout + run.stderr)[-4000:]
+    assert_files_validate(run)
     test_dir = os.path.join(run.drive_dir("d1"), name)
     assert sorted(e for e in os.listdir(test_dir) if os.path.isdir(os.path.join(test_dir, e))) == [
         "loop", "points", "precondition"]

@@ -22,6 +22,7 @@ import pytest
 import yaml
 
 from conftest import BIN, ROOT, assert_nothing_held, holders, load, playbook_env, text
+from contracts import assert_files_validate
 
 
 def lines(path: str) -> list[tuple[int, float, int]]:
@@ -73,6 +74,7 @@ def test_xsr_groups_and_hir_baselines_run_continuously_and_report_what_fio_logge
              "pts_run_hir_wait_states": [1, 2]}
     run = run_pts(device_vars(device), extra)
     assert run.rc == 0, (run.stdout + run.stderr)[-4000:]
+    assert_files_validate(run)
     drive_dir = run.drive_dir("d1")
     results = load(os.path.join(drive_dir, "result.json"))["tests"]
     report = text(os.path.join(drive_dir, "report.md"))

@@ -29,7 +29,7 @@ def test_a_round_that_cannot_be_recorded_stops_its_test_and_resume_finishes_it(l
             "pts_devices": [{"path": device.path, "name": "full", "backing_file": device.image}],
             "pts_run_wsat_round_seconds": 0.01, "pts_run_rate_iops": 50, "pts_run_wsat_max_hours": 1,
             "pts_run_wsat_capacity_multiple": round(39.5 * 8192 / (16 << 20), 5)}}}}))
-        env = playbook_env(tmp_path, PTS_RESULTS_DIR=str(results), PTS_RUN_ID="full-1")
+        env = playbook_env(tmp_path, PTS_RESULTS_DIR=str(results), PTS_RUN_ID="full-1", PTS_REPORT_FORMATS="html,pdf")
         command = [os.path.join(BIN, "ansible-playbook"), "playbooks/pts.yml", "-i", str(inventory)]
         # Leave room for the drive's records and about a dozen rounds (each ~20 KB: job file, fio's JSON, parsed).
         filler = results / "filler"

@@ -309,11 +309,18 @@ def recheck(path: str, expect: dict, sys_root: str = "/sys", proc_root: str = "/
             else:
                 new = _signatures.added(found, record.get("signatures") if record.get("allow_signatures") else [])
                 if new:
-                    what = ", ".join(f"{s.get('type')} on {os.path.basename(str(s.get('device')))} at {s.get('offset')}"
-                                     for s in new)
+                    what = ", ".join(_new_signature(s) for s in new)
                     reasons.append(f"it carries signatures the guard did not pass ({what}): someone has put data on "
                                    "it since")
     return [_text.show(r) for r in reasons]
+
+
+def _new_signature(signature: dict) -> str:
+    """A signature the re-check found, with the bytes at its offset (what the operator or a bug report needs to tell
+    someone's data from a probe that took the run's own random data for a label)."""
+    where = f"{signature.get('type')} on {os.path.basename(str(signature.get('device')))} at {signature.get('offset')}"
+    found = _signatures.bytes_at(signature)
+    return f"{where}, bytes {found}" if found else where
 
 
 def duplicate_refusals(infos: list[dict], keys: list[str], labels: list[str] | None = None) -> list[list[str]]:

@@ -46,3 +46,20 @@ def added(found: list[dict], accepted: list[dict]) -> list[dict]:
     differ between two probes of one medium)."""
     known = {(str(s.get("type")), str(s.get("offset"))) for s in accepted or []}
     return [s for s in found if (str(s.get("type")), str(s.get("offset"))) not in known]
+
+
+def bytes_at(signature: dict, length: int = 16) -> str | None:
+    """The first ``length`` bytes where ``signature`` ({device, offset} as wipefs lists it) says it is, in hex, for a
+    refusal to show what was found there; None when they cannot be read. Read only, and never through a link."""
+    try:
+        offset = int(str(signature.get("offset")), 16)
+        fd = os.open(str(signature.get("device")), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except (OSError, ValueError):
+        return None
+    try:
+        found = os.pread(fd, length, offset)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return found.hex(" ", 2) if found else None

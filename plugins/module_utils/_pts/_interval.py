@@ -171,8 +171,9 @@ class Sampler:
 
     fio dumps every status interval counted from its own start, while the job starts a little later (its set-up): the
     first sample is shorter than the interval by that set-up, and the run's last moments after its last periodic
-    dump - as long as the set-up - are a short sample of their own. Nothing is merged or left out, so each sample is
-    exactly the difference of two of fio's documents, and the samples add up to the whole run.
+    dump - as long as the set-up - are a short sample of their own, unless no IO completed in them (fold_idle). Nothing
+    is left out, so each sample is exactly the difference of two of fio's documents, and the samples add up to the
+    whole run.
     """
 
     def __init__(self) -> None:
@@ -191,6 +192,22 @@ class Sampler:
         closed = [(self.number, self.before, dump)]
         self.before = dump
         return closed
+
+    def fold_idle(self, closed: list[tuple[int, dict | None, dict]]) -> list[tuple[int, dict | None, dict]]:
+        """The samples not yet filed, the last folded into the one before it when no IO completed in it: fio's final
+        report in the run's last milliseconds after its last periodic dump may count bytes of IOs still completing but
+        none of the IOs (a sample without an IO is no figure, and a failed round to every reader). With nothing
+        before it to fold into, it stays as it is."""
+        if len(closed) < 2 or completed(closed[-1][1], closed[-1][2]):
+            return closed
+        number, before = closed[-2][0], closed[-2][1]
+        self.number = number
+        return closed[:-2] + [(number, before, closed[-1][2])]
+
+
+def completed(before: dict | None, after: dict) -> int:
+    """The IOs completed between two status dumps (``before`` None: from the job's start)."""
+    return sum(after[name]["ios"] - (before[name]["ios"] if before else 0) for name in DIRECTIONS)
 
 
 def parse_log(text: str) -> list[tuple[int, float, int, int]]:

@@ -4,7 +4,8 @@
 """The JSON Schemas of meta/schemas/: valid draft 2020-12, their version the results format's (_results.SCHEMA) and
 their $id's, strict on what a pipeline reads and open to what the collection adds; and what a pipeline reads changes
 only with a new version, said under breaking_changes in the changelog (the contract-<version>.json beside this file
-records it). Real files of real runs are validated by tests/integration (test_try.py, test_schemas.py)."""
+records it). Real files of real runs are validated by tests/integration (test_try.py, test_pts2.py,
+test_pts2_continuous.py, test_long_run.py: every test PTS 2.0.2 has)."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from ansible.errors import AnsibleActionFail, AnsibleError
 
 from ansible_collections.fleetqual.pts.plugins.action import pts_segment
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _interval
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _result_files, _results
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "module_utils", "fixtures")
 with open(os.path.join(FIXTURES, "fio-3.33-wsat-round.json"), encoding="utf-8") as _handle:
@@ -351,6 +351,43 @@ def test_an_xsr_group_is_one_fio_run_each_sample_filed_as_fios_status_dumps_come
     assert records[-1]["fio"]["health"] and "health" not in records[0]["fio"]
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("PTS h1 d1 xsr group1 sample")]
     assert len(lines) == 4 and lines[-1].endswith("DONE")
+
+
+def _ended_without_a_completion(document: str, ms: int, more_bytes: int) -> str:
+    """``document`` as fio's final report ``ms`` later, with ``more_bytes`` counted but no IO completed since (the
+    bytes of IOs still in flight, as fio's final report counted them in a loaded run)."""
+    data = json.loads(document)
+    job = data["jobs"][0]
+    job["write"].update(runtime=job["write"]["runtime"] + ms, io_bytes=job["write"]["io_bytes"] + more_bytes)
+    job["job_runtime"] = job.get("job_runtime", job["write"]["runtime"]) + ms
+    data["timestamp_ms"] += ms
+    return json.dumps(data)
+
+
+@pytest.mark.parametrize("split_final", [False, True])
+def test_a_final_report_without_a_completed_io_is_folded_into_the_sample_before_it(tmp_path, split_final):
+    # Seen on a loaded machine: fio's final report 76 ms after its last periodic dump, bytes counted and no IO
+    # completed. Filed as a sample of its own, it was a round with no IO, which every reader refuses (the drive
+    # INCOMPLETE); folded into the held sample before it, that one is the group's last, and nothing is lost.
+    group = {"name": "xsr-group1", "rw": "write", "mix": 0, "bs": 1 << 20, "seconds": 1.5, "options": {}}
+    segment = {"name": "group1", "stop": "samples", "samples": 3, "sample_s": 0.5, "access": "SEQ 1024k write",
+               "combinations": [group], "log_ms": 100, "output_format": "json+"}
+    args = args_for(tmp_path, test={"test": "xsr", "stop": "phases"}, segment=segment, limits={"capacity": 1 << 30},
+                    context={"run_id": "r1", "host": "h1", "drive": "d1", "test": "xsr", "segment": "group1"})
+    documents, dummy = _interval.documents(XSR_STREAM)
+    documents = documents[:3] + [_ended_without_a_completion(documents[2], 76, 32 << 20)]
+    result, dummy = run_segment(args, Host(fio=_stream(documents, [], split_final)), logs=XSR_LOGS)
+    assert not result.get("failed"), result
+    directory = os.path.join(args["run_dir"], "h1", "d1", "xsr", "group1")
+    records = [_results.read_json(p) for p in _results.round_files(directory)]
+    assert [r["round"] for r in records] == [1, 2, 3] and [r["verdict"]["stop"] for r in records] == [False, False, True]
+    jobs = [r["fio"]["jobs"][0] for r in records]
+    assert all(j["write"]["total_ios"] > 0 for j in jobs)
+    assert jobs[-1]["window"]["to_ms"] == _interval.counters(documents[-1])["runtime_ms"]
+    final = _fio.parse(documents[-1])["jobs"][0]
+    assert sum(j["write"]["io_bytes"] for j in jobs) == final["write"]["io_bytes"]
+    for path in _results.round_files(directory):
+        _result_files.check_round(_results.read_json(path), path)
 
 
 def test_a_sample_that_cannot_be_recorded_stops_fio_and_the_test(tmp_path):

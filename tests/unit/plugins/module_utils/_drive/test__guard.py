@@ -323,7 +323,7 @@ def test_another_runs_record_or_another_drives_record_is_refused(host):
 
 def test_signatures_the_guard_did_not_pass_are_refused_at_every_write(host):
     host.disk("loop4", "7:4", loop={"backing_file": host.image("a.img")})
-    seen = [{"device": "/dev/loop4", "offset": "0x438", "type": "ext4"}]
+    seen = [{"device": f"{host.dev}/loop4", "offset": "0x438", "type": "ext4"}]
     record = host.guarded("loop4", "7:4")
     assert host.recheck("loop4", record, signatures=lambda info: []) == []
     reasons = host.recheck("loop4", record, signatures=lambda info: seen)
@@ -335,8 +335,26 @@ def test_signatures_the_guard_did_not_pass_are_refused_at_every_write(host):
     allowed = host.guarded("loop4", "7:4", signatures=seen, allow_signatures=True)
     assert host.recheck("loop4", allowed, signatures=lambda info: seen) == []
     assert host.recheck("loop4", allowed, signatures=lambda info: seen + [
-        {"device": "/dev/loop4", "offset": "0x0", "type": "dos"}])[0].startswith(
+        {"device": f"{host.dev}/loop4", "offset": "0x0", "type": "dos"}])[0].startswith(
         "it carries signatures the guard did not pass (dos on loop4 at 0x0)")
+
+
+def test_a_new_signature_is_shown_with_the_bytes_found_at_its_offset(host, tmp_path):
+    # The device node wipefs named, read at the signature's offset: what was written there, for the operator to judge.
+    node = tmp_path / "node"
+    node.write_bytes(b"\0" * 0x200 + b"JM\x00\x01" + b"\xff" * 12 + b"\0" * 0x1f0)
+    host.disk("loop4", "7:4", loop={"backing_file": host.image("a.img")})
+    record = host.guarded("loop4", "7:4")
+    found = [{"device": str(node), "offset": "0x200", "type": "jmicron_raid_member"}]
+    assert host.recheck("loop4", record, signatures=lambda info: found) == [
+        "it carries signatures the guard did not pass (jmicron_raid_member on node at 0x200, bytes 4a4d 0001 ffff ffff "
+        "ffff ffff ffff ffff): someone has put data on it since"]
+    # Nothing to show where the node cannot be read, or is a link.
+    (tmp_path / "link").symlink_to(node)
+    for device in (tmp_path / "gone", tmp_path / "link"):
+        assert host.recheck("loop4", record, signatures=lambda info, d=device: [dict(found[0], device=str(d))]) == [
+            f"it carries signatures the guard did not pass (jmicron_raid_member on {device.name} at 0x200): someone has "
+            "put data on it since"]
 
 
 def test_a_member_handed_to_an_md_array_is_rechecked_without_its_hold_only_when_asked(host):

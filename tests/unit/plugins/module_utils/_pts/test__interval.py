@@ -114,6 +114,23 @@ def test_a_windows_percentiles_come_from_its_own_buckets_as_fio_computes_them():
     assert first["write"]["lat_ns"]["percentiles"] == printed
 
 
+def test_a_last_window_without_a_completed_io_is_folded_into_the_one_before():
+    first, second, third, final = dumps(f"{XSR}-status.json")
+    # fio's final report 76 ms after its last dump, with bytes of IOs in flight counted and none completed.
+    idle = dict(third, runtime_ms=third["runtime_ms"] + 76, write=dict(third["write"], io_bytes=final["write"]["io_bytes"]))
+    sampler = _interval.Sampler()
+    closed = [c for dump in (first, second, third, idle) for c in sampler.feed(dump)]
+    assert [n for n, dummy, dummy2 in closed] == [1, 2, 3, 4] and _interval.completed(third, idle) == 0
+    folded = sampler.fold_idle(closed)
+    assert [(n, b, a) for n, b, a in folded] == closed[:2] + [(3, second, idle)] and sampler.number == 3
+    windows = [_interval.window(b, a) for dummy, b, a in folded]
+    assert sum(w["write"]["io_bytes"] for w in windows) == final["write"]["io_bytes"]
+    assert sum(w["write"]["total_ios"] for w in windows) == third["write"]["ios"]
+    # A window with IOs, or one with nothing before it to fold into, stays as it is.
+    assert sampler.fold_idle(closed[:3]) == closed[:3]
+    assert sampler.fold_idle(closed[3:]) == closed[3:] and sampler.fold_idle([]) == []
+
+
 def test_dumps_out_of_order_or_not_of_one_run_are_refused():
     first, second = dumps(f"{XSR}-status.json")[:2]
     with pytest.raises(ValueError, match="no window"):
