@@ -8,6 +8,7 @@ import os
 
 from ansible.utils.display import Display
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError, run_id
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _run, _run_lock, _safe_tree
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._action import ActionRefused, PtsAction
@@ -52,7 +53,7 @@ class ActionModule(PtsAction):
             run_dirs = [os.path.join(root, run) for root in roots for run in args["run_ids"]
                         if _safe_tree.isdir(os.path.join(root, run))]
             out = _run.checked_root(args["output_dir"], "output_dir") if args["output_dir"] else None
-        except (ValueError, OSError) as exc:
+        except (PtsError, OSError) as exc:
             raise ActionRefused(f"{exc}; nothing was written") from None
         if not run_dirs:
             raise ActionRefused(f"no run {args['run_ids']} under {roots}")
@@ -60,7 +61,7 @@ class ActionModule(PtsAction):
         owner = os.getppid()
         try:
             history = _location.from_task_vars(args["history_url"], task_vars, self._templar.template)
-        except ValueError as exc:
+        except PtsError as exc:
             if args["release_locks"]:
                 self._release(run_dirs, owner)  # the judge is the run's last step, whether it judges or refuses
             raise ActionRefused(f"{exc}; nothing was written") from None

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import os
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError, run_id
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import run_id
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run, _safe_tree
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._action import ActionRefused, PtsAction
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _compare, _compare_report
@@ -48,13 +49,13 @@ class ActionModule(PtsAction):
                     run_id(f"{variable}[{index}]" if len(runs) > 1 else variable, run)
             tolerance = _compare.tolerance_input(args["tolerance_pct"])
             history = _location.from_task_vars(args["history_url"], task_vars, self._templar.template)
-        except (PlanError, ValueError) as exc:  # a CompareError, or pts_history_url
+        except PtsError as exc:  # a PlanError, a CompareError, or pts_history_url
             raise ActionRefused(f"{exc}; nothing was written") from None
         try:
             root = _run.results_root(args["results_dir"])
             given_out = _run.checked_root(args["output_dir"], "output_dir (pts_compare_output_dir)") \
                 if args["output_dir"] else None
-        except ValueError as exc:
+        except PtsError as exc:
             raise ActionRefused(f"{exc}; nothing was written") from None
         if not _safe_tree.isdir(root):
             raise ActionRefused(f"pts_results_dir={root!r} is not a directory")

@@ -90,7 +90,7 @@ class ActionModule(PtsAction):
         except PlanError as exc:
             raise ActionRefused(f"{self._user_named(exc, variables, args['public_variables'])}; nothing was written") \
                 from None
-        except ValueError as exc:
+        except PtsError as exc:
             raise ActionRefused(f"{exc}; nothing was written") from None
         plan["listed"] = [{k: v for k, v in spec.items() if k in ("path", "name", "serial", "wwn")} for spec in listed]
         resume = args["resume"] or {}
@@ -157,7 +157,7 @@ class ActionModule(PtsAction):
             rule = matching_rule(plan["acceptance"], device.get("model"), device.get("firmware"))
             try:
                 drive["wear"] = _wear.judge(device, drive, run, rule, plan["wear_budget_pct"])
-            except ValueError as exc:
+            except PtsError as exc:
                 raise ActionRefused(f"the wear budget of drive {drive['key']} cannot be judged: {exc}; "
                                     "nothing was written") from None
             if drive["wear"]["refused"]:

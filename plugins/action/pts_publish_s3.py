@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import InputError, PtsError
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _destinations, _publish_s3
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._action import PtsAction
 
@@ -36,8 +37,8 @@ class ActionModule(PtsAction):
         try:
             target = _destinations.targets([{"s3": {k: args[k] for k in _destinations.S3_KEYS if args[k]}}])[0]
             if os.path.basename(args["name"]) != args["name"] or args["name"] in ("", ".", ".."):
-                raise ValueError(f"name={args['name']!r}: must be one directory name")
-        except ValueError as exc:
+                raise InputError(f"name={args['name']!r}: must be one directory name")
+        except PtsError as exc:
             return self._failed(result, where, str(exc))
         if boto3 is None:
             return self._failed(result, where, "boto3 is not installed on the controller (pip install boto3; the "

@@ -40,7 +40,7 @@ class ActionModule(PtsAction):
         try:
             history = _location.from_task_vars(args["history_url"], task_vars, self._templar.template)
             slots = _report_slots.Slots(_report_slots.slot_count(args["concurrency"]))
-        except ValueError as exc:
+        except PtsError as exc:
             raise ActionRefused(f"{exc}; nothing was written") from None
         if args["run_dir"]:
             return self._one_drive(result, args["run_dir"], args["host"], args["drive"], formats, history, slots)
@@ -51,7 +51,7 @@ class ActionModule(PtsAction):
                 raise ActionRefused(f"{exc}; nothing was written") from None
         try:
             root = _run.results_root(args["results_dir"])
-        except ValueError as exc:
+        except PtsError as exc:
             raise ActionRefused(f"{exc}; give results_dir") from None
         try:
             if not _safe_tree.isdir(root):

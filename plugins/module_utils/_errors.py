@@ -17,3 +17,11 @@ from __future__ import annotations
 
 class PtsError(Exception):
     """A failure whose message is meant for the operator (not a programming error)."""
+
+
+class InputError(PtsError, ValueError):
+    """An input refused - a variable, an option, a file the operator gave - named with the value given."""
+
+
+class DataError(PtsError, ValueError):
+    """Data the collection reads and cannot use: a results tree's files, a lock file, a tool's answer."""

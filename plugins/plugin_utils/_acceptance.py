@@ -23,6 +23,7 @@ import fnmatch
 import math
 import statistics
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import InputError
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _text
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _wear
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import BY_NAME
@@ -80,14 +81,14 @@ def validate_rules(rules: object) -> list[dict]:
     if rules in (None, ""):
         return []
     if not isinstance(rules, list):
-        raise ValueError(f"pts_acceptance={rules!r}: must be a list of rules")
+        raise InputError(f"pts_acceptance={rules!r}: must be a list of rules")
     for index, rule in enumerate(rules):
         where = f"pts_acceptance[{index}]"
         if not isinstance(rule, dict) or not rule.get("model"):
-            raise ValueError(f"{where}={rule!r}: each rule needs a model (a glob such as 'SAMSUNG MZQL2*')")
+            raise InputError(f"{where}={rule!r}: each rule needs a model (a glob such as 'SAMSUNG MZQL2*')")
         unknown = sorted(set(rule) - set(RULE_KEYS))
         if unknown:
-            raise ValueError(f"{where}: unknown keys {unknown}; known: {', '.join(RULE_KEYS)}")
+            raise InputError(f"{where}: unknown keys {unknown}; known: {', '.join(RULE_KEYS)}")
         for key in ("name", "model", "firmware"):
             _text.no_format_characters(f"{where}.{key}", rule.get(key))
         for key in CRITERIA:
@@ -95,31 +96,31 @@ def validate_rules(rules: object) -> list[dict]:
             if value is None:
                 continue
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-                raise ValueError(f"{where}.{key}={value!r}: must be a positive number")
+                raise InputError(f"{where}.{key}={value!r}: must be a positive number")
             low, high = CRITERIA_RANGES[key]
             if not low <= value <= high:
-                raise ValueError(f"{where}.{key}={value!r}: must be from {low:g} to {high:g} {CRITERIA[key][2]}: a "
+                raise InputError(f"{where}.{key}={value!r}: must be from {low:g} to {high:g} {CRITERIA[key][2]}: a "
                                  "limit outside that range is no drive's")
         for key in ENDURANCE_KEYS:
             why = None if rule.get(key) is None else _wear.in_range(key, rule[key])
             if why:
-                raise ValueError(f"{where}.{key}={rule[key]!r}: {why}")
+                raise InputError(f"{where}.{key}={rule[key]!r}: {why}")
         for key in ("require_steady", "allow_throttling"):
             if key in rule and not isinstance(rule[key], bool):
-                raise ValueError(f"{where}.{key}={rule[key]!r}: must be true or false")
+                raise InputError(f"{where}.{key}={rule[key]!r}: must be true or false")
         value = rule.get("max_temperature_c")
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
                                   or not math.isfinite(value) or not 0 < value < 200):
-            raise ValueError(f"{where}.max_temperature_c={value!r}: must be a temperature in °C above 0 and below 200")
+            raise InputError(f"{where}.max_temperature_c={value!r}: must be a temperature in °C above 0 and below 200")
         _population_rule.validate(rule, where)
         if rule.get("dwpd") is not None and rule.get("warranty_years") is None:
-            raise ValueError(f"{where}.dwpd={rule['dwpd']!r}: needs warranty_years (the rated drive writes per day "
+            raise InputError(f"{where}.dwpd={rule['dwpd']!r}: needs warranty_years (the rated drive writes per day "
                              "hold over the warranty period), or give endurance_tbw instead")
         if rule.get("warranty_years") is not None and rule.get("dwpd") is None and rule.get("endurance_tbw") is None:
-            raise ValueError(f"{where}.warranty_years={rule['warranty_years']!r}: gives no endurance without dwpd "
+            raise InputError(f"{where}.warranty_years={rule['warranty_years']!r}: gives no endurance without dwpd "
                              "(or give endurance_tbw)")
         if rule.get("not_judged") is not None and rule["not_judged"] not in _spec_file.NOT_JUDGED:
-            raise ValueError(f"{where}.not_judged={rule['not_judged']!r}: must be one of "
+            raise InputError(f"{where}.not_judged={rule['not_judged']!r}: must be one of "
                              f"{', '.join(_spec_file.NOT_JUDGED)}")
         # Its requirements in the specification files' form, and its limits as requirements: checked the same way.
         _inline.requirements(rule, where)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import re
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import InputError
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _text
 
 # Connection variables a publish entry may give its results host: how to reach it and as whom, never a password
@@ -44,57 +45,57 @@ def targets(given: object, variable: str = "pts_run_publish") -> list[dict]:
     if given in (None, ""):
         return []
     if not isinstance(given, list):
-        raise ValueError(f"{variable}={given!r}: must be a list of {{host, dest}} or {{s3: {{bucket, ...}}}} entries")
+        raise InputError(f"{variable}={given!r}: must be a list of {{host, dest}} or {{s3: {{bucket, ...}}}} entries")
     return [_target(f"{variable}[{index}]", entry) for index, entry in enumerate(given)]
 
 
 def _target(where: str, entry: object) -> dict:
     if isinstance(entry, dict) and "s3" in entry:
         if sorted(entry) != ["s3"]:
-            raise ValueError(f"{where}={entry!r}: an S3 target has s3 alone")
+            raise InputError(f"{where}={entry!r}: an S3 target has s3 alone")
         return _s3(f"{where}.s3", entry["s3"])
     if not isinstance(entry, dict) or not {"host", "dest"} <= set(entry) or set(entry) - {"host", "dest", "connection"}:
-        raise ValueError(f"{where}={entry!r}: must have host and dest (and optionally connection), or s3")
+        raise InputError(f"{where}={entry!r}: must have host and dest (and optionally connection), or s3")
     host, dest = entry["host"], entry["dest"]
     if not isinstance(host, str) or not host or any(c.isspace() for c in host):
-        raise ValueError(f"{where}.host={host!r}: must be a host name")
+        raise InputError(f"{where}.host={host!r}: must be a host name")
     if not isinstance(dest, str) or not dest.startswith("/") or "/../" in dest + "/" or "/./" in dest + "/":
-        raise ValueError(f"{where}.dest={dest!r}: must be an absolute directory path")
+        raise InputError(f"{where}.dest={dest!r}: must be an absolute directory path")
     _text.no_format_characters(f"{where}.host", host)
     _text.no_format_characters(f"{where}.dest", dest)
     connection = entry.get("connection") or {}
     if not isinstance(connection, dict):
-        raise ValueError(f"{where}.connection={connection!r}: must be a dict of connection variables")
+        raise InputError(f"{where}.connection={connection!r}: must be a dict of connection variables")
     unknown = sorted(str(k) for k in connection if k not in CONNECTION)
     if unknown:
-        raise ValueError(f"{where}.connection: {', '.join(unknown)} not allowed - only {', '.join(CONNECTION)} (a "
+        raise InputError(f"{where}.connection: {', '.join(unknown)} not allowed - only {', '.join(CONNECTION)} (a "
                          "password never: give a key file, from an AWX credential)")
     for key, value in connection.items():
         if isinstance(value, (dict, list)) or value is None:
-            raise ValueError(f"{where}.connection.{key}={value!r}: must be a single value")
+            raise InputError(f"{where}.connection.{key}={value!r}: must be a single value")
         _text.no_format_characters(f"{where}.connection.{key}", str(value))
     return {"kind": "ssh", "host": host, "dest": dest.rstrip("/") or "/", "connection": dict(connection)}
 
 
 def _s3(where: str, given: object) -> dict:
     if not isinstance(given, dict) or "bucket" not in given or set(given) - set(S3_KEYS):
-        raise ValueError(f"{where}={given!r}: must have bucket, and optionally prefix, endpoint_url and region")
+        raise InputError(f"{where}={given!r}: must have bucket, and optionally prefix, endpoint_url and region")
     bucket = given["bucket"]
     if not isinstance(bucket, str) or not _BUCKET_RE.fullmatch(bucket) or ".." in bucket:
-        raise ValueError(f"{where}.bucket={bucket!r}: must be an S3 bucket name (3 to 63 of a-z, 0-9, '.', '-')")
+        raise InputError(f"{where}.bucket={bucket!r}: must be an S3 bucket name (3 to 63 of a-z, 0-9, '.', '-')")
     prefix = given.get("prefix") or ""
     if not isinstance(prefix, str) or not _PREFIX_RE.fullmatch(prefix) or prefix.startswith("/") or \
             any(part in (".", "..") for part in prefix.split("/")):
-        raise ValueError(f"{where}.prefix={prefix!r}: must be a key prefix of letters, digits and ._~/=+- "
+        raise InputError(f"{where}.prefix={prefix!r}: must be a key prefix of letters, digits and ._~/=+- "
                          "without a leading '/', '.' or '..' parts")
     prefix = "/".join(part for part in prefix.split("/") if part)
     endpoint = given.get("endpoint_url") or None
     if endpoint is not None and (not isinstance(endpoint, str) or not _URL_RE.fullmatch(endpoint)):
-        raise ValueError(f"{where}.endpoint_url={endpoint!r}: must be an http:// or https:// URL without "
+        raise InputError(f"{where}.endpoint_url={endpoint!r}: must be an http:// or https:// URL without "
                          "credentials, query or fragment")
     region = given.get("region") or None
     if region is not None and (not isinstance(region, str) or not _REGION_RE.fullmatch(region)):
-        raise ValueError(f"{where}.region={region!r}: must be a region name (a-z, 0-9, '-')")
+        raise InputError(f"{where}.region={region!r}: must be a region name (a-z, 0-9, '-')")
     return {"kind": "s3", "bucket": bucket, "prefix": prefix, "endpoint_url": endpoint, "region": region}
 
 
@@ -128,7 +129,7 @@ def ephemeral(given: object) -> bool:
     if given in (None, ""):
         return False
     if not isinstance(given, bool):
-        raise ValueError(f"pts_results_ephemeral={given!r}: must be true or false (a YAML boolean)")
+        raise InputError(f"pts_results_ephemeral={given!r}: must be true or false (a YAML boolean)")
     return given
 
 

@@ -25,6 +25,7 @@ import time
 from ansible.errors import AnsibleConnectionFailure
 from ansible.utils.display import Display
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import DataError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio_runner, _interval
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import FioOutputError, parse
 
@@ -329,7 +330,7 @@ class FioClient:
             f"cd {shlex.quote(server['dir'])} || exit 1; for f in {shlex.quote(prefix)}_*.log; do "
             "[ -f \"$f\" ] || continue; echo \"#FILE $f\"; gzip -c \"$f\" | base64; done")
         if res.get("rc") != 0:
-            raise ValueError(f"rc {res.get('rc')}, {(res.get('stderr') or '').strip()[:300]}")
+            raise DataError(f"rc {res.get('rc')}, {(res.get('stderr') or '').strip()[:300]}")
         files, name, chunks = {}, None, []
         for line in (res.get("stdout") or "").splitlines() + ["#FILE"]:
             if line.startswith("#FILE"):

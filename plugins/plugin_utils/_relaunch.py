@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import DataError, InputError
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _safe_tree
 
 
@@ -33,7 +34,7 @@ def finished(run_dir: str) -> dict | None:
         return None
     except (OSError, ValueError) as exc:
         # A fleet summary that cannot be read is no proof the run is unfinished: refused, naming it.
-        raise ValueError(f"cannot tell whether run {os.path.basename(run_dir)} has finished: {exc}") from None
+        raise DataError(f"cannot tell whether run {os.path.basename(run_dir)} has finished: {exc}") from None
     busy = {str(e.get("host")) for e in summary.get("in_progress") or [] if isinstance(e, dict)}
     hosts = {str(d.get("host")) for d in summary.get("drives") or [] if isinstance(d, dict)}
     hosts |= {str(e.get("host")) for e in summary.get("errors") or [] if isinstance(e, dict)}
@@ -44,7 +45,7 @@ def resume(given: object) -> bool:
     if given in (None, ""):
         return False
     if not isinstance(given, bool):
-        raise ValueError(f"pts_resume={given!r}: must be true or false (a YAML boolean)")
+        raise InputError(f"pts_resume={given!r}: must be true or false (a YAML boolean)")
     return given
 
 

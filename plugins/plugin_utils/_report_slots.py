@@ -28,7 +28,7 @@ import tempfile
 import time
 from collections.abc import Callable
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import InputError, PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils import _safe_path
 
 ROOT_DIR = "/run/fleetqual-pts/report-slots"
@@ -94,7 +94,7 @@ def slot_count(value: object, cores: Callable[[], int] = usable_cores) -> int:
         return cores()
     text = str(value).strip() if isinstance(value, (int, str)) and not isinstance(value, bool) else ""
     if not (text.isascii() and text.isdigit()) or int(text) > MAX_SLOTS:
-        raise ValueError(f"pts_report_concurrency={value!r}: give how many reports may be drawn at once, a whole "
+        raise InputError(f"pts_report_concurrency={value!r}: give how many reports may be drawn at once, a whole "
                          f"number from 1 to {MAX_SLOTS}, or 0 for the controller's usable cores")
     return int(text) or cores()
 

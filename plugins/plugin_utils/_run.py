@@ -29,6 +29,7 @@ import os
 import re
 import secrets
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import InputError
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _text
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import number_text
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _destinations, _results, _safe_tree
@@ -48,7 +49,7 @@ def results_root(given: object = None, source: str = "results_dir", environ: dic
     is no path, or a path root would not follow (plugin_utils/_safe_tree.py)."""
     if given not in (None, ""):
         if not isinstance(given, str):
-            raise ValueError(f"{source}={given!r}: must be a directory path")
+            raise InputError(f"{source}={given!r}: must be a directory path")
         return checked_root(given, source)
     environ = os.environ if environ is None else environ
     if environ.get(RESULTS_DIR_ENV):
@@ -65,7 +66,7 @@ def checked_root(given: str, source: str) -> str:
         root = _safe_tree.resolve(given)
         _safe_tree.check_root(root)
     except OSError as exc:
-        raise ValueError(f"{source}={given!r}: {exc}") from None
+        raise InputError(f"{source}={given!r}: {exc}") from None
     return root
 
 
@@ -79,7 +80,7 @@ def same_directory(variable: str, run_id: object) -> str:
     one it names: the lock is taken on ``<root>/<run id>`` and every result goes to run_dir(), through safe_name()."""
     text = str(run_id)
     if _results.safe_name(text) != text:
-        raise ValueError(f"{variable}={run_id!r}: names directory {_results.safe_name(text)!r} for its results, not "
+        raise InputError(f"{variable}={run_id!r}: names directory {_results.safe_name(text)!r} for its results, not "
                          f"{text!r}: a run id must be one directory name that stays as it is")
     return text
 
@@ -149,7 +150,7 @@ def fleet_settings(params: dict) -> dict:
     fail_on = params.get("pts_fleet_fail_on")
     fail_on = list(FLEET_DEFAULTS["fail_on"]) if fail_on is None else fail_on
     if not isinstance(fail_on, list) or any(v not in VERDICTS for v in fail_on):
-        raise ValueError(f"pts_fleet_fail_on={fail_on!r}: must be a list of {', '.join(VERDICTS)}")
+        raise InputError(f"pts_fleet_fail_on={fail_on!r}: must be a list of {', '.join(VERDICTS)}")
     settings = {"fail_on": fail_on}
     for name, kind in (("outlier_robust_z", float), ("outlier_min_deviation_pct", float), ("outlier_min_cohort", int)):
         given = params.get(f"pts_fleet_{name}")
@@ -161,12 +162,12 @@ def fleet_settings(params: dict) -> dict:
         except (TypeError, ValueError, OverflowError):
             value = None
         if value is None or not math.isfinite(value) or value <= 0:
-            raise ValueError(f"pts_fleet_{name}={given!r}: must be a positive number")
+            raise InputError(f"pts_fleet_{name}={given!r}: must be a positive number")
         settings[name] = value
     outliers_fail = params.get("pts_fleet_outliers_fail")
     outliers_fail = FLEET_DEFAULTS["outliers_fail"] if outliers_fail is None else outliers_fail
     if not isinstance(outliers_fail, bool):
-        raise ValueError(f"pts_fleet_outliers_fail={outliers_fail!r}: must be true or false")
+        raise InputError(f"pts_fleet_outliers_fail={outliers_fail!r}: must be true or false")
     settings["outliers_fail"] = outliers_fail
     return settings
 

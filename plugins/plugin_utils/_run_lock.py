@@ -37,7 +37,7 @@ import secrets
 import socket
 import stat
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import DataError, PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils import _safe_path
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _safe_tree
 
@@ -173,7 +173,7 @@ def read(run_dir: str, host: str | None = None) -> dict | None:
     try:
         text = _read_tree(lock_path(run_dir, host))
     except ValueError as exc:
-        raise ValueError(f"{lock_path(run_dir, host)} is not a run lock this collection wrote: {exc}") from None
+        raise DataError(f"{lock_path(run_dir, host)} is not a run lock this collection wrote: {exc}") from None
     if text is None:
         return None
     try:
@@ -181,7 +181,7 @@ def read(run_dir: str, host: str | None = None) -> dict | None:
     except ValueError:
         record = None
     if not isinstance(record, dict):
-        raise ValueError(f"{lock_path(run_dir, host)} is not a run lock this collection wrote")
+        raise DataError(f"{lock_path(run_dir, host)} is not a run lock this collection wrote")
     return record
 
 

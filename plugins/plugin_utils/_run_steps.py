@@ -18,7 +18,7 @@ from ansible import context
 from ansible.utils.display import Display
 from ansible.utils.vars import load_extra_vars
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import InputError, PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _inputs
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import (
     _destinations, _extra_vars, _people, _relaunch, _results, _run, _run_lock, _safe_tree)
@@ -129,13 +129,13 @@ def after_run_file(given: object, playbook_dir: object) -> str | None:
         return None
     where = f"pts_after_run={given!r}"
     if not isinstance(given, str) or os.path.isabs(given) or ".." in given.split("/"):
-        raise ValueError(f"{where}: must be a task file of the project, a path relative to the playbook's directory "
+        raise InputError(f"{where}: must be a task file of the project, a path relative to the playbook's directory "
                          "without '..'")
     if not isinstance(playbook_dir, str) or not playbook_dir:
-        raise ValueError(f"{where}: the playbook's directory is not known")
+        raise InputError(f"{where}: the playbook's directory is not known")
     path = os.path.join(playbook_dir, given)
     if not os.path.isfile(path) or os.path.islink(path):
-        raise ValueError(f"{where}: {path} is not a regular file of the project")
+        raise InputError(f"{where}: {path} is not a regular file of the project")
     return path
 
 

@@ -18,6 +18,7 @@ import os
 import secrets
 import time
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import InputError
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._drive_tools import (
     PURGE_METHODS,
     ata_identity,
@@ -158,7 +159,7 @@ def purge_commands(method: str, info: dict, which, password: str | None = None, 
         return [[nvme, "format", node, "--ses=" + ses, "--force"]]
     if method in ("ata_security_erase", "ata_security_erase_enhanced"):
         if not password:
-            raise ValueError(f"{method} needs the run's ATA password")
+            raise InputError(f"{method} needs the run's ATA password")
         return [ata_security_command("set", info, which, password),
                 ata_security_command("erase_enhanced" if method.endswith("enhanced") else "erase", info, which, password)]
     ata_sanitize = {"ata_sanitize_crypto": "--sanitize-crypto-scramble", "ata_sanitize_block": "--sanitize-block-erase",
@@ -177,7 +178,7 @@ def purge_commands(method: str, info: dict, which, password: str | None = None, 
         # claims. While this run's verified holder has the claim that open would fail on our own hold, and the hold
         # itself is the proof nobody else has one: only then --force (a plain O_RDWR open).
         return [[which("blkdiscard"), "--force", node]] if held else [[which("blkdiscard"), node]]
-    raise ValueError(f"unknown purge method {method!r}")
+    raise InputError(f"unknown purge method {method!r}")
 
 
 def wait_for_sanitize(info: dict, run, which, timeout: float = PURGE_TIMEOUT_S, sleep=time.sleep) -> str | None:

@@ -42,6 +42,8 @@ from __future__ import annotations
 import os
 import re
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import InputError
+
 # Minimum member counts, as mdadm enforces them (Create.c and mdadm.c):
 # * raid0, raid1: a single member needs --force ("'1' is an unusual number of drives"), which is never passed;
 # * raid4, raid5: "at least 2 raid-devices needed" - mdadm's real minimum. A 2-member RAID5 is a mirror with parity
@@ -82,12 +84,12 @@ def normalize_level(value, label: str = "") -> int:
     """An md RAID level from 1, "1" or "raid1" (any case); a ValueError names the field and the value."""
     where = _field(label, "level")
     if isinstance(value, bool) or value is None:
-        raise ValueError(f"{where}={value!r}: give an md RAID level, one of {_level_list()}")
+        raise InputError(f"{where}={value!r}: give an md RAID level, one of {_level_list()}")
     text = str(value).strip().lower()
     if text.startswith("raid"):
         text = text[4:]
     if not text.isdigit() or int(text) not in LEVELS:
-        raise ValueError(f"{where}={str(value)!r}: not a supported md RAID level (supported: {_level_list()})")
+        raise InputError(f"{where}={str(value)!r}: not a supported md RAID level (supported: {_level_list()})")
     return int(text)
 
 
@@ -105,20 +107,20 @@ def parse_chunk(value, label: str = "") -> int | None:
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     if isinstance(value, bool):
-        raise ValueError(f"{where}={value!r}: give a size such as 512k")
+        raise InputError(f"{where}={value!r}: give a size such as 512k")
     if isinstance(value, int):
         size = value
     else:
         match = _CHUNK_RE.match(str(value))
         if not match:
-            raise ValueError(f"{where}={str(value)!r}: not a size (write it as 64k, 512k or 1M, or a number of bytes)")
+            raise InputError(f"{where}={str(value)!r}: not a size (write it as 64k, 512k or 1M, or a number of bytes)")
         size = int(match.group(1)) * _UNIT[(match.group(2) or "").lower()]
     if size < MIN_CHUNK_KIB * 1024:
         bare = isinstance(value, int) or (isinstance(value, str) and value.strip().isdigit())
         hint = f"; a bare number is bytes, write {value}k for KiB" if bare else ""
-        raise ValueError(f"{where}={str(value)!r}: {size} bytes is below the smallest chunk, {MIN_CHUNK_KIB}k{hint}")
+        raise InputError(f"{where}={str(value)!r}: {size} bytes is below the smallest chunk, {MIN_CHUNK_KIB}k{hint}")
     if size % 1024 or size & (size - 1):
-        raise ValueError(f"{where}={str(value)!r}: a chunk must be a power of two of at least {MIN_CHUNK_KIB}k "
+        raise InputError(f"{where}={str(value)!r}: a chunk must be a power of two of at least {MIN_CHUNK_KIB}k "
                          f"(4k, 8k, ... 512k, 1M)")
     return size // 1024
 
@@ -126,7 +128,7 @@ def parse_chunk(value, label: str = "") -> int | None:
 def validate_name(name, label: str = "") -> str:
     """An md array name mdadm 4.3+ accepts and /dev/md/<name> can carry; a ValueError names the field and value."""
     if not isinstance(name, str) or not _NAME_RE.match(name) or name.isdigit():
-        raise ValueError(f"{_field(label, 'name')}={name!r}: an md array name is 1 to 32 of A-Z a-z 0-9 _ . - "
+        raise InputError(f"{_field(label, 'name')}={name!r}: an md array name is 1 to 32 of A-Z a-z 0-9 _ . - "
                          "(not starting with . or -, and not all digits, which mdadm reads as a minor number)")
     return name
 
@@ -135,14 +137,14 @@ def validate_members(members, label: str = "") -> list[str]:
     """A list of distinct absolute device paths (the count per level is validate_layout's business)."""
     where = _field(label, "members")
     if not isinstance(members, (list, tuple)):
-        raise ValueError(f"{where}={members!r}: give a list of member device paths")
+        raise InputError(f"{where}={members!r}: give a list of member device paths")
     seen: dict[str, int] = {}
     for i, member in enumerate(members):
         if not isinstance(member, str) or not member.startswith("/"):
-            raise ValueError(f"{where}[{i}]={member!r}: a member is an absolute device path such as /dev/nvme1n1")
+            raise InputError(f"{where}[{i}]={member!r}: a member is an absolute device path such as /dev/nvme1n1")
         key = os.path.normpath(member)
         if key in seen:
-            raise ValueError(f"{where}[{i}]={member!r}: listed twice (also {where}[{seen[key]}])")
+            raise InputError(f"{where}[{i}]={member!r}: listed twice (also {where}[{seen[key]}])")
         seen[key] = i
     return list(members)
 
@@ -157,11 +159,11 @@ def validate_layout(name, level, members, chunk=None, label: str = "") -> dict:
     number = normalize_level(level, label)
     members = validate_members(members, label)
     if len(members) < LEVELS[number]:
-        raise ValueError(f"{_field(label, 'members')}: raid{number} needs at least {LEVELS[number]} members, "
+        raise InputError(f"{_field(label, 'members')}: raid{number} needs at least {LEVELS[number]} members, "
                          f"{len(members)} given ({', '.join(members) or 'none'})")
     chunk_kib = parse_chunk(chunk, label)
     if chunk_kib is not None and number not in CHUNK_LEVELS:
-        raise ValueError(f"{_field(label, 'chunk')}={str(chunk)!r}: raid{number} has no chunk size "
+        raise InputError(f"{_field(label, 'chunk')}={str(chunk)!r}: raid{number} has no chunk size "
                          "(mdadm refuses one for this level); leave it unset")
     return {"name": name, "level": number, "level_name": f"raid{number}", "members": list(members),
             "chunk_kib": chunk_kib, "min_members": LEVELS[number]}
@@ -186,13 +188,13 @@ def create_command(md_path: str, level: int, member_paths: list[str], chunk_kib:
     * No ``--homehost`` and no ``--name``: the name comes from /dev/md/<name>, the homehost from the host.
     """
     if level not in LEVELS:
-        raise ValueError(f"level={level!r}: not a supported md RAID level (supported: {_level_list()})")
+        raise InputError(f"level={level!r}: not a supported md RAID level (supported: {_level_list()})")
     if len(member_paths) < LEVELS[level]:
-        raise ValueError(f"raid{level} needs at least {LEVELS[level]} members, {len(member_paths)} given")
+        raise InputError(f"raid{level} needs at least {LEVELS[level]} members, {len(member_paths)} given")
     if chunk_kib is not None and level not in CHUNK_LEVELS:
-        raise ValueError(f"raid{level} has no chunk size")
+        raise InputError(f"raid{level} has no chunk size")
     if bitmap is not None and bitmap not in BITMAPS:
-        raise ValueError(f"bitmap={bitmap!r}: one of {', '.join(BITMAPS)}")
+        raise InputError(f"bitmap={bitmap!r}: one of {', '.join(BITMAPS)}")
     argv = [mdadm, "--create", md_path, "--run", "--metadata=1.2", f"--level={level}",
             f"--raid-devices={len(member_paths)}"]
     if chunk_kib is not None:

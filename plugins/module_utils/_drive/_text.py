@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import InputError
+
 
 # C0 and C1 control characters, DEL, and the surrogates Python uses for bytes that are not UTF-8.
 _CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
@@ -61,7 +63,7 @@ def no_format_characters(variable: str, value: object) -> object:
     holds a control or format character: a name or path shows as it is, or is refused."""
     if isinstance(value, str):
         if has_control(value):
-            raise ValueError(f"{variable}='{show(value)}': contains {', '.join(hidden_characters(value))} - a control "
+            raise InputError(f"{variable}='{show(value)}': contains {', '.join(hidden_characters(value))} - a control "
                              "or format character (a newline, a line or paragraph separator, a bidirectional override "
                              "or a zero-width character) would show the name otherwise than it is: refused")
     elif isinstance(value, dict):

@@ -15,6 +15,7 @@ cell. Sources: ../shared/reference/myce-oakgate-methodology.md (sections 5.1-5.4
 
 from __future__ import annotations
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import InputError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import fail, positive
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import seconds as run_seconds
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import drop_small
@@ -105,7 +106,7 @@ def zones(capacity: int, count: int) -> list[dict]:
     """LBA zones from outer (LBA 0) to inner, aligned to 1 MiB; the last zone takes the remainder."""
     usable = capacity // ZONE_ALIGN * ZONE_ALIGN
     if usable < count * ZONE_ALIGN:
-        raise ValueError(f"a {capacity}-byte drive is too small for {count} zones of at least 1 MiB")
+        raise InputError(f"a {capacity}-byte drive is too small for {count} zones of at least 1 MiB")
     edges = [usable * i // count // ZONE_ALIGN * ZONE_ALIGN for i in range(count)] + [usable]
     return [{"zone": i + 1, "offset": edges[i], "size": edges[i + 1] - edges[i],
              "start_pct": 100.0 * edges[i] / usable, "end_pct": 100.0 * edges[i + 1] / usable}

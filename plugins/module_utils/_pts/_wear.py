@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import math
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import InputError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _stop_rules
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import fail as _fail, positive as _positive
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import parse_block_size
@@ -139,7 +140,7 @@ def _number(rule: dict, key: str) -> float | None:
         return None
     why = in_range(key, value)
     if why:
-        raise ValueError(f"{key}={value!r}: {why}")
+        raise InputError(f"{key}={value!r}: {why}")
     return float(value)
 
 
@@ -154,9 +155,9 @@ def endurance(rule: dict | None, capacity: float) -> dict | None:
         found.append({"bytes": tbw * TB, "basis": f"endurance_tbw {tbw:g}"})
     if dwpd is not None:
         if years is None:
-            raise ValueError(f"dwpd={dwpd:g} needs warranty_years (drive writes per day over how many years)")
+            raise InputError(f"dwpd={dwpd:g} needs warranty_years (drive writes per day over how many years)")
         if capacity <= 0:
-            raise ValueError("dwpd needs the drive's capacity, and it reports none")
+            raise InputError("dwpd needs the drive's capacity, and it reports none")
         found.append({"bytes": dwpd * capacity * 365 * years,
                       "basis": f"dwpd {dwpd:g} x {tb(capacity)} x 365 x warranty_years {years:g}"})
     if not found:

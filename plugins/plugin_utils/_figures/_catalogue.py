@@ -13,6 +13,7 @@ _figures/test__catalogue.py)."""
 
 from __future__ import annotations
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import InputError
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures import _drive_health, _iops, _latency, _pts2
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures import _qos, _throughput, _wsat
 
@@ -35,13 +36,13 @@ ALL = tuple(figure for figures in KINDS.values() for figure in figures) + DRIVE
 def parse(name: object) -> tuple:
     """(family, parameters, canonical name) of a figure's name; ValueError saying why it is none."""
     if not isinstance(name, str) or not name.strip():
-        raise ValueError("must be a figure's name such as iops.4k.100/0")
+        raise InputError("must be a figure's name such as iops.4k.100/0")
     text = name.strip()
     for figure in ALL:
         params = figure.match(text)
         if params is not None:
             return figure, params, figure.name(params)
-    raise ValueError(f"unknown figure {text!r}; figures are named like {', '.join(f.pattern for f in ALL)} "
+    raise InputError(f"unknown figure {text!r}; figures are named like {', '.join(f.pattern for f in ALL)} "
                      "(docs: Acceptance, Figures)")
 
 

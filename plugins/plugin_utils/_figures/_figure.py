@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import InputError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label, parse_block_size
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._units import UNITS
@@ -55,17 +56,17 @@ def _parameter(name: str, text: str) -> object:
     if name == "mix":
         read, write = (int(part) for part in text.split("/"))
         if read + write != 100:
-            raise ValueError(f"the R/W mix {text} does not add up to 100 %")
+            raise InputError(f"the R/W mix {text} does not add up to 100 %")
         return read
     if name == "pct":
         value = float(text)
         if not 0 < value < 100:
-            raise ValueError(f"the percentile {text} is not above 0 and below 100")
+            raise InputError(f"the percentile {text} is not above 0 and below 100")
         return percent_text(value)
     if name in ("qd", "ws"):
         value = int(text)
         if not 1 <= value <= (MAX_QD if name == "qd" else 1000):
-            raise ValueError(f"the {'queue depth' if name == 'qd' else 'wait state'} {value} is not from 1 to "
+            raise InputError(f"the {'queue depth' if name == 'qd' else 'wait state'} {value} is not from 1 to "
                              f"{MAX_QD if name == 'qd' else 1000}")
         return value
     return text
@@ -156,7 +157,7 @@ class Figure:
             params[key] = _parameter(key, found.group(key))
             allowed = self.allowed.get(key)
             if allowed is not None and params[key] not in allowed:
-                raise ValueError(f"{_spelled(key, params[key])} is not one this figure takes: "
+                raise InputError(f"{_spelled(key, params[key])} is not one this figure takes: "
                                  f"{', '.join(_spelled(key, a) for a in allowed)}")
         self.check(params)
         return params

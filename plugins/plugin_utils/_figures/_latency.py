@@ -13,6 +13,7 @@ QoS measurement's at queue depth 1 (qos.<dir>.qd1.p<pct>), which the plan adds f
 
 from __future__ import annotations
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import InputError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import PERCENTILES
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import qos
@@ -50,7 +51,7 @@ def _table(table: str, unit: str):
 
 def _no_direction(params: dict) -> None:
     if (params["dir"] == "read" and params["mix"] == 0) or (params["dir"] == "write" and params["mix"] == 100):
-        raise ValueError(f"the R/W mix {params['mix']}/{100 - params['mix']} has no {params['dir']}s")
+        raise InputError(f"the R/W mix {params['mix']}/{100 - params['mix']} has no {params['dir']}s")
 
 
 def _percentile(model: dict, params: dict) -> dict:

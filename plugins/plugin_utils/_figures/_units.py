@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import math
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import InputError
+
 # Per unit a figure is measured in: the units a limit may be given in, and what one of them is in the figure's unit.
 # MB/s is 10^6 bytes/s (every report's); MiB/s and GiB/s are binary.
 UNITS = {
@@ -44,7 +46,7 @@ RANGES = {
 def number(where: str, value: object) -> float:
     """A finite number as YAML gives it (an int or float, never a bool or a string); ValueError naming ``where``."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ValueError(f"{where}={value!r}: must be a number")
+        raise InputError(f"{where}={value!r}: must be a number")
     return float(value)
 
 
@@ -52,7 +54,7 @@ def factor(unit: str, given: object, where: str) -> float:
     """What one ``given`` unit is in the figure's ``unit``; ValueError naming ``where`` when it is not one of them."""
     known = UNITS[unit]
     if not isinstance(given, str) or given not in known:
-        raise ValueError(f"{where}={given!r}: not a unit of this figure, which is measured in {unit}: give "
+        raise InputError(f"{where}={given!r}: not a unit of this figure, which is measured in {unit}: give "
                          f"{', '.join(known)}")
     return known[given]
 
@@ -61,7 +63,7 @@ def in_range(unit: str, value: float, where: str) -> float:
     """The value, when it lies in the unit's physical range; ValueError naming ``where`` and the range otherwise."""
     low, high = RANGES[unit]
     if not low <= value <= high:
-        raise ValueError(f"{where}: {value:g} {unit} is outside {low:g} to {high:g} {unit}: a limit outside that "
+        raise InputError(f"{where}: {value:g} {unit} is outside {low:g} to {high:g} {unit}: a limit outside that "
                          "range is no drive's (a typo or a unit mix-up?)")
     return value
 

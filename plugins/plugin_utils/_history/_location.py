@@ -22,6 +22,8 @@ import dataclasses
 import os
 import urllib.parse
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import InputError
+
 SQLITE, POSTGRESQL = "sqlite", "postgresql"
 DB_NAME = "pts-history.sqlite"
 ENV = "PTS_HISTORY_URL"
@@ -108,10 +110,10 @@ def resolve(given: object = None, variable: object = None, password: object = No
         if value in (None, ""):
             continue
         if not isinstance(value, str):
-            raise ValueError(f"{source}: must be a postgresql:// URL, or unset for SQLite beside the runs")
+            raise InputError(f"{source}: must be a postgresql:// URL, or unset for SQLite beside the runs")
         checked = check_url(value, source)
         if password not in (None, "") and not isinstance(password, str):
-            raise ValueError(f"{PASSWORD_VARIABLE}: must be a string (vault it: ansible-vault encrypt_string)")
+            raise InputError(f"{PASSWORD_VARIABLE}: must be a string (vault it: ansible-vault encrypt_string)")
         return Spec(checked, password or None, source)
     return Spec(None, None, "default")
 
@@ -133,10 +135,10 @@ def check_url(url: str, source: str) -> str:
     try:
         parts = urllib.parse.urlsplit(text)
     except ValueError as exc:
-        raise ValueError(f"{source}={redact(text)!r}: not a URL ({exc})") from None
+        raise InputError(f"{source}={redact(text)!r}: not a URL ({exc})") from None
     if parts.scheme.lower() not in SCHEMES:
-        raise ValueError(f"{source}={redact(text)!r}: must be a postgresql:// URL (one PostgreSQL database for every "
+        raise InputError(f"{source}={redact(text)!r}: must be a postgresql:// URL (one PostgreSQL database for every "
                          f"controller), or unset for SQLite beside the runs ({DB_NAME})")
     if any(ord(c) < 32 or ord(c) == 127 for c in text):
-        raise ValueError(f"{source}={redact(text)!r}: has control characters")
+        raise InputError(f"{source}={redact(text)!r}: has control characters")
     return text

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import InputError
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _population
 
@@ -27,22 +28,22 @@ def validate(rule: dict, where: str) -> None:
     percent = rule.get("population_percentile")
     if percent is not None and (isinstance(percent, bool) or not isinstance(percent, (int, float))
                                 or not math.isfinite(percent) or not 0 < percent < 50):
-        raise ValueError(f"{where}.population_percentile={percent!r}: must be a percentage above 0 and below 50 (5: no "
+        raise InputError(f"{where}.population_percentile={percent!r}: must be a percentage above 0 and below 50 (5: no "
                          "worse than the fleet's 5th percentile for the model and firmware)")
     size = rule.get("population_min_size")
     if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 1):
-        raise ValueError(f"{where}.population_min_size={size!r}: must be a whole number of earlier measurements, 1 or "
+        raise InputError(f"{where}.population_min_size={size!r}: must be a whole number of earlier measurements, 1 or "
                          "more")
     figures = rule.get("population_figures")
     if figures is not None:
         if not isinstance(figures, list) or not figures or not all(isinstance(f, str) for f in figures):
-            raise ValueError(f"{where}.population_figures={figures!r}: must be a list of headline figures")
+            raise InputError(f"{where}.population_figures={figures!r}: must be a list of headline figures")
         unknown = [f for f in figures if f not in _headline_figures.FIGURES]
         if unknown:
-            raise ValueError(f"{where}.population_figures: unknown figures {unknown}; known: "
+            raise InputError(f"{where}.population_figures: unknown figures {unknown}; known: "
                              f"{', '.join(_headline_figures.FIGURES)}")
     if percent is None and (size is not None or figures is not None):
-        raise ValueError(f"{where}: population_min_size and population_figures need population_percentile")
+        raise InputError(f"{where}: population_min_size and population_figures need population_percentile")
 
 
 def limit_text(rule: dict) -> str:

@@ -10,6 +10,7 @@ that is down is no reason to refuse a run - its results stay on disk and playboo
 
 from __future__ import annotations
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import InputError
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _pg_store
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._location import Spec
 
@@ -18,4 +19,4 @@ def before_the_run(spec: Spec) -> None:
     """ValueError naming where the history was set when a postgresql:// history cannot be used from this controller
     (its client library is missing)."""
     if spec.kind == "postgresql" and _pg_store.psycopg is None:
-        raise ValueError(f"{spec.source}: {_pg_store.missing_text(spec.shown())}")
+        raise InputError(f"{spec.source}: {_pg_store.missing_text(spec.shown())}")

@@ -21,6 +21,8 @@ Version 1 is the SQLite index every collection before 3.0.0 kept beside the runs
 
 from __future__ import annotations
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import DataError
+
 SCHEMA_VERSION = 3
 SQLITE, POSTGRESQL = "sqlite", "postgresql"
 
@@ -112,7 +114,7 @@ def schema_version_table(dialect: str) -> str:
 def statements(dialect: str, version: int, now: str) -> list[str]:
     """The statements of one migration, with its time filled in (an ISO time: no quote in it)."""
     if "'" in now:
-        raise ValueError(f"{now!r}: not a time")
+        raise DataError(f"{now!r}: not a time")
     return [s.replace("{now}", now) for s in MIGRATIONS[version](dialect)]
 
 

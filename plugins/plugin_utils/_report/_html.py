@@ -21,6 +21,7 @@ import html
 import os
 import re
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import DataError
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _safe_tree
 
@@ -133,7 +134,7 @@ def data_urls_only(weasyprint):
 
     def fetch(url: str, *args, **kwargs) -> dict:
         if not str(url).startswith("data:"):
-            raise ValueError(f"a report fetches data: URLs only, not {str(url)[:80]!r}")
+            raise DataError(f"a report fetches data: URLs only, not {str(url)[:80]!r}")
         return weasyprint.default_url_fetcher(url, *args, **kwargs)
     return fetch
 

@@ -22,6 +22,7 @@ This file: their result from the round files; the figures: _intensity_plots.py; 
 from __future__ import annotations
 
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import DataError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import _intensity, cbw
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import TITLES
@@ -60,10 +61,10 @@ def parameters(name: str, settings: dict) -> dict:
     params = dict(settings.get("parameters") or {})
     missing = [key for key in ("thread_counts", "queue_depths", "mix", "max_art_ms") if params.get(key) is None]
     if missing:
-        raise ValueError(f"{name}: the round files' settings.parameters lack {', '.join(missing)}")
+        raise DataError(f"{name}: the round files' settings.parameters lack {', '.join(missing)}")
     sizes = [parse_block_size(b) for b in settings.get("block_sizes") or params.get("bssplit_sizes") or []][:1]
     if not sizes:
-        raise ValueError(f"{name}: the round files name no block size")
+        raise DataError(f"{name}: the round files name no block size")
     params.update(name=name, block_sizes=sizes, mix=int(params["mix"]), max_art_ms=float(params["max_art_ms"]),
                   thread_counts=sorted((int(t) for t in params["thread_counts"]), reverse=True),
                   queue_depths=sorted((int(q) for q in params["queue_depths"]), reverse=True))
@@ -205,7 +206,7 @@ def _point(name: str, rnd: dict) -> dict:
     row = rnd.get("row") or {}
     point = row.get("point")
     if point not in POINTS:
-        raise ValueError(f"{name} points round {rnd.get('round')} names no operating point")
+        raise DataError(f"{name} points round {rnd.get('round')} names no operating point")
     jobs = rnd["fio"]["jobs"]
     prefix = f"{name}-{point}-"
     pre = sorted((j for j in jobs if j["name"].startswith(prefix + "pre-")), key=lambda j: j["name"])

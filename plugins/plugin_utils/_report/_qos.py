@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import DataError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import qos
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts, _sections, _tests
@@ -52,10 +53,10 @@ def _cell(rnd: dict) -> dict:
     row = rnd.get("row") or {}
     direction, qd = row.get("direction"), row.get("qd")
     if direction not in ("read", "write") or not qd:
-        raise ValueError(f"QoS round {rnd.get('round')} names no direction and queue depth")
+        raise DataError(f"QoS round {rnd.get('round')} names no direction and queue depth")
     job = next((j for j in rnd["fio"]["jobs"] if j["name"] == qos.cell_name(direction, qd)), None)
     if job is None:
-        raise ValueError(f"QoS round {rnd.get('round')} has no job {qos.cell_name(direction, qd)}")
+        raise DataError(f"QoS round {rnd.get('round')} has no job {qos.cell_name(direction, qd)}")
     part = job[direction]
     bins = (part.get("histogram") or {}).get("bins")
     ios = int(part.get("total_ios") or 0)

@@ -10,6 +10,7 @@ every row (round) with every cell (fio job) as fio measured it, and for a demand
 
 from __future__ import annotations
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import DataError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _sweeps
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
@@ -77,11 +78,11 @@ def demand_ramp(segment: dict, tolerance_pct: float) -> dict:
     steps = []
     for row in segment["rows"]:
         if len(row["cells"]) != 1:
-            raise ValueError(f"round {row['round']} of the {segment['name']} ramp has {len(row['cells'])} fio jobs, "
+            raise DataError(f"round {row['round']} of the {segment['name']} ramp has {len(row['cells'])} fio jobs, "
                              "not one")
         only = row["cells"][0]
         if only["rate_iops"] is None:
-            raise ValueError(f"round {row['round']} of the {segment['name']} ramp has no rate_iops")
+            raise DataError(f"round {row['round']} of the {segment['name']} ramp has no rate_iops")
         steps.append({"round": row["round"], "offered_iops": only["rate_iops"], "achieved_iops": only["iops"],
                       "lat_mean_ms": only["lat_mean_ms"], "lat_max_ms": only["lat_max_ms"],
                       "delivered": _sweeps.demand_step(only["rate_iops"], only["iops"], tolerance_pct)})

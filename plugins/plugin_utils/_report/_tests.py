@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import DataError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _dv, _steady_state
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._registry import TITLES
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._fio import MissingJob, find_job
@@ -26,7 +27,7 @@ def mean(values: list[float]) -> float:
 def check_consecutive(rounds: list[dict]) -> None:
     numbers = [int(r["round"]) for r in rounds]
     if numbers != list(range(1, len(rounds) + 1)):
-        raise ValueError(f"round files are not consecutive from 1: {numbers}")
+        raise DataError(f"round files are not consecutive from 1: {numbers}")
 
 
 def settings_of(rounds: list[dict]) -> dict:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import DataError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _histogram
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests.wsat import BLOCK_SIZE as WSAT_BLOCK_SIZE
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
@@ -51,7 +52,7 @@ def build(test: dict) -> dict:
     for rnd in rounds:
         job = _tests.job_or_none(rnd, 0, WSAT_BLOCK_SIZE)
         if job is None:
-            raise ValueError(f"round {rnd['round']} has no 4k random write run")
+            raise DataError(f"round {rnd['round']} has no 4k random write run")
         written += job["write"]["io_bytes"]
         elapsed_ms += job["runtime_ms"]
         lat = job["write"]["lat_ns"]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import datetime
 import os
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import DataError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio, _interval
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import xsr
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label
@@ -76,7 +77,7 @@ def _job(rnd: dict, group: str) -> dict:
     if job is None and len(jobs) == 1:
         job = jobs[0]
     if job is None:
-        raise ValueError(f"{group} round {rnd['round']} has no fio section {name}")
+        raise DataError(f"{group} round {rnd['round']} has no fio section {name}")
     return job
 
 

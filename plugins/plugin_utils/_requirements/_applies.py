@@ -15,6 +15,8 @@ import fnmatch
 import math
 import re
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import InputError
+
 KEYS = ("model", "firmware", "capacity", "interface")
 # A datasheet's capacity and a drive's user capacity: the class is the size marketed; drives hold it or a little more.
 CAPACITY_TOLERANCE = 0.02
@@ -29,7 +31,7 @@ def size(value: object, where: str) -> float:
         return float(value)
     found = _SIZE_RE.fullmatch(value.strip()) if isinstance(value, str) else None
     if not found or float(found.group(1)) <= 0:
-        raise ValueError(f"{where}={value!r}: must be a capacity such as 3.84TB, 960GB, 64MiB or a number of bytes")
+        raise InputError(f"{where}={value!r}: must be a capacity such as 3.84TB, 960GB, 64MiB or a number of bytes")
     table = _BINARY if found.group(3) else _DECIMAL
     return float(found.group(1)) * table[found.group(2)]
 
@@ -38,28 +40,28 @@ def _glob(where: str, value: object) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or not value.strip():
-        raise ValueError(f"{where}={value!r}: must be a glob such as 'SAMSUNG MZQL2*'")
+        raise InputError(f"{where}={value!r}: must be a glob such as 'SAMSUNG MZQL2*'")
     return value
 
 
 def validate(applies: object, where: str) -> dict:
     """The drives a specification applies to, checked: {model, firmware, interface, capacity: {min, max, class}}."""
     if not isinstance(applies, dict) or not applies.get("model"):
-        raise ValueError(f"{where}: needs a model glob (model: 'SAMSUNG MZQL2*', or '*' for every model)")
+        raise InputError(f"{where}: needs a model glob (model: 'SAMSUNG MZQL2*', or '*' for every model)")
     unknown = sorted(str(k) for k in set(applies) - set(KEYS))
     if unknown:
-        raise ValueError(f"{where}: unknown keys {unknown}; known: {', '.join(KEYS)}")
+        raise InputError(f"{where}: unknown keys {unknown}; known: {', '.join(KEYS)}")
     out = {key: _glob(f"{where}.{key}", applies.get(key)) for key in ("model", "firmware", "interface")}
     capacity = applies.get("capacity")
     if capacity is None:
         out["capacity"] = None
     elif isinstance(capacity, dict):
         if set(capacity) - {"min", "max"} or not capacity:
-            raise ValueError(f"{where}.capacity={capacity!r}: a range is a mapping of min and/or max")
+            raise InputError(f"{where}.capacity={capacity!r}: a range is a mapping of min and/or max")
         low = size(capacity["min"], f"{where}.capacity.min") if capacity.get("min") is not None else 0.0
         high = size(capacity["max"], f"{where}.capacity.max") if capacity.get("max") is not None else math.inf
         if low > high:
-            raise ValueError(f"{where}.capacity: min is above max")
+            raise InputError(f"{where}.capacity: min is above max")
         out["capacity"] = {"min": low, "max": None if high == math.inf else high, "class": None}
     else:
         nominal = size(capacity, f"{where}.capacity")

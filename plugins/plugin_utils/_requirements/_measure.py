@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import copy
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import InputError, PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures import _catalogue
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._figures._figure import needed_ios
@@ -35,7 +35,7 @@ def mode(value: object) -> str:
     if value in (None, ""):
         return "add"
     if value not in MODES:
-        raise ValueError(f"pts_acceptance_measure={value!r}: must be add (the plan adds the measurement a "
+        raise InputError(f"pts_acceptance_measure={value!r}: must be add (the plan adds the measurement a "
                          "specification asks for) or refuse (the run is refused before any write)")
     return value
 

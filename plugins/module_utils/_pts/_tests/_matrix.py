@@ -10,6 +10,7 @@ matrix to steady state."""
 
 from __future__ import annotations
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import InputError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._dv import dv_name
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label, drop_small
 
@@ -27,7 +28,7 @@ def segments(test: dict, logical_block_size: int) -> tuple[list[dict], list[str]
     for dv in test.get("dvs") or [test["dv"]]:
         dv = dict(dv)
         if dv["bs"] not in sizes:
-            raise ValueError(f"the DV block size {block_size_label(dv['bs'])} is below the drive's "
+            raise InputError(f"the DV block size {block_size_label(dv['bs'])} is below the drive's "
                              f"logical block size {logical_block_size}: the {name} test cannot run")
         dv["name"] = dv_name(dv)
         dvs.append(dv)

@@ -25,9 +25,11 @@ def _inputs(params: dict, common: dict) -> dict:
     top = int(positive("pts_run_demand_max_iops", get("demand_max_iops"), int))
     if top < start:
         raise fail("pts_run_demand_max_iops", top, f"is below pts_run_demand_start_iops={start}")
+    # Counted before the steps are listed: a huge pts_run_demand_max_iops is refused, not a list of 10**15 numbers.
+    count = (top - start) // step + 1
+    if count > 1000:
+        raise fail("pts_run_demand_step_iops", step, f"makes {count:,} steps from {start} to {top}; at most 1000")
     steps = list(range(start, top + 1, step))
-    if len(steps) > 1000:
-        raise fail("pts_run_demand_step_iops", step, f"makes {len(steps)} steps from {start} to {top}; at most 1000")
     tolerance = positive("pts_run_demand_tolerance_pct", get("demand_tolerance_pct"), float)
     if tolerance >= 100:
         raise fail("pts_run_demand_tolerance_pct", tolerance, "must be below 100")

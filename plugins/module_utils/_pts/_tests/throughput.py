@@ -10,6 +10,7 @@ sequential read and a sequential write per round, to steady state of both."""
 
 from __future__ import annotations
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import InputError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _pts_versions
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import boolean, fail, parse_block_sizes
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._sizes import block_size_label, drop_small
@@ -53,7 +54,7 @@ def _segments(test: dict, logical_block_size: int, capacity: int) -> tuple[list[
             # WIPC after this block size's own purge: at the block size under test ([A]) or the one set.
             wipc_bs = bs if test["wipc_block_size"] == "segment" else test["wipc_block_size"]
             if wipc_bs < logical_block_size or wipc_bs % logical_block_size:
-                raise ValueError(f"pts_run_throughput_wipc_block_size={block_size_label(wipc_bs)}: below or not a "
+                raise InputError(f"pts_run_throughput_wipc_block_size={block_size_label(wipc_bs)}: below or not a "
                                  f"multiple of the drive's logical block size of {logical_block_size} bytes")
             segment["wipc_block_size"] = wipc_bs
         segments.append(segment)

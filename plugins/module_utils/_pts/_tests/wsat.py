@@ -11,10 +11,23 @@ written or max_hours pass."""
 from __future__ import annotations
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _pts_versions
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import boolean, positive, seconds
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import boolean, fail, positive, seconds
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests._descriptor import Test
 
 BLOCK_SIZE = 4096
+
+
+MAX_CAPACITY_MULTIPLE = 1000
+
+
+def _capacity_multiple(value: object) -> float:
+    """How many times the drive's capacity write saturation writes at most: positive and at most
+    MAX_CAPACITY_MULTIPLE (the PTS writes 4; a bound keeps the target a number of bytes)."""
+    multiple = positive("pts_run_wsat_capacity_multiple", value, float)
+    if multiple > MAX_CAPACITY_MULTIPLE:
+        raise fail("pts_run_wsat_capacity_multiple", value, f"must be at most {MAX_CAPACITY_MULTIPLE} (the PTS writes 4 "
+                                                            "times the capacity)")
+    return multiple
 
 
 def _inputs(params: dict, common: dict) -> dict:
@@ -23,8 +36,7 @@ def _inputs(params: dict, common: dict) -> dict:
         "numjobs": common["numjobs"], "iodepth": common["iodepth"],
         "round_seconds": seconds("pts_run_wsat_round_seconds", TEST.effective(params, common["profile"],
                                                                               "wsat_round_seconds")),
-        "capacity_multiple": positive("pts_run_wsat_capacity_multiple",
-                                      params.get("pts_run_wsat_capacity_multiple", 4), float),
+        "capacity_multiple": _capacity_multiple(params.get("pts_run_wsat_capacity_multiple", 4)),
         "max_hours": positive("pts_run_wsat_max_hours", TEST.effective(params, common["profile"], "wsat_max_hours"),
                               float),
         "latency_plots": boolean("pts_run_wsat_latency_plots",

@@ -13,6 +13,7 @@ from unittest.mock import MagicMock
 import pytest
 from ansible.errors import AnsibleActionFail
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import InputError
 from ansible_collections.fleetqual.pts.plugins.action import fleet_summary
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _run_lock
 
@@ -98,12 +99,25 @@ def test_the_judge_that_refuses_still_releases_the_locks(tmp_path, monkeypatch, 
     _run_lock.acquire(run_dir, RUN, os.getppid(), host="h1")
 
     def unusable(*args, **kwargs):
-        raise ValueError("history_url: not a PostgreSQL URL")
+        raise InputError("history_url: not a PostgreSQL URL")
 
     monkeypatch.setattr(fleet_summary._location, "from_task_vars", unusable)
     with pytest.raises(AnsibleActionFail, match="fleet_summary: history_url: not a PostgreSQL URL; nothing was written"):
         run({"results_dirs": [str(tmp_path)], "run_ids": [RUN], "release_locks": release})
     assert sorted(_run_lock.host_locks(run_dir)) == left
+
+
+def test_a_bug_in_reading_the_history_setting_is_a_traceback_not_a_refusal(tmp_path, monkeypatch):
+    # Only a PtsError (here an InputError) is worded for the operator; a builtin ValueError is a bug and stays one.
+    planned(tmp_path, "h1", [])
+
+    def buggy(*args, **kwargs):
+        return float("not a number")
+
+    monkeypatch.setattr(fleet_summary._location, "from_task_vars", buggy)
+    with pytest.raises(ValueError, match="could not convert string to float") as caught:
+        run({"results_dirs": [str(tmp_path)], "run_ids": [RUN]})
+    assert not isinstance(caught.value, AnsibleActionFail)
 
 
 @pytest.mark.parametrize("args, message", [

@@ -133,6 +133,8 @@ def test_strings_from_extra_vars_are_numbers():
         ("pts_run_latency_mixes", [100, 65], "pts_run_latency_mixes=[100, 65]: must include 0"),
         ("pts_run_latency_block_sizes", ["8k"], "pts_run_latency_block_sizes=['8k']: must include 4k"),
         ("pts_run_wsat_capacity_multiple", 0, "pts_run_wsat_capacity_multiple=0: must be a positive number"),
+        # (an OverflowError computing the target in bytes before)
+        ("pts_run_wsat_capacity_multiple", 1e300, "pts_run_wsat_capacity_multiple=1e+300: must be at most 1000"),
         ("pts_run_wsat_max_hours", "soon", "pts_run_wsat_max_hours='soon': must be a positive number"),
         ("pts_run_wsat_round_seconds", -60, "pts_run_wsat_round_seconds=-60: must be a positive number"),
         ("pts_run_tests", [], "pts_run_tests=[]: must be a non-empty list"),

@@ -87,6 +87,9 @@ def test_quick_profile_values_and_operator_values_win():
     ({"pts_run_sweep_workloads": ["randrw"]}, "pts_run_sweep_workloads='randrw': unknown workload"),
     ({"pts_run_demand_max_iops": 10}, "pts_run_demand_max_iops=10: is below pts_run_demand_start_iops=1000"),
     ({"pts_run_demand_step_iops": 1, "pts_run_demand_max_iops": 100000}, "pts_run_demand_step_iops=1: makes"),
+    # Refused by counting, not by listing the steps (a MemoryError and an OverflowError before).
+    ({"pts_run_demand_max_iops": 10 ** 15}, "pts_run_demand_step_iops=1000: makes 1,000,000,000,000 steps"),
+    ({"pts_run_demand_max_iops": 1e300}, "pts_run_demand_step_iops=1000: makes "),
     ({"pts_run_demand_tolerance_pct": 100}, "pts_run_demand_tolerance_pct=100.0: must be below 100"),
     ({"pts_run_hdd_zones": 101}, "pts_run_hdd_zones=101: at most 100 zones"),
     ({"pts_run_drive_mode": "sdd"}, "pts_run_drive_mode='sdd': unknown drive mode"),
