@@ -15,7 +15,7 @@ import yaml
 
 from ansible_collections.fleetqual.pts.plugins.action import pts_plan, pts_run_lock
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _resume, _run_lock
-from ansible_collections.fleetqual.pts.tests.unit.plugins.action._controller_action import failure, run_action, run_settings
+from ansible_collections.fleetqual.pts.tests.unit.plugins.action._controller_action import failure, run_action
 
 VARIABLES = {
     "pts_run_tests": ["iops"], "pts_run_profile": "quick", "pts_run_round_seconds": 0.5, "pts_run_max_rounds": 6,
@@ -25,11 +25,6 @@ VARIABLES = {
 }
 LOOP = {"key": "victim", "path": "/dev/loop5", "model": "loop device", "size_bytes": 67108864, "logical_block_size": 512,
         "backing_file": "/srv/a.img", "spec": {"path": "/dev/loop5", "name": "victim"}}
-
-
-@pytest.fixture
-def settings(monkeypatch, tmp_path):
-    return run_settings(monkeypatch, tmp_path)
 
 
 def run(args, task_vars=None, check=False, action=pts_plan):

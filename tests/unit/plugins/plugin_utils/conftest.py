@@ -1,7 +1,8 @@
 # Copyright (c) 2026, fleetqual.pts contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Results trees written through the real filing code, from real fio rounds (fixtures) with known DV series."""
+"""Results trees written through the real filing code, from real fio rounds (fixtures) with known DV series; and a
+history index of hand-made run sets (index), for the comparisons."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import pytest
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _index
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._sqlite_store import SqliteStore
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "module_utils", "fixtures")
 CAPACITY = 268435456
@@ -148,3 +151,20 @@ def figure_with(seen: list[dict], words: str) -> dict:
     if len(found) != 1:
         raise AssertionError(f"{len(found)} figures show {words!r}")
     return found[0]
+
+
+@pytest.fixture
+def index(tmp_path):
+    # Imported here: test__registry.py's copy of the collection takes this file without the helpers of the fleet's tests.
+    from ansible_collections.fleetqual.pts.tests.unit.plugins.plugin_utils._fleet._compare_runs import fleet_run
+
+    root = str(tmp_path / "results")
+
+    def build(runs: list[tuple]) -> object:
+        for number, (run, values, kwargs) in enumerate(runs, 1):
+            fleet_run(root, run, number, values, **kwargs)
+        _index.rebuild(root)
+        return SqliteStore(os.path.join(root, "pts-history.sqlite"), readonly=True)
+
+    build.root = root
+    return build

@@ -1,17 +1,15 @@
 # Copyright (c) 2026, fleetqual.pts contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The test operator and auditor as the command line gave them: whole, whatever form of -e; a name Ansible's
-key=value parsing cut is named with a form that works."""
+"""The test operator and auditor as the command line gave them: whole, whatever form of -e (a name Ansible's
+key=value parsing cut, named at the run's start, is test__run_steps.py's)."""
 
 from __future__ import annotations
 
 import pytest
 from ansible.parsing.splitter import parse_kv
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _people, _run_steps
-
-OP = "pts_report_operator"
+from ansible_collections.fleetqual.pts.plugins.plugin_utils import _people
 
 
 @pytest.mark.parametrize("extra_vars, expected", [
@@ -41,14 +39,3 @@ def test_people_as_given(extra_vars, expected):
             for who, (dummy, read, dummy2) in expected.items():
                 if _people.PEOPLE[who] in ansible:
                     assert ansible[_people.PEOPLE[who]] == read
-
-
-def test_a_cut_name_is_said_at_the_runs_start_with_a_form_that_works():
-    warnings = _run_steps.cut_names({"extra_vars": ["pts_report_operator=J. Doe", "pts_report_auditor=ACME-QA"]})
-    assert warnings == ["pts_report_operator was given without quotes around the name: ansible-playbook read 'J.' and "
-                        "left 'Doe' out; give it as -e 'pts_report_operator=\"J. Doe\"' (or -e "
-                        "'{\"pts_report_operator\": \"J. Doe\"}'); the report records 'J. Doe'"]
-    # The form it gives is one Ansible reads whole.
-    assert parse_kv('pts_report_operator="J. Doe"')[OP] == "J. Doe"
-    assert _run_steps.cut_names({"extra_vars": ['pts_report_operator="J. Doe"']}) == []
-    assert _run_steps.cut_names(None) == []

@@ -8,7 +8,6 @@ import pytest
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _raid
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _setup_section
 
 LISTED = [{"path": "/dev/disk/by-id/nvme-A", "name": "a"}, {"serial": "SB", "name": "b"},
           {"path": "/dev/disk/by-id/nvme-C"}]
@@ -63,20 +62,3 @@ def test_members_must_have_passed_the_guard():
     with pytest.raises(ValueError, match=r"member b \(/dev/nvme1n1\) has not passed the guard in this run; the array "
                                          "is not built and nothing was written"):
         _raid.resolve_members(arrays, drives, passed)
-
-
-def test_the_report_records_an_md_layout_and_a_hardware_raid_description():
-    md = {"drive": {}, "raid": {
-        "array": {"path": "/dev/md/fq0", "resolved": "/dev/md127", "level": "raid0", "raid_devices": 2, "chunk_kib": 64,
-                  "metadata": "1.2", "bitmap": "none", "assume_clean": True},
-        "member_drives": [{"key": "a", "resolved": "/dev/nvme0n1", "vendor": "ACME", "model": "X1", "serial": "S1",
-                           "firmware": "F1"}],
-        "teardown": {"failed": False, "stopped": ["/dev/md/fq0"], "zeroed": ["/dev/nvme0n1"], "skipped": [],
-                     "recorded_at": "t"}}}
-    rows = dict(_setup_section._raid_rows(md))
-    assert rows["RAID layout"].startswith("Linux md `/dev/md/fq0` (/dev/md127): raid0, 2 members, chunk 64 KiB")
-    assert rows["RAID member 1"] == "a: `/dev/nvme0n1` ACME X1, serial S1, firmware F1"
-    assert rows["RAID teardown"] == "stopped /dev/md/fq0; superblocks zeroed on /dev/nvme0n1 (t)"
-    hardware = {"drive": {"spec": {"raid_controller": "Broadcom 9560-16i, RAID10 of 8 × PM1743, 256k stripe"}}}
-    assert _setup_section._raid_rows(hardware) == [["Hardware RAID (as the operator describes it)",
-                                                   "Broadcom 9560-16i, RAID10 of 8 × PM1743, 256k stripe"]]

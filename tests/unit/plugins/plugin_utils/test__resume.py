@@ -11,6 +11,7 @@ from conftest import CAPACITY, write_segment
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _resume
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
+from ansible_collections.fleetqual.pts.tests.unit.plugins.plugin_utils._recorded_drives import LOOP_A, NVME
 
 
 def _verdict(run_dir: str, test: str, number: int, segment: str = "", **verdict) -> None:
@@ -79,28 +80,6 @@ def test_a_failure_is_recorded_as_evidence_and_the_test_reads_failed(tmp_path):
         markdown = handle.read()
     assert "> **Failed** in round 3: fio exited with rc 1" in markdown
     assert "No space left on device" in markdown
-
-
-LOOP_A = {"key": "victim", "path": "/dev/loop5", "vendor": "Linux", "model": "loop device", "size_bytes": 67108864,
-          "logical_block_size": 512, "backing_file": "/srv/a.img", "spec": {"path": "/dev/loop5", "name": "victim"}}
-NVME = {"key": "bay0", "model": "SAMSUNG MZQL2", "serial": "S1", "wwn": "eui.0025388", "firmware": "GDC5",
-        "size_bytes": 3840755982336, "logical_block_size": 4096}
-
-
-@pytest.mark.parametrize("recorded, now, changes", [
-    (LOOP_A, dict(LOOP_A), []),
-    (LOOP_A, dict(LOOP_A, path="/dev/loop9", resolved="/dev/loop9"), []),  # the node is not the drive
-    (LOOP_A, dict(LOOP_A, backing_file="/srv/b.img"), ["backing_file '/srv/a.img' → '/srv/b.img'"]),
-    (LOOP_A, dict(LOOP_A, size_bytes=134217728), ["size_bytes 67108864 → 134217728"]),
-    (LOOP_A, {k: v for k, v in LOOP_A.items() if k != "backing_file"}, ["backing_file '/srv/a.img' → None"]),
-    (NVME, dict(NVME, serial="S2"), ["serial 'S1' → 'S2'"]),
-    (NVME, dict(NVME, wwn="0x0025388"), []),  # one WWN, written two ways
-    (NVME, dict(NVME, firmware="GDC7"), ["firmware 'GDC5' → 'GDC7'"]),
-    (NVME, dict(NVME, serial=None), []),  # a serial this attempt could not read is no evidence of another drive
-    (NVME, dict(NVME, serial="S1 "), []),
-])
-def test_identity_changes(recorded, now, changes):
-    assert _resume.identity_changes(_resume.identity(recorded), now) == changes
 
 
 def test_another_device_under_a_recorded_name_is_refused_naming_both():

@@ -5,21 +5,11 @@
 from __future__ import annotations
 
 import pytest
-import yaml
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.fleetqual.pts.plugins.filter import drive_workers
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._workers import workers
-
-HOSTVARS = {
-    "h1": {"group_names": ["rack12"], "pts_allow_destroy": True,
-           "pts_run_drives": [{"path": "/dev/a", "key": "A"}, {"path": "/dev/b", "key": "B"},
-                              {"path": "/dev/c", "key": "C"}],
-           "pts_guard_passed": {"/dev/a": {"resolved": "/dev/a"}, "/dev/b": {"resolved": "/dev/b"}},
-           "pts_run_plan": {"drives": [{"key": "A"}, {"key": "B"}]}},
-    "h2": {"group_names": ["rack12"], "pts_run_drives": [{"path": "/dev/x", "key": "X"}],
-           "pts_guard_passed": {}, "pts_run_plan": {"drives": []}},
-}
+from ansible_collections.fleetqual.pts.tests.unit.plugins.plugin_utils._worker_hostvars import HOSTVARS
 
 
 def test_one_worker_per_guarded_planned_drive():
@@ -80,17 +70,6 @@ def test_a_worker_an_earlier_play_of_this_process_added_is_made_again():
     hostvars = dict(HOSTVARS, **{"h1/A": {"group_names": ["pts_drive_workers", "rack12"]}})
     assert [w["name"] for w in workers(hostvars, ["h1"], groups={"all": [], "pts_drive_workers": ["h1/A"]})] == \
         ["h1/A", "h1/B"]
-
-
-def test_the_filter_refuses_hosts_that_are_not_a_list():
-    with pytest.raises(AnsibleFilterError, match="drive_workers: hosts must be a list, not str"):
-        drive_workers.drive_workers(HOSTVARS, "h1")
-
-
-def test_the_filters_example_sets_every_variable_a_worker_gets():
-    (task,) = yaml.safe_load(drive_workers.EXAMPLES)
-    given = {key for key in task["ansible.builtin.add_host"] if key not in ("name", "groups")}
-    assert given == set(workers(HOSTVARS, ["h1"])[0]["vars"])
 
 
 def test_a_workers_plan_does_not_grow_with_the_drives_of_its_host():

@@ -4,13 +4,9 @@
 
 from __future__ import annotations
 
-import json
-import os
-
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _dv, _fio, _inputs, _plan
-from ansible_collections.fleetqual.pts.plugins.module_utils._pts._tests import wsat
+from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _inputs, _plan
 
 GOOD = {
     "pts_run_tests": ["iops"],
@@ -83,19 +79,6 @@ def test_wsat_stops_on_bytes_written_or_time():
     (segment,) = wsat["segments"]
     assert segment["combinations"] == [{"name": "wsat-4096", "rw": "randwrite", "mix": 0, "bs": 4096}]
     assert segment["dvs"] == []
-
-
-@pytest.mark.parametrize(
-    "written, elapsed, stop, reason",
-    [
-        (4 * 10**9, 10, True, "target 4,000,000,000 reached"),
-        (10**9, 86400, True, "time limit of 24 h reached"),
-        (10**9, 3600, False, "1,000,000,000 of 4,000,000,000 bytes written (25.0 %)"),
-    ],
-)
-def test_wsat_stop_rule(written, elapsed, stop, reason):
-    decided, why = wsat.stop(written, 4 * 10**9, elapsed, 86400)
-    assert decided is stop and reason in why
 
 
 def test_a_4kn_drive_drops_512_everywhere_and_keeps_the_4k_dvs():
@@ -174,17 +157,6 @@ def test_bad_input_names_the_variable_and_value(variable, value, message):
     with pytest.raises(_inputs.PlanError) as caught:
         _plan.build_plan(dict(GOOD, **{variable: value}))
     assert message in str(caught.value)
-
-
-def test_dv_value_finds_4k_write_by_value():
-    path = os.path.join(os.path.dirname(__file__), "..", "fixtures", "fio-3.33-iops-round.json")
-    with open(path, encoding="utf-8") as handle:
-        raw = json.load(handle)
-    jobs = _fio.parse(json.dumps(raw))["jobs"]
-    expected = next(j for j in raw["jobs"] if j["jobname"] == "iops-r0-4096")["write"]["iops"]
-    assert _dv.dv_value(list(reversed(jobs)), 0, "4k") == expected
-    with pytest.raises(ValueError, match="unknown DV metric"):
-        _dv.dv_value(jobs, 0, "4k", "speed")
 
 
 @pytest.mark.parametrize("variable, value, message", [

@@ -16,7 +16,7 @@ from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _index
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._location import Spec
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
-from ansible_collections.fleetqual.pts.tests.unit.plugins.plugin_utils._history.test__index import make_run
+from ansible_collections.fleetqual.pts.tests.unit.plugins.plugin_utils._history._runs import make_run
 
 IOPS = "iops_4k_write"
 RULE = {"name": "loops", "model": "loop*", "population_percentile": 5, "population_min_size": 5}

@@ -69,18 +69,3 @@ def test_the_p9999_cell(drive, cell):
 def test_the_pts2_cells(drive, test, cell):
     (column,) = [c for c in _fleet_md._columns("pts2") if c.test == test]
     assert _fleet_md._pts2_cell(drive, column) == cell
-
-
-@pytest.mark.parametrize("figures, rows", [(1, 1), (4, 1), (5, 2), (13, 4)])
-def test_a_cohort_plot_wraps_its_panels_four_to_a_row(tmp_path, figures, rows):
-    """A single row of a dozen panels printed too small to read on fleet.pdf."""
-    from PIL import Image
-
-    from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
-
-    panels = [(f"figure {n}", [("h/d1", 100.0 + n, False), ("h/d2", 110.0 + n, n == 3)]) for n in range(figures)]
-    path = _charts.cohort(str(tmp_path / "cohort.png"), "Cohort X / 1.0: 2 drive(s)", panels, "run r1")
-    width, height = Image.open(path).size
-    # Never wider than the other plots; one panel row a little over 3 inches tall.
-    assert width <= 9.5 * 110 + 1
-    assert 3.3 * rows * 110 <= height <= (3.3 * rows + 0.8) * 110 + 1

@@ -7,8 +7,6 @@ real server: tests/integration/test_history_postgresql.py."""
 
 from __future__ import annotations
 
-import datetime
-import json
 import multiprocessing
 import os
 import shutil
@@ -19,64 +17,10 @@ from conftest import write_run
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _headline_figures, _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_summary
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _index, _rows, _schema, _sqlite_store
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._location import DB_NAME
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _index, _schema, _sqlite_store
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._sql import CorruptIndex, HistoryError, NoHistory
-
-SETTINGS = {"pts_run_tests": ["iops"], "pts_run_round_seconds": 0.5, "pts_run_rate_iops": 0}
-
-
-def drive_files(run_dir: str, host: str, drive: str, figures: dict, serial: str | None = "S1",
-                model: str | None = "ACME X1", firmware: str | None = "1.0", verdict: str = "PASS",
-                steady: bool = True, health: dict | None = None, health_after: dict | None = None,
-                wear: dict | None = None, round_health: dict | None = None, no_value: tuple = (),
-                quick: bool = False) -> str:
-    """One drive's drive.json and result.json as the report writes them (only what the index reads); ``no_value``:
-    figures whose test ran without giving them (n/r, not recovered)."""
-    path = os.path.join(run_dir, host, drive)
-    identity = {"serial": serial, "model": model, "firmware": firmware, "vendor": "ACME", "size_bytes": 10 ** 9,
-                "interface": "nvme", "health": health}
-    headline = {f: {"value": figures.get(f), "unit": spec["unit"], "steady": steady and figures.get(f) is not None,
-                    "state": ("steady" if steady else "not steady") if figures.get(f) is not None or f in no_value
-                    else "not run"}
-                for f, spec in _headline_figures.FIGURES.items()}
-    result = {"drive": identity, "headline": headline, "quick_profile": quick, "health_after": health_after,
-              "tests": {spec["test"]: {} for f, spec in _headline_figures.FIGURES.items()
-                        if figures.get(f) is not None or f in no_value},
-              "verdict": {"verdict": verdict}}
-    if wear:
-        result["wear"] = wear
-    if round_health:
-        result["round_health"] = round_health
-    _results.atomic_write_json(os.path.join(path, "drive.json"), {"drive": identity})
-    _results.atomic_write_json(os.path.join(path, "result.json"), result)
-    return path
-
-
-def plan_file(run_dir: str, host: str, recorded_at: str, settings: dict | None = None) -> None:
-    _results.atomic_write_json(os.path.join(run_dir, host, "plan.json"), {
-        "command": {"recorded_at": recorded_at},
-        "plan": {"profile": "full", "variables": dict(SETTINGS, **(settings or {}), pts_run_remote_dir="/tmp/x")}})
-
-
-def make_run(root: str, run: str, drives: list[dict], when: str = "2026-11-01T10:00:00.000+00:00",
-             settings: dict | None = None, fleet: dict | None = None) -> str:
-    """A hand-made run: per drive {host, drive, figures, ...drive_files keywords}; ``fleet``: {(host, drive):
-    verdict} written as the run's fleet.json."""
-    run_dir = os.path.join(root, run)
-    for spec in drives:
-        spec = dict(spec)
-        host, drive, figures = spec.pop("host", "h1"), spec.pop("drive"), spec.pop("figures")
-        plan_file(run_dir, host, when, settings)
-        drive_files(run_dir, host, drive, figures, **spec)
-    if fleet is not None:
-        _results.atomic_write_json(os.path.join(run_dir, "fleet.json"), {"drives": [
-            {"run": run, "host": h, "drive": d, "verdict": v} for (h, d), v in fleet.items()]})
-    return run_dir
-
-
-def db_path(root: str) -> str:
-    return os.path.join(root, DB_NAME)
+from ansible_collections.fleetqual.pts.tests.unit.plugins.plugin_utils._history._runs import (
+    SETTINGS, _garbage, db_path, drive_files, make_run)
 
 
 def connect(path: str, readonly: bool = False) -> _sqlite_store.SqliteStore:
@@ -148,13 +92,6 @@ def test_health_and_wear_where_the_results_have_them(tmp_path):
     (row,) = conn.query(figures=("iops_4k_write",))
     conn.close()
     assert (row["host_bytes_written"], row["drive_bytes_written"], row["write_amplification"]) == (3000, 3600, 1.2)
-
-
-def test_the_drive_reports_verdict_without_a_fleet_summary(tmp_path):
-    root = str(tmp_path / "results")
-    make_run(root, "run-1", [{"drive": "d1", "figures": {"iops_4k_write": 1.0}, "verdict": "INCOMPLETE"}])
-    (row,) = [r for r in _rows.run_rows(os.path.join(root, "run-1")) if r["figure"] == "iops_4k_write"]
-    assert (row["verdict"], row["verdict_source"]) == ("INCOMPLETE", "report")
 
 
 def test_the_fleet_summary_indexes_its_run(tmp_path):
@@ -253,13 +190,6 @@ def test_two_writers_at_once_both_land(tmp_path):
     assert {r[0] for r in rows} == set(runs)
 
 
-def _garbage(path: str) -> bytes:
-    data = b"this is not a database\n" * 100
-    with open(path, "wb") as handle:
-        handle.write(data)
-    return data
-
-
 def _malformed(path: str) -> bytes:
     """A real index whose pages after the first (the figures table) are overwritten: a database SQLite opens and
     then finds damaged."""
@@ -306,24 +236,6 @@ def test_a_corrupt_index_is_named_with_what_rebuilds_it(tmp_path):
             connect(database, readonly=readonly)
         assert str(caught.value) == (f"{database}: file is not a database: playbooks/report.yml moves it aside and "
                                      "rebuilds it from the results tree")
-
-
-def test_an_index_moved_aside_by_another_rebuild_is_not_moved_again(tmp_path):
-    root = str(tmp_path / "results")
-    make_run(root, "run-1", [{"drive": "d1", "figures": {"iops_4k_write": 1.0}}])
-    database = db_path(root)
-    _index.rebuild(root)
-    assert _sqlite_store.move_aside(database) is None and os.path.exists(database)
-    assert _sqlite_store.move_aside(str(tmp_path / "results" / "none.sqlite")) is None
-    _garbage(database)
-    with open(database + "-journal", "wb") as handle:
-        handle.write(b"a journal of the corrupt file")
-    stamp = datetime.datetime(2026, 11, 1, 10, tzinfo=datetime.timezone.utc)
-    assert _sqlite_store.move_aside(database, stamp) == database + ".corrupt-20261101T100000Z"
-    assert not os.path.exists(database) and not os.path.exists(database + "-journal")
-    assert os.path.exists(database + ".corrupt-20261101T100000Z-journal")
-    _garbage(database)
-    assert _sqlite_store.move_aside(database, stamp) == database + ".corrupt-20261101T100000Z-2"
 
 
 def _newer(path: str) -> None:
@@ -389,14 +301,6 @@ def test_query_filters(tmp_path):
     conn.close()
 
 
-def test_the_settings_are_kept_as_json(tmp_path):
-    root = str(tmp_path / "results")
-    run_dir = make_run(root, "run-1", [{"drive": "d1", "figures": {"iops_4k_write": 1.0}}],
-                       settings={"pts_run_rate_iops": 200})
-    row = _rows.run_rows(run_dir)[0]
-    assert json.loads(row["settings"])["pts_run_rate_iops"] == 200
-
-
 def test_an_older_index_gains_the_new_columns(tmp_path):
     path = str(tmp_path / "old.sqlite")
     conn = sqlite3.connect(path)
@@ -412,15 +316,6 @@ def test_an_older_index_gains_the_new_columns(tmp_path):
     (row,) = conn.query()
     conn.close()
     assert row["value"] == 5.0 and row["serial"] is None and set(row) == set(_schema.NAMES)
-
-
-def test_a_raid_member_has_no_rows_of_its_own(tmp_path):
-    root = str(tmp_path / "results")
-    run_dir = make_run(root, "run-1", [{"drive": "md0", "figures": {"iops_4k_write": 1.0}},
-                                       {"drive": "m1", "figures": {}}])
-    member = os.path.join(run_dir, "h1", "m1", "result.json")
-    _results.atomic_write_json(member, dict(_results.read_json(member), raid_member={"array": "md0"}, tests={}))
-    assert {r["drive"] for r in _rows.run_rows(run_dir)} == {"md0"}
 
 
 def test_an_index_planted_as_a_link_is_refused_and_nothing_is_written_where_it_points(tmp_path):

@@ -12,12 +12,10 @@ import os
 
 import pytest
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _index, _lookup, _population
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._location import Spec
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._history import _population
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._history._sqlite_store import SqliteStore
-from ansible_collections.fleetqual.pts.tests.unit.plugins.plugin_utils._history.test__index import make_run
-
-IOPS, LAT, XSR, HIR = "iops_4k_write", "latency_4k_write_mean_ms", "xsr_recovery_min", "hir_gain_ws1"
+from ansible_collections.fleetqual.pts.tests.unit.plugins.plugin_utils._history._earlier_runs import (
+    HIR, IOPS, LAT, XSR, _earlier)
 
 
 @pytest.mark.parametrize("values, q, expected", [
@@ -80,28 +78,6 @@ def test_outliers_as_the_fleet_summary_lists_them():
     assert _population.outliers({"error": "down"}, 3.5, 10.0, 3) == [] and _population.outliers(None, 1, 1, 1) == []
 
 
-def _earlier(root: str) -> None:
-    """Ten full runs and two quick ones of ACME X1 1.0, one of 2.0, one of another model; a later run; this run."""
-    for number in range(1, 11):
-        make_run(root, f"full-{number:02d}", [{"drive": "d1", "serial": f"S{number}",
-                                               "figures": {IOPS: 1000.0 + number, LAT: 0.5}}],
-                 when=f"2026-10-{number:02d}T10:00:00.000+00:00")
-    for number in (11, 12):
-        run_dir = make_run(root, f"quick-{number}", [{"drive": "d1", "serial": "Q", "figures": {IOPS: 5.0}}],
-                           when=f"2026-10-{number}T10:00:00.000+00:00")
-        path = os.path.join(run_dir, "h1", "d1", "result.json")
-        from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results  # pylint: disable=import-outside-toplevel
-        _results.atomic_write_json(path, dict(_results.read_json(path), quick_profile=True))
-    make_run(root, "fw2", [{"drive": "d1", "firmware": "2.0", "figures": {IOPS: 9.0}}],
-             when="2026-10-13T10:00:00.000+00:00")
-    make_run(root, "other", [{"drive": "d1", "model": "OTHER", "figures": {IOPS: 9.0}}],
-             when="2026-10-14T10:00:00.000+00:00")
-    make_run(root, "later", [{"drive": "d1", "figures": {IOPS: 1.0}}], when="2026-12-01T10:00:00.000+00:00")
-    make_run(root, "this", [{"drive": "d1", "serial": "NEW", "figures": {IOPS: 1.0}}],
-             when="2026-11-01T10:00:00.000+00:00")
-    _index.rebuild(root)
-
-
 def test_the_store_reads_earlier_runs_of_the_model_firmware_and_profile_only(tmp_path):
     root = str(tmp_path / "results")
     _earlier(root)
@@ -114,31 +90,3 @@ def test_the_store_reads_earlier_runs_of_the_model_firmware_and_profile_only(tmp
                                                         "2026-10-10T10:00:00.000+00:00")
     assert quick["values"][IOPS] == [5.0, 5.0] and quick["runs"] == 2
     assert len(unbounded["values"][IOPS]) == 11  # without a start time, a later run counts too
-
-
-def test_the_drive_reports_lookup(tmp_path):
-    root = str(tmp_path / "results")
-    _earlier(root)
-    drive_dir = os.path.join(root, "this", "h1", "d1")
-    model = {"drive": {"model": "ACME X1", "firmware": "1.0"}, "tests": {"iops": {"status": "steady"}},
-             "command": {"recorded_at": "2026-11-01T10:00:00.000+00:00"}, "quick_profile": False}
-    # _headline_figures reads the drive's figures from its tests: give it the IOPS test's window table.
-    model["tests"]["iops"]["tables"] = {"iops": {"4k": {"0": 500.0}}}
-    plan = {"acceptance": [{"model": "ACME*", "population_percentile": 5}], "fleet": {"outlier_min_cohort": 4}}
-    found = _lookup.drive_history(drive_dir, model, Spec(), plan)
-    assert found["previous"]["run_id"] == "full-10"
-    block = found["population"]
-    assert (block["model"], block["firmware"], block["profile"], block["runs"], block["run"]) == (
-        "ACME X1", "1.0", "full", 10, "this")
-    assert block["outlier_settings"] == {"outlier_robust_z": 3.5, "outlier_min_deviation_pct": 10.0,
-                                         "outlier_min_cohort": 4}
-    entry = block["figures"][IOPS]
-    assert (entry["n"], entry["value"], entry["better_than_pct"], entry["outlier"]) == (10, 500.0, 0.0, True)
-    assert entry["percentile"] == 5 and entry["limit"] == pytest.approx(1001.45)
-    assert set(block["figures"]) == {IOPS}  # only the figures the drive measured
-    # No model: no population; a history that does not exist yet: a population of no earlier run, not raised.
-    assert _lookup.drive_history(drive_dir, dict(model, drive={}), Spec()) == {"previous": None, "population": None}
-    elsewhere = str(tmp_path / "empty" / "run" / "h1" / "d1")
-    os.makedirs(elsewhere)
-    empty = _lookup.drive_history(elsewhere, model, Spec())["population"]
-    assert empty["runs"] == 0 and empty["figures"][IOPS]["n"] == 0 and not empty["figures"][IOPS]["outlier"]

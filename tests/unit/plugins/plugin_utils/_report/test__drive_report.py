@@ -15,7 +15,7 @@ import pytest
 from ansible_collections.fleetqual.pts.plugins.module_utils._errors import DataError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _child, _results
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _setup_section
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
 from conftest import figure_with, write_drive, write_segment
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -315,16 +315,6 @@ def test_a_purge_that_failed_before_any_round_is_shown_with_its_reason(tmp_path)
     assert "see the playbook output" not in markdown
 
 
-@pytest.mark.parametrize("host, cell", [
-    ({"system_vendor": "Supermicro", "system_model": "SYS-1029U", "dmi": True}, "Supermicro SYS-1029U"),
-    ({"system_vendor": None, "system_model": None, "dmi": True}, "not reported (the host's DMI names none)"),
-    ({"system_vendor": None, "system_model": None, "dmi": False}, "not reported (the host has no DMI tables)"),
-    ({}, "not recorded (results from a version that did not read DMI)"),
-])
-def test_the_test_system_cell_says_why_a_make_and_model_is_missing(host, cell):
-    assert _setup_section._system_cell(host) == cell
-
-
 def test_every_plot_names_the_drive_and_window_plots_their_windows_state(tmp_path, figures):
     """A plot lifted into a slide keeps the drive's model, serial and firmware (OakGate's device line); the IOPS heat
     map says whether the window it averages was steady."""
@@ -373,23 +363,3 @@ def test_each_test_starts_a_page_with_its_one_page_summary(tmp_path):
     assert page.count('class="page"') == 3  # the contents, then each test
     for anchor in _drive_report.test_anchors(model):
         assert f'<h2 id="{anchor}" class="page">' in page
-
-
-@pytest.mark.parametrize("host, board, memory", [
-    pytest.param({"dmi": True, "board_vendor": "Supermicro", "board_name": "X12DPi-NT6",
-                  "memory_modules": {"type": "DDR4", "modules": 8, "size_bytes": 256 << 30, "speed_mts": 3200,
-                                     "configured_mts": 2933}},
-                 "Supermicro X12DPi-NT6", "24.0 GiB; DDR4, 8 modules at 2,933 MT/s (the firmware's SMBIOS table)",
-                 id="dmi-and-smbios"),
-    pytest.param({"dmi": True, "board_vendor": None, "board_name": None, "memory_modules": None},
-                 "not reported (the host's DMI names none)",
-                 "24.0 GiB; DRAM type not reported (no SMBIOS memory device readable on the host)", id="not-told"),
-    pytest.param({"dmi": False, "board_vendor": None, "board_name": None, "memory_modules": None},
-                 "not reported (the host has no DMI tables)",
-                 "24.0 GiB; DRAM type not reported (no SMBIOS memory device readable on the host)", id="no-dmi"),
-    pytest.param({"dmi": True}, "not recorded (results from a version that did not read it)",
-                 "24.0 GiB; DRAM type not recorded (results from a version that did not read it)", id="older-results"),
-])
-def test_the_platforms_motherboard_and_dram_type(host, board, memory):
-    assert _setup_section._board_cell(host) == board
-    assert _setup_section._memory_cell(host, 24 << 30) == memory

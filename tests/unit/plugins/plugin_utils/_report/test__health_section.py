@@ -13,8 +13,7 @@ import pytest
 from conftest import SETTINGS, scaled_round, write_drive, write_wipc
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _acceptance
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _plots
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report
 
 FACTORS = [1.6, 1.3, 1.02, 0.98, 1.0, 1.01, 0.99]
 THRESHOLDS = {"warning_c": 75, "critical_c": 85}
@@ -163,23 +162,3 @@ def test_health_checks(health, rule, checks, unjudged):
     found, incomplete = _acceptance.health_checks({"round_health": health}, rule)
     assert [(c["criterion"], c["passed"]) for c in found] == checks
     assert [i[:len(u)] for i, u in zip(incomplete, unjudged)] == unjudged and len(incomplete) == len(unjudged)
-
-
-def test_convergence_plots_are_unchanged_without_marks_and_marked_with_them(tmp_path):
-    panels = {"": {"4k": [100.0, 90.0, 95.0, 94.0, 96.0], "64k": [50.0, 45.0, 47.0, 48.0, 46.0]}}
-
-    def draw(name: str, **kwargs) -> bytes:
-        path = _charts.convergence(str(tmp_path / name), "t", "IOPS", panels, highlight="4k", window_rounds=[1, 5],
-                                   **kwargs)
-        with open(path, "rb") as handle:
-            return handle.read()
-
-    plain = draw("plain.png")
-    assert draw("again.png") == plain
-    with _plots.round_marks([]):
-        assert draw("empty.png") == plain
-    with _plots.round_marks([{"round": 3, "kind": "throttled", "series": None}]):
-        shaded = draw("shaded.png")
-    ringed = draw("ringed.png", marks=[{"round": 2, "kind": "warning", "series": "64k"}])
-    assert len({plain, shaded, ringed}) == 3
-    assert draw("after.png") == plain  # the marks end with their block

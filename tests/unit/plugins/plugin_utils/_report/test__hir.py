@@ -5,90 +5,18 @@
 
 from __future__ import annotations
 
-import datetime
 import json
 import os
 
 import pytest
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _hir, _hir_md, _hir_plots, _plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _hir, _hir_md, _hir_plots
+from ansible_collections.fleetqual.pts.tests.unit.plugins.plugin_utils._report._hir_runs import (
+    BASE, Clock, FIXTURE, FLAT, QUICK, STEADY_PC, T0, _job, _settings, make_test)
 
-FIXTURE = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "fixtures", "hir", "fio-3.33-quick-loop-device", "hir"))
-T0 = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
-QUICK = {"burst": 0.5, "reps": 3, "baseline": 1.5, "pc": 1.0, "window": 2, "max_rounds": 3}
 STANDARD = {"burst": 5.0, "reps": 360, "baseline": 1800.0, "pc": 1800.0, "window": 5, "max_rounds": 25}
 
-
-def _settings(plan: dict, states: list[int]) -> dict:
-    return {"profile": "quick", "round_seconds": plan["burst"], "numjobs": 4, "iodepth": 32, "mixes": [0],
-            "block_sizes": [4096], "window": plan["window"], "max_rounds": plan["max_rounds"],
-            "max_data_excursion_pct": 20.0, "max_slope_excursion_pct": 10.0, "notes": [],
-            "parameters": {"wait_states": states, "repetitions": plan["reps"], "baseline_seconds": plan["baseline"],
-                           "precondition_seconds": plan["pc"]}}
-
-
-def _job(name: str, iops: float, seconds: float, **options) -> dict:
-    ios = {"iops": iops, "bw_bytes": iops * 4096, "io_bytes": int(iops * 4096 * seconds),
-           "total_ios": int(iops * seconds), "runtime_ms": int(seconds * 1000),
-           "lat_ns": {"mean": 1e5, "max": 1e6, "min": 1e4}}
-    empty = {"iops": 0.0, "bw_bytes": 0.0, "io_bytes": 0, "total_ios": 0,
-             "lat_ns": {"mean": None, "max": None, "min": None}}
-    return {"name": name, "rw": "randwrite", "mix": 0, "bs": 4096, "numjobs": 4, "iodepth": 32,
-            "runtime_ms": int(seconds * 1000), "options": {k: str(v) for k, v in options.items()}, "read": empty,
-            "write": ios, "total": ios}
-
-
-class Clock:
-    """Rounds one after another: each lands 0.5 s after its fio ends, the next starts 1 s later."""
-
-    def __init__(self):
-        self.now = T0
-
-    def round(self, number: int, settings: dict, jobs: list[dict], elapsed: float, row: dict | None) -> dict:
-        landed = self.now + datetime.timedelta(seconds=elapsed + 0.5)
-        self.now = landed + datetime.timedelta(seconds=1)
-        return {"round": number, "row": row, "settings": settings, "recorded_at": landed.isoformat(),
-                "fio": {"jobs": jobs, "elapsed_s": elapsed, "fio_version": "fio-3.33"}}
-
-
-def make_test(plan: dict, pc_values: list[float], states: list[int], bursts: dict, baselines: dict,
-              failure: dict | None = None, planned: list[int] | None = None) -> dict:
-    """A HIR test as load_test gives it: ``bursts``/``baselines`` map a wait state to its sections' IOPS (a state
-    missing from ``baselines`` lacks its second round)."""
-    planned = states if planned is None else planned
-    settings = _settings(plan, planned)
-    clock = Clock()
-    segments = {"": {"rounds": [], "purge": {"method": "discard", "recorded_at": T0.isoformat(), "elapsed_s": 0.1},
-                     "wipc": None, "steady_state": None, "failure": None}}
-    pc_rounds = [clock.round(n, settings, [_job("hir-pc", v, plan["pc"])], plan["pc"] + 0.6, None)
-                 for n, v in enumerate(pc_values, 1)]
-    segments["precondition"] = {"rounds": pc_rounds, "purge": None, "wipc": None, "steady_state": None,
-                                "failure": None}
-    for state in states:
-        period = plan["burst"] * (1 + state)
-        jobs = [_job(f"hir-ws{state}-burst-{i + 1:04d}", v, plan["burst"],
-                     **({"startdelay": f"{int(i * period * 1000)}ms"} if i else {}))
-                for i, v in enumerate(bursts[state])]
-        rounds = [clock.round(1, settings, jobs, (len(jobs) - 1) * period + plan["burst"] + 0.6,
-                              {"label": f"wait state {state}", "phase": "bursts", "wait_state": state})]
-        if state in baselines:
-            count = len(baselines[state])
-            base = [_job(f"hir-ws{state}-base-{i + 1:04d}", v, plan["baseline"] / count)
-                    for i, v in enumerate(baselines[state])]
-            rounds.append(clock.round(2, settings, base, plan["baseline"] + 0.3 * count + 0.3,
-                                      {"label": f"baseline after {state}", "phase": "baseline", "wait_state": state}))
-        segments[f"ws{state}"] = {"rounds": rounds, "purge": None, "wipc": None, "steady_state": None,
-                                  "failure": None}
-    if failure:
-        segments[f"ws{states[-1]}" if states else "precondition"]["failure"] = failure
-    return {"name": "hir", "dir": "/nonexistent/hir", "segments": segments, "purge": segments[""]["purge"],
-            "wipc": None, "failure": None, "superseded": []}
-
-
-STEADY_PC = [1500.0, 1000.0, 1010.0]  # steady at round 3: rounds 2 and 3 within 1 %
-FLAT = {1: [1200.0, 1100.0, 1000.0], 2: [1300.0, 1250.0, 1200.0]}
-BASE = {1: [900.0, 950.0, 1000.0], 2: [980.0, 1000.0, 1020.0]}
 FAILURE = {"phase": "round", "round": 1, "msg": "fio failed", "rc": 1, "stderr": "", "recorded_at": T0.isoformat()}
 
 
@@ -187,53 +115,6 @@ def test_real_quick_run_from_its_round_files():
     assert ws1["baseline"]["mean"] == pytest.approx((49744.510978 + 39996.007984 + 53485.02994) / 3)
 
 
-def test_section_says_what_ran_and_the_choices():
-    result = _hir.build(_results.load_test(FIXTURE))
-    plots = {k: f"plots/hir-{k}.png" for k in ("convergence", "verification", "timeline", "detail", "recovery")}
-    lines = _hir_md.section(result, plots, 7, 0)
-    text = "\n".join(lines)
-    assert lines[0] == "## 7 Host Idle Recovery"
-    assert "**Steady**: preconditioning steady at round 2; 2 wait states run, each with its bursts and its return " \
-           "to baseline." in lines
-    assert "  Round 1: 3 x (0.5 s of 4k random write, then N x 0.5 s idle);" in lines
-    assert "  Round 2: return to baseline, 1.5 s of continuous 4k random write (3 sections of 0.5 s back to back)" \
-        in lines
-    assert "Preconditioning: **Steady state reached at round 2.**" in lines
-    for heading in ("### 7.1 Preconditioning steady state information", "### 7.2 Preconditioning plots",
-                    "### 7.3 IOPS against time", "### 7.4 Recovery per wait state",
-                    "### 7.5 Purge, preconditioning and files"):
-        assert heading in lines
-    # Planned idle, measured idle (none: these rounds have no logs), the figures; a steady window is headed so.
-    assert "| WS1 | 0.50 | — | 3 | 56,692.4 | 48,475.0 | 71,190.9 | 47,741.8 (3) | 59,863.0 | 0.95 | 1.19 |" in lines
-    assert "Preconditioning steady-state IOPS" in text and "(not steady)" not in text
-    assert "CloudHarmony" in text and "ADATA" in text and "startdelay" in text and "not confirmed" in text
-    assert "within a round the times are the schedule" in text and "recorded_at − elapsed_s" in text
-    for key, path in plots.items():
-        assert f"]({path})" in text, key
-    assert "[01](hir/ws2/round-01.fio)" in text
-
-
-def test_section_names_what_is_missing():
-    result = _hir.build(make_test(QUICK, STEADY_PC, [1, 2], FLAT, {1: BASE[1]}, planned=[1, 2, 5]))
-    lines = _hir_md.section(result, {}, 4, 0)
-    assert ("**Incomplete**: preconditioning steady at round 3; 1 wait state run; WS2 lacks its return to baseline; "
-            "WS5 lacks its bursts and return to baseline.") in lines
-    assert "| WS5 bursts | **not run** | — |" in lines
-    assert _hir_md.section(_hir.build(make_test(QUICK, [], [], {}, {})), {}, 4, 0)[-2] == \
-        "No round finished; nothing was measured."
-
-
-def test_plots_are_drawn(tmp_path):
-    result = _hir.build(_results.load_test(FIXTURE))
-    drawn = _hir_plots.plots(result, str(tmp_path), "d1 (loop device)", "quick profile")
-    assert set(drawn) == {"convergence", "verification", "timeline", "detail", "recovery"}
-    for path in drawn.values():
-        assert os.path.getsize(path) > 10000 and os.path.basename(path).startswith("hir-")
-    # Preconditioning only: its two plots, nothing against time.
-    only_pc = _hir.build(make_test(QUICK, [1000.0, 2000.0], [], {}, {}, planned=[1]))
-    assert set(_hir_plots.plots(only_pc, str(tmp_path / "pc"), "d1", "")) == {"convergence", "verification"}
-
-
 def test_a_standard_hir_builds_and_draws_every_wait_state(tmp_path):
     """Five wait states of 360 bursts and 360 baseline sections each, 25 preconditioning rounds."""
     states = [1, 2, 3, 5, 10]
@@ -252,13 +133,6 @@ def test_a_standard_hir_builds_and_draws_every_wait_state(tmp_path):
     assert last["bursts"]["t_s"][-1] - last["bursts"]["start_s"] == pytest.approx(359 * 55.0)
     assert len(drawn) == 5 and all(os.path.exists(p) for p in drawn.values())
     json.dumps(result)
-
-
-def test_health_marks_of_the_preconditioning_shade_its_rounds():
-    marks = [{"round": 2, "kind": "throttled", "series": "precondition"}, {"round": 1, "kind": "warning", "series": "ws1"}]
-    with _plots.round_marks(marks):
-        assert _plots.segment_marks(_hir.PC_SEGMENT) == [{"round": 2, "kind": "throttled", "series": None}]
-    assert _plots.segment_marks(_hir.PC_SEGMENT) == []
 
 
 # A wait state as fio 3.33 ran it on a loop device (tests/unit/plugins/module_utils/fixtures): three 0.3-s bursts

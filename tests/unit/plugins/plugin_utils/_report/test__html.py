@@ -16,7 +16,7 @@ import pytest
 from PIL import Image
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _html, _plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _html
 
 FACTORS = [1.6, 1.3, 1.02, 0.98, 1.0, 1.01, 0.99]
 
@@ -81,20 +81,6 @@ def test_a_pdf_engine_that_fails_leaves_the_html_and_says_so(make_run, monkeypat
     assert written["not_produced"] == {"pdf": "WeasyPrint failed: ValueError: layout exploded"}
     with open(written["report"], encoding="utf-8") as handle:
         assert "> **report.pdf was not produced**: WeasyPrint failed: ValueError: layout exploded" in handle.read()
-
-
-def test_log_axes_end_on_labelled_ticks_and_say_they_are_log():
-    fig, ax = _plots.plt.subplots()
-    ax.set_ylabel("latency (ms)")
-    _plots.log_y(ax, [21.0, 38.0, 1.3])
-    assert ax.get_ylim() == (1.0, 50.0)  # the 38 ms maximum lies below a labelled tick (50), not above the last (20)
-    assert ax.get_ylabel() == "latency (ms) (log scale)"
-    _plots.plt.close(fig)
-
-
-def test_block_sizes_keep_one_colour_and_order_everywhere():
-    assert _plots.by_block_size(["4k", "512", "1024k", "64k"]) == ["1024k", "64k", "4k", "512"]
-    assert _plots.bs_color("4k", 0) == _plots.bs_color("4k", 5) == _plots.BS_COLORS["4k"]
 
 
 def _pdf_uris(path: str) -> list[bytes]:

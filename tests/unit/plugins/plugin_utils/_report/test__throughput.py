@@ -12,11 +12,10 @@ import pytest
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _plots, _throughput
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
 
 from conftest import CAPACITY, SETTINGS, scaled_round, write_drive, write_segment
+from ansible_collections.fleetqual.pts.tests.unit.plugins.plugin_utils._report._png import PNG
 
-PNG = b"\x89PNG\r\n\x1a\n"
 FIXTURES = {"1024k": "fio-3.33-throughput-1048576.json", "64k": "fio-3.33-throughput-65536.json"}
 # The listed order, not the size order: PTS 2.0.2 runs 1024k, then 128k.
 SETTINGS_20 = dict(SETTINGS["throughput"], spec="2.0", segment_wipc=True, block_sizes=[65536, 1048576])
@@ -124,21 +123,6 @@ def test_a_window_that_holds_round_one_says_so(tmp_path):
     assert "| steady (from round 5), holds round 1 † | steady (from round 5) |" in section
     # the summary row's figures stay plain numbers
     assert re.search(r"^\| \*\*1024k\*\* \| ([\d,.]+) \| ([\d,.]+) \|", section, re.M)
-
-
-def test_the_convergence_plot_draws_round_1s_purged_reads_hollow_with_windows_stars_and_health_marks(tmp_path):
-    panels = {"Sequential write": {"1024k": [2000.0, 1900.0, 1950.0], "64k": [1500.0, 1400.0, 1450.0]},
-              "Sequential read": {"1024k": [7000.0, 1200.0, 1210.0], "64k": [7400.0, 1100.0, None]}}
-    marks = [{"round": 2, "kind": "throttled", "series": "1024k"}, {"round": 3, "kind": "warning"}]
-    with _plots.round_marks(marks):
-        path = _charts.convergence(
-            str(tmp_path / "c.png"), "t", "MB/s", panels,
-            hollow={("Sequential read", "1024k"): 1, ("Sequential read", "64k"): 1},
-            hollow_label=_throughput.PURGED_LABEL,
-            windows={"1024k": [1, 2, 3], "64k": [1, 2]}, steady_at={("Sequential write", "1024k"): 3},
-            subtitle="s")
-    with open(path, "rb") as handle:
-        assert handle.read(8) == PNG
 
 
 def _seg(name: str, wipc_bs: str | None, written: int = 2 * CAPACITY) -> dict:

@@ -12,8 +12,7 @@ import pytest
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _fio
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _plots, _wsat
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _charts
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _wsat
 
 from conftest import CAPACITY, SETTINGS, scaled_round, write_drive
 
@@ -143,24 +142,3 @@ def test_response_time_plots_asked_for_under_pts11(tmp_path):
     assert set(written["plots"]["wsat"]) == {"iops", "latency", "response"}
     section = _section(written)
     assert "](plots/wsat-response.png)" in section and "| Drive fills |" not in section
-
-
-def test_capacity_labels_crossed_in_the_same_round_do_not_print_on_top_of_each_other(tmp_path, monkeypatch):
-    """A quick profile writes more than a capacity a round: 2 × and 3 × (then 4 ×…) mark the same round."""
-    placed = {}
-    finish = _plots.finish_figure
-
-    def keep(fig, path, subtitle):
-        placed[path] = [(text.get_text(), text.xy[0], text.xyann) for ax in fig.axes for text in ax.texts]
-        return finish(fig, path, subtitle)
-
-    monkeypatch.setattr(_plots, "finish_figure", keep)
-    _charts.xy_panels(str(tmp_path / "w.png"), "t", [("Round", "IOPS", [1, 2, 3], {"IOPS": [1.0, 2.0, 3.0]}, False)],
-                      markers=[[(1.0, "1 ×"), (2.0, "2 ×"), (2.0, "3 ×"), (3.0, "4 ×"), (3.0, "5 ×"), (3.0, "6 ×")]])
-    assert len(placed) == 1
-    labels = next(iter(placed.values()))
-    at = {}
-    for text, x, offset in labels:
-        at.setdefault(x, []).append(offset)
-    # Labels of one round each take their own line; none shares another's spot.
-    assert all(len(set(offsets)) == len(offsets) for offsets in at.values()) and len(at[3.0]) == 3

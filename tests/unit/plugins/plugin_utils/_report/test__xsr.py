@@ -6,91 +6,19 @@ a loop device) and hand-made sample series whose settle and recovery times are k
 
 from __future__ import annotations
 
-import datetime
 import json
 import math
 import os
-import random
 import re
 
 import pytest
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _xsr, _xsr_md, _xsr_plots
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _xsr, _xsr_md
+from ansible_collections.fleetqual.pts.tests.unit.plugins.plugin_utils._report._xsr_runs import (
+    START, make_test, realistic)
 
 FIXTURE = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "fixtures", "xsr"))
-START = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
-BS = {"group1": 1048576, "group2": 8192, "group3": 1048576}
-QD = 32
-
-
-def _direction(mb_s: float, bs: int, seconds: float, art_ms: float, mrt_ms: float) -> dict:
-    iops = mb_s * 1e6 / bs
-    return {"iops": iops, "bw_bytes": mb_s * 1e6, "io_bytes": int(mb_s * 1e6 * seconds),
-            "total_ios": int(iops * seconds), "runtime_ms": int(seconds * 1000),
-            "lat_ns": {"mean": art_ms * 1e6, "max": mrt_ms * 1e6, "min": art_ms * 1e5}}
-
-
-def sample_round(group: str, number: int, mb_s: float, end_s: float, settings: dict, seconds: float = 60.0,
-                 art_ms: float | None = None, mrt_ms: float | None = None, recorded: bool = True) -> dict:
-    """One XSR round file as pts_round files it: one fio section xsr-<group>-NNNN, its verdict, its times. Without
-    a given ART, Little's law at QD 32 (ART = QD x block size / throughput); MRT three times that."""
-    bs = BS[group]
-    art_ms = QD * bs / (mb_s * 1e6) * 1e3 if art_ms is None else art_ms
-    mrt_ms = 3 * art_ms if mrt_ms is None else mrt_ms
-    figures = _direction(mb_s, bs, seconds, art_ms, mrt_ms)
-    empty = {"iops": 0.0, "bw_bytes": 0.0, "io_bytes": 0, "total_ios": 0, "runtime_ms": 0,
-             "lat_ns": {"mean": None, "max": None, "min": None}}
-    job = {"name": f"xsr-{group}-{number:04d}", "rw": "randwrite" if group == "group2" else "write", "mix": 0,
-           "bs": bs, "numjobs": 1, "iodepth": QD, "runtime_ms": int(seconds * 1000), "options": {},
-           "read": empty, "write": figures, "total": {k: v for k, v in figures.items() if k != "runtime_ms"},
-           "cpu": {"usr_pct": 1.0, "sys_pct": 1.0}}
-    return {"round": number, "row": {"label": f"{group} sample {number}", "sample": number}, "settings": settings,
-            "segment": group, "fio": {"jobs": [job], "elapsed_s": seconds, "fio_version": "fio-3.33"},
-            "recorded_at": (START + datetime.timedelta(seconds=end_s)).isoformat() if recorded else "unknown",
-            "verdict": {"round": number, "mb_s": mb_s, "stop": False}}
-
-
-def make_test(series: dict, seconds: float = 60.0, gap_s: float = 0.0, tolerance: float = 5.0,
-              minutes: list[float] | None = None, recorded: bool = True, failure: dict | None = None,
-              latencies: dict | None = None) -> dict:
-    """A loaded XSR test (as _results.load_test returns it) from throughput per sample per group; every group
-    planned as long as its series unless ``minutes`` says otherwise. Samples run back to back, ``gap_s`` apart."""
-    minutes = minutes or [len(series.get(g) or []) * seconds / 60 or 1 for g in _xsr.GROUPS]
-    settings = {"profile": "standard", "round_seconds": seconds, "numjobs": 1, "iodepth": QD, "notes": [],
-                "parameters": {"group_minutes": minutes, "sequential_block_size": 1048576, "random_block_size": 8192,
-                               "recovery_tolerance_pct": tolerance}}
-    segments = {"": {"rounds": [], "purge": {"method": "format", "elapsed_s": 2.0,
-                                             "recorded_at": START.isoformat()}, "failure": None}}
-    clock = 0.0
-    for group in _xsr.GROUPS:
-        rounds = []
-        for number, mb_s in enumerate(series.get(group) or [], 1):
-            clock += seconds
-            art, mrt = (latencies or {}).get((group, number), (None, None))
-            rounds.append(sample_round(group, number, mb_s, clock, settings, seconds, art, mrt, recorded))
-            clock += gap_s
-        if rounds or group in series:
-            segments[group] = {"rounds": rounds, "purge": None, "failure": None}
-    if failure:
-        segments[list(segments)[-1]]["failure"] = failure
-    return {"name": "xsr", "segments": segments, "purge": segments[""]["purge"], "wipc": None, "failure": None,
-            "superseded": []}
-
-
-def realistic(seed: int = 7, minutes: tuple[int, int, int] = (480, 360, 480)) -> dict:
-    """A full standard run's throughput (1,320 one-minute samples): sequential writes near 2,800 MB/s, random 8k
-    writes falling from 1,200 to 300 MB/s, then sequential writes recovering over about an hour, with noise."""
-    rng = random.Random(seed)
-
-    def noise(level: float, pct: float) -> float:
-        return level * (1 + rng.uniform(-pct, pct) / 100)
-
-    return {
-        "group1": [noise(2800 - 200 * (m > 240), 3) for m in range(minutes[0])],
-        "group2": [noise(300 + 900 * math.exp(-m / 20), 5) for m in range(minutes[1])],
-        "group3": [noise(2600 - 1500 * math.exp(-m / 30), 3) for m in range(minutes[2])],
-    }
 
 
 def test_the_real_quick_run_gives_every_sample_and_the_transitions_its_files_imply():
@@ -316,21 +244,6 @@ def test_a_full_run_builds_and_renders_with_a_sampled_table():
     quiet = dict(series, group2=[300 + 900 * math.exp(-m / 20) for m in range(360)])
     settle = _xsr.build(make_test(quiet, gap_s=1.0))["transitions"]["settle"]
     assert settle["sample"] is not None and 50 < settle["minutes"] < 100
-
-
-def test_plots_of_a_full_run_are_drawn(tmp_path):
-    result = _xsr.build(make_test(realistic(), gap_s=1.0))
-    drawn = _xsr_plots.plots(result, str(tmp_path), "drive (model)", "run test")
-    assert sorted(drawn) == ["panels", "throughput"]
-    assert [os.path.basename(p) for p in (drawn["throughput"], drawn["panels"])] == [
-        "xsr-throughput.png", "xsr-panels.png"]
-    assert all(os.path.getsize(p) > 10000 for p in drawn.values())
-
-
-def test_plots_of_a_partial_run_and_of_none(tmp_path):
-    partial = _xsr.build(make_test({"group1": [1000] * 3, "group2": [300] * 1}, minutes=[3, 3, 3]))
-    assert sorted(_xsr_plots.plots(partial, str(tmp_path), "drive", "run")) == ["panels", "throughput"]
-    assert _xsr_plots.plots(_xsr.build(make_test({}, minutes=[3, 3, 3])), str(tmp_path), "drive", "run") == {}
 
 
 # A group run as one fio (fio 3.33 on a loop device: 1.5 s of 1 MiB sequential writes, json+ status dumps every 0.5 s,

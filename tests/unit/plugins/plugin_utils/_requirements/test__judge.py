@@ -2,43 +2,16 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Requirements judged on a drive: PASS, FAIL or not judged (the n/r rule), what not judged does to the verdict as the
-specification says, which specifications apply, the pass rates across a fleet and one JUnit case per requirement per
-drive."""
+specification says, which specifications apply. The pass rates across a fleet are test__pass_rates.py's, the JUnit
+cases _fleet/test__fleet_junit.py's."""
 
 from __future__ import annotations
-
-from xml.etree import ElementTree
 
 import pytest
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _acceptance
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._fleet import _fleet_junit, _fleet_requirements
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._requirements import _judge, _pass_rates, _spec_file
-
-
-def model(read_iops=950000.0, p9999=0.4, ios=100000, lat_status="steady"):
-    return {
-        "drive": {"model": "ACME PM1 3.84TB", "firmware": "2.1", "interface": "NVMe", "size_bytes": 3_840_755_982_336},
-        "guard": {"passed": True},
-        "tests": {
-            "iops": {"status": "steady", "rounds_run": 7, "steady_round": 7, "window_rounds": [3, 4, 5, 6, 7],
-                     "tables": {"iops": {"4k": {"100": read_iops, "0": 200000.0}}}},
-            "qos": {"status": lat_status, "rounds_run": 9, "steady_round": 5, "cells": {"read qd1": {
-                "round_file": "round-01", "ios": ios, "iops": 12000.0, "mean_ms": 0.08, "max_ms": 3.0,
-                "percentiles_ms": {"99": 0.1, "99.99": p9999}}}},
-        },
-    }
-
-
-def spec(not_judged="incomplete", **extra):
-    return _spec_file.validate(dict({
-        "name": "ACME PM1", "version": "2.1", "source": {"document": "ACME PM1 product brief", "section": "4"},
-        "applies_to": {"model": "ACME PM1*"}, "not_judged": not_judged,
-        "requirements": [
-            {"id": "RR4K", "title": "4k random read", "figure": "iops.4k.100/0", "rated": 1000, "unit": "kIOPS",
-             "min_pct_of_rated": 90},
-            {"id": "QOS-R1", "figure": "qos.read.qd1.p99.99", "limit": 500, "unit": "us", "source": "5.2"}]},
-        **extra), "specs/acme.yml")
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._requirements import _judge, _spec_file
+from ansible_collections.fleetqual.pts.tests.unit.plugins.plugin_utils._requirements._judged_fleet import model, spec
 
 
 @pytest.mark.parametrize("drive, statuses, verdict", [
@@ -111,39 +84,3 @@ def test_a_requirement_the_plan_measures_with_the_qos_measurement_is_judged_on_t
     (record,) = _acceptance.verdict(model(), ["iops", "qos"], None, specs=[stood_in])["requirements"]
     assert (record["figure"], record["measured_as"], record["measured"], record["status"]) == (
         "latency.4k.100/0.read.p99.99", "qos.read.qd1.p99.99", 0.4, "PASS")
-
-
-def _fleet() -> dict:
-    drives = []
-    for name, drive in (("h/a", model()), ("h/b", model(read_iops=800000.0)), ("h/c", model(p9999=None, ios=9))):
-        judged = _acceptance.verdict(drive, ["iops", "qos"], None, specs=[spec()])
-        drives.append(dict(judged, id=name, host="h", drive=name[2:], checks=judged["checks"], outliers=[],
-                           label=judged["label"]))
-    return {"drives": drives, "generated_at": "2026-11-27T12:00:00+00:00", "errors": [],
-            "outlier_settings": {"fail": False}, "requirements": _pass_rates.rates(drives)}
-
-
-def test_pass_rates_count_every_drive_a_requirement_applied_to():
-    rows = {r["id"]: r for r in _fleet()["requirements"]}
-    assert (rows["RR4K"]["drives"], rows["RR4K"]["passed"], rows["RR4K"]["failed"], rows["RR4K"]["failed_drives"]) \
-        == (3, 2, 1, ["h/b"])
-    assert rows["RR4K"]["pass_rate"] == pytest.approx(2 / 3)
-    assert (rows["QOS-R1"]["passed"], rows["QOS-R1"]["not_judged"], rows["QOS-R1"]["not_judged_drives"]) == \
-        (2, 1, ["h/c"])
-    table = "\n".join(_fleet_requirements.section(_fleet()))
-    assert "| ACME PM1 2.1 | `RR4K` | `iops.4k.100/0` | ≥ 90 % of rated 1,000 kIOPS (900,000 IOPS) | 3 | 2 | 1 | 0 | " \
-           "**67 %** | FAIL: h/b |" in table
-
-
-def test_junit_has_one_case_per_requirement_per_drive():
-    suite = ElementTree.fromstring(_fleet_junit.render_junit(_fleet()))
-    cases = {(c.get("classname"), c.get("name")): c for c in suite}
-    for drive in ("a", "b", "c"):
-        for ident in ("RR4K", "QOS-R1"):
-            assert (f"pts.h.{drive}", f"ACME PM1 2.1: {ident}") in cases
-    assert cases[("pts.h.b", "ACME PM1 2.1: RR4K")].find("failure") is not None
-    assert cases[("pts.h.a", "ACME PM1 2.1: RR4K")].find("failure") is None
-    not_judged = cases[("pts.h.c", "ACME PM1 2.1: QOS-R1")].find("error")
-    assert not_judged is not None and "not judged, counts as INCOMPLETE" in not_judged.get("message")
-    # The requirement checks are not counted twice (once as a check, once as a requirement).
-    assert sum(1 for c in suite if c.get("name").endswith("RR4K")) == 3

@@ -2,8 +2,8 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Acceptance specifications as files: validated before the first write, every refusal naming the file, the
-requirement and the value; the shipped examples load; an inline rule is an anonymous specification; and a
-specification applies to the drives its model, firmware, interface and capacity class say."""
+requirement and the value; the shipped examples load. An inline rule as a specification is test__inline.py's, the
+drives a specification applies to test__applies.py's."""
 
 from __future__ import annotations
 
@@ -14,8 +14,7 @@ import re
 import pytest
 import yaml
 
-from ansible_collections.fleetqual.pts.plugins.plugin_utils import _acceptance
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._requirements import _applies, _inline, _spec_file
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._requirements import _spec_file
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", ".."))
 WHERE = "pts_acceptance_specs[0] (specs/acme.yml)"
@@ -130,41 +129,3 @@ def test_the_qos_template_is_percentile_by_queue_depth_by_direction():
     figures = {r["figure"] for r in found["requirements"]}
     assert figures == {f"qos.{d}.qd{qd}.p{p}" for d in ("read", "write") for qd in (1, 32)
                        for p in ("99", "99.9", "99.99", "99.999", "99.9999")}
-
-
-def test_an_inline_rule_is_an_anonymous_specification_of_its_limits_and_requirements():
-    rule = {"name": "lab", "model": "ACME*", "firmware": "2.*", "min_iops_4k_write": 90000,
-            "max_latency_4k_write_p9999_ms": 2.0, "not_judged": "fail",
-            "requirements": [{"id": "RR", "figure": "iops.4k.100/0", "limit": 1}]}
-    _acceptance.validate_rules([rule])
-    spec = _inline.spec(rule, 3)
-    assert (spec["name"], spec["version"], spec["inline"], spec["file"]) == ("lab", "inline", 3, "pts_acceptance[3]")
-    assert [(r["id"], r["figure"], r.get("legacy"), r["not_judged"]) for r in spec["requirements"]] == [
-        ("min_iops_4k_write", "iops.4k.0/100", "min_iops_4k_write", "fail"),
-        ("max_latency_4k_write_p9999_ms", "latency.4k.0/100.write.p99.99", "max_latency_4k_write_p9999_ms", "fail"),
-        ("RR", "iops.4k.100/0", None, "fail")]
-    with pytest.raises(ValueError, match=re.escape("pts_acceptance[0].requirements[0] (RR).figure='x'")):
-        _acceptance.validate_rules([dict(rule, requirements=[{"id": "RR", "figure": "x", "limit": 1}])])
-    with pytest.raises(ValueError, match=re.escape("pts_acceptance[0].not_judged='no'")):
-        _acceptance.validate_rules([dict(rule, not_judged="no")])
-
-
-DRIVE = {"model": "ACME PM1 3.84TB", "firmware": "2.1", "interface": "NVMe", "size_bytes": 3_840_755_982_336}
-
-
-@pytest.mark.parametrize("applies, drive, matched", [
-    ({"model": "ACME PM1*"}, {}, True),
-    ({"model": "ACME PM2*"}, {}, False),
-    ({"model": "*", "firmware": "1.*"}, {}, False),
-    ({"model": "*", "interface": "nvme"}, {}, True),
-    ({"model": "*", "interface": "sata"}, {}, False),
-    ({"model": "*", "capacity": "3.84TB"}, {}, True),
-    ({"model": "*", "capacity": "1.92TB"}, {}, False),
-    ({"model": "*", "capacity": "3.84TB"}, {"size_bytes": 4_000_787_030_016}, False),
-    ({"model": "*", "capacity": {"min": "3.5TB"}}, {}, True),
-    ({"model": "*", "capacity": {"max": "3.5TB"}}, {}, False),
-    ({"model": "*", "capacity": "64MiB"}, {"size_bytes": 67108864}, True),
-])
-def test_a_specification_applies_to_the_drives_it_names(applies, drive, matched):
-    checked = _applies.validate(applies, "applies_to")
-    assert _applies.matches(checked, dict(DRIVE, **drive)) is matched

@@ -125,15 +125,6 @@ def test_an_hdd_runs_the_hdd_form_of_a_test_that_has_one():
         ["iops"], ["hdd_throughput not run: an HDD test, and the drive runs in SSD mode"])
 
 
-def test_a_descriptor_refuses_an_unknown_stop_rule_or_family():
-    with pytest.raises(ValueError, match="unknown stop rule 'forever'"):
-        _descriptor.Test(name="x", title="X", family="pts", stop="forever", purge="test", report="iops",
-                         inputs=None, segments=None)
-    with pytest.raises(ValueError, match="unknown family 'nvme'"):
-        _descriptor.Test(name="x", title="X", family="nvme", stop="steady", purge="test", report="iops",
-                         inputs=None, segments=None)
-
-
 # What CONTRIBUTING's "Adding a test" says a test with an existing stop rule and report kind needs, tried on a copy of
 # the collection: a throwaway test "toy" (latency's settings, latency's report kind).
 _TOY_REPORT = '''
