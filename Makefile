@@ -52,11 +52,11 @@ docs: $(VENV)/.installed $(COLLECTION)
 units: venv
 	pytest -q -p no:cacheprovider -n 2 tests/unit
 
-# Four workers on two cores, each taking whole files (a file's tests share fixtures such as one playbook run): much of
-# a test is waiting on fio's timed rounds, so four keep the cores busy where two left them half idle. The slowest
-# tests are listed at the end.
+# Three workers on two cores, each taking whole files (a file's tests share fixtures such as one playbook run): much of
+# a test is waiting on fio's timed rounds, so three keep the cores busy where two left them half idle (four starve
+# fio itself now and then). The slowest tests are listed at the end.
 integration: venv
-	pytest -q -p no:cacheprovider -n 4 --dist loadfile --durations=10 tests/integration
+	pytest -q -p no:cacheprovider -n 3 --dist loadfile --durations=10 tests/integration
 
 # The role scenarios as ansible-test integration targets (tests/integration/targets/role_*), as root; T=<target> runs
 # one.

@@ -112,12 +112,13 @@ def test_xsr_groups_and_hir_baselines_run_continuously_and_report_what_fio_logge
         lat = lines(os.path.join(directory, "round-01_lat.log"))
 
         # No idle between the samples: at every boundary between two samples fio's logs show IO, and the report's
-        # measured idle of the group is below two logging intervals - fio on a busy 2-core machine can miss one
-        # interval; a stop between samples (fio run again) would leave no IO at a boundary and idle of its start-up.
+        # measured idle of the group is below four logging intervals - fio on a 2-core machine running other tests'
+        # playbooks beside it can miss an interval or two (201 ms of 100-ms intervals seen); a stop between samples
+        # (fio run again) would leave no IO at a boundary, which the first check refuses whatever the load.
         for sample in reported[:-1]:
             assert io_at(sample["end_unix_ms"], bw, lat, interval), (group, sample["sample"])
         measured = next(g for g in xsr["idle"]["per_group"] if g["group"] == index)
-        assert measured["longest_idle_ms"] < 2 * interval, measured
+        assert measured["longest_idle_ms"] < 4 * interval, measured
         # The report's table shows the same figures.
         first = reported[0]
         assert f"| {first['runtime_s']:.3f} | {first['mb_s']:,.1f} | " in report
