@@ -79,7 +79,7 @@ def demand_ramp(segment: dict, tolerance_pct: float) -> dict:
     for row in segment["rows"]:
         if len(row["cells"]) != 1:
             raise DataError(f"round {row['round']} of the {segment['name']} ramp has {len(row['cells'])} fio jobs, "
-                             "not one")
+                            "not one")
         only = row["cells"][0]
         if only["rate_iops"] is None:
             raise DataError(f"round {row['round']} of the {segment['name']} ramp has no rate_iops")
