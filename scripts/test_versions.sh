@@ -89,12 +89,12 @@ python_for() {
 # trial's files against the schemas). The roles use only ansible.builtin and fleetqual.pts, so no other collection is
 # installed. .installed lists what was installed: a venv made from other requirements is made again.
 make_venv() {
-  local version=$1 venv=$2 minor=$3 python wanted
-  wanted=$(
-    echo "python $minor ansible-core==$version"
+  local version=$1 venv=$2 minor=$3 python requirements wanted
+  requirements=$(
     grep -v '^ansible-core' requirements.txt
     grep -E '^(pytest|pytest-timeout|jsonschema)([=<>~!]|$)' requirements-dev.txt
   )
+  wanted=$(printf 'python %s ansible-core==%s\n%s' "$minor" "$version" "$requirements")
   if [[ -e $venv/.installed ]] && [[ $(<"$venv/.installed") == "$wanted" ]]; then
     return 0
   fi
@@ -102,8 +102,7 @@ make_venv() {
   python=$(python_for "$minor") || { echo "test_versions: no Python $minor here (python$minor or pyenv's)" >&2 && return 1; }
   "$python" -m venv "$venv" || return 1
   "$venv/bin/pip" install -q --disable-pip-version-check "ansible-core==$version" || return 1
-  grep -v '^ansible-core' requirements.txt >"$venv/requirements.txt"
-  grep -E '^(pytest|pytest-timeout|jsonschema)([=<>~!]|$)' requirements-dev.txt >>"$venv/requirements.txt"
+  echo "$requirements" >"$venv/requirements.txt"
   "$venv/bin/pip" install -q --disable-pip-version-check -r "$venv/requirements.txt" || return 1
   echo "$wanted" >"$venv/.installed"
 }

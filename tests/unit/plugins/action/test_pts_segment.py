@@ -303,14 +303,19 @@ def _stream(documents: list[str], seen: list, split_final: bool = False):
     return fio
 
 
-@pytest.mark.parametrize("split_final", [False, True])
-def test_an_xsr_group_is_one_fio_run_each_sample_filed_as_fios_status_dumps_come(tmp_path, capsys, split_final,
-                                                                                 rendered):
+def _xsr_group_args(tmp_path) -> dict:
+    """pts_segment's arguments for XSR_STREAM's group: 1.5 s of 1 MiB writes, three samples of 0.5 s."""
     group = {"name": "xsr-group1", "rw": "write", "mix": 0, "bs": 1 << 20, "seconds": 1.5, "options": {}}
     segment = {"name": "group1", "stop": "samples", "samples": 3, "sample_s": 0.5, "access": "SEQ 1024k write",
                "combinations": [group], "log_ms": 100, "output_format": "json+"}
-    args = args_for(tmp_path, test={"test": "xsr", "stop": "phases"}, segment=segment, limits={"capacity": 1 << 30},
+    return args_for(tmp_path, test={"test": "xsr", "stop": "phases"}, segment=segment, limits={"capacity": 1 << 30},
                     context={"run_id": "r1", "host": "h1", "drive": "d1", "test": "xsr", "segment": "group1"})
+
+
+@pytest.mark.parametrize("split_final", [False, True])
+def test_an_xsr_group_is_one_fio_run_each_sample_filed_as_fios_status_dumps_come(tmp_path, capsys, split_final,
+                                                                                 rendered):
+    args = _xsr_group_args(tmp_path)
     documents, dummy = _interval.documents(XSR_STREAM)
     filed = []
     directory = os.path.join(args["run_dir"], "h1", "d1", "xsr", "group1")
@@ -369,11 +374,7 @@ def test_a_final_report_without_a_completed_io_is_folded_into_the_sample_before_
     # Seen on a loaded machine: fio's final report 76 ms after its last periodic dump, bytes counted and no IO
     # completed. Filed as a sample of its own, it was a round with no IO, which every reader refuses (the drive
     # INCOMPLETE); folded into the held sample before it, that one is the group's last, and nothing is lost.
-    group = {"name": "xsr-group1", "rw": "write", "mix": 0, "bs": 1 << 20, "seconds": 1.5, "options": {}}
-    segment = {"name": "group1", "stop": "samples", "samples": 3, "sample_s": 0.5, "access": "SEQ 1024k write",
-               "combinations": [group], "log_ms": 100, "output_format": "json+"}
-    args = args_for(tmp_path, test={"test": "xsr", "stop": "phases"}, segment=segment, limits={"capacity": 1 << 30},
-                    context={"run_id": "r1", "host": "h1", "drive": "d1", "test": "xsr", "segment": "group1"})
+    args = _xsr_group_args(tmp_path)
     documents, dummy = _interval.documents(XSR_STREAM)
     documents = documents[:3] + [_ended_without_a_completion(documents[2], 76, 32 << 20)]
     result, dummy = run_segment(args, Host(fio=_stream(documents, [], split_final)), logs=XSR_LOGS)
