@@ -34,8 +34,7 @@ class ActionModule(PtsAction):
         fail=dict(type="bool", default=True),
         errors=dict(type="list", elements="dict", default=[]),
         release_locks=dict(type="bool", default=False),
-        # Unset: the pts_history_url variable, else PTS_HISTORY_URL, else SQLite beside the runs.
-        history_url=dict(type="str", no_log=True),
+        **_location.ARGUMENT_SPEC,
     )
 
     def run_action(self, result, args, task_vars):
@@ -60,7 +59,7 @@ class ActionModule(PtsAction):
         # Actions run in a worker forked from ansible-playbook: host locks of that process are this run's own.
         owner = os.getppid()
         try:
-            history = _location.from_task_vars(args["history_url"], task_vars, self._templar.template)
+            history = _location.resolve(args["history_url"], args["history_password"])
         except PtsError as exc:
             if args["release_locks"]:
                 self._release(run_dirs, owner)  # the judge is the run's last step, whether it judges or refuses

@@ -37,8 +37,7 @@ class ActionModule(PtsAction):
         tolerance_pct=dict(type="raw"),
         fail_on_regression=dict(type="bool", default=True),
         output_dir=dict(type="path"),
-        # Unset: the pts_history_url variable, else PTS_HISTORY_URL, else SQLite beside the runs.
-        history_url=dict(type="str", no_log=True),
+        **_location.ARGUMENT_SPEC,
     )
 
     def run_action(self, result, args, task_vars):
@@ -48,7 +47,7 @@ class ActionModule(PtsAction):
                 for index, run in enumerate(runs or []):
                     run_id(f"{variable}[{index}]" if len(runs) > 1 else variable, run)
             tolerance = _compare.tolerance_input(args["tolerance_pct"])
-            history = _location.from_task_vars(args["history_url"], task_vars, self._templar.template)
+            history = _location.resolve(args["history_url"], args["history_password"])
         except PtsError as exc:  # a PlanError, a CompareError, or pts_history_url
             raise ActionRefused(f"{exc}; nothing was written") from None
         try:

@@ -58,6 +58,7 @@ class ActionModule(PtsAction):
         )),
         context=dict(type="dict", default={}),
         run_dir=dict(type="path"),
+        **_location.ARGUMENT_SPEC,
     )
 
     def run_action(self, result, args, task_vars):
@@ -86,7 +87,7 @@ class ActionModule(PtsAction):
             plan["wear_budget_pct"] = _wear.budget_pct(variables.get("pts_run_wear_budget_pct"))
             # Where the run will be written at its end: a URL that is not one, or a PostgreSQL history without its
             # client library, is refused now, before any drive is touched (the server itself is not asked).
-            _preflight.before_the_run(_location.from_task_vars(None, task_vars, self._templar.template))
+            _preflight.before_the_run(_location.resolve(args["history_url"], args["history_password"]))
         except PlanError as exc:
             raise ActionRefused(f"{self._user_named(exc, variables, args['public_variables'])}; nothing was written") \
                 from None

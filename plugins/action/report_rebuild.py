@@ -28,8 +28,7 @@ class ActionModule(PtsAction):
         run_dir=dict(type="path"),
         host=dict(type="str"),
         drive=dict(type="str"),
-        # Unset: the pts_history_url variable, else PTS_HISTORY_URL, else SQLite beside the runs.
-        history_url=dict(type="str", no_log=True),
+        **_location.ARGUMENT_SPEC,
         concurrency=dict(type="raw", default=0),  # 0: the controller's usable cores
     )
     ARGUMENT_RULES = dict(required_together=[("run_dir", "host", "drive")],
@@ -38,7 +37,7 @@ class ActionModule(PtsAction):
     def run_action(self, result, args, task_vars):
         formats = None if args["formats"] is None else tuple(args["formats"])
         try:
-            history = _location.from_task_vars(args["history_url"], task_vars, self._templar.template)
+            history = _location.resolve(args["history_url"], args["history_password"])
             slots = _report_slots.Slots(_report_slots.slot_count(args["concurrency"]))
         except PtsError as exc:
             raise ActionRefused(f"{exc}; nothing was written") from None

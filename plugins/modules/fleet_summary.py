@@ -45,6 +45,7 @@ author:
 extends_documentation_fragment:
   - fleetqual.pts._attributes
   - fleetqual.pts._attributes.ACTION
+  - fleetqual.pts._history
 attributes:
   check_mode:
     support: none
@@ -119,15 +120,6 @@ options:
     type: bool
     default: false
     version_added: 2.0.0
-  history_url:
-    description:
-      - Where the history is. Defaults to the C(pts_history_url) variable, else the C(PTS_HISTORY_URL) environment
-        variable, else SQLite beside the runs (C(pts-history.sqlite) in each run's results root).
-      - A C(postgresql://) URL is one PostgreSQL database every controller, job slice and AWX job shares; its password
-        (in the URL, the C(pts_history_password) variable, or where libpq finds it) is never printed nor written. See
-        R(History and comparison,ansible_collections.fleetqual.pts.docsite.compare).
-    type: str
-    version_added: 3.0.0
 seealso:
   - module: fleetqual.pts.report_rebuild
 """

@@ -32,6 +32,7 @@ author:
 extends_documentation_fragment:
   - fleetqual.pts._attributes
   - fleetqual.pts._attributes.ACTION
+  - fleetqual.pts._history
 attributes:
   check_mode:
     support: none
@@ -78,15 +79,6 @@ options:
       - Where C(compare.md), C(compare.json), C(compare.html) and C(plots/) go.
       - Defaults to C(compare/BASELINE-vs-CANDIDATE) under O(results_dir).
     type: path
-  history_url:
-    description:
-      - Where the history is. Defaults to the C(pts_history_url) variable, else the C(PTS_HISTORY_URL) environment
-        variable, else SQLite beside the runs (C(pts-history.sqlite) in O(results_dir)).
-      - A C(postgresql://) URL is one PostgreSQL database many controllers share; a baseline run by another controller
-        is compared like one of this tree's (its per-round plots are drawn only where its results tree is here). Its
-        password is never printed nor written. See R(History and comparison,ansible_collections.fleetqual.pts.docsite.compare).
-    type: str
-    version_added: 3.0.0
 seealso:
   - plugin: fleetqual.pts.fleet_summary
     plugin_type: module

@@ -33,7 +33,7 @@ description:
     write when it would use more than C(pts_run_wear_budget_pct) (C(pts_wear_budget_pct), default 5) % of the drive's
     remaining life (the rated endurance less its percentage used), with every figure in the message.
     See R(Wear,ansible_collections.fleetqual.pts.docsite.wear).
-  - Refuses a C(pts_history_url) (or C(PTS_HISTORY_URL)) that is not a C(postgresql://) URL, or one the controller
+  - Refuses an O(history_url) (or C(PTS_HISTORY_URL)) that is not a C(postgresql://) URL, or one the controller
     lacks the C(psycopg) Python package for, naming it without its password; the server itself is not asked (a
     server that is down does not stop a run - the summary says the run was not written, and
     M(fleetqual.pts.report_rebuild) writes it later).
@@ -43,6 +43,7 @@ author:
 extends_documentation_fragment:
   - fleetqual.pts._attributes
   - fleetqual.pts._attributes.ACTION
+  - fleetqual.pts._history
 attributes:
   check_mode:
     support: full

@@ -37,6 +37,7 @@ author:
 extends_documentation_fragment:
   - fleetqual.pts._attributes
   - fleetqual.pts._attributes.ACTION
+  - fleetqual.pts._history
 attributes:
   check_mode:
     support: none
@@ -73,15 +74,6 @@ options:
     description: The drive (its C(pts_devices) name or key), with O(run_dir) and O(host).
     type: str
     version_added: 2.0.0
-  history_url:
-    description:
-      - Where the history is. Defaults to the C(pts_history_url) variable, else the C(PTS_HISTORY_URL) environment
-        variable, else SQLite beside the runs (C(pts-history.sqlite) in O(results_dir)).
-      - A C(postgresql://) URL is one PostgreSQL database (libpq's URL; the C(psycopg) Python package on the
-        controller). Its password may be in the URL, in the C(pts_history_password) variable (vault it), or where libpq
-        finds it (C(PGPASSWORD), C(~/.pgpass), a service file); it is never printed nor written into a result file or
-        report. See R(History and comparison,ansible_collections.fleetqual.pts.docsite.compare).
-    type: str
   concurrency:
     description:
       - How many reports the controller draws at once, across every task and every C(ansible-playbook) on it (job

@@ -45,7 +45,7 @@ def server():
 def database(server, request):
     """An empty database of the test's own, and the history spec that names it."""
     name = "t_" + "".join(c for c in request.node.name.lower() if c.isalnum())[:50]
-    return _location.resolve(None, server.new_database(name))
+    return _location.resolve(server.new_database(name))
 
 
 def scalar(spec, statement: str):
@@ -154,7 +154,7 @@ def test_the_population_by_rank_equals_every_value_read_and_sqlite(database, tmp
 
 
 def _writer(url: str, run_dir: str, times: int) -> None:
-    spec = _location.resolve(None, url)
+    spec = _location.resolve(url)
     for dummy in range(times):
         _index.index_runs([run_dir], spec)
 
@@ -218,20 +218,20 @@ def test_slices_of_one_run_keep_each_others_rows(database, tmp_path):
 def test_no_password_in_any_message(server, database, tmp_path, monkeypatch):
     shown = database.shown()
     assert server.password not in shown and server.quoted_password() not in shown and ":" not in shown.split("@")[0][13:]
-    wrong = _location.resolve(None, server.url().replace(server.quoted_password(), "Not-The-Password-1"))
+    wrong = _location.resolve(server.url().replace(server.quoted_password(), "Not-The-Password-1"))
     with pytest.raises(HistoryError) as caught:
         open_store(wrong, None)
     assert "password authentication failed" in str(caught.value) and "Not-The-Password-1" not in str(caught.value)
     # The password from elsewhere: pts_history_password (a vaulted variable), then PGPASSWORD; a Unix socket.
     over_socket = server.socket_url()
-    with open_store(_location.resolve(None, over_socket, server.password), None) as store:
+    with open_store(_location.resolve(over_socket, server.password), None) as store:
         assert store.version()[0] == _schema.SCHEMA_VERSION
     monkeypatch.setenv("PGPASSWORD", server.password)
-    with open_store(_location.resolve(None, over_socket), None) as store:
+    with open_store(_location.resolve(over_socket), None) as store:
         assert store.shown == over_socket
     monkeypatch.delenv("PGPASSWORD")
     # A message that quotes the password (as a server's might) is scrubbed.
-    spec = _location.resolve(None, server.url())
+    spec = _location.resolve(server.url())
     assert server.password not in spec.scrub(f"x {server.password} y {server.quoted_password()}")
     # The server gone: the error names the database, never its password.
     root = str(tmp_path / "results")
@@ -279,9 +279,10 @@ def test_a_missing_client_library_is_named(monkeypatch, database):
     monkeypatch.setattr(_pg_store, "IMPORT_ERROR", ImportError("No module named 'psycopg'"))
     with pytest.raises(ValueError) as caught:
         _preflight.before_the_run(database)
-    assert str(caught.value) == (f"pts_history_url: {database.shown()}: a postgresql:// history needs the psycopg "
-                                 "Python package on the controller (pip install 'psycopg[binary]'; requirements.txt "
-                                 "names it, the execution environment has it): No module named 'psycopg'")
+    assert str(caught.value) == (f"history_url (pts_history_url): {database.shown()}: a postgresql:// history needs "
+                                 "the psycopg Python package on the controller (pip install 'psycopg[binary]'; "
+                                 "requirements.txt names it, the execution environment has it): "
+                                 "No module named 'psycopg'")
     with pytest.raises(HistoryError, match="needs the psycopg Python package"):
         open_store(database, None)
     _preflight.before_the_run(_location.Spec())  # SQLite needs nothing

@@ -251,7 +251,7 @@ def test_a_drive_racked_alone_is_judged_against_earlier_runs_of_its_model(server
              for n in range(1, 4)]
     made.append(trees.run(seed, "fw2", trees.day(20), [{"drive": "bay0", "serial": "W", "model": MODEL, "firmware": "2.0",
                                                         "figures": {"iops_4k_write": 1.0}}], quick=True))
-    assert _index.index_runs(made, _location.resolve(None, url))["rows"] == 16 * 5
+    assert _index.index_runs(made, _location.resolve(url))["rows"] == 16 * 5
     # The password as a vaulted variable: pts_history_password in the inventory, encrypted.
     vault_password = tmp_path / "vault-password"
     vault_password.write_text("vault-pass-39\n")
@@ -302,7 +302,7 @@ def test_a_drive_racked_alone_is_judged_against_earlier_runs_of_its_model(server
 def test_the_server_going_away_mid_run(server, tmp_path):
     url = database(server, "gone")
     no_password = url.replace(":" + server.quoted_password(), "")
-    open_store(_location.resolve(None, url), None).close()  # the schema, empty
+    open_store(_location.resolve(url), None).close()  # the schema, empty
     results = str(tmp_path / "results")
     device = LoopDevice(tmp_path)
     env = {"PGPASSWORD": server.password}

@@ -147,6 +147,9 @@ def test_not_the_expected_drive(loop_device, run_pts, tmp_path):
         ({"pts_raid": [{"name": "fq0", "level": 7, "members": ["victim"]}]}, "pts_raid[0].level='7'"),
         ({"pts_raid": [{"name": "fq0", "level": 1, "members": ["victim", "other"]}]},
          "pts_raid[0].members[1]='other': is not a pts_devices entry"),
+        # The role passes the play's variable to the plan as history_url: refused there, its password never shown.
+        ({"pts_history_url": "mysql://pts:pw-42-secret@db/pts"},
+         "history_url (pts_history_url)='mysql://pts@db/pts': must be a postgresql:// URL"),
     ],
 )
 def test_bad_input_fails_before_any_write(loop_device, run_pts, extra, message):
@@ -155,6 +158,7 @@ def test_bad_input_fails_before_any_write(loop_device, run_pts, extra, message):
     before = device.checksum()
     run = run_pts(host_vars(device), dict(QUICK, **extra))
     assert_refused(run, device, before, message)
+    assert "pw-42-secret" not in run.stdout + run.stderr
     # nothing reached the host's drive stage: no identity, no purge
     assert not os.path.exists(run.drive_dir("victim"))
 

@@ -7,14 +7,15 @@
 
 """Where the history is, and how it is named where anyone can read it.
 
-The first of: an action's ``history_url`` option, the ``pts_history_url`` variable (``-e``, the inventory, an AWX
-survey or credential), the ``PTS_HISTORY_URL`` environment variable. Unset: SQLite, ``<results root>/pts-history.sqlite``
-beside the runs (nothing to install). ``postgresql://`` (or ``postgres://``): one PostgreSQL database, a libpq URL.
+The first of: an action's ``history_url`` option (the playbooks pass the ``pts_history_url`` variable: ``-e``, the
+inventory, an AWX survey or credential), the ``PTS_HISTORY_URL`` environment variable. Unset: SQLite,
+``<results root>/pts-history.sqlite`` beside the runs (nothing to install). ``postgresql://`` (or ``postgres://``): one
+PostgreSQL database, a libpq URL.
 
-The password is never shown: it may come from the URL, the ``pts_history_password`` variable (vault it), or what libpq
-reads itself (``PGPASSWORD``, ``~/.pgpass``, a service file: ``?service=NAME``). Everything said about the history
-names it by ``shown`` (the URL without its password or any ``password`` parameter), and every message that passes
-through ``scrub`` has each known secret replaced."""
+The password is never shown: it may come from the URL, the action's ``history_password`` option (the playbooks pass
+``pts_history_password``: vault it), or what libpq reads itself (``PGPASSWORD``, ``~/.pgpass``, a service file:
+``?service=NAME``). Everything said about the history names it by ``shown`` (the URL without its password or any
+``password`` parameter), and every message that passes through ``scrub`` has each known secret replaced."""
 
 from __future__ import annotations
 
@@ -29,6 +30,11 @@ DB_NAME = "pts-history.sqlite"
 ENV = "PTS_HISTORY_URL"
 VARIABLE = "pts_history_url"
 PASSWORD_VARIABLE = "pts_history_password"
+# How a message names the actions' options: by the option and the variable the playbooks pass to it.
+URL_OPTION = f"history_url ({VARIABLE})"
+PASSWORD_OPTION = f"history_password ({PASSWORD_VARIABLE})"
+# The options of every action that reads or writes the history (their docs: the _history doc fragment).
+ARGUMENT_SPEC = dict(history_url=dict(type="str", no_log=True), history_password=dict(type="str", no_log=True))
 SCHEMES = ("postgresql", "postgres")
 HIDDEN = "********"
 # A secret shorter than this is not searched for in messages: every such run of letters would be replaced.
@@ -101,32 +107,21 @@ def redact(url: str) -> str:
     return f"{parts.scheme}://{netloc}{parts.path}" + (f"?{text}" if text else "")
 
 
-def resolve(given: object = None, variable: object = None, password: object = None,
-            env: dict | None = None) -> Spec:
-    """The history in force (see the module's docstring); ValueError naming where a value that is not one came from
-    (shown without its password)."""
+def resolve(url: object = None, password: object = None, env: dict | None = None) -> Spec:
+    """The history in force (see the module's docstring): ``url`` and ``password`` are an action's ``history_url``
+    and ``history_password``; InputError naming where a value that is not one came from (shown without its
+    password)."""
     env = os.environ if env is None else env
-    for value, source in ((given, "history_url"), (variable, VARIABLE), (env.get(ENV), ENV)):
+    for value, source in ((url, URL_OPTION), (env.get(ENV), ENV)):
         if value in (None, ""):
             continue
         if not isinstance(value, str):
             raise InputError(f"{source}: must be a postgresql:// URL, or unset for SQLite beside the runs")
         checked = check_url(value, source)
         if password not in (None, "") and not isinstance(password, str):
-            raise InputError(f"{PASSWORD_VARIABLE}: must be a string (vault it: ansible-vault encrypt_string)")
+            raise InputError(f"{PASSWORD_OPTION}: must be a string (vault it: ansible-vault encrypt_string)")
         return Spec(checked, password or None, source)
     return Spec(None, None, "default")
-
-
-def from_task_vars(given: object, task_vars: dict | None, template) -> Spec:
-    """The history in force for an action: its ``history_url`` option, else the play's ``pts_history_url`` and
-    ``pts_history_password`` (templated: a vaulted value is decrypted here, never written anywhere), else the
-    environment."""
-    task_vars = task_vars or {}
-    variable = task_vars.get(VARIABLE)
-    password = task_vars.get(PASSWORD_VARIABLE)
-    return resolve(given, template(variable) if variable is not None else None,
-                   template(password) if password is not None else None)
 
 
 def check_url(url: str, source: str) -> str:

@@ -132,6 +132,7 @@ UNMIRRORED = {
     "doc_fragments/_attributes.py": "no logic: documentation",
     "doc_fragments/_devices.py": "no logic: documentation",
     "doc_fragments/_filing.py": "no logic: documentation",
+    "doc_fragments/_history.py": "no logic: documentation (test__action checks it against the actions' specs)",
     "filter/raid_members.py": "tested through plugin_utils/test__raid.py (_raid.resolve_members, validate_arrays)",
     "filter/wipc_job.py": "tested through plugin_utils/test__job_text.py (_job_text.wipc_text)",
     "module_utils/_drive/_guard_record.py": "tested through _drive/test__guard.py and modules/test_pts_drive_hold.py",

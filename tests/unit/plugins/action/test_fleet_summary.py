@@ -25,11 +25,11 @@ def _report_md_only(monkeypatch):
     monkeypatch.setenv("PTS_REPORT_FORMATS", "")
 
 
-def run(args: dict) -> dict:
+def run(args: dict, task_vars: dict | None = None) -> dict:
     task = MagicMock(check_mode=False, async_val=0)
     task.args = args
     action = fleet_summary.ActionModule(task, MagicMock(), MagicMock(), MagicMock(), MagicMock(), MagicMock())
-    return action.run(task_vars={})
+    return action.run(task_vars=task_vars or {})
 
 
 def planned(root, host: str, listed: list[dict]) -> str:
@@ -101,10 +101,24 @@ def test_the_judge_that_refuses_still_releases_the_locks(tmp_path, monkeypatch, 
     def unusable(*args, **kwargs):
         raise InputError("history_url: not a PostgreSQL URL")
 
-    monkeypatch.setattr(fleet_summary._location, "from_task_vars", unusable)
+    monkeypatch.setattr(fleet_summary._location, "resolve", unusable)
     with pytest.raises(AnsibleActionFail, match="fleet_summary: history_url: not a PostgreSQL URL; nothing was written"):
         run({"results_dirs": [str(tmp_path)], "run_ids": [RUN], "release_locks": release})
     assert sorted(_run_lock.host_locks(run_dir)) == left
+
+
+def test_the_history_is_the_actions_argument_never_a_variable_of_the_play(tmp_path, monkeypatch):
+    # Explicit inputs: the playbooks pass pts_history_url as history_url; a play's variable alone changes nothing.
+    monkeypatch.delenv("PTS_HISTORY_URL", raising=False)
+    planned(tmp_path, "h1", [])
+    args = {"results_dirs": [str(tmp_path)], "run_ids": [RUN]}
+    result = run(args, {"pts_history_url": "mysql://u:pw12345@h/db", "pts_history_password": "pw12345"})
+    assert result["pts_fleet"]["history"]["databases"] == [str(tmp_path / "pts-history.sqlite")]
+    with pytest.raises(AnsibleActionFail) as caught:
+        run(dict(args, history_url="mysql://u:pw12345@h/db", history_password="pw12345"))
+    assert str(caught.value) == ("fleet_summary: history_url (pts_history_url)='mysql://u@h/db': must be a postgresql:// "
+                                 "URL (one PostgreSQL database for every controller), or unset for SQLite beside the runs "
+                                 "(pts-history.sqlite); nothing was written")
 
 
 def test_a_bug_in_reading_the_history_setting_is_a_traceback_not_a_refusal(tmp_path, monkeypatch):
@@ -114,7 +128,7 @@ def test_a_bug_in_reading_the_history_setting_is_a_traceback_not_a_refusal(tmp_p
     def buggy(*args, **kwargs):
         return float("not a number")
 
-    monkeypatch.setattr(fleet_summary._location, "from_task_vars", buggy)
+    monkeypatch.setattr(fleet_summary._location, "resolve", buggy)
     with pytest.raises(ValueError, match="could not convert string to float") as caught:
         run({"results_dirs": [str(tmp_path)], "run_ids": [RUN]})
     assert not isinstance(caught.value, AnsibleActionFail)

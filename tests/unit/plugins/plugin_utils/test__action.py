@@ -132,8 +132,19 @@ def test_the_actions_that_check_their_arguments_are_found():
     assert {"pts_segment", "fio_job", "steady_state", "pts_plan"} <= set(ACTIONS)
 
 
+def _documented(name: str) -> dict:
+    """The options a module documents: its own and its doc fragments' (fleetqual.pts._NAME[.PART])."""
+    docs = yaml.safe_load(importlib.import_module(f"{PREFIX}modules.{name}").DOCUMENTATION)
+    options = dict(docs["options"])
+    for fragment in docs.get("extends_documentation_fragment") or []:
+        module, dot, part = fragment.removeprefix("fleetqual.pts.").partition(".")
+        text = getattr(importlib.import_module(f"{PREFIX}doc_fragments.{module}").ModuleDocFragment,
+                       part or "DOCUMENTATION")
+        options.update(yaml.safe_load(text).get("options") or {})
+    return options
+
+
 @pytest.mark.parametrize("name", ACTIONS)
 def test_the_action_checks_the_options_its_module_documents(name):
     action = importlib.import_module(f"{PREFIX}action.{name}").ActionModule
-    documented = yaml.safe_load(importlib.import_module(f"{PREFIX}modules.{name}").DOCUMENTATION)["options"]
-    assert _normal(action.ARGUMENT_SPEC) == _normal(documented)
+    assert _normal(action.ARGUMENT_SPEC) == _normal(_documented(name))
