@@ -73,7 +73,14 @@ class ActionModule(PtsAction):
     ARGUMENT_SPEC = dict(
         test=dict(type="dict", required=True),
         segment=dict(type="dict", required=True),
-        limits=dict(type="dict", default={}),
+        limits=dict(type="dict", default={}, options=dict(
+            window=dict(type="int"),
+            max_rounds=dict(type="int"),
+            max_data_excursion_pct=dict(type="float"),
+            max_slope_excursion_pct=dict(type="float"),
+            capacity=dict(type="int"),
+            max_write_bytes=dict(type="float"),
+        )),
         settings=dict(type="dict", required=True),
         first=dict(type="bool", default=True),
         host_dir=dict(type="path", required=True),
@@ -101,7 +108,7 @@ class ActionModule(PtsAction):
         payload = None
         # The plan's upper bound of what the run writes to the drive, which its wear budget was judged on: a drive that
         # writes faster than the plan assumed stops before it passes it (0: no budget, no bound).
-        bound = int(float(args["limits"].get("max_write_bytes") or 0))
+        bound = int(args["limits"]["max_write_bytes"] or 0)
         # A worker runs as a child of ansible-playbook; if that dies (SIGKILL), this worker lives on as an orphan and
         # must not run or record another round of a run nobody runs any more.
         self._controller = os.getppid()
@@ -210,7 +217,7 @@ class ActionModule(PtsAction):
         test, settings = args["test"], args["settings"]
         precondition = test.get("precondition") or None
         context = dict(context, phase="wipc")
-        capacity = float(args["limits"].get("capacity") or 0)
+        capacity = float(args["limits"]["capacity"] or 0)
         if precondition:
             seconds = float(precondition.get("seconds") or 0)
             expected, timeout = seconds, seconds + 600

@@ -67,17 +67,34 @@ options:
     type: dict
     required: true
   limits:
-    description:
-      - The steady-state limits - C(window), C(max_rounds), C(max_data_excursion_pct), C(max_slope_excursion_pct) -
-        and the drive's C(capacity) in bytes (a sequential stream's wrap-around).
-      - C(max_write_bytes) - the plan's upper bound of what the run writes to the drive, on which its wear budget was
-        judged. Counting what fio wrote in every round and preconditioning of the run on disk, the segment stops (and
-        fails, with the figures) before a round that would pass it, and every fio run (round 1, an XSR group, the
-        preconditioning included) is handed what is left, and the host stops fio once the device's own write counter
-        passes it, and the test fails - a drive faster than the rule's C(rated_write_mb_s) cannot write past its
-        budget. C(0) - no bound.
+    description: The plan's limits of the segment's rounds, and the drive's.
     type: dict
     default: {}
+    suboptions:
+      window:
+        description: The steady-state window, in rounds (a steady stop rule needs it).
+        type: int
+      max_rounds:
+        description: The round limit of a steady stop rule.
+        type: int
+      max_data_excursion_pct:
+        description: The steady-state data excursion's limit, in % of the window's average (unset, 20).
+        type: float
+      max_slope_excursion_pct:
+        description: The steady-state best-fit slope excursion's limit, in % of the window's average (unset, 10).
+        type: float
+      capacity:
+        description: The drive's capacity in bytes (a sequential stream's wrap-around).
+        type: int
+      max_write_bytes:
+        description:
+          - The plan's upper bound of what the run writes to the drive, on which its wear budget was judged. Counting
+            what fio wrote in every round and preconditioning of the run on disk, the segment stops (and fails, with the
+            figures) before a round that would pass it, and every fio run (round 1, an XSR group, the preconditioning
+            included) is handed what is left, and the host stops fio once the device's own write counter passes it,
+            and the test fails - a drive faster than the rule's C(rated_write_mb_s) cannot write past its budget.
+          - Unset or C(0) - no bound.
+        type: float
   settings:
     description:
       - The plan's settings (C(pts_run_plan.settings)), validated by P(fleetqual.pts.pts_plan#module) - C(ioengine),

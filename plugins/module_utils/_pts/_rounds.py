@@ -53,16 +53,12 @@ def check_rule(rule: object) -> dict:
 
 
 def rule_for(test: dict, segment: dict, limits: dict) -> dict:
-    """The stop rule of one segment of a planned test (a plan entry of pts_plan), with the plan's limits. RoundError
-    when the entry lacks what its rule needs."""
+    """The stop rule of one segment of a planned test (a plan entry of pts_plan), with the plan's limits, as given:
+    RoundError when the entry lacks what its rule needs; check_rule then says which value is not one."""
     try:
         return _stop_rules.of(segment.get("stop") or test["stop"]).parameters(test, segment, limits)
     except KeyError as exc:
         raise RoundError(f"the plan's test, segment or limits lack {exc}") from None
-    except RoundError:
-        raise
-    except (TypeError, ValueError) as exc:
-        raise RoundError(f"the plan's test, segment or limits are malformed: {exc}") from None
 
 
 def advance(state: dict, rule: dict, jobs: list[dict], now: float, fio_elapsed_s: float | None = None,

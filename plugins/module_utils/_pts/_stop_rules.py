@@ -127,17 +127,17 @@ class Steady(StopRule):
     payload_key = "pts_steady_state"
 
     def parameters(self, test: dict, segment: dict, limits: dict) -> dict:
-        return {"kind": self.kind, "dvs": segment["dvs"], "window": int(limits["window"]),
-                "max_rounds": int(limits["max_rounds"]),
-                "max_data_excursion_pct": float(limits.get("max_data_excursion_pct",
-                                                           _steady_state.DEFAULT_MAX_DATA_EXCURSION_PCT)),
-                "max_slope_excursion_pct": float(limits.get("max_slope_excursion_pct",
-                                                            _steady_state.DEFAULT_MAX_SLOPE_EXCURSION_PCT))}
+        rule = {"kind": self.kind, "dvs": segment["dvs"], "window": limits["window"], "max_rounds": limits["max_rounds"]}
+        for key, default in (("max_data_excursion_pct", _steady_state.DEFAULT_MAX_DATA_EXCURSION_PCT),
+                             ("max_slope_excursion_pct", _steady_state.DEFAULT_MAX_SLOPE_EXCURSION_PCT)):
+            rule[key] = default if limits.get(key) is None else limits[key]
+        return rule
 
     def check(self, rule: dict) -> dict:
-        _steady_state.check_limits(int(rule.get("window", 0)), int(rule.get("max_rounds", 0)),
-                                   float(rule.get("max_data_excursion_pct", _steady_state.DEFAULT_MAX_DATA_EXCURSION_PCT)),
-                                   float(rule.get("max_slope_excursion_pct", _steady_state.DEFAULT_MAX_SLOPE_EXCURSION_PCT)))
+        _steady_state.check_limits(_count(rule, "window", "a number of rounds"),
+                                   _count(rule, "max_rounds", "a number of rounds"),
+                                   _positive(rule, "max_data_excursion_pct", "a percentage"),
+                                   _positive(rule, "max_slope_excursion_pct", "a percentage"))
         if not rule.get("dvs"):
             raise RoundError("dvs must name at least one dependent variable")
         return rule
@@ -303,15 +303,16 @@ class Demand(Sweep):
 
     def check(self, rule: dict) -> dict:
         super().check(rule)
-        if not isinstance(rule.get("misses"), int) or rule["misses"] < 1:
-            raise RoundError(f"misses {rule.get('misses')!r} must be a positive number of steps")
+        _count(rule, "misses", "a positive number of steps")
+        if rule.get("tolerance_pct") is not None:
+            _positive(rule, "tolerance_pct", "a percentage")
         return rule
 
     def _stop(self, state: dict, rule: dict, payload: dict, row: dict, number: int) -> tuple[bool, str]:
         offered = int(row.get("offered_iops") or 0)
         if offered < 1:
             raise RoundError(f"row {number} of the demand ramp offers no IOPS")
-        tolerance = float(rule.get("tolerance_pct", 5))
+        tolerance = float(rule.get("tolerance_pct") or 5)
         achieved = sum(cell["iops"] for cell in payload["cells"])
         delivered = _sweeps.demand_step(offered, achieved, tolerance)
         state["misses"] = 0 if delivered else int(state["misses"]) + 1
@@ -329,7 +330,7 @@ class Samples(StopRule):
     continuous = True
 
     def parameters(self, test: dict, segment: dict, limits: dict) -> dict:
-        return {"kind": self.kind, "rounds": int(segment["samples"]), "sample_s": float(segment["sample_s"])}
+        return {"kind": self.kind, "rounds": segment["samples"], "sample_s": segment["sample_s"]}
 
     def check(self, rule: dict) -> dict:
         _count(rule, "rounds", "the group's number of samples (at least 1)")

@@ -172,19 +172,23 @@ def is_outlier(entry: dict, threshold: float, min_deviation_pct: float, min_size
     return z > threshold and (entry.get("deviation_pct") or 0.0) > min_deviation_pct
 
 
+def _readable(entry: object) -> bool:
+    """A figure's entry of the report's own shape: every figure it compares a number, or None."""
+    return isinstance(entry, dict) and all(
+        entry.get(key) is None or (isinstance(entry[key], (int, float)) and not isinstance(entry[key], bool))
+        for key in ("value", "median", "n", "robust_z", "deviation_pct"))
+
+
 def outliers(block: dict | None, threshold: float, min_deviation_pct: float, min_size: int) -> list[dict]:
     """A drive's figures that are outliers against its population, each as the fleet summary lists it."""
     if not isinstance(block, dict) or not isinstance(block.get("figures"), dict):
         return []
     out = []
     for figure, entry in block["figures"].items():
-        if figure not in _headline_figures.FIGURES or not isinstance(entry, dict):
+        # A result.json whose population block is not the report's has nothing to flag.
+        if figure not in _headline_figures.FIGURES or not _readable(entry):
             continue
-        try:
-            flagged = is_outlier(entry, threshold, min_deviation_pct, min_size)
-        except TypeError:  # a result.json whose population block is not the report's: nothing to flag
-            continue
-        if flagged:
+        if is_outlier(entry, threshold, min_deviation_pct, min_size):
             z = entry.get("robust_z")
             out.append({"figure": figure, "value": entry["value"], "median": entry["median"],
                         "robust_z": z if z is not None else math.copysign(math.inf, entry["value"] - entry["median"]),

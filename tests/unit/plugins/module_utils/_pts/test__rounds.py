@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts import _rounds
 from ansible_collections.fleetqual.pts.tests.unit.plugins.module_utils._pts._round_jobs import IOPS, STEADY, WSAT, jobs
 
@@ -61,12 +62,20 @@ def test_rule_for_a_planned_test():
 @pytest.mark.parametrize("test, segment, limits, message", [
     ({"stop": "steady"}, {}, {"window": 5, "max_rounds": 25}, "lack 'dvs'"),
     ({}, {}, {}, "lack 'stop'"),
-    ({"stop": "samples"}, {"samples": "many", "sample_s": 1}, {}, "are malformed: invalid literal"),
+    ({"stop": "samples"}, {"samples": "many", "sample_s": 1}, {}, "rounds 'many' must be the group's number of"),
+    ({"stop": "samples"}, {"samples": 3, "sample_s": "1s"}, {}, "sample_s '1s' must be a sample's length in seconds"),
+    ({"stop": "steady"}, {"dvs": ["iops"]}, {"window": "5", "max_rounds": 25}, "window '5' must be a number of rounds"),
+    ({"stop": "steady"}, {"dvs": ["iops"]}, {"window": 5, "max_rounds": 25, "max_data_excursion_pct": "x"},
+     "max_data_excursion_pct 'x' must be a percentage"),
+    ({"stop": "steady"}, {"dvs": ["iops"]}, {"window": 6, "max_rounds": 5}, "window 6 is larger than max_rounds 5"),
+    ({"stop": "demand", "sweep": {"misses": 2, "tolerance_pct": "5%"}}, {"rounds": [{}]}, {},
+     "tolerance_pct '5%' must be a percentage"),
     ({"stop": "phases"}, {}, {}, "rule must be a dict whose kind is one of"),
 ])
 def test_rule_for_an_entry_that_lacks_what_its_rule_needs(test, segment, limits, message):
-    with pytest.raises(_rounds.RoundError, match=message):
-        _rounds.rule_for(test, segment, limits)
+    # Each value is checked by the rule, naming it; no conversion error is caught and reworded.
+    with pytest.raises(PtsError, match=message):
+        _rounds.check_rule(_rounds.rule_for(test, segment, limits))
 
 
 @pytest.mark.parametrize("rule, found, row, key", [
