@@ -9,6 +9,8 @@
 #   reuse                  lint: every file has its copyright and license (headers or REUSE.toml), texts in LICENSES/
 #   flake8                 what galaxy-importer runs on a collection's plugins (E, F, W with W503 and W504 - so no line
 #                          break beside a binary operator - E402 ignored, 160 columns); plugin_utils is not content
+#   fragment-links         scripts/fragment_links.py: every release-note entry of a fragment ends with its issue or
+#                          pull request link (CONTRIBUTING)
 #   version                scripts/version_label.py: galaxy.yml's version is the one the pending fragments call for
 #                          (semver), and every version_added is released or that version
 #   links                  scripts/release_links.py --check: README.md's and the docsite's links into the repository
@@ -41,6 +43,7 @@ check antsibull-changelog antsibull-changelog lint
 check reuse reuse lint --lines
 check flake8 flake8 --isolated --extend-ignore E402 --select E,F,W --max-line-length 160 --exclude plugins/plugin_utils plugins
 check version python scripts/version_label.py
+check fragment-links python scripts/fragment_links.py
 check links python scripts/release_links.py --check
 check tested-with python scripts/tested_with.py --check
 check schemas check-jsonschema --check-metaschema meta/schemas/*.schema.json
