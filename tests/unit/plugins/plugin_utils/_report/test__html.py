@@ -7,6 +7,7 @@ the report, and the report says what it did not make."""
 from __future__ import annotations
 
 import base64
+import gc
 import os
 import re
 import weakref
@@ -281,3 +282,12 @@ def test_each_fit_pass_lets_the_last_layout_go_before_making_the_next(tmp_path):
     page.render = counting_render
     _html.fit_images(_weasyprint(), page, lambda heights: None)
     assert len(made) >= 2 and alive_at_render == [0] * len(made), alive_at_render
+
+
+def test_no_full_collection_while_a_pdf_is_made_and_the_threshold_is_put_back():
+    before = gc.get_threshold()
+    with _html._young_collections_only():
+        with _html._young_collections_only():
+            assert gc.get_threshold() == before[:2] + (_html._NO_FULL_COLLECTION,)
+        assert gc.get_threshold()[2] == _html._NO_FULL_COLLECTION
+    assert gc.get_threshold() == before
