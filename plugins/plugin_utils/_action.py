@@ -14,6 +14,7 @@ the task's failed result, its message after the action's name. Anything else is 
 from __future__ import annotations
 
 import abc
+import copy
 
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
@@ -43,7 +44,9 @@ class PtsAction(ActionBase):
         result = super().run(tmp, task_vars)
         args = dict(self._task.args)
         if self.ARGUMENT_SPEC is not None:
-            dummy, args = self.validate_argument_spec(argument_spec=self.ARGUMENT_SPEC, **(self.ARGUMENT_RULES or {}))
+            # A copy: ansible-core 2.21 fills a dict option's default with its sub-options in place.
+            dummy, args = self.validate_argument_spec(argument_spec=copy.deepcopy(self.ARGUMENT_SPEC),
+                                                      **(self.ARGUMENT_RULES or {}))
         try:
             return self.run_action(result, args, task_vars or {})
         except PtsError as exc:
