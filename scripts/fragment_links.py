@@ -10,14 +10,13 @@ asks: ``<component> - <what changed for users> (https://github.com/fleetqual/pts
 
 from __future__ import annotations
 
-import glob
 import os
 import re
 import sys
 
-import yaml
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from version_label import load_fragments  # noqa: E402  pylint: disable=wrong-import-position
 
-FRAGMENTS = os.path.join("changelogs", "fragments")
 # trivial: not in the release notes; "add object.*" and "add plugin.*": a new object, named by its name.
 UNLINKED_SECTIONS = ("trivial",)
 LINK = re.compile(r"\(https://github\.com/fleetqual/pts/(?:issues|pull)/\d+\)\.?$")
@@ -26,16 +25,13 @@ LINK = re.compile(r"\(https://github\.com/fleetqual/pts/(?:issues|pull)/\d+\)\.?
 def unlinked(root: str = ".") -> list[str]:
     """``<fragment>: <section>: <entry's end>`` for each release-note entry that does not end with its link."""
     found = []
-    directory = os.path.join(root, FRAGMENTS)
-    for path in sorted(glob.glob(os.path.join(directory, "*.yml")) + glob.glob(os.path.join(directory, "*.yaml"))):
-        with open(path, encoding="utf-8") as handle:
-            fragment = yaml.safe_load(handle) or {}
+    for name, fragment in load_fragments(root).items():
         for section, entries in fragment.items():
             if section in UNLINKED_SECTIONS or section.startswith("add "):
                 continue
             for entry in entries if isinstance(entries, list) else [entries]:
                 if not LINK.search(str(entry).strip()):
-                    found.append(f"{os.path.basename(path)}: {section}: ...{str(entry).strip()[-60:]}")
+                    found.append(f"{name}: {section}: ...{str(entry).strip()[-60:]}")
     return found
 
 

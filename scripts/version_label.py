@@ -62,15 +62,21 @@ def unreleased_additions(version: str, released: list[str], texts: dict[str, str
             for name, text in sorted(texts.items()) for found in VERSION_ADDED.findall(text) if found not in known]
 
 
+def load_fragments(root: str) -> dict[str, dict]:
+    """The pending changelog fragments: file name -> content."""
+    fragments = {}
+    for path in sorted(glob.glob(os.path.join(root, "changelogs", "fragments", "*.y*ml"))):
+        with open(path, encoding="utf-8") as handle:
+            fragments[os.path.basename(path)] = yaml.safe_load(handle) or {}
+    return fragments
+
+
 def main(root: str) -> int:
     with open(os.path.join(root, "galaxy.yml"), encoding="utf-8") as handle:
         version = str(yaml.safe_load(handle)["version"])
     with open(os.path.join(root, "changelogs", "changelog.yaml"), encoding="utf-8") as handle:
         released = [str(v) for v in ((yaml.safe_load(handle) or {}).get("releases") or {})]
-    fragments = {}
-    for path in sorted(glob.glob(os.path.join(root, "changelogs", "fragments", "*.y*ml"))):
-        with open(path, encoding="utf-8") as handle:
-            fragments[os.path.basename(path)] = yaml.safe_load(handle) or {}
+    fragments = load_fragments(root)
     texts = {}
     for pattern in ("plugins/**/*.py", "roles/*/meta/argument_specs.yml"):
         for path in glob.glob(os.path.join(root, pattern), recursive=True):
