@@ -29,10 +29,21 @@ def machine() -> dict:
             "kernel": platform.release(), "python": platform.python_version(), "fio": fio}
 
 
+def _host_side(pid: int) -> bool:
+    """A module's process (AnsiballZ, the shell that started it, what it started: fio): on a real fleet it runs on
+    the drive's host over SSH, not on the controller; here the host is the controller."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return b"AnsiballZ_" in handle.read()
+    except OSError:
+        return False
+
+
 def tree_memory_kib(root_pid: int) -> dict:
     """RSS and PSS (kiB) of a process and all its descendants. Forked Ansible workers share most of their pages
     with the controller, so summed RSS counts those pages once per worker; PSS splits each shared page among
-    the processes that map it, so the sum is what the tree really costs."""
+    the processes that map it, so the sum is what the tree really costs. ``host_pss``: the part of the PSS that
+    modules' processes and theirs take (_host_side), which a fleet's hosts carry, not its controller."""
     parents = {}
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
@@ -40,19 +51,23 @@ def tree_memory_kib(root_pid: int) -> dict:
                 parents[int(pid)] = int(handle.read().rsplit(")", 1)[1].split()[1])
         except (OSError, IndexError, ValueError):
             continue
-    total = {"rss": 0, "pss": 0, "processes": 0}
+    total = {"rss": 0, "pss": 0, "host_pss": 0, "processes": 0}
     for pid in parents:
-        node = pid
+        node, chain = pid, []
         while node and node != root_pid:
+            chain.append(node)
             node = parents.get(node, 0)
         if node != root_pid:
             continue
+        host = any(_host_side(n) for n in chain)
         try:
             with open(f"/proc/{pid}/smaps_rollup", encoding="utf-8") as handle:
                 for line in handle:
                     key = line.split(":", 1)[0]
                     if key in ("Rss", "Pss"):
                         total[key.lower()] += int(line.split()[1])
+                        if key == "Pss" and host:
+                            total["host_pss"] += int(line.split()[1])
         except (OSError, IndexError, ValueError):
             continue
         total["processes"] += 1

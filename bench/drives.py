@@ -6,12 +6,15 @@ phase - from the last round on disk to ansible-playbook's exit (each drive's rep
 32 drives (PTS_BENCH_DRIVES="1 8 32").
 
 Each drive is a 32 MiB loop device running a write saturation of rate-limited rounds (the drive is not the bottleneck:
-the harness is). Memory is the PSS of ansible-playbook and every process it started, sampled every half second, taken
-as the median while every drive is in its rounds, and at its peak (the end phase: every drive's report); per running
-drive is the growth from 1 drive to N, divided by N-1, of each. The load average is noted at the start and the end of
-each run (a shared machine's times are only as good as that). Reports are drawn pts_report_concurrency at once
-(PTS_BENCH_REPORT_CONCURRENCY; unset: the controller's usable cores); the console's "waiting for a report slot" lines
-are counted.
+the harness is). Memory is the PSS of ansible-playbook and every process it started, sampled every half second: the
+median while every drive is in its rounds; the peak of the end (from the first drive's last round on: the drives'
+post-test tasks, their reports, the judge); and the run's peak (the start too, when every drive is guarded, purged and
+preconditioned at once). Each is the whole tree's, and the controller's alone: without the modules' processes
+(AnsiballZ, and the fio they start), which on a fleet run on the drives' hosts - here the host is the controller. Per
+running drive is the growth of each from 1 drive to N, divided by N-1. The end phase is from the last round on disk to
+ansible-playbook's exit. The load average is noted at the start and the end of each run (a shared machine's times are
+only as good as that). Reports are drawn pts_report_concurrency at once (PTS_BENCH_REPORT_CONCURRENCY; unset: the
+controller's usable cores); the console's "waiting for a report slot" lines are counted.
 
 PTS_BENCH_ROOT runs another checkout of the collection (an earlier commit, for a before/after in one sitting).
 """
@@ -100,13 +103,20 @@ def one(count: int) -> dict:
         all_started = max(stamp(r[0]) for r in rounds.values())
         last_round = max(stamp(r[-1]) for r in rounds.values())
         first_done = min(stamp(r[-1]) for r in rounds.values())
-        testing = [s[1]["pss"] for s in samples if all_started <= s[0] <= first_done] or \
-            [s[1]["pss"] for s in samples if first_end <= s[0] <= last_round]
+        in_rounds = [s for s in samples if all_started <= s[0] <= first_done] or \
+            [s for s in samples if first_end <= s[0] <= last_round]
+        testing = [s[1]["pss"] for s in in_rounds]
+        # The end: from the first drive's last round on, while drives end and their reports are drawn.
+        ending = [s[1]["pss"] for s in samples if s[0] >= first_done] or [0]
         gaps = [stamp(r[i]) - stamp(r[i - 1]) - r[i]["fio"]["elapsed_s"] for r in rounds.values() for i in range(1, len(r))]
         waits = (work / "run.log").read_text(encoding="utf-8").count(": waiting for a report slot")
         return {"drives": count, "rc": rc, "load_start": load_start, "load_end": _load(), "slot_waits": waits,
                 "pss_testing_mib": statistics.median(testing) / 1024,
-                "pss_peak_mib": max(s[1]["pss"] for s in samples) / 1024, "end_phase_s": ended - last_round,
+                "controller_testing_mib": statistics.median(s[1]["pss"] - s[1]["host_pss"] for s in in_rounds) / 1024,
+                "pss_end_peak_mib": max(ending) / 1024,
+                "pss_peak_mib": max(s[1]["pss"] for s in samples) / 1024,
+                "controller_peak_mib": max(s[1]["pss"] - s[1]["host_pss"] for s in samples) / 1024,
+                "end_phase_s": ended - last_round,
                 "gap_median_s": statistics.median(gaps), "gap_p95_s": sorted(gaps)[int(0.95 * (len(gaps) - 1))],
                 "processes_testing": statistics.median(s[1]["processes"] for s in samples
                                                        if all_started <= s[0] <= first_done) if testing else None}
@@ -121,17 +131,23 @@ def main() -> dict:
     base = rows[0]
     for row in rows:
         extra = row["drives"] - base["drives"]
-        row["pss_per_drive_mib"] = (row["pss_testing_mib"] - base["pss_testing_mib"]) / extra if extra else None
-        row["peak_per_drive_mib"] = (row["pss_peak_mib"] - base["pss_peak_mib"]) / extra if extra else None
+        for key in ("pss_testing", "controller_testing", "pss_end_peak", "pss_peak", "controller_peak"):
+            row[f"{key}_per_drive_mib"] = (row[f"{key}_mib"] - base[f"{key}_mib"]) / extra if extra else None
+        # Under their names in earlier results too.
+        row["pss_per_drive_mib"], row["peak_per_drive_mib"] = row["pss_testing_per_drive_mib"], \
+            row["pss_peak_per_drive_mib"]
         row["end_phase_vs_first"] = row["end_phase_s"] / base["end_phase_s"]
     result = {"machine": machine(), "root": ROOT, "rounds": ROUNDS, "round_seconds": ROUND_SECONDS, "rows": rows}
     save("drives" if ROOT == HERE else "drives-other-root", result)
-    print(table(["drives", "PSS while testing", "per running drive", "peak PSS", "peak per drive", "gap median",
-                 "gap p95", "end phase", f"vs {base['drives']}", "slot waits", "load start/end"], [
-        [r["drives"], f"{r['pss_testing_mib']:.0f} MiB",
-         "-" if r["pss_per_drive_mib"] is None else f"{r['pss_per_drive_mib']:.1f} MiB",
-         f"{r['pss_peak_mib']:.0f} MiB", "-" if r["peak_per_drive_mib"] is None else f"{r['peak_per_drive_mib']:.1f} MiB",
-         f"{r['gap_median_s']:.3f} s", f"{r['gap_p95_s']:.3f} s",
+
+    def mib(row: dict, key: str) -> str:
+        per = row[f"{key}_per_drive_mib"]
+        return f"{row[f'{key}_mib']:.0f} MiB" + ("" if per is None else f" ({per:+.1f})")
+    print(table(["drives", "PSS testing (per drive)", "controller alone", "end peak (per drive)", "run's peak",
+                 "controller alone", "gap median", "gap p95", "end phase", f"vs {base['drives']}", "slot waits",
+                 "load start/end"], [
+        [r["drives"], mib(r, "pss_testing"), mib(r, "controller_testing"), mib(r, "pss_end_peak"), mib(r, "pss_peak"),
+         mib(r, "controller_peak"), f"{r['gap_median_s']:.3f} s", f"{r['gap_p95_s']:.3f} s",
          f"{r['end_phase_s']:.1f} s", f"{r['end_phase_vs_first']:.2f} x", r["slot_waits"],
          f"{r['load_start']:.1f} / {r['load_end']:.1f}"] for r in rows]))
     return result

@@ -80,6 +80,15 @@ options:
         the one the guard passed (its device number); with V(absent) only the holder its C(hold) names is stopped.
     type: dict
     default: {}
+  records:
+    description:
+      - With O(state=absent), instead of O(path) and O(expect), the guard's records of several drives (entries of
+        C(pts_guard_passed)). Each one's hold is released as with O(expect) the record and O(path) its C(resolved), in
+        one call for all the drives of a host. Every one is tried, and the module fails after, naming each that failed.
+        A record that names no device releases nothing.
+    type: list
+    elements: dict
+    default: []
   timeout:
     description: Seconds to wait for the holder to report that it holds the device, and for a holder to end.
     type: float
@@ -106,6 +115,12 @@ EXAMPLES = r"""
     expect: "{{ pts_guard_passed['/dev/nvme0n1'] }}"
     state: absent
 
+- name: Release the holds the guard's records of this host name, in one call
+  fleetqual.pts.pts_drive_hold:
+    run_id: "{{ pts_run_id }}"
+    records: "{{ pts_guard_passed | dict2items | selectattr('value.hold', 'defined') | map(attribute='value') | list }}"
+    state: absent
+
 - name: Release every hold of the run on this host (after a failure)
   fleetqual.pts.pts_drive_hold:
     run_id: "{{ pts_run_id }}"
@@ -122,6 +137,10 @@ pts_drive_hold:
     device:
       description: The device node, when O(path) was given.
       type: str
+    devices:
+      description: With O(records), the device node of each record (null where it named none).
+      type: list
+      elements: str
     devnum:
       description: Its major:minor number.
       type: str
@@ -166,8 +185,13 @@ pts_guard_record:
   description:
     - O(expect) with the new hold in its C(hold) key (V(present), not in check mode), or without any C(hold) key
       (V(absent)). Put it back into C(pts_guard_passed) so that every later write re-checks the hold.
-  returned: always
+  returned: without O(records)
   type: dict
+pts_guard_records:
+  description: With O(records), each record without its C(hold) key, in the order given.
+  returned: with O(records)
+  type: list
+  elements: dict
 """
 
 import os
@@ -176,6 +200,7 @@ import stat
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive import _guard_record, _hold
+from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsError
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._text import show
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._usage import openers_of
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError, run_id as valid_run_id
@@ -239,33 +264,69 @@ def _present(module: AnsibleModule, path: str, run_id: str, token: str, expect: 
     module.exit_json(changed=True, pts_drive_hold=result, pts_guard_record=dict(expect, hold=hold))
 
 
-def _absent(module: AnsibleModule, path: str | None, run_id: str, token: str, expect: dict) -> None:
+class _NotReleased(PtsError):
+    """A hold that could not be released, and why."""
+
+
+def _release(module: AnsibleModule, path: str | None, run_id: str, token: str, expect: dict,
+             one_device: bool = False) -> dict:
+    """Release run ``run_id``'s hold of the device at ``path`` (without it, of the device ``expect`` names when
+    ``one_device``, else every one of the run and token on the host; only the holder ``expect``'s hold names when it
+    has one): the module's result, or _NotReleased."""
     hold = expect.get("hold") if isinstance(expect.get("hold"), dict) else {}
     if hold.get("run_id") == run_id and isinstance(hold.get("token"), str):
         token = hold["token"]
     devnum = None
-    if path:
-        devnum = _devnum(path) or hold.get("devnum") or expect.get("devnum")
+    if path or one_device:
+        devnum = (_devnum(path) if path else None) or hold.get("devnum") or expect.get("devnum")
         if devnum is None:
             # Neither the node nor the record tells which device: nothing of this run can be picked out.
-            module.exit_json(changed=False, pts_guard_record=_without_hold(expect),
-                             pts_drive_hold={"device": path, "devnum": None, "run_id": run_id, "stopped": [],
-                                             "removed": [], "others": []},
-                             msg=f"{path} is not a block device and the record names no device: nothing to release")
+            return {"changed": False, "pts_guard_record": _without_hold(expect),
+                    "pts_drive_hold": {"device": path, "devnum": None, "run_id": run_id, "stopped": [], "removed": [],
+                                       "others": []},
+                    "msg": f"{path or 'a record'} is not a block device and the record names no device: nothing to "
+                           "release"}
     pid = hold.get("pid") if isinstance(hold.get("pid"), int) else None
     try:
         released = _hold.release(run_id, devnum, pid, timeout=module.params["timeout"], check_mode=module.check_mode,
                                  token=token)
     except (_hold.HoldError, OSError) as exc:
-        module.fail_json(msg=f"pts_drive_hold {show(path or 'every drive')}: cannot release the hold of run {run_id}: "
-                             f"{exc}")
+        where = path or (f"device {devnum}" if devnum else "every drive")
+        raise _NotReleased(f"pts_drive_hold {show(where)}: cannot release the hold of run {run_id}: {exc}") from exc
     if not module.check_mode:
         for devnum_done in {h["devnum"] for h in released["stopped"]} | ({devnum} if devnum else set()):
             _guard_record.remove(devnum_done, run_id, token)
     result = dict(released, device=path, devnum=devnum, run_id=run_id)
     result["removed"] = [{k: e[k] for k in ("lock", "devnum", "run_id", "pid", "why")} for e in released["removed"]]
-    module.exit_json(changed=bool(released["stopped"] or released["removed"]), pts_drive_hold=result,
-                     pts_guard_record=_without_hold(expect))
+    return {"changed": bool(released["stopped"] or released["removed"]), "pts_drive_hold": result,
+            "pts_guard_record": _without_hold(expect)}
+
+
+def _absent(module: AnsibleModule, path: str | None, run_id: str, token: str, expect: dict) -> None:
+    try:
+        module.exit_json(**_release(module, path, run_id, token, expect))
+    except _NotReleased as exc:
+        module.fail_json(msg=str(exc))
+
+
+def _absent_each(module: AnsibleModule, records: list, run_id: str, token: str) -> None:
+    """Every record's hold released as _absent with the record as O(expect) and its C(resolved) as O(path), in one
+    call for all the drives of the host; each is tried, and the module fails after, naming those that failed."""
+    done, failed = [], []
+    for record in records:
+        path = record.get("resolved") if isinstance(record.get("resolved"), str) else None
+        try:
+            done.append(_release(module, path, run_id, token, record, one_device=True))
+        except _NotReleased as exc:
+            failed.append(str(exc))
+    result = {"run_id": run_id, "devices": [d["pts_drive_hold"]["device"] for d in done]}
+    for key in ("stopped", "removed", "others"):
+        result[key] = [entry for d in done for entry in d["pts_drive_hold"][key]]
+    outcome = {"changed": any(d["changed"] for d in done), "pts_drive_hold": result,
+               "pts_guard_records": [d["pts_guard_record"] for d in done]}
+    if failed:
+        module.fail_json(msg="; ".join(failed), **outcome)
+    module.exit_json(**outcome)
 
 
 def _without_hold(expect: dict) -> dict:
@@ -280,9 +341,11 @@ def main() -> None:
             run_token=dict(type="str", default="", no_log=True),
             state=dict(type="str", choices=["present", "absent"], default="present"),
             expect=dict(type="dict", default={}),
+            records=dict(type="list", elements="dict", default=[]),
             timeout=dict(type="float", default=15),
         ),
         required_if=[("state", "present", ["path"])],
+        mutually_exclusive=[("records", "path"), ("records", "expect")],
         supports_check_mode=True,
     )
     try:
@@ -293,14 +356,20 @@ def main() -> None:
         module.fail_json(msg=f"pts_drive_hold: timeout={module.params['timeout']}: must be a positive number of seconds")
     if os.geteuid() != 0:
         module.fail_json(msg="pts_drive_hold: needs root (an exclusive open of a block device, a lock file in /run)")
+    if module.params["records"] and module.params["state"] == "present":
+        module.fail_json(msg="pts_drive_hold: records is for state=absent (a drive is held one at a time, with path)")
     held = module.params["expect"].get("hold") if isinstance(module.params["expect"].get("hold"), dict) else {}
+    tokened = all(isinstance(r.get("hold"), dict) and r["hold"].get("token") for r in module.params["records"])
     # Under --check nothing is held or released, and a run that has not started has no token yet: nothing to warn of.
-    if not module.params["run_token"] and not held.get("token") and not module.check_mode:
+    if not module.params["run_token"] and not held.get("token") and not (module.params["records"] and tokened) \
+            and not module.check_mode:
         module.warn(f"pts_drive_hold: run {run_id} has no run_token, so another run that chose the same run id would "
                     "count as this one (take over or release this hold); playbooks/pts.yml passes the token "
                     "pts_run_lock keeps in the run's results directory")
     if module.params["state"] == "present":
         _present(module, module.params["path"], run_id, module.params["run_token"] or "", module.params["expect"])
+    if module.params["records"]:
+        _absent_each(module, module.params["records"], run_id, module.params["run_token"] or "")
     _absent(module, module.params["path"], run_id, module.params["run_token"] or "", module.params["expect"])
 
 

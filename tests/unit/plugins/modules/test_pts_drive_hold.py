@@ -242,3 +242,62 @@ def test_absent_releases_the_holder_the_record_names(holds):
 def test_bad_input_is_refused(holds, args, message):
     done = run(args)
     assert done.failed and message in done.result["msg"] and holds.calls == []
+
+
+def test_records_release_each_drives_hold_in_one_call(holds, monkeypatch):
+    # What the judge does on each host: every hold the guard's records name, each released by its own record.
+    def release(run_id, devnum, pid, timeout=None, check_mode=False, token=""):
+        holds.calls.append(("release", run_id, devnum, pid, check_mode, token))
+        return {"stopped": [h for h in holds.holders if h["devnum"] == devnum and h["pid"] == pid], "removed": [],
+                "others": []}
+    monkeypatch.setattr(_hold, "release", release)
+    holds.add(42, "7:3", "r1", "d" * 32)
+    holds.add(43, "7:4", "r1", "d" * 32)
+    holds.guarded("r1", devnum="7:4")
+    token = "d" * 32
+    records = [{"devnum": "7:3", "resolved": "/dev/loop3", "hold": {"pid": 42, "run_id": "r1", "token": token}},
+               {"devnum": "7:4", "resolved": "/dev/gone", "hold": {"pid": 43, "run_id": "r1", "token": token}},
+               {"resolved": "/dev/gone"}, {"devnum": "7:9"}]
+    done = run({"run_id": "r1", "run_token": "d" * 32, "state": "absent", "records": records})
+    assert not done.failed and done.result["changed"] is True
+    # A record naming no device releases nothing (never every hold of the run); one without a hold, by its device.
+    assert holds.calls == [("release", "r1", "7:3", 42, False, "d" * 32), ("forget", "7:3", "r1"),
+                           ("release", "r1", "7:4", 43, False, "d" * 32), ("forget", "7:4", "r1"),
+                           ("release", "r1", "7:9", None, False, "d" * 32), ("forget", "7:9", "r1")]
+    assert done.result["pts_drive_hold"]["devices"] == ["/dev/loop3", "/dev/gone", "/dev/gone", None]
+    assert [h["pid"] for h in done.result["pts_drive_hold"]["stopped"]] == [42, 43]
+    assert done.result["pts_guard_records"] == [{"devnum": "7:3", "resolved": "/dev/loop3"},
+                                                {"devnum": "7:4", "resolved": "/dev/gone"}, {"resolved": "/dev/gone"},
+                                                {"devnum": "7:9"}]
+    assert holds.warnings == []
+    # Without the run token, a record whose hold has none is released as the run's without one, and said so.
+    run({"run_id": "r1", "state": "absent", "records": records[3:]})
+    assert holds.warnings == [
+        "pts_drive_hold: run r1 has no run_token, so another run that chose the same run id would count as this one "
+        "(take over or release this hold); playbooks/pts.yml passes the token pts_run_lock keeps in the run's results "
+        "directory"]
+
+
+def test_records_are_each_tried_and_the_failures_named(holds, monkeypatch):
+    def release(run_id, devnum, pid, **kwargs):
+        holds.calls.append(("release", devnum, pid))
+        if devnum == "7:3":
+            raise _hold.HoldError("holder 42 did not end")
+        return {"stopped": [], "removed": [], "others": []}
+    monkeypatch.setattr(_hold, "release", release)
+    records = [{"devnum": n, "hold": {"pid": p, "run_id": "r1", "devnum": n}} for n, p in (("7:3", 42), ("7:4", 43))]
+    done = run({"run_id": "r1", "run_token": "c" * 32, "state": "absent", "records": records})
+    assert done.failed and done.result["msg"] == ("pts_drive_hold device 7:3: cannot release the hold of run r1: "
+                                                  "holder 42 did not end")
+    assert holds.calls == [("release", "7:3", 42), ("release", "7:4", 43), ("forget", "7:4", "r1")]
+
+
+@pytest.mark.parametrize("args, message", [
+    ({"run_id": "r1", "path": "/dev/loop3", "records": [{"devnum": "7:3"}]}, "parameters are mutually exclusive"),
+    ({"run_id": "r1", "state": "present", "records": [{"devnum": "7:3"}]}, "all of the following are missing: path"),
+    ({"run_id": "r1", "state": "absent", "path": "/dev/loop3", "records": [{"devnum": "7:3"}]},
+     "parameters are mutually exclusive: records|path"),
+])
+def test_records_refused_where_they_do_not_belong(holds, args, message):
+    done = run(args)
+    assert done.failed and message in done.result["msg"] and holds.calls == []
