@@ -30,9 +30,10 @@ description:
     and token - a resumed run whose controller died - is proved to be this run's (its lock file names the run and its
     PID, its command line is a holder's of this device and run, it has the device open), stopped, and replaced by a
     new one (RV(pts_drive_hold.took_over)). A lock file whose holder has ended is removed.
-  - V(absent) stops this run's holders (of the device at O(path), or every one of O(run_id) and O(run_token) on the
-    host without O(path); only the holder of O(expect)'s hold when it has one) and removes their lock files. Holders
-    of other runs, and of other runs of the same run id, are left alone and listed in RV(pts_drive_hold.others).
+  - V(absent) stops this run's holders (of the device at O(path), or of each of O(records), or every one of O(run_id)
+    and O(run_token) on the host without either; only the holder of O(expect)'s hold when it has one) and removes
+    their lock files. Holders of other runs, and of other runs of the same run id, are left alone and listed in
+    RV(pts_drive_hold.others).
   - V(present) holds only a drive the guard passed for this run - the guard's record of the device on the host (see
     M(fleetqual.pts.pts_guard) with O(fleetqual.pts.pts_guard#module:hold=true), which holds the drives it passes
     itself) must name this run id and token; the new hold goes into that record. Anything else is refused - a variable
@@ -83,12 +84,13 @@ options:
   records:
     description:
       - With O(state=absent), instead of O(path) and O(expect), the guard's records of several drives (entries of
-        C(pts_guard_passed)). Each one's hold is released as with O(expect) the record and O(path) its C(resolved), in
-        one call for all the drives of a host. Every one is tried, and the module fails after, naming each that failed.
-        A record that names no device releases nothing.
+        C(pts_guard_passed)), released in one call for all the drives of a host. Each record's holder (the PID its
+        C(hold) names) is stopped as with O(expect) the record and O(path) its C(resolved) - found by the record's
+        device number where that node is gone.
+      - A record that names no device or no holder releases nothing, and an empty list releases nothing - never every
+        hold of the run on the host. Every other record is tried; the module fails after, naming each that failed.
     type: list
     elements: dict
-    default: []
   timeout:
     description: Seconds to wait for the holder to report that it holds the device, and for a holder to end.
     type: float
@@ -118,6 +120,7 @@ EXAMPLES = r"""
 - name: Release the holds the guard's records of this host name, in one call
   fleetqual.pts.pts_drive_hold:
     run_id: "{{ pts_run_id }}"
+    run_token: "{{ pts_run_token }}"
     records: "{{ pts_guard_passed | dict2items | selectattr('value.hold', 'defined') | map(attribute='value') | list }}"
     state: absent
 
@@ -135,14 +138,17 @@ pts_drive_hold:
   type: dict
   contains:
     device:
-      description: The device node, when O(path) was given.
+      description: The device node, when O(path) was given (not with O(records)).
       type: str
-    devices:
-      description: With O(records), the device node of each record (null where it named none).
+    records:
+      description:
+        - With O(records), one entry per record, in the order given - its C(device) node (null where it named none),
+          its C(devnum) (null where it named none), whether its hold was C(released), and C(why) not (null when it
+          was).
       type: list
-      elements: str
+      elements: dict
     devnum:
-      description: Its major:minor number.
+      description: Its major:minor number (not with O(records)).
       type: str
     run_id:
       description: The run.
@@ -188,13 +194,16 @@ pts_guard_record:
   returned: without O(records)
   type: dict
 pts_guard_records:
-  description: With O(records), each record without its C(hold) key, in the order given.
+  description:
+    - With O(records), each record in the order given - without its C(hold) key where its hold was released, as given
+      where it was not.
   returned: with O(records)
   type: list
   elements: dict
 """
 
 import os
+import re
 import stat
 
 from ansible.module_utils.basic import AnsibleModule
@@ -204,6 +213,9 @@ from ansible_collections.fleetqual.pts.plugins.module_utils._errors import PtsEr
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._text import show
 from ansible_collections.fleetqual.pts.plugins.module_utils._drive._usage import openers_of
 from ansible_collections.fleetqual.pts.plugins.module_utils._pts._inputs import PlanError, run_id as valid_run_id
+
+
+_DEVNUM_RE = re.compile(r"^[0-9]+:[0-9]+$")
 
 
 def _devnum(path: str) -> str | None:
@@ -295,7 +307,11 @@ def _release(module: AnsibleModule, path: str | None, run_id: str, token: str, e
         raise _NotReleased(f"pts_drive_hold {show(where)}: cannot release the hold of run {run_id}: {exc}") from exc
     if not module.check_mode:
         for devnum_done in {h["devnum"] for h in released["stopped"]} | ({devnum} if devnum else set()):
-            _guard_record.remove(devnum_done, run_id, token)
+            try:
+                _guard_record.remove(devnum_done, run_id, token)
+            except OSError as exc:
+                raise _NotReleased(f"pts_drive_hold {show(path or 'device ' + devnum_done)}: the hold of run {run_id} "
+                                   f"ended, but its guard record could not be removed: {exc}") from exc
     result = dict(released, device=path, devnum=devnum, run_id=run_id)
     result["removed"] = [{k: e[k] for k in ("lock", "devnum", "run_id", "pid", "why")} for e in released["removed"]]
     return {"changed": bool(released["stopped"] or released["removed"]), "pts_drive_hold": result,
@@ -309,21 +325,43 @@ def _absent(module: AnsibleModule, path: str | None, run_id: str, token: str, ex
         module.fail_json(msg=str(exc))
 
 
+def _each_target(record: dict) -> tuple[str | None, str | None, str | None]:
+    """A record's device node, device number and, where it names no device or no holder of it, why it is left."""
+    path = record.get("resolved") if isinstance(record.get("resolved"), str) and record.get("resolved") else None
+    hold = record.get("hold") if isinstance(record.get("hold"), dict) else {}
+    devnum = (_devnum(path) if path else None) or hold.get("devnum") or record.get("devnum")
+    if not isinstance(devnum, str) or not _DEVNUM_RE.match(devnum):
+        return path, None, "the record names no device"
+    if not isinstance(hold.get("pid"), int) or isinstance(hold.get("pid"), bool):
+        return path, devnum, "the record names no holder"
+    return path, devnum, None
+
+
 def _absent_each(module: AnsibleModule, records: list, run_id: str, token: str) -> None:
-    """Every record's hold released as _absent with the record as O(expect) and its C(resolved) as O(path), in one
-    call for all the drives of the host; each is tried, and the module fails after, naming those that failed."""
-    done, failed = [], []
+    """Each record's hold released as _absent with the record as O(expect) and its C(resolved) as O(path), in one
+    call for all the drives of the host. A record that names no device or no holder releases nothing (never every
+    hold of the run); every other is tried, and the module fails after, naming those that failed."""
+    entries, kept, failed = [], [], []
+    result: dict = {"run_id": run_id, "stopped": [], "removed": [], "others": []}
+    changed = False
     for record in records:
-        path = record.get("resolved") if isinstance(record.get("resolved"), str) else None
-        try:
-            done.append(_release(module, path, run_id, token, record, one_device=True))
-        except _NotReleased as exc:
-            failed.append(str(exc))
-    result = {"run_id": run_id, "devices": [d["pts_drive_hold"]["device"] for d in done]}
-    for key in ("stopped", "removed", "others"):
-        result[key] = [entry for d in done for entry in d["pts_drive_hold"][key]]
-    outcome = {"changed": any(d["changed"] for d in done), "pts_drive_hold": result,
-               "pts_guard_records": [d["pts_guard_record"] for d in done]}
+        path, devnum, why = _each_target(record)
+        if why is None:
+            try:
+                done = _release(module, path, run_id, token, record, one_device=True)
+            except _NotReleased as exc:
+                why = str(exc)
+                failed.append(why)
+            else:
+                changed = changed or done["changed"]
+                for key in ("stopped", "removed", "others"):
+                    result[key].extend(done["pts_drive_hold"][key])
+                kept.append(done["pts_guard_record"])
+        if why is not None:
+            kept.append(record)
+        entries.append({"device": path, "devnum": devnum, "released": why is None, "why": why})
+    result["records"] = entries
+    outcome = {"changed": changed, "pts_drive_hold": result, "pts_guard_records": kept}
     if failed:
         module.fail_json(msg="; ".join(failed), **outcome)
     module.exit_json(**outcome)
@@ -341,7 +379,7 @@ def main() -> None:
             run_token=dict(type="str", default="", no_log=True),
             state=dict(type="str", choices=["present", "absent"], default="present"),
             expect=dict(type="dict", default={}),
-            records=dict(type="list", elements="dict", default=[]),
+            records=dict(type="list", elements="dict"),
             timeout=dict(type="float", default=15),
         ),
         required_if=[("state", "present", ["path"])],
@@ -356,20 +394,19 @@ def main() -> None:
         module.fail_json(msg=f"pts_drive_hold: timeout={module.params['timeout']}: must be a positive number of seconds")
     if os.geteuid() != 0:
         module.fail_json(msg="pts_drive_hold: needs root (an exclusive open of a block device, a lock file in /run)")
-    if module.params["records"] and module.params["state"] == "present":
-        module.fail_json(msg="pts_drive_hold: records is for state=absent (a drive is held one at a time, with path)")
     held = module.params["expect"].get("hold") if isinstance(module.params["expect"].get("hold"), dict) else {}
-    tokened = all(isinstance(r.get("hold"), dict) and r["hold"].get("token") for r in module.params["records"])
+    records = module.params["records"]
+    tokened = all(isinstance(r.get("hold"), dict) and r["hold"].get("token") for r in records or [])
     # Under --check nothing is held or released, and a run that has not started has no token yet: nothing to warn of.
-    if not module.params["run_token"] and not held.get("token") and not (module.params["records"] and tokened) \
-            and not module.check_mode:
+    if not module.params["run_token"] and not held.get("token") and not (records and tokened) \
+            and records != [] and not module.check_mode:
         module.warn(f"pts_drive_hold: run {run_id} has no run_token, so another run that chose the same run id would "
                     "count as this one (take over or release this hold); playbooks/pts.yml passes the token "
                     "pts_run_lock keeps in the run's results directory")
     if module.params["state"] == "present":
         _present(module, module.params["path"], run_id, module.params["run_token"] or "", module.params["expect"])
-    if module.params["records"]:
-        _absent_each(module, module.params["records"], run_id, module.params["run_token"] or "")
+    if records is not None:
+        _absent_each(module, records, run_id, module.params["run_token"] or "")
     _absent(module, module.params["path"], run_id, module.params["run_token"] or "", module.params["expect"])
 
 

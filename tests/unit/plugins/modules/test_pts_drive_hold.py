@@ -251,31 +251,36 @@ def test_records_release_each_drives_hold_in_one_call(holds, monkeypatch):
         return {"stopped": [h for h in holds.holders if h["devnum"] == devnum and h["pid"] == pid], "removed": [],
                 "others": []}
     monkeypatch.setattr(_hold, "release", release)
-    holds.add(42, "7:3", "r1", "d" * 32)
-    holds.add(43, "7:4", "r1", "d" * 32)
-    holds.guarded("r1", devnum="7:4")
     token = "d" * 32
-    records = [{"devnum": "7:3", "resolved": "/dev/loop3", "hold": {"pid": 42, "run_id": "r1", "token": token}},
-               {"devnum": "7:4", "resolved": "/dev/gone", "hold": {"pid": 43, "run_id": "r1", "token": token}},
-               {"resolved": "/dev/gone"}, {"devnum": "7:9"}]
-    done = run({"run_id": "r1", "run_token": "d" * 32, "state": "absent", "records": records})
+    holds.add(42, "7:3", "r1", token)
+    holds.add(43, "7:4", "r1", token)
+    holds.guarded("r1", devnum="7:4")
+    records = [{"devnum": "7:3", "resolved": "/dev/loop3", "hold": {"pid": 42, "run_id": "r1"}},
+               {"devnum": "7:4", "resolved": "/dev/gone", "hold": {"pid": 43, "run_id": "r1"}},
+               {"resolved": "/dev/gone", "hold": {"pid": 44}}, {"devnum": 7, "hold": {"pid": 44}},
+               {"devnum": "7:9", "hold": None}, {"devnum": "7:9", "hold": {"pid": True}}]
+    done = run({"run_id": "r1", "run_token": token, "state": "absent", "records": records})
     assert not done.failed and done.result["changed"] is True
-    # A record naming no device releases nothing (never every hold of the run); one without a hold, by its device.
-    assert holds.calls == [("release", "r1", "7:3", 42, False, "d" * 32), ("forget", "7:3", "r1"),
-                           ("release", "r1", "7:4", 43, False, "d" * 32), ("forget", "7:4", "r1"),
-                           ("release", "r1", "7:9", None, False, "d" * 32), ("forget", "7:9", "r1")]
-    assert done.result["pts_drive_hold"]["devices"] == ["/dev/loop3", "/dev/gone", "/dev/gone", None]
+    # The node gone, a record is found by its device number; one that names no device or no holder releases
+    # nothing - never every hold of the run.
+    assert holds.calls == [("release", "r1", "7:3", 42, False, token), ("forget", "7:3", "r1"),
+                           ("release", "r1", "7:4", 43, False, token), ("forget", "7:4", "r1")]
+    assert [(e["devnum"], e["released"], e["why"]) for e in done.result["pts_drive_hold"]["records"]] == [
+        ("7:3", True, None), ("7:4", True, None), (None, False, "the record names no device"),
+        (None, False, "the record names no device"), ("7:9", False, "the record names no holder"),
+        ("7:9", False, "the record names no holder")]
     assert [h["pid"] for h in done.result["pts_drive_hold"]["stopped"]] == [42, 43]
+    # The records back: without the hold where it ended, as given where it did not.
     assert done.result["pts_guard_records"] == [{"devnum": "7:3", "resolved": "/dev/loop3"},
-                                                {"devnum": "7:4", "resolved": "/dev/gone"}, {"resolved": "/dev/gone"},
-                                                {"devnum": "7:9"}]
+                                                {"devnum": "7:4", "resolved": "/dev/gone"}] + records[2:]
     assert holds.warnings == []
-    # Without the run token, a record whose hold has none is released as the run's without one, and said so.
-    run({"run_id": "r1", "state": "absent", "records": records[3:]})
-    assert holds.warnings == [
-        "pts_drive_hold: run r1 has no run_token, so another run that chose the same run id would count as this one "
-        "(take over or release this hold); playbooks/pts.yml passes the token pts_run_lock keeps in the run's results "
-        "directory"]
+
+
+def test_an_empty_list_of_records_releases_nothing(holds):
+    holds.add(42, "7:3", "r1", "c" * 32)
+    done = run({"run_id": "r1", "run_token": "c" * 32, "state": "absent", "records": []})
+    assert not done.failed and done.result["changed"] is False and holds.calls == []
+    assert done.result["pts_guard_records"] == [] and holds.warnings == []
 
 
 def test_records_are_each_tried_and_the_failures_named(holds, monkeypatch):
@@ -283,13 +288,24 @@ def test_records_are_each_tried_and_the_failures_named(holds, monkeypatch):
         holds.calls.append(("release", devnum, pid))
         if devnum == "7:3":
             raise _hold.HoldError("holder 42 did not end")
-        return {"stopped": [], "removed": [], "others": []}
+        return {"stopped": [{"pid": pid, "devnum": devnum}], "removed": [], "others": []}
+
+    def remove(devnum, run_id=None, token="", lock_dir=None):
+        holds.calls.append(("forget", devnum))
+        if devnum == "7:4":
+            raise PermissionError(13, "Permission denied")
+        return True
     monkeypatch.setattr(_hold, "release", release)
-    records = [{"devnum": n, "hold": {"pid": p, "run_id": "r1", "devnum": n}} for n, p in (("7:3", 42), ("7:4", 43))]
+    monkeypatch.setattr(_guard_record, "remove", remove)
+    records = [{"devnum": n, "hold": {"pid": p, "run_id": "r1"}} for n, p in (("7:3", 42), ("7:4", 43), ("7:5", 45))]
     done = run({"run_id": "r1", "run_token": "c" * 32, "state": "absent", "records": records})
-    assert done.failed and done.result["msg"] == ("pts_drive_hold device 7:3: cannot release the hold of run r1: "
-                                                  "holder 42 did not end")
-    assert holds.calls == [("release", "7:3", 42), ("release", "7:4", 43), ("forget", "7:4", "r1")]
+    assert done.failed and done.result["msg"] == (
+        "pts_drive_hold device 7:3: cannot release the hold of run r1: holder 42 did not end; pts_drive_hold device "
+        "7:4: the hold of run r1 ended, but its guard record could not be removed: [Errno 13] Permission denied")
+    assert holds.calls == [("release", "7:3", 42), ("release", "7:4", 43), ("forget", "7:4"), ("release", "7:5", 45),
+                           ("forget", "7:5")]
+    assert [e["released"] for e in done.result["pts_drive_hold"]["records"]] == [False, False, True]
+    assert done.result["pts_guard_records"] == records[:2] + [{"devnum": "7:5"}]
 
 
 @pytest.mark.parametrize("args, message", [
