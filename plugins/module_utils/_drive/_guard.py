@@ -309,17 +309,17 @@ def recheck(path: str, expect: dict, sys_root: str = "/sys", proc_root: str = "/
             else:
                 new = _signatures.added(found, record.get("signatures") if record.get("allow_signatures") else [])
                 if new:
-                    what = ", ".join(_new_signature(s) for s in new)
+                    what = ", ".join(_new_signature(s, dev_root) for s in new)
                     reasons.append(f"it carries signatures the guard did not pass ({what}): someone has put data on "
                                    "it since")
     return [_text.show(r) for r in reasons]
 
 
-def _new_signature(signature: dict) -> str:
+def _new_signature(signature: dict, dev_root: str = "/dev") -> str:
     """A signature the re-check found, with the bytes at its offset (what the operator or a bug report needs to tell
     someone's data from a probe that took the run's own random data for a label)."""
     where = f"{signature.get('type')} on {os.path.basename(str(signature.get('device')))} at {signature.get('offset')}"
-    found = _signatures.bytes_at(signature)
+    found = _signatures.bytes_at(signature, dev_root=dev_root)
     return f"{where}, bytes {found}" if found else where
 
 

@@ -48,12 +48,15 @@ def added(found: list[dict], accepted: list[dict]) -> list[dict]:
     return [s for s in found if (str(s.get("type")), str(s.get("offset"))) not in known]
 
 
-def bytes_at(signature: dict, length: int = 16) -> str | None:
-    """The first ``length`` bytes where ``signature`` ({device, offset} as wipefs lists it) says it is, in hex, for a
-    refusal to show what was found there; None when they cannot be read. Read only, and never through a link."""
+def bytes_at(signature: dict, length: int = 16, dev_root: str = "/dev") -> str | None:
+    """The first ``length`` bytes where ``signature`` ({device, offset} as wipefs lists it: the device by its kernel
+    name, under ``dev_root``) says it is, in hex, for a refusal to show what was found there; None when they cannot be
+    read. Read only, and never through a link."""
+    device = str(signature.get("device"))
+    path = device if "/" in device else os.path.join(dev_root, device)
     try:
         offset = int(str(signature.get("offset")), 16)
-        fd = os.open(str(signature.get("device")), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except (OSError, ValueError):
         return None
     try:

@@ -349,6 +349,11 @@ def test_a_new_signature_is_shown_with_the_bytes_found_at_its_offset(host, tmp_p
     assert host.recheck("loop4", record, signatures=lambda info: found) == [
         "it carries signatures the guard did not pass (jmicron_raid_member on node at 0x200, bytes 4a4d 0001 ffff ffff "
         "ffff ffff ffff ffff): someone has put data on it since"]
+    # wipefs names the device by its kernel name (as --json lists it): read under the host's /dev.
+    (host.dev / "loop4").write_bytes(node.read_bytes())
+    assert host.recheck("loop4", record, signatures=lambda info: [dict(found[0], device="loop4")]) == [
+        "it carries signatures the guard did not pass (jmicron_raid_member on loop4 at 0x200, bytes 4a4d 0001 ffff ffff "
+        "ffff ffff ffff ffff): someone has put data on it since"]
     # Nothing to show where the node cannot be read, or is a link.
     (tmp_path / "link").symlink_to(node)
     for device in (tmp_path / "gone", tmp_path / "link"):
