@@ -52,6 +52,7 @@ def tree_memory_kib(root_pid: int) -> dict:
         except (OSError, IndexError, ValueError):
             continue
     total = {"rss": 0, "pss": 0, "host_pss": 0, "processes": 0}
+    host_side: dict[int, bool] = {}  # each process's command line read once, though it is many processes' ancestor
     for pid in parents:
         node, chain = pid, []
         while node and node != root_pid:
@@ -59,15 +60,16 @@ def tree_memory_kib(root_pid: int) -> dict:
             node = parents.get(node, 0)
         if node != root_pid:
             continue
-        host = any(_host_side(n) for n in chain)
+        host = any(host_side[n] if n in host_side else host_side.setdefault(n, _host_side(n)) for n in chain)
         try:
             with open(f"/proc/{pid}/smaps_rollup", encoding="utf-8") as handle:
                 for line in handle:
                     key = line.split(":", 1)[0]
                     if key in ("Rss", "Pss"):
-                        total[key.lower()] += int(line.split()[1])
+                        kib = int(line.split()[1])
+                        total[key.lower()] += kib
                         if key == "Pss" and host:
-                            total["host_pss"] += int(line.split()[1])
+                            total["host_pss"] += kib
         except (OSError, IndexError, ValueError):
             continue
         total["processes"] += 1

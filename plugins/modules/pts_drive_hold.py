@@ -280,24 +280,28 @@ class _NotReleased(PtsError):
     """A hold that could not be released, and why."""
 
 
+def _device_of(path: str | None, expect: dict) -> str | None:
+    """The device number of the node at ``path``, or where it is gone, the one ``expect`` (a guard's record) names."""
+    hold = expect.get("hold") if isinstance(expect.get("hold"), dict) else {}
+    return (_devnum(path) if path else None) or hold.get("devnum") or expect.get("devnum")
+
+
 def _release(module: AnsibleModule, path: str | None, run_id: str, token: str, expect: dict,
-             one_device: bool = False) -> dict:
-    """Release run ``run_id``'s hold of the device at ``path`` (without it, of the device ``expect`` names when
-    ``one_device``, else every one of the run and token on the host; only the holder ``expect``'s hold names when it
-    has one): the module's result, or _NotReleased."""
+             devnum: str | None = None) -> dict:
+    """Release run ``run_id``'s hold of the device at ``path`` (or numbered ``devnum``; with neither, every one of
+    the run and token on the host; only the holder ``expect``'s hold names when it has one): the module's result, or
+    _NotReleased."""
     hold = expect.get("hold") if isinstance(expect.get("hold"), dict) else {}
     if hold.get("run_id") == run_id and isinstance(hold.get("token"), str):
         token = hold["token"]
-    devnum = None
-    if path or one_device:
-        devnum = (_devnum(path) if path else None) or hold.get("devnum") or expect.get("devnum")
+    if path and devnum is None:
+        devnum = _device_of(path, expect)
         if devnum is None:
             # Neither the node nor the record tells which device: nothing of this run can be picked out.
             return {"changed": False, "pts_guard_record": _without_hold(expect),
                     "pts_drive_hold": {"device": path, "devnum": None, "run_id": run_id, "stopped": [], "removed": [],
                                        "others": []},
-                    "msg": f"{path or 'a record'} is not a block device and the record names no device: nothing to "
-                           "release"}
+                    "msg": f"{path} is not a block device and the record names no device: nothing to release"}
     pid = hold.get("pid") if isinstance(hold.get("pid"), int) else None
     try:
         released = _hold.release(run_id, devnum, pid, timeout=module.params["timeout"], check_mode=module.check_mode,
@@ -329,7 +333,7 @@ def _each_target(record: dict) -> tuple[str | None, str | None, str | None]:
     """A record's device node, device number and, where it names no device or no holder of it, why it is left."""
     path = record.get("resolved") if isinstance(record.get("resolved"), str) and record.get("resolved") else None
     hold = record.get("hold") if isinstance(record.get("hold"), dict) else {}
-    devnum = (_devnum(path) if path else None) or hold.get("devnum") or record.get("devnum")
+    devnum = _device_of(path, record)
     if not isinstance(devnum, str) or not _DEVNUM_RE.match(devnum):
         return path, None, "the record names no device"
     if not isinstance(hold.get("pid"), int) or isinstance(hold.get("pid"), bool):
@@ -348,7 +352,7 @@ def _absent_each(module: AnsibleModule, records: list, run_id: str, token: str) 
         path, devnum, why = _each_target(record)
         if why is None:
             try:
-                done = _release(module, path, run_id, token, record, one_device=True)
+                done = _release(module, path, run_id, token, record, devnum)
             except _NotReleased as exc:
                 why = str(exc)
                 failed.append(why)
@@ -394,12 +398,12 @@ def main() -> None:
         module.fail_json(msg=f"pts_drive_hold: timeout={module.params['timeout']}: must be a positive number of seconds")
     if os.geteuid() != 0:
         module.fail_json(msg="pts_drive_hold: needs root (an exclusive open of a block device, a lock file in /run)")
-    held = module.params["expect"].get("hold") if isinstance(module.params["expect"].get("hold"), dict) else {}
     records = module.params["records"]
-    tokened = all(isinstance(r.get("hold"), dict) and r["hold"].get("token") for r in records or [])
+    # The holds this call acts on carry their own token, or there are none (an empty list of records).
+    holds = [r.get("hold") for r in records] if records is not None else [module.params["expect"].get("hold")]
+    tokened = all(isinstance(h, dict) and h.get("token") for h in holds)
     # Under --check nothing is held or released, and a run that has not started has no token yet: nothing to warn of.
-    if not module.params["run_token"] and not held.get("token") and not (records and tokened) \
-            and records != [] and not module.check_mode:
+    if not module.params["run_token"] and not tokened and not module.check_mode:
         module.warn(f"pts_drive_hold: run {run_id} has no run_token, so another run that chose the same run id would "
                     "count as this one (take over or release this hold); playbooks/pts.yml passes the token "
                     "pts_run_lock keeps in the run's results directory")
