@@ -26,6 +26,7 @@ import threading
 
 from ansible_collections.fleetqual.pts.plugins.module_utils._errors import DataError
 from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _markdown as md
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _pdf_fit
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results, _safe_tree
 
 try:
@@ -399,26 +400,31 @@ def _boxes(box, parents: dict):
         yield from _boxes(child, parents)
 
 
-def _page_boxes(page, parents: dict | None = None) -> tuple[float, float, list]:
-    """A laid-out page's content area (top, bottom, CSS px) and its boxes in document order (``parents`` gets each
-    box's parent box by id). WeasyPrint keeps the layout in ``Page._page_box`` (private, but the same from WeasyPrint
-    53 to 70; fit_images checks for it)."""
-    root = page._page_box  # pylint: disable=protected-access
+def _root_boxes(root, parents: dict | None = None) -> tuple[float, float, list]:
+    """A page box's content area (top, bottom, CSS px) and its boxes in document order (``parents`` gets each box's
+    parent box by id)."""
     top = root.content_box_y()
     return top, top + root.height, list(_boxes(root, {} if parents is None else parents))
+
+
+def _page_boxes(page, parents: dict | None = None) -> tuple[float, float, list]:
+    """_root_boxes of a laid-out page: WeasyPrint keeps its layout in ``Page._page_box`` (private, but the same from
+    WeasyPrint 53 to 70; fit_images checks for it)."""
+    return _root_boxes(page._page_box, parents)  # pylint: disable=protected-access
 
 
 def _bottom(box) -> float:
     return box.position_y + box.margin_height()
 
 
-def _fits(document, share: float = FIT_SHARE) -> dict:
+def _fits(roots: list, share: float = FIT_SHARE) -> dict:
     """The plots to print smaller so they stay on the page before: the first plot of a page, with at most a little
     kept with it above (a heading, the paragraph that leads into it) and its caption below, that would fit the blank
-    end of the page before at ``share`` of its size or more. {plot number (data-fig): CSS px}."""
+    end of the page before at ``share`` of its size or more. ``roots``: the page boxes, in order. {plot number
+    (data-fig): CSS px}."""
     found = {}
     parents: dict = {}
-    pages = [_page_boxes(page, parents) for page in document.pages]
+    pages = [_root_boxes(root, parents) for root in roots]
     for index in range(1, len(pages)):
         top, bottom, boxes = pages[index]
         images = [b for b in boxes if getattr(b, "element_tag", None) == "img" and b.element.get("data-fig")]
@@ -477,12 +483,15 @@ def _young_collections_only():
 
 def fit_images(weasyprint, page, set_heights) -> object:
     """Lay out ``page`` (WeasyPrint's parsed HTML) so that no plot leaves a page half blank that it would fit at
-    FIT_SHARE of its size: plots found so (_fits) are shrunk to the room left (``set_heights({plot number: CSS
-    px})`` prints them so in ``page``), and the page laid out again, up to _FIT_PASSES times. Every pass lays out the
+    FIT_SHARE of its size: plots found so (_fits) are shrunk to the room left, up to _FIT_PASSES - 1 times. Within
+    the one layout where WeasyPrint allows it (_pdf_fit: only the pages that change are made again); else
+    ``set_heights({plot number: CSS px})`` prints them so in ``page``, and the page is laid out again, each pass the
     same parsed page with the same images (decoded once). Returns WeasyPrint's document."""
-    heights: dict = {}
-    document = None
     options = {"cache": {}} if "cache" in getattr(weasyprint, "DEFAULT_OPTIONS", {}) else {}
+    document = _pdf_fit.render(page, _fits, _FIT_PASSES - 1, options)
+    if document is not None:
+        return document
+    heights: dict = {}
     for dummy in range(_FIT_PASSES):
         # The last pass's layout is let go before the next is made: two at once would double a report's peak.
         if document is not None:
@@ -491,7 +500,7 @@ def fit_images(weasyprint, page, set_heights) -> object:
         document = page.render(**options)
         if not all(hasattr(p, "_page_box") for p in document.pages):
             return document  # a WeasyPrint that keeps its layout elsewhere: printed as laid out
-        more = _fits(document)
+        more = _fits([p._page_box for p in document.pages])  # pylint: disable=protected-access
         if not more:
             break
         heights.update(more)

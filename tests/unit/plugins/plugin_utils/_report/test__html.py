@@ -17,7 +17,7 @@ import pytest
 from PIL import Image
 
 from ansible_collections.fleetqual.pts.plugins.plugin_utils import _results
-from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _html
+from ansible_collections.fleetqual.pts.plugins.plugin_utils._report import _drive_report, _html, _pdf_fit
 
 FACTORS = [1.6, 1.3, 1.02, 0.98, 1.0, 1.01, 0.99]
 
@@ -264,8 +264,11 @@ def test_a_plot_after_a_forced_page_break_is_not_pulled_back(tmp_path):
     assert found_page == 2 and height == pytest.approx(full, abs=2)
 
 
-def test_each_fit_pass_lets_the_last_layout_go_before_making_the_next(tmp_path):
+@pytest.mark.parametrize("within", [True, False], ids=["fitted-within-one-layout", "laid-out-again"])
+def test_each_fit_pass_lets_the_last_layout_go_before_making_the_next(tmp_path, monkeypatch, within):
     # Two layouts of a long report at once would double its peak memory (a fleet's reports are drawn side by side).
+    # Where the plots are fitted within the layout (_pdf_fit) there is one; else one per pass, one at a time.
+    monkeypatch.setattr(_pdf_fit, "ENABLED", within)
     room, width = _room(tmp_path)
     name = _plot(tmp_path / "plot.png", 1000, int(round(room / 0.92 * 1000 / width)))
     page = _weasyprint().HTML(string=_html.to_html(_filler() + f"\n\n![plot]({name})\n\n*Its caption.*\n",
@@ -281,7 +284,7 @@ def test_each_fit_pass_lets_the_last_layout_go_before_making_the_next(tmp_path):
 
     page.render = counting_render
     _html.fit_images(_weasyprint(), page, lambda heights: None)
-    assert len(made) >= 2 and alive_at_render == [0] * len(made), alive_at_render
+    assert (len(made) == 1 if within else len(made) >= 2) and alive_at_render == [0] * len(made), alive_at_render
 
 
 def test_no_full_collection_while_a_pdf_is_made_and_the_threshold_is_put_back():
